@@ -1,0 +1,216 @@
+/* btl/ofi: any libfabric provider with reliable datagrams, messages and
+ * RDMA read (verbs;ofi_rxm, efa, cxi, psm3, tcp;ofi_rxm, shm; others when
+ * named).
+ * docs/btl-ofi.md has the design, btl/ofi/README.md the known problems. */
+#ifndef BTL_OFI_H
+#define BTL_OFI_H
+
+#include "btl.h"
+#include "btl_ofi_select.h"
+
+#include <errno.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_errno.h>
+#include <stdint.h>
+
+extern struct btl_module btl_ofi_module;
+
+/* What the transport report shows for btl/ofi; all counts since init. */
+struct btl_ofi_counters {
+    uint64_t eager_msgs;  /* messages sent by sendi and send */
+    uint64_t eager_bytes;
+    uint64_t inject_msgs; /* of those, sent by fi_inject (no completion) */
+    uint64_t recv_msgs;   /* messages delivered to the pml */
+    uint64_t recv_bytes;
+    uint64_t reads;       /* fi_read operations issued (rendezvous data) */
+    uint64_t read_bytes;
+    uint64_t read_errors; /* reads that failed: the pml fell back to copying */
+    uint64_t reg_errors;  /* registrations that failed: copy pipeline instead */
+    uint64_t eagain;      /* provider refusals, queued or handed back to the pml */
+    uint64_t stalls;      /* sends held back because the peer's window was full */
+    uint64_t credit_msgs; /* empty messages sent only to return window credits */
+    uint64_t reordered;   /* messages the provider completed early, held back */
+};
+
+/* The counters, and the provider line (provider, interface, fabric, domain,
+ * link), or NULL when btl/ofi is not running. For the report at finalize. */
+const char *btl_ofi_report(struct btl_ofi_counters *c);
+
+/* ---- internal to btl/ofi ---- */
+
+#define BTL_OFI_VERSION  1
+#define BTL_OFI_CARD_KEY "rdmpi.btl.ofi"
+
+/* Business card, published under BTL_OFI_CARD_KEY. */
+struct btl_ofi_card {
+    uint32_t version;     /* BTL_OFI_VERSION; a mismatch is fatal */
+    uint32_t eager_limit; /* largest message it sends and can receive; pairs use the minimum */
+    uint32_t window;      /* messages each peer may send it before credits come back */
+    uint32_t get;         /* 1: peers may fi_read its registrations */
+    uint32_t addrlen;     /* bytes of addr */
+    uint32_t pad;
+    char prov[32];        /* prov_name: every rank must run the same provider */
+    uint8_t addr[];       /* fi_getname of its endpoint */
+};
+_Static_assert(sizeof(struct btl_ofi_card) == 56, "card header has no holes");
+
+/* The wire carries nothing of ours but 4 bytes of remote CQ data per
+ * message: the low 16 bits number the message within its pair, the high
+ * 16 return receive-window credits. A message of no bytes carries credits
+ * only and is not handed to the pml. */
+#define BTL_OFI_MAX_WINDOW 16384 /* keeps in-flight numbers within half the 16-bit space */
+
+static inline uint64_t btl_ofi_data(uint16_t seq, uint32_t credits)
+{
+    return seq | (uint64_t)credits << 16;
+}
+
+/* A libfabric return code as a negative errno: its own codes (FI_ETRUNC
+ * and up) are no errno values. */
+static inline int btl_ofi_errno(ssize_t rc)
+{
+    return -rc < FI_ERRNO_OFFSET ? (int)rc : -EIO;
+}
+
+/* The remote key register_mem hands the pml (rkey_size bytes). */
+struct btl_ofi_rkey {
+    uint64_t key;  /* fi_mr_key */
+    uint64_t base; /* the registered address without FI_MR_VIRT_ADDR (reads
+                    * then address offsets into the region), else 0 */
+};
+
+enum btl_ofi_kind { BTL_OFI_SEND, BTL_OFI_RECV, BTL_OFI_READ };
+
+/* Every operation handed to the provider starts with this: FI_CONTEXT and
+ * FI_CONTEXT2 providers keep their state in ctx, and a completion's
+ * op_context leads back to the operation. */
+struct btl_ofi_op {
+    struct fi_context2 ctx;
+    enum btl_ofi_kind kind;
+};
+
+struct btl_ofi_peer;
+
+/* A registered send buffer; desc is what alloc() hands out. */
+struct btl_ofi_frag {
+    struct btl_ofi_op op;
+    struct btl_desc desc;
+    struct btl_ofi_peer *peer;
+    struct btl_ofi_frag *next; /* free list, or the peer's queue */
+};
+
+/* A posted receive buffer (multi-receive: many messages per posting). */
+struct btl_ofi_rbuf {
+    struct btl_ofi_op op;
+    uint8_t *data;
+    size_t size;
+    struct btl_ofi_rbuf *next; /* waiting to be posted again */
+};
+
+struct btl_ofi_read {
+    struct btl_ofi_op op;
+    btl_rdma_fn cb;
+    void *cbctx;
+    struct fid_mr *lmr; /* FI_MR_LOCAL: our registration of the destination */
+    size_t len;
+    int peer;
+    struct btl_ofi_read *next; /* free list */
+};
+
+/* The pml's opaque registration handle. */
+struct btl_reg {
+    struct fid_mr *mr;
+};
+
+/* A message that completed before an earlier one from the same peer. */
+struct btl_ofi_held {
+    struct btl_ofi_held *next; /* by sequence number */
+    uint16_t seq;
+    size_t len;
+    uint64_t data[];           /* 8-byte aligned for the pml's headers */
+};
+
+/* One peer: the struct btl_endpoint the pml holds.
+ * Order: providers match receives in send order but may complete them out
+ * of order (rxm completes a rendezvous-sized message after small ones sent
+ * behind it), so messages are numbered and early ones held back.
+ * Window: a peer may have `window` messages unconsumed at a receiver;
+ * without it a fast sender piles messages into the provider's unexpected
+ * queue (rxm: ~8 KiB of memory each, without bound). */
+struct btl_ofi_peer {
+    fi_addr_t addr;
+    int world;
+    uint16_t tx_seq;                     /* the next message's number */
+    uint16_t rx_seq;                     /* the number the pml gets next */
+    uint32_t credits;                    /* messages we may still send it */
+    uint32_t owed;                       /* its messages consumed, credits not yet returned */
+    int due;                             /* on the list of peers owed a credit message */
+    struct btl_ofi_held *held;           /* arrived early, by number */
+    struct btl_ofi_frag *qhead, **qtail; /* sends held back, in order */
+    struct btl_ofi_peer *next_busy;      /* on the list of peers with a queue */
+    struct btl_ofi_peer *next_due;       /* on the list of peers owed credits */
+};
+
+struct btl_ofi_state {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    struct btl_ofi_choice choice;
+    uint64_t mr_mode;       /* the provider's FI_MR_* bits */
+    uint64_t next_key;      /* requested keys, unique per domain (no FI_MR_PROV_KEY) */
+    uint64_t key_mask;      /* keys fit mr_key_size bytes */
+    size_t inject;          /* largest message fi_inject takes (0: none) */
+    int multi_recv;         /* receive buffers take many messages each */
+    uint32_t window;        /* messages each peer may send us unconsumed */
+
+    struct btl_ofi_peer *peers; /* by world rank; addr FI_ADDR_NOTAVAIL: not reached */
+    int *rank_of;               /* world rank by fi_addr */
+    int nav;                    /* addresses inserted */
+
+    uint8_t *pool;              /* send buffers, receive buffers, scratch */
+    size_t pool_size;
+    struct fid_mr *pool_mr;     /* FI_MR_LOCAL only */
+    void *pool_desc;
+    struct btl_ofi_frag *frags, *free_frags;
+    struct btl_ofi_rbuf *rbufs, *repost;
+    int nrbufs;
+    struct btl_ofi_read *reads, *free_reads;
+    uint8_t *inject_buf;        /* sendi stages header + data here for fi_inject */
+    uint8_t *align_buf;         /* a message the provider placed misaligned is copied here */
+
+    struct btl_ofi_peer *busy;  /* peers with queued sends */
+    struct btl_ofi_peer *due;   /* peers owed a credit message */
+    int outstanding;            /* sends and reads awaiting a completion */
+    int in_progress;            /* progress is on the stack: no re-entry */
+    int closing;                /* flush began: send errors are expected */
+    struct btl_ofi_counters count;
+};
+extern struct btl_ofi_state btl_ofi;
+extern const struct btl_ofi_host btl_ofi_host;
+
+int btl_ofi_mr_reg(void *buf, size_t len, uint64_t access, struct fid_mr **mr);
+void btl_ofi_error(const char *what, int rc);
+
+int btl_ofi_post_recv(struct btl_ofi_rbuf *b);
+int btl_ofi_progress(struct btl_module *btl);
+
+int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const void *data,
+                  size_t dlen);
+struct btl_desc *btl_ofi_alloc(struct btl_endpoint *ep, size_t len);
+void btl_ofi_send(struct btl_endpoint *ep, struct btl_desc *d);
+int btl_ofi_retry_sends(void);
+int btl_ofi_send_credits(struct btl_ofi_peer *p);
+void btl_ofi_send_done(struct btl_ofi_frag *f);
+
+int btl_ofi_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint64_t raddr,
+                const void *rkey, size_t len, btl_rdma_fn cb, void *ctx);
+void btl_ofi_read_done(struct btl_ofi_read *r, int status);
+int btl_ofi_register(struct btl_module *btl, void *base, size_t len, struct btl_reg **reg,
+                     void *rkey, uint64_t *raddr);
+void btl_ofi_deregister(struct btl_module *btl, struct btl_reg *reg);
+
+#endif

@@ -1,0 +1,576 @@
+/* btl/ofi setup and teardown: provider choice, the endpoint and its
+ * buffers, the business card, connecting to peers, flush and finalize. */
+#include "config.h"
+
+#include "btl_ofi.h"
+#include "log.h"
+#include "modex.h"
+#include "param.h"
+#include "rt.h"
+
+#include <errno.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+RT_PARAM(p_provider, "OFI_PROVIDER", RT_PARAM_STRING, "",
+         "libfabric provider for btl/ofi (mpirun --provider): a prov_name such as "
+         "tcp;ofi_rxm or its first part (verbs, tcp, shm, sockets); empty: the best present in "
+         "the order verbs, efa, cxi, psm3, tcp, shm")
+RT_PARAM(p_iface, "OFI_IFACE", RT_PARAM_STRING, "",
+         "Network interface, libfabric domain or fabric (subnet) btl/ofi uses (mpirun "
+         "--iface); empty: any but virtual bridges and link-local addresses")
+RT_PARAM(p_eager, "OFI_EAGER_LIMIT", RT_PARAM_SIZE, "0",
+         "Largest pml message (header + payload) btl/ofi sends eagerly; 0: the provider's "
+         "default (verbs 8k, tcp 64k, shm 4k). A pair of ranks uses the smaller limit")
+RT_PARAM(p_txbufs, "OFI_TX_BUFFERS", RT_PARAM_INT, "64",
+         "Registered send buffers of eager-limit size; with all in flight, alloc refuses "
+         "and the pml waits")
+RT_PARAM(p_rxmem, "OFI_RX_MEMORY", RT_PARAM_SIZE, "1m",
+         "Memory pre-posted for incoming eager messages: 4 multi-receive buffers when the "
+         "provider offers FI_MULTI_RECV, else buffers of eager-limit size (at least "
+         "RDMPI_OFI_WINDOW of them)")
+RT_PARAM(p_reads, "OFI_READS", RT_PARAM_INT, "64",
+         "RDMA reads btl/ofi keeps in flight; beyond it get says -EAGAIN")
+RT_PARAM(p_window, "OFI_WINDOW", RT_PARAM_INT, "32",
+         "Messages a peer may send this rank before it has consumed them; bounds what "
+         "waits in the provider's unexpected queue (2..16384)")
+
+#define MIN_EAGER    64        /* the largest pml header, RGET with its key, fits */
+#define MEMLOCK_WARN (256ul << 20)
+#define FLUSH_SECS   10.0
+
+struct btl_ofi_state btl_ofi;
+
+static char transport[200]; /* the report's provider line */
+
+/* Logs a failed libfabric call with the provider's name. */
+void btl_ofi_error(const char *what, int rc)
+{
+    rt_warn("btl/ofi: %s failed on %s: %s (%d)", what,
+            btl_ofi.choice.info ? btl_ofi.choice.info->fabric_attr->prov_name : "libfabric",
+            fi_strerror(rc < 0 ? -rc : rc), rc);
+}
+
+static struct fi_info *hints(void)
+{
+    struct fi_info *h = fi_allocinfo();
+
+    if (!h)
+        return NULL;
+    h->ep_attr->type = FI_EP_RDM;
+    /* No FI_TAGGED: matching stays in the pml. FI_SOURCE tells us who sent
+     * each message, so the wire carries no header of ours. */
+    h->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_SOURCE;
+    /* FI_RX_CQ_DATA costs nothing: only sends carry CQ data. */
+    h->mode = FI_CONTEXT | FI_CONTEXT2 | FI_RX_CQ_DATA;
+    h->domain_attr->mr_mode =
+        FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    h->domain_attr->threading = FI_THREAD_DOMAIN; /* the pml serialises calls */
+    h->domain_attr->av_type = FI_AV_TABLE;
+    /* Matching in send order; completions may still come out of order,
+     * which btl_ofi_progress.c repairs, but rarely when this holds. */
+    h->tx_attr->msg_order = FI_ORDER_SAS;
+    h->rx_attr->msg_order = FI_ORDER_SAS;
+    return h;
+}
+
+static void memlock_check(void)
+{
+    struct rlimit rl;
+
+    if (!btl_ofi.choice.quirks->pins || getrlimit(RLIMIT_MEMLOCK, &rl) ||
+        rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= MEMLOCK_WARN)
+        return;
+    if (rt.local_rank == 0)
+        rt_warn("btl/ofi: the locked-memory limit is %llu KiB (ulimit -l); %s pins what it "
+                "registers, so large messages may fall back to copying. Raise it with "
+                "'ulimit -l unlimited' or in /etc/security/limits.conf",
+                (unsigned long long)rl.rlim_cur >> 10,
+                btl_ofi.choice.info->fabric_attr->prov_name);
+}
+
+/* Picks the provider; 0 with btl_ofi.info set, 0 without it when ofi is
+ * unavailable and nobody asked for it, or fatal when the user's choice
+ * cannot be met. */
+static int choose(void)
+{
+    struct btl_ofi_want want = {rt_param_string(&p_provider), rt_param_string(&p_iface),
+                                rt.num_nodes > 1};
+    struct fi_info *h = hints(), *list = NULL;
+    const char *fip = getenv("FI_PROVIDER");
+    int rc;
+
+    if (!h) {
+        rt_warn("btl/ofi: out of memory for fi_getinfo hints");
+        return -ENOMEM;
+    }
+    rc = fi_getinfo(FI_VERSION(1, 12), NULL, NULL, 0, h, &list);
+    fi_freeinfo(h);
+    if (rc && rc != -FI_ENODATA) {
+        btl_ofi_error("fi_getinfo", rc);
+        return rc;
+    }
+    rc = btl_ofi_select(list, &want, &btl_ofi_host, &btl_ofi.choice);
+    if (rc) {
+        if (want.provider[0] || want.iface[0])
+            rt_fatal("btl/ofi: %s%s%s", btl_ofi.choice.text,
+                     fip ? "; FI_PROVIDER limits libfabric to " : "", fip ? fip : "");
+        rt_info(1, "btl/ofi: not used: %s", btl_ofi.choice.text);
+        fi_freeinfo(list);
+        return 0;
+    }
+    btl_ofi.info = fi_dupinfo(btl_ofi.choice.info);
+    fi_freeinfo(list);
+    if (!btl_ofi.info) {
+        rt_warn("btl/ofi: out of memory copying the fi_info");
+        return -ENOMEM;
+    }
+    btl_ofi.choice.info = btl_ofi.info;
+    rt_info(rt.local_rank == 0 ? 1 : 2, "btl/ofi: %s", btl_ofi.choice.text);
+    return 0;
+}
+
+/* Where the provider lets us name the endpoint (shm: its /dev/shm file),
+ * the name carries the job, as btl/sm's segments do, so the launcher's
+ * sweep of rdmpi-<uid>-<nspace>-* removes what a crashed rank leaves. */
+static int name_endpoint(struct fi_info *i)
+{
+    const char *prefix = btl_ofi.choice.quirks->name_prefix;
+    char name[512];
+    int n;
+
+    if (!prefix)
+        return 0;
+    n = snprintf(name, sizeof(name), "%srdmpi-%u-%s-ofi%d", prefix, (unsigned)getuid(),
+                 rt.nspace, rt.rank);
+    for (char *c = name + strlen(prefix); *c; c++)
+        if (*c == '/')
+            *c = '_';
+    free(i->src_addr);
+    i->src_addrlen = (size_t)n + 1;
+    if (!(i->src_addr = strdup(name))) {
+        i->src_addrlen = 0;
+        rt_warn("btl/ofi: out of memory naming the endpoint");
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+static int open_endpoint(size_t eager)
+{
+    struct fi_info *i = btl_ofi.info;
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE};
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)rt.size};
+    int rc;
+
+    if ((rc = fi_fabric(i->fabric_attr, &btl_ofi.fabric, NULL))) {
+        btl_ofi_error("fi_fabric", rc);
+        return rc;
+    }
+    if ((rc = fi_domain(btl_ofi.fabric, i, &btl_ofi.domain, NULL))) {
+        btl_ofi_error("fi_domain", rc);
+        return rc;
+    }
+    if ((rc = fi_cq_open(btl_ofi.domain, &cq_attr, &btl_ofi.cq, NULL))) {
+        btl_ofi_error("fi_cq_open", rc);
+        return rc;
+    }
+    if ((rc = fi_av_open(btl_ofi.domain, &av_attr, &btl_ofi.av, NULL))) {
+        btl_ofi_error("fi_av_open", rc);
+        return rc;
+    }
+    if ((rc = name_endpoint(i)))
+        return rc;
+    if ((rc = fi_endpoint(btl_ofi.domain, i, &btl_ofi.ep, NULL))) {
+        btl_ofi_error("fi_endpoint", rc);
+        return rc;
+    }
+    if ((rc = fi_ep_bind(btl_ofi.ep, &btl_ofi.av->fid, 0)) ||
+        (rc = fi_ep_bind(btl_ofi.ep, &btl_ofi.cq->fid, FI_TRANSMIT | FI_RECV))) {
+        btl_ofi_error("fi_ep_bind", rc);
+        return rc;
+    }
+    if ((rc = fi_enable(btl_ofi.ep))) {
+        btl_ofi_error("fi_enable", rc);
+        return rc;
+    }
+    /* A multi-receive buffer is released once less than one eager message
+     * fits, so every message lands whole. Set after fi_enable (it applies
+     * to receives posted later): shm 1.17 crashes when it comes before. */
+    if (btl_ofi.multi_recv &&
+        (rc = fi_setopt(&btl_ofi.ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &eager,
+                        sizeof(eager)))) {
+        btl_ofi_error("fi_setopt(FI_OPT_MIN_MULTI_RECV)", rc);
+        return rc;
+    }
+    return 0;
+}
+
+/* One mapping holds the send buffers, the receive buffers and two scratch
+ * areas (inject staging, realigning a message), registered once. */
+static int make_buffers(size_t eager)
+{
+    size_t ntx = (size_t)rt_param_int(&p_txbufs), rxmem = rt_param_size(&p_rxmem);
+    size_t nreads = (size_t)rt_param_int(&p_reads), rsize, off;
+    int nrx, rc;
+
+    if (ntx < 2 || nreads < 1)
+        rt_fatal("RDMPI_OFI_TX_BUFFERS must be at least 2 and RDMPI_OFI_READS at least 1");
+    eager = (eager + 63) & ~(size_t)63;
+    if (btl_ofi.multi_recv) {
+        nrx = 4;
+        rsize = rxmem / 4 > 4 * eager ? rxmem / 4 : 4 * eager;
+    } else {
+        /* A window's worth at least: one peer's burst never spills into
+         * the provider's unexpected queue (rxm grows it 16 MiB at a time). */
+        nrx = rxmem / eager > btl_ofi.window ? (int)(rxmem / eager) : (int)btl_ofi.window;
+        rsize = eager;
+    }
+    btl_ofi.pool_size = (ntx + 2) * eager + (size_t)nrx * rsize;
+    btl_ofi.pool = mmap(NULL, btl_ofi.pool_size, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    btl_ofi.frags = calloc(ntx, sizeof(*btl_ofi.frags));
+    btl_ofi.rbufs = calloc((size_t)nrx, sizeof(*btl_ofi.rbufs));
+    btl_ofi.reads = calloc(nreads, sizeof(*btl_ofi.reads));
+    if (btl_ofi.pool == MAP_FAILED || !btl_ofi.frags || !btl_ofi.rbufs || !btl_ofi.reads) {
+        if (btl_ofi.pool == MAP_FAILED)
+            btl_ofi.pool = NULL;
+        rt_warn("btl/ofi: out of memory for %zu bytes of buffers", btl_ofi.pool_size);
+        return -ENOMEM;
+    }
+    if ((btl_ofi.mr_mode & FI_MR_LOCAL) &&
+        (rc = btl_ofi_mr_reg(btl_ofi.pool, btl_ofi.pool_size, FI_SEND | FI_RECV,
+                             &btl_ofi.pool_mr)))
+        return rc;
+    btl_ofi.pool_desc = btl_ofi.pool_mr ? fi_mr_desc(btl_ofi.pool_mr) : NULL;
+    for (size_t k = 0; k < ntx; k++) {
+        struct btl_ofi_frag *f = &btl_ofi.frags[k];
+        f->op.kind = BTL_OFI_SEND;
+        f->desc.buf = btl_ofi.pool + k * eager;
+        f->next = btl_ofi.free_frags;
+        btl_ofi.free_frags = f;
+    }
+    btl_ofi.inject_buf = btl_ofi.pool + ntx * eager;
+    btl_ofi.align_buf = btl_ofi.inject_buf + eager;
+    off = (ntx + 2) * eager;
+    for (int k = 0; k < nrx; k++, off += rsize) {
+        struct btl_ofi_rbuf *b = &btl_ofi.rbufs[k];
+        b->op.kind = BTL_OFI_RECV;
+        b->data = btl_ofi.pool + off;
+        b->size = rsize;
+        if ((rc = btl_ofi_post_recv(b)))
+            return rc;
+    }
+    btl_ofi.nrbufs = nrx;
+    for (size_t k = 0; k < nreads; k++) {
+        btl_ofi.reads[k].op.kind = BTL_OFI_READ;
+        btl_ofi.reads[k].next = btl_ofi.free_reads;
+        btl_ofi.free_reads = &btl_ofi.reads[k];
+    }
+    return 0;
+}
+
+static int publish(struct btl_module *btl)
+{
+    size_t addrlen = 256, room = 0;
+    struct btl_ofi_card *c = NULL;
+    int rc;
+
+    /* Too small a buffer is answered with the size needed. */
+    do {
+        free(c);
+        room = addrlen;
+        if (!(c = calloc(1, sizeof(*c) + room))) {
+            rt_warn("btl/ofi: out of memory for the business card");
+            return -ENOMEM;
+        }
+        rc = fi_getname(&btl_ofi.ep->fid, c->addr, &addrlen);
+    } while (rc == -FI_ETOOSMALL && addrlen > room);
+    if (rc) {
+        btl_ofi_error("fi_getname", rc);
+        free(c);
+        return rc;
+    }
+    c->version = BTL_OFI_VERSION;
+    c->eager_limit = (uint32_t)btl->eager_limit;
+    c->window = btl_ofi.window;
+    c->get = (btl->flags & BTL_CAP_GET) != 0;
+    c->addrlen = (uint32_t)addrlen;
+    snprintf(c->prov, sizeof(c->prov), "%s", btl_ofi.info->fabric_attr->prov_name);
+    rc = rt_modex_put(BTL_OFI_CARD_KEY, c, sizeof(*c) + addrlen);
+    free(c);
+    return rc;
+}
+
+/* Closes whatever exists, in reverse order of creation. Closing the
+ * endpoint also matters to shm, which leaves /dev/shm files otherwise. */
+static void teardown(void)
+{
+    struct fid *fids[] = {btl_ofi.ep ? &btl_ofi.ep->fid : NULL,
+                          btl_ofi.pool_mr ? &btl_ofi.pool_mr->fid : NULL,
+                          btl_ofi.av ? &btl_ofi.av->fid : NULL,
+                          btl_ofi.cq ? &btl_ofi.cq->fid : NULL,
+                          btl_ofi.domain ? &btl_ofi.domain->fid : NULL,
+                          btl_ofi.fabric ? &btl_ofi.fabric->fid : NULL};
+
+    for (size_t i = 0; i < sizeof(fids) / sizeof(fids[0]); i++)
+        if (fids[i] && fi_close(fids[i]))
+            rt_info(2, "btl/ofi: closing a libfabric object failed at finalize");
+    if (btl_ofi.pool)
+        munmap(btl_ofi.pool, btl_ofi.pool_size);
+    for (int r = 0; btl_ofi.peers && r < rt.size; r++)
+        while (btl_ofi.peers[r].held) {
+            struct btl_ofi_held *m = btl_ofi.peers[r].held;
+            btl_ofi.peers[r].held = m->next;
+            free(m);
+        }
+    free(btl_ofi.frags);
+    free(btl_ofi.rbufs);
+    free(btl_ofi.reads);
+    free(btl_ofi.peers);
+    free(btl_ofi.rank_of);
+    fi_freeinfo(btl_ofi.info);
+    memset(&btl_ofi, 0, sizeof(btl_ofi));
+}
+
+/* The user's program may exit() without MPI_Finalize. */
+static void at_exit(void)
+{
+    if (btl_ofi.ep)
+        teardown();
+}
+
+/* The module's limits from the provider's attributes and our tunables. */
+static void set_limits(struct btl_module *btl)
+{
+    const struct fi_info *i = btl_ofi.info;
+    size_t eager = rt_param_size(&p_eager);
+    long window = rt_param_int(&p_window);
+
+    if (!eager)
+        eager = btl_ofi.choice.quirks->eager_limit;
+    if (eager < MIN_EAGER)
+        rt_fatal("RDMPI_OFI_EAGER_LIMIT=%zu is below the minimum of %d bytes", eager, MIN_EAGER);
+    if (eager > i->ep_attr->max_msg_size)
+        eager = i->ep_attr->max_msg_size;
+    if (window < 2 || window > BTL_OFI_MAX_WINDOW)
+        rt_fatal("RDMPI_OFI_WINDOW=%ld is outside 2..%d", window, BTL_OFI_MAX_WINDOW);
+    btl_ofi.window = (uint32_t)window;
+    btl_ofi.mr_mode = (uint64_t)i->domain_attr->mr_mode;
+    btl_ofi.key_mask = i->domain_attr->mr_key_size >= 8
+                           ? UINT64_MAX
+                           : (1ull << (8 * i->domain_attr->mr_key_size)) - 1;
+    btl_ofi.next_key = 1;
+    btl_ofi.inject = i->tx_attr->inject_size < eager ? i->tx_attr->inject_size : eager;
+    btl_ofi.multi_recv = (i->caps & FI_MULTI_RECV) && !btl_ofi.choice.quirks->no_multi_recv;
+    btl->eager_limit = btl->sendi_limit = eager;
+    btl->get_limit = i->ep_attr->max_msg_size;
+    btl->latency_ns = btl_ofi.choice.quirks->latency_ns;
+    btl->bandwidth_mbs = btl_ofi.choice.quirks->bandwidth_mbs;
+    /* Keys travel as 8 bytes: wider (raw) keys mean no RDMA. */
+    btl->flags = BTL_CAP_SENDI | BTL_CAP_NEED_REG |
+                 (i->domain_attr->mr_key_size <= 8 ? BTL_CAP_GET : 0);
+}
+
+static void describe(const struct btl_module *btl)
+{
+    const struct fi_info *i = btl_ofi.info;
+    const char *mon = getenv("FI_MR_CACHE_MONITOR");
+
+    snprintf(transport, sizeof(transport), "%s on %s (fabric %s, domain %s, %s)",
+             i->fabric_attr->prov_name, btl_ofi.choice.iface, i->fabric_attr->name,
+             i->domain_attr->name,
+             btl_ofi.choice.link == BTL_OFI_LINK_OTHER ? btl_ofi.choice.quirks->link
+                                                        : btl_ofi_link_name(btl_ofi.choice.link));
+    rt_info(2, "btl/ofi: eager limit %zu, inject %zu, %s receive buffers, window %u, "
+               "mr_mode %#llx, %s%s%s",
+            btl->eager_limit, btl_ofi.inject, btl_ofi.multi_recv ? "multi" : "single",
+            btl_ofi.window, (unsigned long long)btl_ofi.mr_mode,
+            btl->flags & BTL_CAP_GET ? "RDMA read" : "no RDMA read (key wider than 8 bytes)",
+            btl_ofi.choice.quirks->pins ? ", registration cache monitor " : "",
+            btl_ofi.choice.quirks->pins ? (mon ? mon : "libfabric's default") : "");
+}
+
+static int ofi_init(struct btl_module *btl)
+{
+    static int registered;
+    int rc;
+
+    if ((rc = choose()) || !btl_ofi.info)
+        return rc;
+    set_limits(btl);
+    if (!registered++)
+        atexit(at_exit);
+    /* The failed step said why. Unless the user asked for this provider
+     * or interface, the job goes on without ofi: other BTLs may reach
+     * every peer, and if not the pml names the one left out. */
+    if ((rc = open_endpoint(btl->eager_limit)) || (rc = make_buffers(btl->eager_limit)) ||
+        (rc = publish(btl))) {
+        int asked = rt_param_string(&p_provider)[0] || rt_param_string(&p_iface)[0];
+        teardown();
+        return asked ? rc : 0;
+    }
+    memlock_check();
+    describe(btl);
+    return 0;
+}
+
+static int is_local(int r)
+{
+    for (int k = 0; k < rt.local_size; k++)
+        if (rt.local_peers[k] == r)
+            return 1;
+    return 0;
+}
+
+/* Inserts rank r's address from its card; 0, -ENOENT when r runs without
+ * ofi, or an error. */
+static int add_peer(struct btl_module *btl, int r)
+{
+    const char *mine = btl_ofi.info->fabric_attr->prov_name;
+    struct btl_ofi_card *c;
+    fi_addr_t fa;
+    size_t len;
+    int rc;
+
+    if (rt_modex_get(r, BTL_OFI_CARD_KEY, (void **)&c, &len))
+        return -ENOENT;
+    if (len < sizeof(*c) || c->version != BTL_OFI_VERSION || len != sizeof(*c) + c->addrlen ||
+        c->window < 2 || c->window > BTL_OFI_MAX_WINDOW)
+        rt_fatal("btl/ofi: rank %d speaks btl/ofi protocol %u (card of %zu bytes), this rank "
+                 "%u: every rank must run the same rdmpi build",
+                 r, len >= 4 ? c->version : 0, len, BTL_OFI_VERSION);
+    c->prov[sizeof(c->prov) - 1] = 0;
+    if (strncmp(c->prov, mine, sizeof(c->prov) - 1))
+        rt_fatal("btl/ofi: rank %d uses libfabric provider %s, this rank %s; every rank must "
+                 "use the same one: name it with RDMPI_OFI_PROVIDER (mpirun --provider)",
+                 r, c->prov, mine);
+    rc = fi_av_insert(btl_ofi.av, c->addr, 1, &fa, 0, NULL);
+    if (rc != 1 || fa >= (fi_addr_t)rt.size) {
+        rt_warn("btl/ofi: cannot insert rank %d's address into the address vector: %s", r,
+                fi_strerror(rc < 0 ? -rc : FI_EINVAL));
+        free(c);
+        return rc < 0 ? rc : -EINVAL;
+    }
+    btl_ofi.rank_of[fa] = r;
+    btl_ofi.peers[r].addr = fa;
+    btl_ofi.peers[r].credits = c->window;
+    btl_ofi.nav++;
+    if (c->eager_limit < btl->eager_limit)
+        btl->eager_limit = btl->sendi_limit = c->eager_limit;
+    if (!c->get)
+        btl->flags &= ~(uint32_t)BTL_CAP_GET;
+    free(c);
+    return 0;
+}
+
+static int ofi_connect(struct btl_module *btl, uint8_t *reach)
+{
+    int n = 0, rc;
+
+    if (!btl_ofi.ep)
+        return 0;
+    btl_ofi.peers = calloc((size_t)rt.size, sizeof(*btl_ofi.peers));
+    btl_ofi.rank_of = calloc((size_t)rt.size, sizeof(*btl_ofi.rank_of));
+    if (!btl_ofi.peers || !btl_ofi.rank_of) {
+        rt_warn("btl/ofi: out of memory for %d peers", rt.size);
+        return -ENOMEM;
+    }
+    for (int r = 0; r < rt.size; r++) {
+        struct btl_ofi_peer *p = &btl_ofi.peers[r];
+
+        p->addr = FI_ADDR_NOTAVAIL;
+        p->world = r;
+        p->qtail = &p->qhead;
+        if (btl_ofi.choice.quirks->local_only && !is_local(r))
+            continue;
+        if ((rc = add_peer(btl, r)) == -ENOENT)
+            continue;
+        if (rc)
+            return rc;
+        reach[r] = 1;
+        n++;
+    }
+    rt_info(2, "btl/ofi: reaches %d of %d ranks, eager limit %zu", n, rt.size,
+            btl->eager_limit);
+    return 0;
+}
+
+static struct btl_endpoint *ofi_endpoint(struct btl_module *btl, int peer)
+{
+    (void)btl;
+    if (!btl_ofi.peers || btl_ofi.peers[peer].addr == FI_ADDR_NOTAVAIL)
+        return NULL;
+    return (struct btl_endpoint *)&btl_ofi.peers[peer];
+}
+
+/* Sends queued or in flight go out before the endpoint closes; bounded,
+ * since a peer that already left completes nothing. */
+static int ofi_flush(struct btl_module *btl)
+{
+    double end = rt_wtime() + FLUSH_SECS;
+
+    if (!btl_ofi.ep)
+        return 0;
+    btl_ofi.closing = 1;
+    while ((btl_ofi.busy || btl_ofi.outstanding) && rt_wtime() < end)
+        btl_ofi_progress(btl);
+    if (btl_ofi.busy || btl_ofi.outstanding) {
+        rt_warn("btl/ofi: %d operations still in flight after %.0f s at finalize; closing anyway",
+                btl_ofi.outstanding, FLUSH_SECS);
+        return -ETIMEDOUT;
+    }
+    return 0;
+}
+
+static int ofi_finalize(struct btl_module *btl)
+{
+    (void)btl;
+    if (btl_ofi.ep || btl_ofi.info)
+        teardown();
+    transport[0] = 0;
+    return 0;
+}
+
+const char *btl_ofi_report(struct btl_ofi_counters *c)
+{
+    if (!btl_ofi.ep)
+        return NULL;
+    *c = btl_ofi.count;
+    return transport;
+}
+
+/* Limits here are placeholders until init reads the provider's. */
+struct btl_module btl_ofi_module = {
+    .size = sizeof(struct btl_module),
+    .version = BTL_IFACE_VERSION,
+    .name = "ofi",
+    .eager_limit = 8 << 10,
+    .sendi_limit = 8 << 10,
+    .get_limit = 1 << 30,
+    .get_align = 1,
+    .rkey_size = sizeof(struct btl_ofi_rkey),
+    .exclusivity = 100,
+    .latency_ns = 30000,
+    .bandwidth_mbs = 1000,
+    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST,
+    .init = ofi_init,
+    .connect = ofi_connect,
+    .finalize = ofi_finalize,
+    .endpoint = ofi_endpoint,
+    .sendi = btl_ofi_sendi,
+    .alloc = btl_ofi_alloc,
+    .send = btl_ofi_send,
+    .get = btl_ofi_get,
+    .register_mem = btl_ofi_register,
+    .deregister_mem = btl_ofi_deregister,
+    .progress = btl_ofi_progress,
+    .flush = ofi_flush,
+};

@@ -1,0 +1,257 @@
+/* btl/ofi progress: read the completion queue, deliver incoming messages in
+ * each peer's send order (by the sequence number in the remote CQ data),
+ * give receive buffers back, finish sends and reads, report provider
+ * errors, and retry what the provider refused. Most providers here make
+ * progress only inside these calls, so the pml must keep calling. */
+#include "config.h"
+
+#include "btl_ofi.h"
+#include "log.h"
+#include "rt.h"
+
+#include <errno.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BATCH 16
+
+int btl_ofi_post_recv(struct btl_ofi_rbuf *b)
+{
+    ssize_t rc;
+
+    if (btl_ofi.multi_recv) {
+        struct iovec iov = {b->data, b->size};
+        void *desc = btl_ofi.pool_desc;
+        struct fi_msg msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
+                             .addr = FI_ADDR_UNSPEC, .context = &b->op.ctx};
+        rc = fi_recvmsg(btl_ofi.ep, &msg, FI_MULTI_RECV);
+    } else {
+        rc = fi_recv(btl_ofi.ep, b->data, b->size, btl_ofi.pool_desc, FI_ADDR_UNSPEC,
+                     &b->op.ctx);
+    }
+    if (rc == -FI_EAGAIN) {
+        b->next = btl_ofi.repost;
+        btl_ofi.repost = b;
+        return 0;
+    }
+    if (rc)
+        btl_ofi_error("posting a receive buffer", (int)rc);
+    return (int)rc;
+}
+
+static struct btl_ofi_peer *source(fi_addr_t src, size_t len)
+{
+    if (src >= (fi_addr_t)btl_ofi.nav)
+        rt_fatal("btl/ofi: a %zu-byte message came from an address this rank never inserted "
+                 "(fi_addr %#llx, provider %s)",
+                 len, (unsigned long long)src, btl_ofi.info->fabric_attr->prov_name);
+    return &btl_ofi.peers[btl_ofi.rank_of[src]];
+}
+
+/* Copies an early message aside, in sequence order; rare, so malloc. */
+static void hold(struct btl_ofi_peer *p, uint16_t seq, const void *data, size_t len)
+{
+    struct btl_ofi_held *m = malloc(sizeof(*m) + len), **pp = &p->held;
+
+    if (!m)
+        rt_fatal("btl/ofi: out of memory holding a %zu-byte message from rank %d", len,
+                 p->world);
+    m->seq = seq;
+    m->len = len;
+    if (len)
+        memcpy(m->data, data, len);
+    while (*pp && (int16_t)((*pp)->seq - seq) < 0)
+        pp = &(*pp)->next;
+    m->next = *pp;
+    *pp = m;
+    btl_ofi.count.reordered++;
+}
+
+/* Message rx_seq from p, in order. Empty ones carried credits only. */
+static int consume(struct btl_ofi_peer *p, const void *data, size_t len)
+{
+    p->rx_seq++;
+    if (!len)
+        return 0;
+    btl_ofi.count.recv_msgs++;
+    btl_ofi.count.recv_bytes += len;
+    btl_deliver(p->world, data, len);
+    /* Credits go back at half a window: piggybacked if we send to p
+     * before the end of this poll, else in an empty message. */
+    if (++p->owed >= btl_ofi.window / 2 && !p->due) {
+        p->due = 1;
+        p->next_due = btl_ofi.due;
+        btl_ofi.due = p;
+    }
+    return 1;
+}
+
+static int deliver(struct btl_ofi_peer *p, const void *data, size_t len)
+{
+    int n = consume(p, data, len);
+
+    while (RT_UNLIKELY(p->held != NULL) && p->held->seq == p->rx_seq) {
+        struct btl_ofi_held *m = p->held;
+
+        p->held = m->next;
+        n += consume(p, m->data, m->len);
+        free(m);
+    }
+    return n;
+}
+
+static int on_recv(struct btl_ofi_rbuf *b, const struct fi_cq_data_entry *e, fi_addr_t src)
+{
+    int n = 0;
+
+    /* A multi-receive buffer's release may come alone, without FI_RECV. */
+    if (e->flags & FI_RECV) {
+        const uint8_t *data = btl_ofi.multi_recv ? e->buf : b->data;
+        struct btl_ofi_peer *p = source(src, e->len);
+        uint16_t seq = (uint16_t)e->data;
+
+        /* Every message of ours carries data; sockets 1.17 sometimes
+         * leaves FI_REMOTE_CQ_DATA out of the flags, so do not ask. */
+        p->credits += (uint32_t)(e->data >> 16);
+        if (RT_UNLIKELY(seq != p->rx_seq)) {
+            hold(p, seq, data, e->len);
+        } else {
+            /* Multi-receive packs messages end to end; the pml reads its
+             * headers as structs, so give it 8-byte alignment. */
+            if ((uintptr_t)data & 7)
+                data = memcpy(btl_ofi.align_buf, data, e->len);
+            n = deliver(p, data, e->len);
+        }
+    }
+    if ((!btl_ofi.multi_recv || (e->flags & FI_MULTI_RECV)) && btl_ofi_post_recv(b))
+        rt_fatal("btl/ofi: cannot post a receive buffer again (provider %s)",
+                 btl_ofi.info->fabric_attr->prov_name);
+    return n;
+}
+
+/* Returns credits still owed at half a window (sends may have carried
+ * them meanwhile); a peer the provider refuses stays on the list. */
+static int pay_credits(void)
+{
+    struct btl_ofi_peer **pp = &btl_ofi.due;
+    int n = 0;
+
+    while (*pp) {
+        struct btl_ofi_peer *p = *pp;
+
+        if (p->owed >= btl_ofi.window / 2 && btl_ofi_send_credits(p)) {
+            pp = &p->next_due;
+            continue;
+        }
+        n++;
+        p->due = 0;
+        *pp = p->next_due;
+    }
+    return n;
+}
+
+static int complete(const struct fi_cq_data_entry *e, fi_addr_t src)
+{
+    struct btl_ofi_op *op = e->op_context;
+
+    switch (op->kind) {
+    case BTL_OFI_RECV:
+        return on_recv((struct btl_ofi_rbuf *)op, e, src);
+    case BTL_OFI_SEND:
+        btl_ofi_send_done((struct btl_ofi_frag *)op);
+        return 1;
+    case BTL_OFI_READ:
+        btl_ofi_read_done((struct btl_ofi_read *)op, 0);
+        return 1;
+    }
+    return 0;
+}
+
+/* A failed operation, with libfabric's and the provider's own words. */
+static int on_error(void)
+{
+    const char *prov = btl_ofi.info->fabric_attr->prov_name, *detail;
+    struct fi_cq_err_entry err = {0};
+    struct btl_ofi_op *op;
+    static int warned;
+    char buf[256];
+    ssize_t rc = fi_cq_readerr(btl_ofi.cq, &err, 0);
+
+    if (rc == -FI_EAGAIN)
+        return 0;
+    if (rc < 0)
+        rt_fatal("btl/ofi: fi_cq_readerr failed on %s: %s", prov, fi_strerror((int)-rc));
+    op = err.op_context;
+    detail = fi_cq_strerror(btl_ofi.cq, err.prov_errno, err.err_data, buf, sizeof(buf));
+    switch (op ? op->kind : BTL_OFI_RECV) {
+    case BTL_OFI_READ: {
+        struct btl_ofi_read *r = (struct btl_ofi_read *)op;
+        /* The pml falls back to the copy pipeline for this message. */
+        if (!warned++)
+            rt_warn("btl/ofi: an RDMA read of %zu bytes from rank %d failed: %s (%s: %s); "
+                    "falling back to copying",
+                    r->len, r->peer, fi_strerror(err.err), prov, detail ? detail : "");
+        btl_ofi.count.read_errors++;
+        btl_ofi_read_done(r, btl_ofi_errno(-err.err));
+        return 1;
+    }
+    case BTL_OFI_SEND: {
+        struct btl_ofi_frag *f = (struct btl_ofi_frag *)op;
+        if (!btl_ofi.closing)
+            rt_fatal("btl/ofi: a %zu-byte send to rank %d failed: %s (%s: %s); rank %d may have "
+                     "died",
+                     f->desc.len, f->peer->world, fi_strerror(err.err), prov,
+                     detail ? detail : "", f->peer->world);
+        btl_ofi_send_done(f);
+        return 1;
+    }
+    case BTL_OFI_RECV:
+        /* Receives are cancelled when the endpoint closes. */
+        if (err.err != FI_ECANCELED && !btl_ofi.closing)
+            rt_fatal("btl/ofi: a receive failed: %s (%s: %s)", fi_strerror(err.err), prov,
+                     detail ? detail : "");
+        return 0;
+    }
+    return 0;
+}
+
+int btl_ofi_progress(struct btl_module *btl)
+{
+    struct fi_cq_data_entry e[BATCH];
+    fi_addr_t src[BATCH];
+    ssize_t n;
+    int events = 0;
+
+    (void)btl;
+    /* A receive callback that polls again would deliver out of order. */
+    if (RT_UNLIKELY(!btl_ofi.ep || btl_ofi.in_progress))
+        return 0;
+    btl_ofi.in_progress = 1;
+    while (RT_UNLIKELY(btl_ofi.repost != NULL)) {
+        struct btl_ofi_rbuf *b = btl_ofi.repost;
+        btl_ofi.repost = b->next;
+        if (btl_ofi_post_recv(b))
+            rt_fatal("btl/ofi: cannot post a receive buffer again (provider %s)",
+                     btl_ofi.info->fabric_attr->prov_name);
+        if (btl_ofi.repost == b)
+            break; /* refused again; next time */
+    }
+    n = fi_cq_readfrom(btl_ofi.cq, e, BATCH, src);
+    if (n > 0) {
+        for (ssize_t i = 0; i < n; i++)
+            events += complete(&e[i], src[i]);
+    } else if (n == -FI_EAVAIL) {
+        events += on_error();
+    } else if (n != -FI_EAGAIN) {
+        rt_fatal("btl/ofi: reading the completion queue failed on %s: %s",
+                 btl_ofi.info->fabric_attr->prov_name, fi_strerror((int)-n));
+    }
+    if (RT_UNLIKELY(btl_ofi.busy != NULL))
+        events += btl_ofi_retry_sends();
+    if (RT_UNLIKELY(btl_ofi.due != NULL))
+        pay_credits();
+    btl_ofi.in_progress = 0;
+    return events;
+}

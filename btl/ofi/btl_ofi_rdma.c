@@ -1,0 +1,147 @@
+/* btl/ofi memory registration and RDMA read. Registration goes straight to
+ * fi_mr_reg: providers that pin (verbs) keep their own cache, invalidated
+ * by libfabric's memory monitor, and we install no hooks that could fight
+ * it. Every mr_mode bit the provider returned is honoured here. */
+#include "config.h"
+
+#include "btl_ofi.h"
+#include "log.h"
+#include "rt.h"
+
+#include <errno.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <stdlib.h>
+#include <string.h>
+
+int btl_ofi_mr_reg(void *buf, size_t len, uint64_t access, struct fid_mr **mr)
+{
+    static int warned;
+    /* Without FI_MR_PROV_KEY we pick keys, and they must be unique within
+     * the domain (a reused one is -FI_ENOKEY). */
+    uint64_t key = (btl_ofi.mr_mode & FI_MR_PROV_KEY) ? 0 : btl_ofi.next_key++ & btl_ofi.key_mask;
+    int rc = fi_mr_reg(btl_ofi.domain, buf, len, access, 0, key, 0, mr, NULL);
+
+    if (rc) {
+        /* Typically the locked-memory limit: say it once, loudly. */
+        if (!warned++)
+            rt_warn("btl/ofi: registering %zu bytes with %s failed: %s; large messages use "
+                    "the copy pipeline instead%s",
+                    len, btl_ofi.info->fabric_attr->prov_name, fi_strerror(-rc),
+                    rc == -FI_ENOMEM ? " (raise the locked-memory limit, ulimit -l)" : "");
+        else
+            rt_info(2, "btl/ofi: registering %zu bytes failed: %s", len, fi_strerror(-rc));
+        return btl_ofi_errno(rc);
+    }
+    if (btl_ofi.mr_mode & FI_MR_ENDPOINT) {
+        if ((rc = fi_mr_bind(*mr, &btl_ofi.ep->fid, 0)) || (rc = fi_mr_enable(*mr))) {
+            btl_ofi_error("binding a memory region to the endpoint", rc);
+            fi_close(&(*mr)->fid);
+            return btl_ofi_errno(rc);
+        }
+    }
+    return 0;
+}
+
+int btl_ofi_register(struct btl_module *btl, void *base, size_t len, struct btl_reg **reg,
+                     void *rkey, uint64_t *raddr)
+{
+    struct btl_ofi_rkey k;
+    struct btl_reg *r;
+    int rc;
+
+    (void)btl;
+    if (!(r = malloc(sizeof(*r)))) {
+        rt_warn("btl/ofi: out of memory for a registration");
+        return -ENOMEM;
+    }
+    /* FI_READ as well: the pml may hand it back as a read's destination. */
+    if ((rc = btl_ofi_mr_reg(base, len, FI_REMOTE_READ | FI_READ, &r->mr))) {
+        btl_ofi.count.reg_errors++;
+        free(r);
+        return rc;
+    }
+    k.key = fi_mr_key(r->mr);
+    k.base = (btl_ofi.mr_mode & FI_MR_VIRT_ADDR) ? 0 : (uint64_t)(uintptr_t)base;
+    memcpy(rkey, &k, sizeof(k));
+    *raddr = (uint64_t)(uintptr_t)base;
+    *reg = r;
+    return 0;
+}
+
+void btl_ofi_deregister(struct btl_module *btl, struct btl_reg *reg)
+{
+    (void)btl;
+    if (!reg)
+        return;
+    fi_close(&reg->mr->fid);
+    free(reg);
+}
+
+int btl_ofi_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint64_t raddr,
+                const void *rkey, size_t len, btl_rdma_fn cb, void *ctx)
+{
+    struct btl_ofi_peer *p = (struct btl_ofi_peer *)ep;
+    struct btl_ofi_read *r = btl_ofi.free_reads;
+    struct btl_ofi_rkey k;
+    void *desc = NULL;
+    ssize_t rc;
+
+    if (!r) {
+        btl_ofi.count.eagain++;
+        return -EAGAIN;
+    }
+    memcpy(&k, rkey, sizeof(k));
+    r->lmr = NULL;
+    /* FI_MR_LOCAL: the destination needs a descriptor too. */
+    if (btl_ofi.mr_mode & FI_MR_LOCAL) {
+        if (lreg) {
+            desc = fi_mr_desc(lreg->mr);
+        } else if ((rc = btl_ofi_mr_reg(local, len, FI_READ, &r->lmr))) {
+            btl_ofi.count.reg_errors++;
+            return (int)rc;
+        } else {
+            desc = fi_mr_desc(r->lmr);
+        }
+    }
+    rc = fi_read(btl_ofi.ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx);
+    if (rc) {
+        if (r->lmr)
+            fi_close(&r->lmr->fid);
+        if (rc == -FI_EAGAIN) {
+            btl_ofi.count.eagain++;
+            return -EAGAIN;
+        }
+        rt_warn("btl/ofi: an RDMA read of %zu bytes from rank %d failed to start: %s "
+                "(provider %s)",
+                len, p->world, fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name);
+        btl_ofi.count.read_errors++;
+        return btl_ofi_errno(rc);
+    }
+    btl_ofi.free_reads = r->next;
+    r->cb = cb;
+    r->cbctx = ctx;
+    r->len = len;
+    r->peer = p->world;
+    btl_ofi.outstanding++;
+    btl_ofi.count.reads++;
+    btl_ofi.count.read_bytes += len;
+    return 0;
+}
+
+/* The slot is free again before the callback, which may issue the next
+ * read at once. */
+void btl_ofi_read_done(struct btl_ofi_read *r, int status)
+{
+    btl_rdma_fn cb = r->cb;
+    void *ctx = r->cbctx;
+
+    if (r->lmr)
+        fi_close(&r->lmr->fid);
+    r->lmr = NULL;
+    r->next = btl_ofi.free_reads;
+    btl_ofi.free_reads = r;
+    btl_ofi.outstanding--;
+    cb(ctx, status);
+}

@@ -1,0 +1,290 @@
+/* btl/ofi provider selection and the provider quirks table. Everything here
+ * is pure: the host facts come in through struct btl_ofi_host, and the
+ * verdict, good or bad, goes out as text for the caller to print. */
+#include "config.h"
+
+#include "btl_ofi_select.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Ranks follow the issue's order: hardware first, then tcp, then the
+ * host-only shm. Rank 0 rows and providers not listed run only when the
+ * user names them: sockets 1.17 drops FI_SOURCE on some completions and
+ * stops completing sends here, so it is no default. Multi-receive is off
+ * where libfabric 1.17 breaks it (measured here): ofi_rxm corrupts
+ * messages past ~32 KiB in multi-receive buffers, and shm fails to take a
+ * buffer back (-FI_ENOMEM, for good) once three or more ranks stream.
+ * shm names its /dev/shm file after the endpoint name, which we choose so
+ * the launcher's sweep of the job's files removes it after a crash. */
+static const struct btl_ofi_quirks table[] = {
+    {"verbs;ofi_rxm", 1, 8 << 10, NULL, NULL, 2000, 10000, 0, 1, 1},
+    {"efa", 2, 8 << 10, "EFA", NULL, 15000, 10000, 0, 1, 0},
+    {"cxi", 3, 8 << 10, "Slingshot", NULL, 2000, 20000, 0, 1, 0},
+    {"psm3", 4, 8 << 10, "Ethernet (PSM3)", NULL, 3000, 10000, 0, 1, 0},
+    {"tcp;ofi_rxm", 5, 64 << 10, "Ethernet (TCP)", NULL, 30000, 1000, 0, 0, 1},
+    {"tcp", 5, 64 << 10, "Ethernet (TCP)", NULL, 30000, 1000, 0, 0, 0},
+    {"shm", 6, 4 << 10, "shared memory", "fi_shm://", 1000, 5000, 1, 0, 1},
+    {"sockets", 0, 64 << 10, "Ethernet (sockets)", NULL, 50000, 300, 0, 0, 1},
+};
+static const struct btl_ofi_quirks other = {NULL, 0, 8 << 10, "unknown", NULL, 50000, 100, 0, 0, 0};
+
+#define ORDER_TEXT "verbs, efa, cxi, psm3, tcp, shm"
+
+const struct btl_ofi_quirks *btl_ofi_quirks(const char *prov_name)
+{
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+        if (prov_name && !strcmp(table[i].prov, prov_name))
+            return &table[i];
+    return &other;
+}
+
+const char *btl_ofi_link_name(enum btl_ofi_link link)
+{
+    static const char *const names[] = {"InfiniBand", "RoCE v2", "RoCE v1", "iWARP",
+                                        "verbs, link unknown", "other"};
+
+    return names[link];
+}
+
+/* Appends to a fixed buffer; output past its end is dropped. */
+struct text {
+    char *buf;
+    size_t size, len;
+};
+
+__attribute__((format(printf, 2, 3))) static void put(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (t->len >= t->size)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(t->buf + t->len, t->size - t->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t->len += (size_t)n;
+}
+
+static const struct sockaddr *ip_addr(const struct fi_info *e)
+{
+    const struct sockaddr *sa = e->src_addr;
+
+    if (!sa || e->src_addrlen < sizeof(struct sockaddr_in))
+        return NULL;
+    if (sa->sa_family == AF_INET)
+        return sa;
+    if (sa->sa_family == AF_INET6 && e->src_addrlen >= sizeof(struct sockaddr_in6))
+        return sa;
+    return NULL;
+}
+
+static int link_local(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 16) == 0xa9fe;
+    return IN6_IS_ADDR_LINKLOCAL(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+}
+
+static int loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+}
+
+static const char *prov_of(const struct fi_info *e)
+{
+    return e->fabric_attr && e->fabric_attr->prov_name ? e->fabric_attr->prov_name : "?";
+}
+
+static const char *fabric_of(const struct fi_info *e)
+{
+    return e->fabric_attr && e->fabric_attr->name ? e->fabric_attr->name : "?";
+}
+
+static const char *domain_of(const struct fi_info *e)
+{
+    return e->domain_attr && e->domain_attr->name ? e->domain_attr->name : "?";
+}
+
+/* "tcp" names "tcp;ofi_rxm" too: users think of the core provider. */
+static int named(const char *prov, const char *want)
+{
+    size_t n = strlen(want);
+
+    return !strcmp(prov, want) || (!strncmp(prov, want, n) && prov[n] == ';');
+}
+
+static int is_verbs(const char *prov)
+{
+    return named(prov, "verbs");
+}
+
+/* The interface an entry sends from: the one holding its address, else
+ * the domain name (tcp and sockets name domains after interfaces). */
+static void iface_of(const struct fi_info *e, const struct btl_ofi_host *host, char *buf,
+                     size_t len)
+{
+    const struct sockaddr *sa = ip_addr(e);
+
+    if (!sa || host->ifname_of(sa, buf, len))
+        snprintf(buf, len, "%s", domain_of(e));
+}
+
+/* Why the default rules pass over an entry, or NULL. */
+static const char *skip_reason(const struct fi_info *e, const char *ifname,
+                               const struct btl_ofi_quirks *q, const struct btl_ofi_want *want,
+                               const struct btl_ofi_host *host)
+{
+    const struct sockaddr *sa = ip_addr(e);
+
+    /* Sequence numbers travel as 4 bytes of remote CQ data. */
+    if (!e->domain_attr || e->domain_attr->cq_data_size < 4)
+        return "no 4-byte remote CQ data";
+    if (want->multi_host && q->local_only)
+        return "this host only, the job spans hosts";
+    if (want->iface[0])
+        return NULL;
+    if (sa && link_local(sa))
+        return "link-local";
+    if (sa && want->multi_host && loopback(sa))
+        return "loopback, the job spans hosts";
+    if (ifname[0] && host->is_bridge(ifname))
+        return "virtual bridge";
+    return NULL;
+}
+
+/* Unique provider names of the list, in its order. */
+static void list_providers(const struct fi_info *list, struct text *t)
+{
+    int n = 0;
+
+    for (const struct fi_info *e = list; e; e = e->next) {
+        const struct fi_info *f = list;
+
+        while (f != e && strcmp(prov_of(f), prov_of(e)))
+            f = f->next;
+        if (f == e)
+            put(t, "%s%s", n++ ? ", " : "", prov_of(e));
+    }
+    if (!n)
+        put(t, "none");
+}
+
+/* Unique interfaces among the entries of the wanted provider. */
+static void list_ifaces(const struct fi_info *list, const struct btl_ofi_want *want,
+                        const struct btl_ofi_host *host, struct text *t)
+{
+    char seen[512] = ",", name[64];
+    int n = 0;
+
+    for (const struct fi_info *e = list; e; e = e->next) {
+        char key[68];
+
+        if (want->provider[0] && !named(prov_of(e), want->provider))
+            continue;
+        iface_of(e, host, name, sizeof(name));
+        snprintf(key, sizeof(key), ",%s,", name);
+        if (strstr(seen, key))
+            continue;
+        if (strlen(seen) + strlen(name) + 2 < sizeof(seen))
+            strcat(strcat(seen, name), ",");
+        put(t, "%s%s", n++ ? ", " : "", name);
+    }
+    if (!n)
+        put(t, "none");
+}
+
+/* Lower is better: the provider's rank, then the verbs link type, then
+ * the list's own order (kept because the scan takes the first minimum). */
+static int score(const struct btl_ofi_quirks *q, enum btl_ofi_link link)
+{
+    return (q->rank ? q->rank : 100) * 16 + (int)link;
+}
+
+int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
+                   const struct btl_ofi_host *host, struct btl_ofi_choice *out)
+{
+    struct text t = {out->text, sizeof(out->text), 0};
+    char skipped[320] = "", ifname[64];
+    struct text s = {skipped, sizeof(skipped), 0};
+    int best = -1, usable = 0, wanted = 0, nskipped = 0;
+
+    out->info = NULL;
+    out->text[0] = 0;
+    for (const struct fi_info *e = list; e; e = e->next) {
+        const char *prov = prov_of(e), *why;
+        const struct btl_ofi_quirks *q = btl_ofi_quirks(prov);
+        enum btl_ofi_link link;
+
+        if (want->provider[0] ? !named(prov, want->provider) : !q->rank)
+            continue;
+        wanted++;
+        iface_of(e, host, ifname, sizeof(ifname));
+        if (want->iface[0] && strcmp(want->iface, ifname) && strcmp(want->iface, domain_of(e)) &&
+            strcmp(want->iface, fabric_of(e)))
+            continue;
+        if ((why = skip_reason(e, ifname, q, want, host))) {
+            char note[160];
+
+            /* libfabric lists an entry once per capability set: say it once. */
+            snprintf(note, sizeof(note), "%s %s %s (%s)", prov, ifname, fabric_of(e), why);
+            if (!strstr(skipped, note) && nskipped++ < 4)
+                put(&s, "%s%s", nskipped > 1 ? ", " : "", note);
+            continue;
+        }
+        usable++;
+        link = is_verbs(prov) ? host->verbs_link(domain_of(e)) : BTL_OFI_LINK_OTHER;
+        if (best < 0 || score(q, link) < best) {
+            best = score(q, link);
+            out->info = e;
+            out->quirks = q;
+            out->link = link;
+            snprintf(out->iface, sizeof(out->iface), "%s", ifname);
+        }
+    }
+    if (nskipped > 4)
+        put(&s, " and %d more", nskipped - 4);
+
+    if (!list) {
+        put(&t, "libfabric offers no provider with reliable datagrams (FI_EP_RDM), "
+                "messages and RDMA read on this host");
+    } else if (want->provider[0] && !wanted) {
+        put(&t, "RDMPI_OFI_PROVIDER=%s: no such provider here; available: ", want->provider);
+        list_providers(list, &t);
+    } else if (!wanted) {
+        put(&t, "none of the providers rdmpi uses by default (" ORDER_TEXT ") is here; "
+                "available: ");
+        list_providers(list, &t);
+        put(&t, "; name one with RDMPI_OFI_PROVIDER (mpirun --provider)");
+    } else if (want->iface[0] && !usable && !nskipped) {
+        put(&t, "RDMPI_OFI_IFACE=%s: no %s entry uses that interface; interfaces: ", want->iface,
+            want->provider[0] ? want->provider : "provider");
+        list_ifaces(list, want, host, &t);
+    } else if (!usable) {
+        put(&t, "no usable provider entry: skipped %s; name an interface with RDMPI_OFI_IFACE "
+                "(mpirun --iface) or a provider with RDMPI_OFI_PROVIDER", skipped);
+    }
+    if (!out->info)
+        return -ENOENT;
+
+    put(&t, "%s on %s (fabric %s, domain %s, %s): ", prov_of(out->info),
+        out->iface[0] ? out->iface : "-", fabric_of(out->info), domain_of(out->info),
+        out->link == BTL_OFI_LINK_OTHER ? out->quirks->link : btl_ofi_link_name(out->link));
+    if (want->provider[0])
+        put(&t, "RDMPI_OFI_PROVIDER=%s", want->provider);
+    else
+        put(&t, "best of %d usable %s in the order " ORDER_TEXT, usable,
+            usable == 1 ? "entry" : "entries");
+    if (want->iface[0])
+        put(&t, "; RDMPI_OFI_IFACE=%s", want->iface);
+    if (nskipped)
+        put(&t, "; skipped %s", skipped);
+    return 0;
+}

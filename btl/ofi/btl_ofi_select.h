@@ -1,0 +1,74 @@
+/* btl/ofi provider selection: which fi_info entry to open, and the table
+ * of what differs between providers. The choice is a pure function of the
+ * fi_info list, the user's wishes and the host facts passed in, so tests
+ * can feed it lists built with fi_dupinfo (this host has no RDMA device). */
+#ifndef BTL_OFI_SELECT_H
+#define BTL_OFI_SELECT_H
+
+#include <rdma/fabric.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* What a verbs device is, as rdma-core tells it; listed best first. */
+enum btl_ofi_link {
+    BTL_OFI_LINK_IB,
+    BTL_OFI_LINK_ROCE_V2,
+    BTL_OFI_LINK_ROCE_V1,
+    BTL_OFI_LINK_IWARP,
+    BTL_OFI_LINK_UNKNOWN, /* a verbs device rdma-core could not describe */
+    BTL_OFI_LINK_OTHER,   /* not verbs: the quirks row names the link */
+};
+
+/* Everything that differs between providers lives in one row of this
+ * table, so the data path reads fields and never tests a provider name. */
+struct btl_ofi_quirks {
+    const char *prov;        /* fabric_attr->prov_name; NULL for the default row */
+    int rank;                /* selection order, lower first; 0: only when named */
+    size_t eager_limit;      /* default largest message sent eagerly */
+    const char *link;        /* what to call the link when it is not verbs */
+    const char *name_prefix; /* endpoint names are ours to choose: prefix + name */
+    uint32_t latency_ns;     /* rough figures for reports */
+    uint32_t bandwidth_mbs;
+    unsigned local_only : 1; /* reaches ranks on this host only */
+    unsigned pins : 1;       /* registration pins pages: RLIMIT_MEMLOCK matters */
+    unsigned no_multi_recv : 1; /* FI_MULTI_RECV offered but not to be trusted */
+};
+
+/* The row for prov_name; unknown providers get a default row of rank 0. */
+const struct btl_ofi_quirks *btl_ofi_quirks(const char *prov_name);
+const char *btl_ofi_link_name(enum btl_ofi_link link);
+
+/* Host facts the choice depends on; btl_ofi_host.c has the real ones. */
+struct btl_ofi_host {
+    /* A verbs device ("mlx5_0") as rdma-core sees it. */
+    enum btl_ofi_link (*verbs_link)(const char *device);
+    /* Is the network interface a virtual bridge (docker0, virbr0)? */
+    int (*is_bridge)(const char *ifname);
+    /* The interface holding address sa: 0 and its name in buf, or -ENOENT. */
+    int (*ifname_of)(const struct sockaddr *sa, char *buf, size_t len);
+};
+
+struct btl_ofi_want {
+    const char *provider; /* RDMPI_OFI_PROVIDER: prov_name or its first part; "" any */
+    const char *iface;    /* RDMPI_OFI_IFACE: interface, domain or fabric; "" any */
+    int multi_host;       /* ranks on other hosts: no loopback, no host-only provider */
+};
+
+struct btl_ofi_choice {
+    const struct fi_info *info;          /* the chosen entry, in the list */
+    const struct btl_ofi_quirks *quirks; /* its row */
+    enum btl_ofi_link link;
+    char iface[64];                      /* its network interface, or "" */
+    char text[640];                      /* why it was chosen, or why none was */
+};
+
+/* Picks an entry: the user's provider and interface if named, else the
+ * first in the order verbs (InfiniBand, RoCE v2, RoCE v1, iWARP), efa,
+ * cxi, psm3, tcp, shm, skipping virtual bridges and link-local addresses
+ * (and loopback when the job spans hosts). Returns 0, or -ENOENT with
+ * out->text saying what is missing and what there is. */
+int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
+                   const struct btl_ofi_host *host, struct btl_ofi_choice *out);
+
+#endif

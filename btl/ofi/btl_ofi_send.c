@@ -1,0 +1,235 @@
+/* btl/ofi sending: sendi (fi_inject below the inject size, else a copy
+ * into a registered buffer), alloc/send, the per-peer queue of sends held
+ * back (provider -FI_EAGAIN, or the peer's window full) retried from
+ * progress in order, and credit messages. Each message's number and the
+ * credits it returns travel as remote CQ data, and are committed only
+ * when the provider accepts the message. */
+#include "config.h"
+
+#include "btl_ofi.h"
+#include "log.h"
+#include "rt.h"
+
+#include <errno.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <string.h>
+
+static struct btl_ofi_frag *frag_get(void)
+{
+    struct btl_ofi_frag *f = btl_ofi.free_frags;
+
+    if (f)
+        btl_ofi.free_frags = f->next;
+    return f;
+}
+
+static void frag_put(struct btl_ofi_frag *f)
+{
+    f->next = btl_ofi.free_frags;
+    btl_ofi.free_frags = f;
+}
+
+/* A send the provider rejected for a reason other than resources: the
+ * peer is gone or the fabric broke. Once finalize began, peers may have
+ * closed already; that is no error. */
+static void send_failed(const struct btl_ofi_peer *p, size_t len, ssize_t rc)
+{
+    if (btl_ofi.closing) {
+        rt_info(2, "btl/ofi: a %zu-byte send to rank %d failed at finalize: %s", len, p->world,
+                fi_strerror((int)-rc));
+        return;
+    }
+    rt_fatal("btl/ofi: a %zu-byte send to rank %d failed: %s (provider %s); rank %d may have "
+             "died",
+             len, p->world, fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name,
+             p->world);
+}
+
+/* Credits this message can return (all that is owed, up to 16 bits). */
+static uint32_t returning(const struct btl_ofi_peer *p)
+{
+    return p->owed < 0xffff ? p->owed : 0xffff;
+}
+
+/* The provider took a message to p: number it, settle the credits. */
+static void sent(struct btl_ofi_peer *p, uint32_t returned, size_t len)
+{
+    p->tx_seq++;
+    p->owed -= returned;
+    if (len) {
+        p->credits--;
+        btl_ofi.count.eager_msgs++;
+        btl_ofi.count.eager_bytes += len;
+    }
+}
+
+/* Hands f to the provider: 0, or -EAGAIN with f untouched. */
+static int post(struct btl_ofi_frag *f)
+{
+    struct btl_ofi_peer *p = f->peer;
+    uint32_t ret = returning(p);
+    uint64_t data = btl_ofi_data(p->tx_seq, ret);
+    size_t len = f->desc.len;
+    ssize_t rc;
+
+    if (!p->credits) {
+        btl_ofi.count.stalls++;
+        return -EAGAIN;
+    }
+    if (len <= btl_ofi.inject) {
+        rc = fi_injectdata(btl_ofi.ep, f->desc.buf, len, data, p->addr);
+        if (!rc) {
+            btl_ofi.count.inject_msgs++;
+            frag_put(f);
+        }
+    } else {
+        rc = fi_senddata(btl_ofi.ep, f->desc.buf, len, btl_ofi.pool_desc, data, p->addr,
+                         &f->op.ctx);
+        if (!rc)
+            btl_ofi.outstanding++;
+    }
+    if (rc == -FI_EAGAIN) {
+        btl_ofi.count.eagain++;
+        return -EAGAIN;
+    }
+    if (rc) {
+        send_failed(p, len, rc);
+        frag_put(f);
+        return 0;
+    }
+    sent(p, ret, len);
+    return 0;
+}
+
+/* An empty message returning what p is owed. It needs no credits and
+ * passes queued sends, so two peers whose windows are both full still
+ * free each other. 0, or -EAGAIN from the provider. */
+int btl_ofi_send_credits(struct btl_ofi_peer *p)
+{
+    uint32_t ret = returning(p);
+    ssize_t rc = fi_injectdata(btl_ofi.ep, btl_ofi.inject_buf, 0, btl_ofi_data(p->tx_seq, ret),
+                               p->addr);
+
+    if (rc == -FI_EAGAIN) {
+        btl_ofi.count.eagain++;
+        return -EAGAIN;
+    }
+    if (rc)
+        send_failed(p, 0, rc);
+    else
+        btl_ofi.count.credit_msgs++;
+    sent(p, ret, 0);
+    return 0;
+}
+
+int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const void *data,
+                  size_t dlen)
+{
+    struct btl_ofi_peer *p = (struct btl_ofi_peer *)ep;
+    size_t len = hlen + dlen;
+    struct btl_ofi_frag *f;
+    uint32_t ret;
+    ssize_t rc;
+
+    /* Behind queued sends: going first would break FIFO order. */
+    if (p->qhead)
+        return -EAGAIN;
+    if (!p->credits) {
+        btl_ofi.count.stalls++;
+        return -EAGAIN;
+    }
+    if (len <= btl_ofi.inject) {
+        memcpy(btl_ofi.inject_buf, hdr, hlen);
+        if (dlen)
+            memcpy(btl_ofi.inject_buf + hlen, data, dlen);
+        ret = returning(p);
+        rc = fi_injectdata(btl_ofi.ep, btl_ofi.inject_buf, len, btl_ofi_data(p->tx_seq, ret),
+                           p->addr);
+        if (rc == -FI_EAGAIN) {
+            btl_ofi.count.eagain++;
+            return -EAGAIN;
+        }
+        if (rc) {
+            send_failed(p, len, rc);
+            return (int)rc;
+        }
+        btl_ofi.count.inject_msgs++;
+        sent(p, ret, len);
+        return 0;
+    }
+    if (len > btl_ofi_module.sendi_limit)
+        return -EMSGSIZE;
+    if (!(f = frag_get()))
+        return -EAGAIN;
+    memcpy(f->desc.buf, hdr, hlen);
+    if (dlen)
+        memcpy((uint8_t *)f->desc.buf + hlen, data, dlen);
+    f->desc.len = len;
+    f->peer = p;
+    if (post(f)) {
+        frag_put(f);
+        return -EAGAIN;
+    }
+    return 0;
+}
+
+struct btl_desc *btl_ofi_alloc(struct btl_endpoint *ep, size_t len)
+{
+    struct btl_ofi_frag *f;
+
+    if (len > btl_ofi_module.eager_limit || !(f = frag_get()))
+        return NULL;
+    f->peer = (struct btl_ofi_peer *)ep;
+    f->desc.len = len;
+    return &f->desc;
+}
+
+void btl_ofi_send(struct btl_endpoint *ep, struct btl_desc *d)
+{
+    struct btl_ofi_peer *p = (struct btl_ofi_peer *)ep;
+    struct btl_ofi_frag *f = (struct btl_ofi_frag *)((char *)d - offsetof(struct btl_ofi_frag, desc));
+
+    if (!p->qhead && post(f) == 0)
+        return;
+    if (!p->qhead) {
+        p->next_busy = btl_ofi.busy;
+        btl_ofi.busy = p;
+    }
+    f->next = NULL;
+    *p->qtail = f;
+    p->qtail = &f->next;
+}
+
+/* Posts each busy peer's queue in order until the provider refuses. */
+int btl_ofi_retry_sends(void)
+{
+    struct btl_ofi_peer **pp = &btl_ofi.busy;
+    int n = 0;
+
+    while (*pp) {
+        struct btl_ofi_peer *p = *pp;
+
+        while (p->qhead) {
+            struct btl_ofi_frag *f = p->qhead, *next = f->next;
+
+            if (post(f))
+                break;
+            p->qhead = next;
+            n++;
+        }
+        if (p->qhead) {
+            pp = &p->next_busy;
+            continue;
+        }
+        p->qtail = &p->qhead;
+        *pp = p->next_busy;
+    }
+    return n;
+}
+
+void btl_ofi_send_done(struct btl_ofi_frag *f)
+{
+    btl_ofi.outstanding--;
+    frag_put(f);
+}

@@ -1,0 +1,9 @@
+/* btl/self: a rank's messages to itself. */
+#ifndef BTL_SELF_H
+#define BTL_SELF_H
+
+#include "btl.h"
+
+extern struct btl_module btl_self_module;
+
+#endif

@@ -1,0 +1,384 @@
+/* btl/sm setup and teardown: our segment in /dev/shm, the business card,
+ * attaching the peers' segments, the CMA probe, and unlinking. */
+#include "config.h"
+
+#include "btl_sm.h"
+#include "btl_sm_ring.h"
+#include "log.h"
+#include "modex.h"
+#include "param.h"
+#include "rt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+RT_PARAM(p_budget, "SM_RING_BUDGET", RT_PARAM_SIZE, "4m",
+         "Shared memory per process for the rings its local peers send into: each "
+         "ring gets budget / local ranks, clamped to 8k..64k")
+RT_PARAM(p_eager, "SM_EAGER_LIMIT", RT_PARAM_SIZE, "4096",
+         "Largest pml message (header + payload) btl/sm sends in one piece; larger "
+         "ones go by rendezvous. At most half a ring, at least 64")
+RT_PARAM(p_cma, "SM_CMA", RT_PARAM_BOOL, "1",
+         "Single-copy large messages by process_vm_readv (cross-memory attach); "
+         "0 uses the copy pipeline and skips the probe and its warning")
+
+#define RING_MIN (8u << 10)
+#define RING_MAX (64u << 10)
+#define PAGE     4096u
+
+struct btl_sm_state btl_sm;
+
+static int my_index; /* our position in rt.local_peers */
+
+static size_t hdr_bytes(uint32_t nrings)
+{
+    return ((size_t)BTL_SM_LINE * (1 + nrings) + PAGE - 1) / PAGE * PAGE;
+}
+
+static struct btl_sm_ctl *ctl_of(void *seg, uint32_t ring)
+{
+    return (struct btl_sm_ctl *)((char *)seg + BTL_SM_LINE) + ring;
+}
+
+static uint8_t *ring_of(void *seg, uint32_t nrings, uint32_t ring_bytes, uint32_t ring)
+{
+    return (uint8_t *)seg + hdr_bytes(nrings) + (size_t)ring * ring_bytes;
+}
+
+/* budget / local ranks, clamped, rounded down to a power of two. */
+static uint32_t ring_size(void)
+{
+    size_t b = rt_param_size(&p_budget) / (size_t)rt.local_size;
+    uint32_t r = RING_MAX;
+
+    while (r > RING_MIN && r > b)
+        r >>= 1;
+    return r;
+}
+
+/* The largest message one entry can hold: an entry may use half a ring, so
+ * a padding entry plus the entry always fit an empty ring. */
+static size_t max_len(uint32_t ring_bytes)
+{
+    return ring_bytes / 2 - BTL_SM_HDR;
+}
+
+/* The peer that brings the count to the target unlinks: from then on the
+ * name is free and a crash leaves nothing in /dev/shm. */
+static void attach_done(struct btl_sm_seg *s, uint32_t n, const char *name)
+{
+    if (__atomic_add_fetch(&s->attached, n, __ATOMIC_ACQ_REL) == s->attach_target &&
+        shm_unlink(name) && errno != ENOENT)
+        rt_warn("btl/sm: cannot unlink /dev/shm%s: %s", name, strerror(errno));
+}
+
+static int make_name(char *name, size_t size)
+{
+    char ns[sizeof(rt.nspace)];
+    int n;
+
+    /* The launcher sweeps /dev/shm/rdmpi-<uid>-<nspace>-*: keep that shape. */
+    snprintf(ns, sizeof(ns), "%s", rt.nspace);
+    for (char *c = ns; *c; c++)
+        if (*c == '/')
+            *c = '_';
+    n = snprintf(name, size, "/rdmpi-%u-%s-%d", (unsigned)getuid(), ns, rt.node_rank);
+    if (n >= (int)size) {
+        rt_warn("btl/sm: the segment name for namespace %s is too long", rt.nspace);
+        return -ENAMETOOLONG;
+    }
+    return 0;
+}
+
+static int seg_open(const char *name, size_t size)
+{
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+
+    /* Our name holds our launcher's pid, which is alive: a file of that name
+     * is a dead job's whose launcher had the same pid. */
+    if (fd < 0 && errno == EEXIST) {
+        rt_info(1, "btl/sm: removing the stale /dev/shm%s", name);
+        shm_unlink(name);
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd < 0) {
+        int rc = -errno;
+        rt_warn("btl/sm: cannot create /dev/shm%s: %s", name, strerror(errno));
+        return rc;
+    }
+    /* Reserve the pages now: a full /dev/shm is an error here, not a
+     * SIGBUS in the middle of a send. */
+    int err = posix_fallocate(fd, 0, (off_t)size);
+    if (err) {
+        rt_warn("btl/sm: cannot reserve %zu bytes in /dev/shm for %s: %s (is /dev/shm full? "
+                "RDMPI_SM_RING_BUDGET lowers the need)",
+                size, name, strerror(err));
+        close(fd);
+        shm_unlink(name);
+        return -err;
+    }
+    return fd;
+}
+
+static int seg_create(uint32_t nrings, uint32_t ring_bytes)
+{
+    size_t size = hdr_bytes(nrings) + (size_t)nrings * ring_bytes;
+    struct timespec ts;
+    struct btl_sm_seg *s;
+    int fd, rc;
+
+    if ((rc = make_name(btl_sm.name, sizeof(btl_sm.name))))
+        return rc;
+    if ((fd = seg_open(btl_sm.name, size)) < 0)
+        return fd;
+    s = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    rc = -errno;
+    close(fd);
+    if (s == MAP_FAILED) {
+        rt_warn("btl/sm: cannot map /dev/shm%s (%zu bytes): %s", btl_sm.name, size, strerror(-rc));
+        shm_unlink(btl_sm.name);
+        return rc;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    s->nonce = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 40 ^
+               (uint64_t)(uintptr_t)s;
+    s->version = BTL_SM_VERSION;
+    s->nrings = nrings;
+    s->ring_bytes = ring_bytes;
+    s->attach_target = nrings;
+    /* The magic last: a peer that sees it sees a finished header. */
+    __atomic_store_n(&s->magic, BTL_SM_MAGIC, __ATOMIC_RELEASE);
+    btl_sm.seg = s;
+    btl_sm.seg_size = size;
+    return 0;
+}
+
+static int sm_init(struct btl_module *btl)
+{
+    struct btl_sm_card card = {.version = BTL_SM_VERSION, .pid = (uint32_t)getpid()};
+    uint32_t nrings = (uint32_t)rt.local_size - 1, ring_bytes;
+    size_t eager = rt_param_size(&p_eager);
+    int rc;
+
+    /* Alone on this host: no segment, nobody to reach. */
+    if (!nrings)
+        return 0;
+    for (my_index = 0; my_index <= (int)nrings && rt.local_peers[my_index] != rt.rank; my_index++)
+        ;
+    if (my_index > (int)nrings) {
+        rt_warn("btl/sm: rank %d is not among the local peers the launcher listed", rt.rank);
+        return -EINVAL;
+    }
+    ring_bytes = ring_size();
+    if (eager < 64)
+        rt_fatal("RDMPI_SM_EAGER_LIMIT=%zu is below the minimum of 64 bytes; unset it or "
+                 "raise it",
+                 eager);
+    if (eager > max_len(ring_bytes)) {
+        rt_info(my_index == 0 ? 1 : 2, "btl/sm: eager limit %zu capped at %zu, half a %u-byte ring",
+                eager, max_len(ring_bytes), ring_bytes);
+        eager = max_len(ring_bytes);
+    }
+    btl->eager_limit = btl->sendi_limit = eager;
+    if ((rc = seg_create(nrings, ring_bytes)))
+        return rc;
+    btl_sm.nslots = ring_bytes / BTL_SM_SLOT;
+    card.seg_size = btl_sm.seg_size;
+    card.seg_addr = (uint64_t)(uintptr_t)btl_sm.seg;
+    card.ring_bytes = ring_bytes;
+    card.nrings = nrings;
+    snprintf(card.name, sizeof(card.name), "%s", btl_sm.name);
+    return rt_modex_put(BTL_SM_CARD_KEY, &card, sizeof(card));
+}
+
+/* Maps peer `world`'s segment and sets up both directions; 0, or -ENOENT
+ * when the peer runs without sm, or another error (logged). */
+static int attach(int i, int world, struct btl_sm_card **cardp)
+{
+    struct btl_sm_out *o = &btl_sm.out[i];
+    struct btl_sm_card *c;
+    struct btl_sm_seg *s;
+    int peer_index = i < my_index ? i : i + 1;
+    uint32_t mine = (uint32_t)(my_index < peer_index ? my_index : my_index - 1);
+    size_t len;
+    int fd, rc;
+
+    if (rt_modex_get(world, BTL_SM_CARD_KEY, (void **)&c, &len))
+        return -ENOENT;
+    *cardp = c;
+    if (len != sizeof(*c) || c->version != BTL_SM_VERSION)
+        rt_fatal("btl/sm: rank %d speaks btl/sm protocol %u (card of %zu bytes), this rank %u: "
+                 "every rank must run the same rdmpi build",
+                 world, len >= 4 ? c->version : 0, len, BTL_SM_VERSION);
+    c->name[NAME_MAX] = 0;
+    if ((fd = shm_open(c->name, O_RDWR, 0)) < 0) {
+        rc = -errno;
+        rt_warn("btl/sm: cannot open rank %d's segment /dev/shm%s: %s", world, c->name,
+                strerror(errno));
+        return rc;
+    }
+    s = mmap(NULL, c->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    rc = -errno;
+    close(fd);
+    if (s == MAP_FAILED) {
+        rt_warn("btl/sm: cannot map rank %d's segment /dev/shm%s: %s", world, c->name,
+                strerror(-rc));
+        return rc;
+    }
+    if (__atomic_load_n(&s->magic, __ATOMIC_ACQUIRE) != BTL_SM_MAGIC ||
+        s->nrings != btl_sm.seg->nrings || s->ring_bytes != c->ring_bytes ||
+        c->ring_bytes < RING_MIN || (c->ring_bytes & (c->ring_bytes - 1))) {
+        rt_warn("btl/sm: rank %d's segment /dev/shm%s is not what its card says", world, c->name);
+        munmap(s, c->seg_size);
+        return -EPROTO;
+    }
+    o->seg = s;
+    o->seg_size = c->seg_size;
+    o->ring = ring_of(s, s->nrings, s->ring_bytes, mine);
+    o->rpub = &ctl_of(s, mine)->read;
+    o->nslots = s->ring_bytes / BTL_SM_SLOT;
+    o->max_len = max_len(s->ring_bytes);
+    o->world = world;
+    o->pid = (pid_t)c->pid;
+    attach_done(s, 1, c->name);
+    return 0;
+}
+
+/* Decides single copy: the first refusal is reported once per host (by the
+ * lowest local rank; the others say it at verbosity 1). */
+static void probe_cma(int i, const struct btl_sm_card *c)
+{
+    int rc;
+
+    if (!btl_sm.cma || (rc = btl_sm_cma_probe(&btl_sm.out[i], c->seg_addr)) == 0)
+        return;
+    btl_sm.cma = 0;
+    if (my_index == 0)
+        rt_warn("btl/sm: cannot read rank %d's memory with process_vm_readv (%s); large "
+                "messages on this host use the copy pipeline instead of single copy "
+                "(RDMPI_SM_CMA=0 silences this)",
+                btl_sm.out[i].world, strerror(-rc));
+    else
+        rt_info(1, "btl/sm: no process_vm_readv to rank %d (%s): copy pipeline",
+                btl_sm.out[i].world, strerror(-rc));
+}
+
+static int sm_connect(struct btl_module *btl, uint8_t *reach)
+{
+    int npeers = rt.local_size - 1, reached = 0;
+    uint32_t missing = 0;
+
+    if (!btl_sm.seg)
+        return 0;
+    btl_sm.in = calloc((size_t)npeers, sizeof(*btl_sm.in));
+    btl_sm.out = calloc((size_t)npeers, sizeof(*btl_sm.out));
+    if (!btl_sm.in || !btl_sm.out) {
+        rt_warn("btl/sm: out of memory for %d peers", npeers);
+        return -ENOMEM;
+    }
+    btl_sm.cma = rt_param_bool(&p_cma) != 0;
+    for (int i = 0; i < npeers; i++) {
+        int world = rt.local_peers[i < my_index ? i : i + 1];
+        struct btl_sm_card *c = NULL;
+        int rc;
+
+        /* Our side exists whether or not the peer ever writes: the poll
+         * loop walks every ring, and one nobody attached stays empty. */
+        btl_sm.in[i].ring =
+            ring_of(btl_sm.seg, (uint32_t)npeers, btl_sm.seg->ring_bytes, (uint32_t)i);
+        btl_sm.in[i].rpub = &ctl_of(btl_sm.seg, (uint32_t)i)->read;
+        btl_sm.in[i].world = world;
+        if ((rc = attach(i, world, &c)) == 0) {
+            probe_cma(i, c);
+            if (btl->eager_limit > btl_sm.out[i].max_len)
+                btl->eager_limit = btl->sendi_limit = btl_sm.out[i].max_len;
+            reach[world] = 1;
+            reached++;
+        } else if (rc == -ENOENT) {
+            missing++; /* the peer runs without sm and will not attach ours */
+        }
+        free(c);
+    }
+    if (missing)
+        attach_done(btl_sm.seg, missing, btl_sm.name);
+    btl_sm.npeers = npeers;
+    if (!btl_sm.cma)
+        btl->flags &= ~(uint32_t)(BTL_CAP_GET | BTL_CAP_PUT);
+    rt_info(my_index == 0 ? 1 : 2,
+            "btl/sm: %d of %d local peers, rings of %u KiB (%zu KiB of /dev/shm per rank), "
+            "eager limit %zu, single copy %s",
+            reached, npeers, btl_sm.seg->ring_bytes >> 10, btl_sm.seg_size >> 10, btl->eager_limit,
+            btl_sm.cma ? "by process_vm_readv" : "off: copy pipeline");
+    return 0;
+}
+
+static struct btl_endpoint *sm_endpoint(struct btl_module *btl, int peer)
+{
+    (void)btl;
+    for (int i = 0; i < btl_sm.npeers; i++)
+        if (btl_sm.out[i].world == peer && btl_sm.out[i].ring)
+            return (struct btl_endpoint *)&btl_sm.out[i];
+    return NULL;
+}
+
+/* A published entry is in the peer's memory already: nothing is owed. */
+static int sm_flush(struct btl_module *btl)
+{
+    (void)btl;
+    return 0;
+}
+
+/* Peers may still be reading our entries or writing into our rings; their
+ * mappings keep the memory alive after ours go. */
+static int sm_finalize(struct btl_module *btl)
+{
+    for (int i = 0; btl_sm.out && i < btl_sm.npeers; i++)
+        if (btl_sm.out[i].seg)
+            munmap(btl_sm.out[i].seg, btl_sm.out[i].seg_size);
+    if (btl_sm.seg) {
+        munmap(btl_sm.seg, btl_sm.seg_size);
+        /* Normally gone already; not if a local peer never attached. */
+        if (shm_unlink(btl_sm.name) == 0)
+            rt_info(2, "btl/sm: unlinked /dev/shm%s at finalize: a peer never attached",
+                    btl_sm.name);
+    }
+    free(btl_sm.in);
+    free(btl_sm.out);
+    memset(&btl_sm, 0, sizeof(btl_sm));
+    btl->flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_PUT;
+    return 0;
+}
+
+struct btl_module btl_sm_module = {
+    .size = sizeof(struct btl_module),
+    .version = BTL_IFACE_VERSION,
+    .name = "sm",
+    .eager_limit = 4096,
+    .sendi_limit = 4096,
+    .get_limit = 4u << 20,
+    .get_align = 1,
+    .rkey_size = 0,
+    .exclusivity = 500,
+    .latency_ns = 170,
+    .bandwidth_mbs = 13000,
+    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_PUT,
+    .init = sm_init,
+    .connect = sm_connect,
+    .finalize = sm_finalize,
+    .endpoint = sm_endpoint,
+    .sendi = btl_sm_sendi,
+    .alloc = btl_sm_alloc,
+    .send = btl_sm_send,
+    .get = btl_sm_get,
+    .put = btl_sm_put,
+    .register_mem = btl_sm_register,
+    .deregister_mem = btl_sm_deregister,
+    .progress = btl_sm_progress,
+    .flush = sm_flush,
+};

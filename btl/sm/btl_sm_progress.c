@@ -1,0 +1,53 @@
+/* btl/sm receiving: poll each peer's ring in our segment and deliver its
+ * entries in order. An idle peer costs one load of a line we already hold. */
+#include "config.h"
+
+#include "btl_sm.h"
+#include "btl_sm_ring.h"
+
+/* Entries taken from one peer per call, so a fast writer cannot starve the
+ * others. */
+#define BURST 32
+
+/* The writer learns of freed space only from `*rpub`; writing it is a
+ * store to a line the writer reads, so do it once per quarter ring, and
+ * when the ring runs dry so a writer waiting on a full ring sees all of it. */
+static inline void publish(struct btl_sm_in *in, uint32_t r)
+{
+    __atomic_store_n(in->rpub, r, __ATOMIC_RELEASE);
+    in->rlast = r;
+}
+
+int btl_sm_progress(struct btl_module *btl)
+{
+    const uint32_t nslots = btl_sm.nslots;
+    int delivered = 0;
+
+    (void)btl;
+    for (int i = 0; i < btl_sm.npeers; i++) {
+        struct btl_sm_in *in = &btl_sm.in[i];
+        uint32_t r = in->r;
+        int k;
+
+        for (k = 0; k < BURST; k++) {
+            uint64_t *e = btl_sm_slot(in->ring, r, nslots);
+            uint64_t h = __atomic_load_n(e, __ATOMIC_ACQUIRE);
+
+            if (!h)
+                break;
+            /* The entry stays ours until `r` is published past it, so the
+             * callback reads it in place. */
+            if ((uint32_t)h) {
+                btl_deliver(in->world, e + 1, (uint32_t)h);
+                delivered++;
+            }
+            r += (uint32_t)(h >> 32) & 0xffff;
+            in->r = r;
+            if (r - in->rlast >= nslots / 4)
+                publish(in, r);
+        }
+        if (!k && r != in->rlast)
+            publish(in, r);
+    }
+    return delivered;
+}

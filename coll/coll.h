@@ -1,0 +1,264 @@
+/* The collectives layer: every collective is a schedule of sends, receives
+ * and local steps over the pml, separated by fences. Blocking calls run the
+ * schedule to completion in place; non-blocking and persistent ones hand it
+ * to the progress engine. Algorithms only append steps, so one builder
+ * serves all three forms. */
+#ifndef COLL_H
+#define COLL_H
+
+#include "pml_check.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- reduction operations ---- */
+
+struct rdmpi_op {
+    struct rt_obj obj;
+    int index;          /* predefined: MPI_MAX is 0, ...; user: -1 */
+    bool commute;
+    bool big;           /* the user function takes MPI_Count lengths */
+    void (*fn)(void);   /* the user function, cast back by `big` */
+    int refs;           /* the user's handle plus each schedule using it */
+    const char *name;
+};
+
+struct rdmpi_op *coll_op_get(MPI_Op h);
+void coll_op_retain(struct rdmpi_op *op);
+void coll_op_release(struct rdmpi_op *op);
+/* NULL when op may reduce dt, else why not (for an MPI_ERR_OP message). */
+const char *coll_op_unsupported(const struct rdmpi_op *op, const struct rdmpi_datatype *dt);
+/* inout[i] = in[i] op inout[i] for count elements laid out as dt. */
+void coll_op_apply(const struct rdmpi_op *op, const void *in, void *inout, size_t count,
+                   struct rdmpi_datatype *dt);
+
+/* The kernel of a predefined op on a predefined type, or NULL. */
+typedef void (*coll_kernel_fn)(const void *in, void *inout, size_t n);
+coll_kernel_fn coll_kernel(int op_index, int type_index);
+/* Whether the standard allows predefined op `op_index` on predefined type
+ * `type_index` (the type's class is in the op's list). */
+bool coll_kernel_allowed(int op_index, int type_index);
+
+#define COLL_OP_REPLACE 12  /* MPI_REPLACE's index */
+#define COLL_OP_NO_OP 13
+
+/* ---- schedules ---- */
+
+enum coll_step_kind { COLL_SEND, COLL_RECV, COLL_COPY, COLL_REDUCE, COLL_FENCE };
+
+/* COLL_REDUCE: which operand holds the lower ranks' contribution; with a
+ * non-commutative op, the result must be lower op higher. */
+enum { COLL_SRC_LOWER = 0, COLL_SRC_HIGHER = 1 };
+
+struct coll_step {
+    uint8_t kind;
+    uint8_t order;               /* COLL_REDUCE: COLL_SRC_* */
+    int peer;                    /* SEND, RECV */
+    void *buf;                   /* send/recv buffer; copy/reduce destination */
+    const void *src;             /* copy/reduce source */
+    size_t count;                /* elements of dt at buf */
+    size_t scount;               /* COPY: elements of sdt at src */
+    struct rdmpi_datatype *dt;
+    struct rdmpi_datatype *sdt;  /* COPY: the source's type */
+};
+
+struct coll_mem;
+
+#define COLL_INLINE_STEPS 24
+#define COLL_INLINE_REQS 16
+#define COLL_INLINE_SCRATCH 512
+
+struct coll_sched {
+    struct rdmpi_comm *comm;
+    struct pml_comm *pc;
+    int rank, size;
+    const char *fn;              /* the MPI function, for messages */
+    struct rdmpi_op *op;         /* reductions: held until the schedule dies */
+    struct coll_step *steps;
+    int nsteps, cap;
+    int comm_steps;              /* sends/receives since the last fence */
+    int next;                    /* next step to issue */
+    struct pml_req **reqs;       /* in flight: this round's sends and receives */
+    int nreqs, reqcap, reaped;
+    int tag;                     /* this run's internal tag */
+    int err;                     /* first error class, 0 if none */
+    int err_peer;
+    size_t err_got, err_want;
+    bool oom;                    /* building ran out of memory */
+    struct coll_mem *mem;        /* scratch blocks beyond the inline space */
+    size_t scratch_used;
+    struct pml_req *req;         /* the user's request, if not blocking */
+    struct coll_sched *anext, *aprev; /* the engine's active list */
+    struct coll_step step_space[COLL_INLINE_STEPS];
+    struct pml_req *req_space[COLL_INLINE_REQS];
+    _Alignas(16) char scratch[COLL_INLINE_SCRATCH];
+};
+
+void coll_sched_init(struct coll_sched *s, struct rdmpi_comm *c, const char *fn);
+void coll_sched_fini(struct coll_sched *s);
+
+/* Builders append steps; a failed allocation is remembered in s->oom and
+ * turns the rest into no-ops. */
+void coll_send(struct coll_sched *s, const void *buf, size_t count, struct rdmpi_datatype *dt,
+               int peer);
+void coll_recv(struct coll_sched *s, void *buf, size_t count, struct rdmpi_datatype *dt,
+               int peer);
+void coll_copy(struct coll_sched *s, const void *src, size_t scount, struct rdmpi_datatype *sdt,
+               void *dst, size_t dcount, struct rdmpi_datatype *ddt);
+/* dst = src op dst (COLL_SRC_LOWER) or dst op src (COLL_SRC_HIGHER; with a
+ * non-commutative op src is clobbered, so it must be scratch). */
+void coll_reduce(struct coll_sched *s, const void *src, void *dst, size_t count,
+                 struct rdmpi_datatype *dt, int order);
+/* Later steps wait until every send and receive before the fence is done. */
+void coll_fence(struct coll_sched *s);
+/* Scratch for count elements of dt in dt's own layout, freed with s. */
+void *coll_tmp(struct coll_sched *s, size_t count, const struct rdmpi_datatype *dt);
+void *coll_tmp_bytes(struct coll_sched *s, size_t bytes);
+
+/* Runs: start takes a fresh tag; advance issues what it can and returns
+ * true once the whole schedule is done; run does both, blocking. */
+void coll_sched_start(struct coll_sched *s);
+bool coll_sched_advance(struct coll_sched *s);
+int coll_sched_run(struct coll_sched *s);
+
+/* Non-blocking and persistent requests around heap schedules. */
+struct coll_sched *coll_sched_new(struct rdmpi_comm *c, const char *fn);
+void coll_sched_free(struct coll_sched *s);
+int coll_sched_post(struct coll_sched *s, MPI_Request *request, bool persistent);
+
+/* The tag of a communicator's next collective: every rank starts
+ * collectives on a communicator in the same order, so counting them keeps
+ * concurrent ones apart. */
+int coll_comm_next_tag(struct rdmpi_comm *c);
+
+/* ---- arguments shared by the builders ---- */
+
+struct coll_args {
+    const void *sbuf;
+    void *rbuf;
+    size_t scount, rcount;
+    struct rdmpi_datatype *sdt, *rdt;
+    /* v and w forms; NULL for the regular ones */
+    const MPI_Count *scounts, *rcounts;
+    const MPI_Aint *sdispls, *rdispls;  /* elements (v) or bytes (w) */
+    struct rdmpi_datatype *const *sdts, *const *rdts;
+    int root;
+    bool inplace;
+};
+
+extern struct rdmpi_datatype *coll_byte;
+
+/* Bytes of data in count elements of dt. */
+static inline size_t coll_bytes(size_t count, const struct rdmpi_datatype *dt)
+{
+    return count * dt->size;
+}
+
+/* Address of element i of (buf, dt). */
+static inline void *coll_at(const void *buf, size_t i, const struct rdmpi_datatype *dt)
+{
+    return (char *)buf + (MPI_Aint)i * dt->extent;
+}
+
+/* Per-peer blocks of alltoall/v/w and allgatherv. */
+static inline void coll_sblock(const struct coll_args *a, int i, const void **p, size_t *n,
+                               struct rdmpi_datatype **dt)
+{
+    if (a->sdts) {
+        *dt = a->sdts[i];
+        *n = (size_t)a->scounts[i];
+        *p = (const char *)a->sbuf + a->sdispls[i];
+    } else if (a->scounts) {
+        *dt = a->sdt;
+        *n = (size_t)a->scounts[i];
+        *p = coll_at(a->sbuf, (size_t)a->sdispls[i], a->sdt);
+    } else {
+        *dt = a->sdt;
+        *n = a->scount;
+        *p = coll_at(a->sbuf, (size_t)i * a->scount, a->sdt);
+    }
+}
+
+static inline void coll_rblock(const struct coll_args *a, int i, void **p, size_t *n,
+                               struct rdmpi_datatype **dt)
+{
+    if (a->rdts) {
+        *dt = a->rdts[i];
+        *n = (size_t)a->rcounts[i];
+        *p = (char *)a->rbuf + a->rdispls[i];
+    } else if (a->rcounts) {
+        *dt = a->rdt;
+        *n = (size_t)a->rcounts[i];
+        *p = coll_at(a->rbuf, (size_t)a->rdispls[i], a->rdt);
+    } else {
+        *dt = a->rdt;
+        *n = a->rcount;
+        *p = coll_at(a->rbuf, (size_t)i * a->rcount, a->rdt);
+    }
+}
+
+/* ---- algorithms (one file each) ---- */
+
+typedef void (*coll_build_fn)(struct coll_sched *s, const struct coll_args *a);
+
+void coll_barrier_dissemination(struct coll_sched *s, const struct coll_args *a);
+void coll_bcast_binomial(struct coll_sched *s, const struct coll_args *a);
+void coll_bcast_scatter_allgather(struct coll_sched *s, const struct coll_args *a);
+void coll_reduce_binomial(struct coll_sched *s, const struct coll_args *a);
+void coll_allreduce_recursive_doubling(struct coll_sched *s, const struct coll_args *a);
+void coll_allreduce_rabenseifner(struct coll_sched *s, const struct coll_args *a);
+void coll_allreduce_ring(struct coll_sched *s, const struct coll_args *a);
+void coll_gather_binomial(struct coll_sched *s, const struct coll_args *a);
+void coll_gather_linear(struct coll_sched *s, const struct coll_args *a);
+void coll_scatter_binomial(struct coll_sched *s, const struct coll_args *a);
+void coll_scatter_linear(struct coll_sched *s, const struct coll_args *a);
+void coll_allgather_recursive_doubling(struct coll_sched *s, const struct coll_args *a);
+void coll_allgather_bruck(struct coll_sched *s, const struct coll_args *a);
+void coll_allgather_ring(struct coll_sched *s, const struct coll_args *a);
+void coll_allgather_linear(struct coll_sched *s, const struct coll_args *a);
+void coll_alltoall_bruck(struct coll_sched *s, const struct coll_args *a);
+void coll_alltoall_linear(struct coll_sched *s, const struct coll_args *a);
+void coll_alltoall_pairwise(struct coll_sched *s, const struct coll_args *a);
+void coll_alltoall_inplace(struct coll_sched *s, const struct coll_args *a);
+void coll_reduce_scatter_halving(struct coll_sched *s, const struct coll_args *a);
+void coll_reduce_scatter_pairwise(struct coll_sched *s, const struct coll_args *a);
+void coll_reduce_scatter_reduce(struct coll_sched *s, const struct coll_args *a);
+void coll_scan_recursive_doubling(struct coll_sched *s, const struct coll_args *a);
+void coll_exscan_recursive_doubling(struct coll_sched *s, const struct coll_args *a);
+void coll_scan_linear(struct coll_sched *s, const struct coll_args *a);
+void coll_exscan_linear(struct coll_sched *s, const struct coll_args *a);
+
+/* Largest power of two <= n (n >= 1). */
+static inline int coll_pow2_floor(int n)
+{
+    int p = 1;
+
+    while (p * 2 <= n)
+        p *= 2;
+    return p;
+}
+
+/* ---- algorithm choice ---- */
+
+/* A collective's algorithms by name, forced by RDMPI_COLL_<NAME>_ALGORITHM
+ * or chosen by `pick` from sizes; a forced one that cannot run these
+ * arguments (say recursive doubling on 6 ranks) falls back to `pick`. */
+struct coll_algo {
+    const char *name;
+    coll_build_fn build;
+    /* NULL: always usable; else whether it can run these arguments */
+    bool (*usable)(const struct coll_sched *s, const struct coll_args *a);
+};
+
+struct coll_choice {
+    const struct rt_param *param;
+    const struct coll_algo *algos;  /* NULL-terminated by name */
+    int forced;                     /* -2: not read yet, -1: auto */
+};
+
+/* The algorithm to build: the forced one if usable, else algos[auto_idx]. */
+coll_build_fn coll_choose(struct coll_choice *c, const struct coll_sched *s,
+                          const struct coll_args *a, int auto_idx);
+
+#endif

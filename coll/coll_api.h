@@ -1,0 +1,102 @@
+/* What the MPI entry points share: argument checks that raise the right
+ * class with a message naming the argument, conversion of int arrays to the
+ * big-count form the builders take, and one driver for the blocking,
+ * non-blocking and persistent forms. */
+#ifndef COLL_API_H
+#define COLL_API_H
+
+#include "coll.h"
+#include "param.h"
+
+enum coll_mode { COLL_BLOCKING, COLL_NONBLOCKING, COLL_PERSISTENT };
+
+struct coll_call {
+    MPI_Comm comm;
+    struct rdmpi_comm *c;
+    const char *fn;
+    enum coll_mode mode;
+    MPI_Request *req;
+    struct rdmpi_op *op;      /* reductions */
+    /* Converted arrays live here until the schedule is built. */
+    char small[1024];
+    size_t used;
+    void *heap[8];
+    int nheap;
+};
+
+/* Checks initialisation, the communicator and (non-blocking, persistent)
+ * the request pointer. */
+int coll_begin(struct coll_call *call, MPI_Comm comm, enum coll_mode mode, MPI_Request *req,
+               const char *fn);
+/* Builds the schedule with `build`, then runs or posts it; frees the call's
+ * arrays either way. */
+int coll_execute(struct coll_call *call, coll_build_fn build, const struct coll_args *a);
+/* Frees the call's arrays after a failed check. */
+int coll_abort(struct coll_call *call, int err);
+
+int coll_check_root(const struct coll_call *call, int root);
+int coll_check_buf(const struct coll_call *call, const void *buf, MPI_Count count,
+                   MPI_Datatype datatype, struct rdmpi_datatype **dt);
+int coll_check_type(const struct coll_call *call, MPI_Datatype datatype,
+                    struct rdmpi_datatype **dt);
+int coll_check_op(struct coll_call *call, MPI_Op op, const struct rdmpi_datatype *dt);
+/* Send and receive buffers may not overlap; MPI_IN_PLACE is the way. */
+int coll_check_alias(const struct coll_call *call, const void *sbuf, size_t scount,
+                     const struct rdmpi_datatype *sdt, const void *rbuf, size_t rcount,
+                     const struct rdmpi_datatype *rdt);
+
+/* Per-rank arrays: validated (>= 0, not NULL) and in big-count form. */
+int coll_counts(struct coll_call *call, const int *v, const MPI_Count *vc, const char *what,
+                const MPI_Count **out);
+/* n copies of count, for the block forms. */
+int coll_counts_same(struct coll_call *call, MPI_Count count, const MPI_Count **out);
+int coll_displs(struct coll_call *call, const int *v, const MPI_Aint *vc, const char *what,
+                const MPI_Aint **out);
+int coll_types(struct coll_call *call, const MPI_Datatype *v, const char *what,
+               struct rdmpi_datatype *const **out);
+/* The sum of a per-rank count array. */
+size_t coll_sum(const MPI_Count *v, int n);
+
+/* A size tunable, read once. */
+static inline size_t coll_size_param(const struct rt_param *p, size_t *cache)
+{
+    if (RT_UNLIKELY(*cache == (size_t)-1))
+        *cache = rt_param_size(p);
+    return *cache;
+}
+
+/* The six entry points of a collective: blocking, non-blocking (Name and
+ * IName) and persistent, each with int and big (_c) counts. P(CT, AT) is
+ * the parameter list with count type CT and displacement type AT, A the
+ * argument list; core(A, big, request, mode, name) does the work. The
+ * `#pragma weak` lines stay in the source, where the stub generator sees
+ * them. */
+#define COLL_API(Name, IName, P, A, core)                                                  \
+    int PMPI_##Name(P(int, int))                                                           \
+    {                                                                                      \
+        return core(A, false, NULL, COLL_BLOCKING, "MPI_" #Name);                          \
+    }                                                                                      \
+    int PMPI_##Name##_c(P(MPI_Count, MPI_Aint))                                            \
+    {                                                                                      \
+        return core(A, true, NULL, COLL_BLOCKING, "MPI_" #Name "_c");                      \
+    }                                                                                      \
+    int PMPI_##IName(P(int, int), MPI_Request *request)                                    \
+    {                                                                                      \
+        return core(A, false, request, COLL_NONBLOCKING, "MPI_" #IName);                   \
+    }                                                                                      \
+    int PMPI_##IName##_c(P(MPI_Count, MPI_Aint), MPI_Request *request)                     \
+    {                                                                                      \
+        return core(A, true, request, COLL_NONBLOCKING, "MPI_" #IName "_c");               \
+    }                                                                                      \
+    int PMPI_##Name##_init(P(int, int), MPI_Info info, MPI_Request *request)               \
+    {                                                                                      \
+        (void)info;                                                                        \
+        return core(A, false, request, COLL_PERSISTENT, "MPI_" #Name "_init");             \
+    }                                                                                      \
+    int PMPI_##Name##_init_c(P(MPI_Count, MPI_Aint), MPI_Info info, MPI_Request *request)  \
+    {                                                                                      \
+        (void)info;                                                                        \
+        return core(A, true, request, COLL_PERSISTENT, "MPI_" #Name "_init_c");            \
+    }
+
+#endif

@@ -1,0 +1,46 @@
+/* MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init. */
+#include "coll_api.h"
+
+RT_PARAM(p_algo, "COLL_BARRIER_ALGORITHM", RT_PARAM_STRING, "auto",
+         "Barrier algorithm: auto or dissemination")
+
+static const struct coll_algo algos[] = {
+    {"dissemination", coll_barrier_dissemination, NULL},
+    {NULL, NULL, NULL},
+};
+static struct coll_choice choice = {&p_algo, algos, -2};
+
+static void build(struct coll_sched *s, const struct coll_args *a)
+{
+    coll_choose(&choice, s, a, 0)(s, a);
+}
+
+static int barrier(MPI_Comm comm, MPI_Request *req, enum coll_mode mode, const char *fn)
+{
+    struct coll_call call;
+    struct coll_args a = {0};
+    int err;
+
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    return coll_execute(&call, build, &a);
+}
+
+#pragma weak MPI_Barrier = PMPI_Barrier
+int PMPI_Barrier(MPI_Comm comm)
+{
+    return barrier(comm, NULL, COLL_BLOCKING, "MPI_Barrier");
+}
+
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    return barrier(comm, request, COLL_NONBLOCKING, "MPI_Ibarrier");
+}
+
+#pragma weak MPI_Barrier_init = PMPI_Barrier_init
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return barrier(comm, request, COLL_PERSISTENT, "MPI_Barrier_init");
+}

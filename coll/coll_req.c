@@ -1,0 +1,133 @@
+/* Non-blocking and persistent collectives: a heap schedule behind a
+ * request, advanced by the progress engine. The request is a pml request
+ * (buf points at the schedule) so MPI_Request_c2f/f2c and the runtime's
+ * Wait/Test family work on it unchanged. */
+#include "coll.h"
+
+#include <stdlib.h>
+
+static struct coll_sched *active;
+static bool in_progress;
+
+static void unlink_active(struct coll_sched *s)
+{
+    if (s->aprev)
+        s->aprev->anext = s->anext;
+    else
+        active = s->anext;
+    if (s->anext)
+        s->anext->aprev = s->aprev;
+    s->anext = s->aprev = NULL;
+}
+
+static void finish(struct coll_sched *s)
+{
+    struct pml_req *r = s->req;
+
+    rt_status_empty(&r->base.status);
+    r->base.status.MPI_ERROR = s->err;
+    if (s->err)
+        rt_info(1, "%s: a non-blocking collective on %s failed (%s, rank %d)", s->fn,
+                s->comm->name, rt_err_class_name(s->err), s->err_peer);
+    rt_req_complete(&r->base);
+}
+
+/* Runs from rt_progress(): every blocking loop and MPI_Test drive it. A
+ * user reduction function that calls MPI could bring us back here. */
+static int coll_progress(void)
+{
+    struct coll_sched *s, *next;
+    int n = 0;
+
+    if (!active || in_progress)
+        return 0;
+    in_progress = true;
+    for (s = active; s; s = next) {
+        next = s->anext;
+        if (coll_sched_advance(s)) {
+            unlink_active(s);
+            finish(s);
+            n++;
+        }
+    }
+    in_progress = false;
+    return n;
+}
+
+static void launch(struct coll_sched *s)
+{
+    coll_sched_start(s);
+    if (coll_sched_advance(s)) {
+        finish(s);
+        return;
+    }
+    s->anext = active;
+    if (active)
+        active->aprev = s;
+    active = s;
+}
+
+static int req_start(struct rdmpi_request *br)
+{
+    br->complete = 0;
+    br->active = 1;
+    launch(((struct pml_req *)br)->buf);
+    return MPI_SUCCESS;
+}
+
+static void req_release(struct rdmpi_request *br)
+{
+    struct pml_req *r = (struct pml_req *)br;
+
+    coll_sched_free(r->buf);
+    pml_req_release(r);
+}
+
+/* Cancelling a collective is erroneous (MPI 4.1 sec. 6.12); no cancel op. */
+static const struct rt_req_ops req_ops = {.start = req_start, .release = req_release};
+
+struct coll_sched *coll_sched_new(struct rdmpi_comm *c, const char *fn)
+{
+    struct coll_sched *s = malloc(sizeof(*s));
+
+    if (s)
+        coll_sched_init(s, c, fn);
+    return s;
+}
+
+void coll_sched_free(struct coll_sched *s)
+{
+    coll_sched_fini(s);
+    free(s);
+}
+
+int coll_sched_post(struct coll_sched *s, MPI_Request *request, bool persistent)
+{
+    struct pml_req *r = pml_req_alloc();
+
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    r->base.type = RT_REQ_COLL;
+    r->base.comm = s->comm->handle;
+    r->base.ops = &req_ops;
+    r->base.persistent = persistent;
+    r->buf = s;
+    s->req = r;
+    *request = (MPI_Request)r;
+    if (!persistent)
+        req_start(&r->base);
+    return MPI_SUCCESS;
+}
+
+static int coll_connect(void)
+{
+    coll_byte = rt_dt_get(MPI_BYTE);
+    return rt_progress_register(coll_progress);
+}
+
+static struct rt_layer coll_layer = {.name = "coll", .order = 20, .connect = coll_connect};
+
+__attribute__((constructor)) static void coll_register(void)
+{
+    rt_layer_register(&coll_layer);
+}

@@ -1,0 +1,356 @@
+/* Schedules: building them, and the engine that runs one round at a time.
+ * A round is every step up to the next fence: its local steps run when
+ * reached, its sends and receives are posted, and the round ends when they
+ * have all completed. */
+#include "coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct rdmpi_datatype *coll_byte;
+
+/* Scratch blocks beyond the schedule's inline space. Large ones come from
+ * a one-entry cache: a 1 MiB allreduce would otherwise map and fault in
+ * fresh pages on every call. */
+struct coll_mem {
+    struct coll_mem *next;
+    size_t size;
+    _Alignas(16) char data[];
+};
+
+#define CACHE_MIN (64 * 1024)
+static struct coll_mem *cached;
+
+static struct coll_mem *mem_get(size_t size)
+{
+    struct coll_mem *m;
+
+    if (cached && cached->size >= size) {
+        m = cached;
+        cached = NULL;
+        return m;
+    }
+    m = malloc(sizeof(*m) + size);
+    if (m)
+        m->size = size;
+    return m;
+}
+
+static void mem_put(struct coll_mem *m)
+{
+    if (m->size >= CACHE_MIN && (!cached || cached->size < m->size)) {
+        free(cached);
+        cached = m;
+        return;
+    }
+    free(m);
+}
+
+void coll_sched_init(struct coll_sched *s, struct rdmpi_comm *c, const char *fn)
+{
+    memset(s, 0, offsetof(struct coll_sched, step_space));
+    s->comm = c;
+    s->pc = c->pml;
+    s->rank = c->rank;
+    s->size = c->size;
+    s->fn = fn;
+    s->steps = s->step_space;
+    s->cap = COLL_INLINE_STEPS;
+    s->reqs = s->req_space;
+    s->reqcap = COLL_INLINE_REQS;
+}
+
+void coll_sched_fini(struct coll_sched *s)
+{
+    while (s->mem) {
+        struct coll_mem *m = s->mem;
+        s->mem = m->next;
+        mem_put(m);
+    }
+    if (s->steps != s->step_space)
+        free(s->steps);
+    if (s->reqs != s->req_space)
+        free(s->reqs);
+    if (s->op)
+        coll_op_release(s->op);
+}
+
+static struct coll_step *add(struct coll_sched *s, enum coll_step_kind kind)
+{
+    struct coll_step *st;
+
+    if (RT_UNLIKELY(s->oom))
+        return NULL;
+    if (RT_UNLIKELY(s->nsteps == s->cap)) {
+        int cap = 2 * s->cap;
+        struct coll_step *n = malloc((size_t)cap * sizeof(*n));
+        if (!n) {
+            s->oom = true;
+            return NULL;
+        }
+        memcpy(n, s->steps, (size_t)s->nsteps * sizeof(*n));
+        if (s->steps != s->step_space)
+            free(s->steps);
+        s->steps = n;
+        s->cap = cap;
+    }
+    st = &s->steps[s->nsteps++];
+    st->kind = (uint8_t)kind;
+    return st;
+}
+
+void coll_send(struct coll_sched *s, const void *buf, size_t count, struct rdmpi_datatype *dt,
+               int peer)
+{
+    struct coll_step *st = add(s, COLL_SEND);
+
+    if (!st)
+        return;
+    st->buf = (void *)buf;
+    st->count = count;
+    st->dt = dt;
+    st->peer = peer;
+    s->comm_steps++;
+}
+
+void coll_recv(struct coll_sched *s, void *buf, size_t count, struct rdmpi_datatype *dt,
+               int peer)
+{
+    struct coll_step *st = add(s, COLL_RECV);
+
+    if (!st)
+        return;
+    st->buf = buf;
+    st->count = count;
+    st->dt = dt;
+    st->peer = peer;
+    s->comm_steps++;
+}
+
+void coll_copy(struct coll_sched *s, const void *src, size_t scount, struct rdmpi_datatype *sdt,
+               void *dst, size_t dcount, struct rdmpi_datatype *ddt)
+{
+    struct coll_step *st;
+
+    if (scount * sdt->size == 0 || dcount * ddt->size == 0 ||
+        (src == dst && sdt == ddt && scount == dcount))
+        return;
+    if (!(st = add(s, COLL_COPY)))
+        return;
+    st->src = src;
+    st->scount = scount;
+    st->sdt = sdt;
+    st->buf = dst;
+    st->count = dcount;
+    st->dt = ddt;
+}
+
+void coll_reduce(struct coll_sched *s, const void *src, void *dst, size_t count,
+                 struct rdmpi_datatype *dt, int order)
+{
+    struct coll_step *st;
+
+    if (!count || !(st = add(s, COLL_REDUCE)))
+        return;
+    st->src = src;
+    st->buf = dst;
+    st->count = count;
+    st->dt = dt;
+    st->order = (uint8_t)order;
+}
+
+/* Fences after no communication would only split local steps: skip them. */
+void coll_fence(struct coll_sched *s)
+{
+    if (!s->comm_steps)
+        return;
+    if (add(s, COLL_FENCE))
+        s->comm_steps = 0;
+}
+
+void *coll_tmp_bytes(struct coll_sched *s, size_t bytes)
+{
+    struct coll_mem *m;
+
+    bytes = (bytes + 15) & ~(size_t)15;
+    if (s->oom)
+        return NULL;
+    if (bytes <= COLL_INLINE_SCRATCH - s->scratch_used) {
+        void *p = s->scratch + s->scratch_used;
+        s->scratch_used += bytes;
+        return p;
+    }
+    if (!(m = mem_get(bytes))) {
+        s->oom = true;
+        return NULL;
+    }
+    m->next = s->mem;
+    s->mem = m;
+    return m->data;
+}
+
+void *coll_tmp(struct coll_sched *s, size_t count, const struct rdmpi_datatype *dt)
+{
+    char *p;
+
+    if (!count)
+        return NULL;
+    p = coll_tmp_bytes(s, (size_t)dt->true_extent + (count - 1) * (size_t)dt->extent);
+    return p ? p - dt->true_lb : NULL;
+}
+
+/* ---- the engine ---- */
+
+void coll_sched_start(struct coll_sched *s)
+{
+    s->tag = coll_comm_next_tag(s->comm);
+    s->next = 0;
+    s->nreqs = s->reaped = 0;
+    s->err = 0;
+}
+
+static struct pml_req *req_new(struct coll_sched *s)
+{
+    struct pml_req *r;
+
+    if (RT_UNLIKELY(s->nreqs == s->reqcap)) {
+        int cap = 2 * s->reqcap;
+        struct pml_req **n = malloc((size_t)cap * sizeof(*n));
+        if (!n)
+            rt_fatal("%s: out of memory for %d requests", s->fn, cap);
+        memcpy(n, s->reqs, (size_t)s->nreqs * sizeof(*n));
+        if (s->reqs != s->req_space)
+            free(s->reqs);
+        s->reqs = n;
+        s->reqcap = cap;
+    }
+    if (RT_UNLIKELY(!(r = pml_req_alloc())))
+        rt_fatal("%s: out of requests", s->fn);
+    s->reqs[s->nreqs++] = r;
+    return r;
+}
+
+static void fail(struct coll_sched *s, int err, int peer, size_t got, size_t want)
+{
+    if (s->err)
+        return;
+    s->err = err;
+    s->err_peer = peer;
+    s->err_got = got;
+    s->err_want = want;
+}
+
+/* Collectives know every message's exact size: a shorter one means the
+ * ranks passed different counts or types, as a longer one does. */
+static void reap(struct coll_sched *s)
+{
+    for (int i = 0; i < s->nreqs; i++) {
+        struct pml_req *r = s->reqs[i];
+        const MPI_Status *st = &r->base.status;
+
+        if (RT_UNLIKELY(st->MPI_ERROR))
+            fail(s, st->MPI_ERROR, r->peer, (size_t)st->rdmpi_count, r->len);
+        else if (RT_UNLIKELY(!r->send && (size_t)st->rdmpi_count != r->len))
+            fail(s, MPI_ERR_NOT_SAME, r->peer, (size_t)st->rdmpi_count, r->len);
+        pml_req_release(r);
+    }
+    s->nreqs = s->reaped = 0;
+}
+
+/* Copies between any two layouts with the same type signature. */
+static void copy(const struct coll_step *st)
+{
+    size_t sn = st->scount * st->sdt->size, dn = st->count * st->dt->size;
+    size_t n = sn < dn ? sn : dn;
+    bool sc = rt_dt_contig(st->sdt, st->scount), dc = rt_dt_contig(st->dt, st->count);
+    char chunk[4096];
+
+    if (sc && dc)
+        memcpy((char *)st->buf + st->dt->lb, (const char *)st->src + st->sdt->lb, n);
+    else if (dc)
+        rt_dt_pack(st->sdt, st->src, st->scount, 0, (char *)st->buf + st->dt->lb, n);
+    else if (sc)
+        rt_dt_unpack(st->dt, st->buf, st->count, 0, (const char *)st->src + st->sdt->lb, n);
+    else
+        for (size_t off = 0; off < n; off += sizeof(chunk)) {
+            size_t k = n - off < sizeof(chunk) ? n - off : sizeof(chunk);
+            rt_dt_pack(st->sdt, st->src, st->scount, off, chunk, k);
+            rt_dt_unpack(st->dt, st->buf, st->count, off, chunk, k);
+        }
+}
+
+static void reduce(const struct coll_sched *s, const struct coll_step *st)
+{
+    if (st->order == COLL_SRC_LOWER || s->op->commute) {
+        coll_op_apply(s->op, st->src, st->buf, st->count, st->dt);
+        return;
+    }
+    /* dst op src with a function that computes in op inout: compute into
+     * the (scratch) source, then move the result over. */
+    coll_op_apply(s->op, st->buf, (void *)st->src, st->count, st->dt);
+    struct coll_step c = {.src = st->src, .scount = st->count, .sdt = st->dt,
+                          .buf = st->buf, .count = st->count, .dt = st->dt};
+    copy(&c);
+}
+
+static void issue(struct coll_sched *s, const struct coll_step *st)
+{
+    struct pml_req *r;
+    bool done;
+
+    switch (st->kind) {
+    case COLL_SEND:
+        pml_send_now(st->buf, st->count, st->dt, st->peer, s->tag, s->pc, PML_STANDARD, &done);
+        if (done)
+            break;
+        r = req_new(s);
+        pml_isend(st->buf, st->count, st->dt, st->peer, s->tag, s->pc, PML_STANDARD, r);
+        break;
+    case COLL_RECV:
+        r = req_new(s);
+        pml_recv_setup(r, st->buf, st->count, st->dt, st->peer, s->tag, s->pc);
+        pml_irecv(r);
+        break;
+    case COLL_COPY:
+        copy(st);
+        break;
+    case COLL_REDUCE:
+        reduce(s, st);
+        break;
+    default:
+        break;
+    }
+}
+
+bool coll_sched_advance(struct coll_sched *s)
+{
+    for (;;) {
+        while (s->reaped < s->nreqs) {
+            if (!__atomic_load_n(&s->reqs[s->reaped]->base.complete, __ATOMIC_ACQUIRE))
+                return false;
+            s->reaped++;
+        }
+        if (s->nreqs)
+            reap(s);
+        if (s->next == s->nsteps)
+            return true;
+        while (s->next < s->nsteps) {
+            const struct coll_step *st = &s->steps[s->next++];
+            if (st->kind == COLL_FENCE)
+                break;
+            issue(s, st);
+        }
+    }
+}
+
+int coll_sched_run(struct coll_sched *s)
+{
+    unsigned spins = 0;
+
+    coll_sched_start(s);
+    while (!coll_sched_advance(s)) {
+        if (!rt_progress())
+            rt_progress_idle(&spins);
+    }
+    return s->err;
+}

@@ -1,0 +1,668 @@
+/*
+ * job.c: starting the ranks, watching them, and ending the job.
+ *
+ * The main loop polls a signalfd (SIGCHLD and the signals mpirun forwards),
+ * the PMIx wake-up pipe and the ranks' output pipes, with a poll timeout
+ * set by the nearest deadline (--timeout, the SIGKILL after the grace
+ * period, the last wait for output).  It never sleeps otherwise.
+ *
+ * Ending the job: the first failure (a rank killed by a signal, exiting
+ * non-zero, exiting 0 without finalizing after it connected, calling
+ * MPI_Abort, the timeout, or a signal to mpirun) prints one line, sets the
+ * exit status and sends SIGTERM to every rank still running; after the
+ * grace period the survivors get SIGKILL.  Later deaths are the teardown's
+ * doing and are not reported.  Each rank leads its own process group, so
+ * whatever it started goes with it; once every rank is reaped, anything
+ * left in those groups is killed.  A child also dies with mpirun
+ * (PR_SET_PDEATHSIG), so even kill -9 of mpirun leaves no rank behind.
+ */
+#include "launcher.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Signals handled by the main loop through the signalfd. */
+static const int loop_signals[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+
+/* What a forked child needs, prepared before fork: between fork and exec
+ * the child may only make async-signal-safe calls. */
+struct child_plan {
+    char **env;
+    int fds[2];
+    int stdin_fd; /* -1: keep mpirun's stdin (rank 0) */
+    int own_group;
+    int bind;
+    cpu_set_t cpus;
+    pid_t parent;
+    struct rlimit nofile; /* the limit mpirun was given */
+    char errprefix[512];
+};
+
+/* Each rank costs mpirun three descriptors (two pipes and its PMIx
+ * socket); ask for four, plus a few for mpirun itself.  The soft limit is
+ * raised as far as needed and allowed; the ranks get the limit mpirun was
+ * started with. */
+static struct rlimit orig_nofile;
+
+static int raise_nofile(int size)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)size * 4 + 64;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return 0;
+    orig_nofile = rl;
+    if (rl.rlim_cur >= need)
+        return 0;
+    rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    if (rl.rlim_cur < need) {
+        ln_err("%d ranks need about %lu open files, but the limit is %lu "
+               "(raise it with ulimit -n, or start fewer ranks)",
+               size, (unsigned long)need, (unsigned long)rl.rlim_cur);
+        return -EMFILE;
+    }
+    return 0;
+}
+
+int ln_job_init(struct ln_job *job, struct ln_opts *o)
+{
+    sigset_t set;
+    cpu_set_t cs;
+
+    memset(job, 0, sizeof(*job));
+    job->opts = o;
+    job->size = o->np;
+    job->sfd = -1;
+    job->devnull = -1;
+    job->t0 = ln_now();
+    snprintf(job->nspace, sizeof(job->nspace), "rdmpi.%d", (int)getpid());
+    if (gethostname(job->host, sizeof(job->host) - 1) < 0)
+        snprintf(job->host, sizeof(job->host), "localhost");
+
+    if (raise_nofile(job->size))
+        return -EMFILE;
+    job->ranks = calloc(job->size, sizeof(*job->ranks));
+    if (!job->ranks) {
+        ln_err("out of memory for %d ranks", job->size);
+        return -ENOMEM;
+    }
+    for (int r = 0; r < job->size; r++) {
+        job->ranks[r].rank = r;
+        job->ranks[r].out_file = job->ranks[r].err_file = -1;
+        job->ranks[r].out.fd = job->ranks[r].err.fd = -1;
+    }
+
+    /* The CPUs we may use, in order, for --bind-to core. */
+    CPU_ZERO(&cs);
+    if (sched_getaffinity(0, sizeof(cs), &cs) < 0 || CPU_COUNT(&cs) == 0)
+        CPU_SET(0, &cs);
+    job->ncpus = CPU_COUNT(&cs);
+    job->cpus = malloc(job->ncpus * sizeof(int));
+    if (!job->cpus) {
+        ln_err("out of memory");
+        return -ENOMEM;
+    }
+    for (int c = 0, k = 0; c < CPU_SETSIZE && k < job->ncpus; c++)
+        if (CPU_ISSET(c, &cs))
+            job->cpus[k++] = c;
+    job->bind = o->bind == LN_BIND_CORE || (o->bind == LN_BIND_DEFAULT && job->size <= job->ncpus);
+
+    job->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (job->devnull < 0) {
+        ln_err("cannot open /dev/null: %s", strerror(errno));
+        return -errno;
+    }
+    job->stdin_tty = isatty(0);
+
+    /* Block the loop's signals before PMIx starts its threads, so that
+     * they inherit the mask and every such signal reaches the signalfd. */
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof(loop_signals) / sizeof(int); i++)
+        sigaddset(&set, loop_signals[i]);
+    if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
+        (job->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+        ln_err("cannot set up signal handling: %s", strerror(errno));
+        return -errno;
+    }
+    if (o->timeout > 0)
+        job->timeout_at = job->t0 + o->timeout;
+    return 0;
+}
+
+void ln_job_free(struct ln_job *job)
+{
+    for (int r = 0; job->ranks && r < job->size; r++) {
+        struct ln_rank *rk = &job->ranks[r];
+
+        if (rk->out_file >= 0)
+            close(rk->out_file);
+        if (rk->err_file >= 0)
+            close(rk->err_file);
+        ln_iof_close(job, &rk->out);
+        ln_iof_close(job, &rk->err);
+    }
+    free(job->ranks);
+    free(job->cpus);
+    if (job->devnull >= 0)
+        close(job->devnull);
+    if (job->sfd >= 0)
+        close(job->sfd);
+    job->ranks = NULL;
+    job->cpus = NULL;
+}
+
+static void signal_rank(struct ln_rank *r, int sig)
+{
+    if (r->pgid > 0 && kill(-r->pgid, sig) == 0)
+        return;
+    if (r->pid > 0 && r->state == LN_RANK_RUNNING)
+        kill(r->pid, sig);
+}
+
+/* SIGTERM (or sig) to every running rank but `spare`, SIGKILL later. */
+static void start_teardown(struct ln_job *job, int sig, int spare)
+{
+    double grace = job->opts->kill_grace;
+
+    for (int i = 0; i < job->size; i++)
+        if (job->ranks[i].state == LN_RANK_RUNNING && i != spare)
+            signal_rank(&job->ranks[i], grace > 0 ? sig : SIGKILL);
+    if (!job->kill_at)
+        job->kill_at = ln_now() + grace;
+}
+
+static void kill_all(struct ln_job *job)
+{
+    for (int i = 0; i < job->size; i++)
+        if (job->ranks[i].state == LN_RANK_RUNNING)
+            signal_rank(&job->ranks[i], SIGKILL);
+}
+
+/* The first failure decides the exit status and prints the one line. */
+static void fail(struct ln_job *job, int code, int spare, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fail(struct ln_job *job, int code, int spare, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+
+    if (job->failed)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    job->failed = 1;
+    job->exit_code = code;
+    ln_err("%s", msg);
+    start_teardown(job, SIGTERM, spare);
+}
+
+static void judge_exit(struct ln_job *job, struct ln_rank *r)
+{
+    int st = r->wstatus;
+    char name[32];
+
+    if (job->failed) {
+        ln_verbose(job, "rank %d (pid %d) ended during teardown (wait status 0x%x)", r->rank,
+                   (int)r->pid, st);
+        return;
+    }
+    if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+
+        fail(job, 128 + sig, -1, "rank %d (pid %d) on host %s was killed by signal %d (%s)",
+             r->rank, (int)r->pid, job->host, sig, ln_signame(sig, name, sizeof(name)));
+    } else if (WEXITSTATUS(st) != 0) {
+        fail(job, WEXITSTATUS(st), -1, "rank %d (pid %d) on host %s exited with status %d", r->rank,
+             (int)r->pid, job->host, WEXITSTATUS(st));
+    } else if (ln_pmix_connected(r->rank) && !ln_pmix_finalized(r->rank)) {
+        fail(job, LN_EXIT_NOFINALIZE, -1,
+             "rank %d (pid %d) on host %s exited with status 0 without calling MPI_Finalize",
+             r->rank, (int)r->pid, job->host);
+    }
+}
+
+static struct ln_rank *rank_of_pid(struct ln_job *job, pid_t pid)
+{
+    for (int i = 0; i < job->size; i++)
+        if (job->ranks[i].pid == pid && job->ranks[i].state == LN_RANK_RUNNING)
+            return &job->ranks[i];
+    return NULL;
+}
+
+static void reap(struct ln_job *job)
+{
+    pid_t pid;
+    int st;
+
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+        struct ln_rank *r = rank_of_pid(job, pid);
+
+        if (!r)
+            continue;
+        r->wstatus = st;
+        r->state = LN_RANK_EXITED;
+        job->nlive--;
+        /* Its last words first, then the verdict. */
+        ln_iof_drain(job, r);
+        judge_exit(job, r);
+        ln_pmix_client_gone(job, r->rank);
+    }
+}
+
+static void handle_events(struct ln_job *job)
+{
+    struct ln_event *ev, *next;
+
+    ln_pmix_clear_wake();
+    for (ev = ln_pmix_take_events(); ev; ev = next) {
+        next = ln_pmix_event_next(ev);
+        if (ln_pmix_event_type(ev) == LN_EV_ABORT) {
+            int r = ln_pmix_event_rank(ev);
+            int s = ln_pmix_event_status(ev);
+            int code = s >= 0 && s <= 255 ? s : 255;
+
+            if (r >= 0) {
+                struct ln_rank *rk = &job->ranks[r];
+
+                rk->aborted = 1;
+                /* Its own message comes before ours. */
+                ln_iof_drain(job, rk);
+                fail(job, code, r,
+                     "rank %d (pid %d) on host %s called MPI_Abort with error code %d", r,
+                     (int)rk->pid, job->host, s);
+            } else {
+                fail(job, code, -1, "a process called PMIx_Abort with status %d", s);
+            }
+        }
+        ln_pmix_event_done(ev);
+    }
+}
+
+static void forward_to_all(struct ln_job *job, int sig)
+{
+    for (int i = 0; i < job->size; i++)
+        if (job->ranks[i].state == LN_RANK_RUNNING)
+            signal_rank(&job->ranks[i], sig);
+}
+
+/* Returns 1 if a terminating signal arrived. */
+static int handle_signals(struct ln_job *job)
+{
+    struct signalfd_siginfo si;
+    int child = 0, term = 0;
+    char name[32];
+
+    while (read(job->sfd, &si, sizeof(si)) == sizeof(si)) {
+        int sig = (int)si.ssi_signo;
+
+        switch (sig) {
+        case SIGCHLD: child = 1; break;
+        case SIGUSR1:
+        case SIGUSR2: forward_to_all(job, sig); break;
+        default:
+            term = 1;
+            if (++job->signals_seen > 1) {
+                /* Asked twice: no more grace. */
+                kill_all(job);
+                break;
+            }
+            if (!job->failed) {
+                job->failed = 1;
+                job->exit_code = 128 + sig;
+                ln_err("caught %s; ending the job", ln_signame(sig, name, sizeof(name)));
+            }
+            forward_to_all(job, sig);
+            if (!job->kill_at)
+                job->kill_at = ln_now() + job->opts->kill_grace;
+            break;
+        }
+    }
+    if (child)
+        reap(job);
+    return term;
+}
+
+static void check_timers(struct ln_job *job, double now)
+{
+    if (job->timeout_at && now >= job->timeout_at && !job->failed && job->nlive > 0) {
+        char list[512] = "", pids[512] = "";
+        size_t l = 0, p = 0;
+
+        for (int i = 0; i < job->size; i++) {
+            struct ln_rank *r = &job->ranks[i];
+
+            if (r->state != LN_RANK_RUNNING)
+                continue;
+            if (l + 16 < sizeof(list))
+                l += snprintf(list + l, sizeof(list) - l, "%s%d", l ? "," : "", i);
+            else if (l + 4 < sizeof(list))
+                l += snprintf(list + l, sizeof(list) - l, "...");
+            if (p + 16 < sizeof(pids))
+                p += snprintf(pids + p, sizeof(pids) - p, "%s%d", p ? "," : "", (int)r->pid);
+            else if (p + 4 < sizeof(pids))
+                p += snprintf(pids + p, sizeof(pids) - p, "...");
+        }
+        ln_err("timeout after %g s; ranks still running: %s (pids %s)", job->opts->timeout,
+               list, pids);
+        job->failed = 1;
+        job->exit_code = LN_EXIT_TIMEOUT;
+        /* MPI ranks answer SIGUSR1 with a hang report (what each waits for);
+         * give them a moment to print it before the teardown. */
+        int asked = 0;
+        for (int i = 0; i < job->size; i++) {
+            if (job->ranks[i].state == LN_RANK_RUNNING && ln_pmix_connected(i) &&
+                !ln_pmix_finalized(i) && job->ranks[i].pid > 0) {
+                kill(job->ranks[i].pid, SIGUSR1);
+                asked = 1;
+            }
+        }
+        job->report_at = asked ? now + 1.0 : now;
+    }
+    if (job->report_at && now >= job->report_at) {
+        job->report_at = 0;
+        start_teardown(job, SIGTERM, -1);
+    }
+    if (job->kill_at && now >= job->kill_at) {
+        kill_all(job);
+        job->kill_at = 0;
+    }
+}
+
+static int next_timeout_ms(struct ln_job *job, double now)
+{
+    double t = 0;
+    double cand[4] = {job->failed ? 0 : job->timeout_at, job->kill_at, job->report_at,
+                      job->nlive == 0 ? job->drain_at : 0};
+
+    for (int i = 0; i < 4; i++)
+        if (cand[i] && (!t || cand[i] < t))
+            t = cand[i];
+    if (!t)
+        return -1;
+    if (t <= now)
+        return 0;
+    return (int)((t - now) * 1000) + 1;
+}
+
+/* Once every rank is gone: kill what they left in their process groups,
+ * which also closes the pipes such leftovers held. */
+static void reap_groups(struct ln_job *job)
+{
+    for (int i = 0; i < job->size; i++)
+        if (job->ranks[i].pgid > 0)
+            kill(-job->ranks[i].pgid, SIGKILL);
+}
+
+int ln_job_run(struct ln_job *job)
+{
+    size_t cap = 2 + 2 * (size_t)job->size;
+    struct pollfd *pfd = malloc(cap * sizeof(*pfd));
+    struct ln_stream **who = malloc(cap * sizeof(*who));
+    int groups_reaped = 0;
+
+    if (!pfd || !who) {
+        ln_err("out of memory");
+        kill_all(job);
+        free(pfd);
+        free(who);
+        job->exit_code = LN_EXIT_INTERNAL;
+        /* Still reap what was started. */
+        while (job->nlive > 0 && wait(NULL) > 0)
+            job->nlive--;
+        return job->exit_code;
+    }
+
+    for (;;) {
+        double now = ln_now();
+        size_t n = 0;
+        int open_streams = 0;
+
+        handle_events(job);
+        handle_signals(job);
+        check_timers(job, now);
+
+        if (job->nlive == 0 && !groups_reaped) {
+            reap_groups(job);
+            groups_reaped = 1;
+            job->drain_at = now + 0.5;
+        }
+        for (int i = 0; i < job->size; i++) {
+            struct ln_stream *ss[2] = {&job->ranks[i].out, &job->ranks[i].err};
+
+            for (int k = 0; k < 2; k++) {
+                if (ss[k]->fd < 0)
+                    continue;
+                open_streams++;
+                pfd[n].fd = ss[k]->fd;
+                pfd[n].events = POLLIN;
+                who[n++] = ss[k];
+            }
+        }
+        if (job->nlive == 0 && (open_streams == 0 || now >= job->drain_at))
+            break;
+
+        pfd[n].fd = job->sfd;
+        pfd[n].events = POLLIN;
+        who[n++] = NULL;
+        pfd[n].fd = ln_pmix_wake_fd();
+        pfd[n].events = POLLIN;
+        who[n++] = NULL;
+
+        int rc = poll(pfd, n, next_timeout_ms(job, now));
+
+        if (rc < 0 && errno != EINTR) {
+            ln_err("poll: %s", strerror(errno));
+            break;
+        }
+        for (size_t i = 0; rc > 0 && i < n; i++)
+            if (who[i] && pfd[i].revents)
+                ln_iof_read(job, who[i]);
+    }
+
+    for (int i = 0; i < job->size; i++) {
+        ln_iof_close(job, &job->ranks[i].out);
+        ln_iof_close(job, &job->ranks[i].err);
+    }
+    free(pfd);
+    free(who);
+    ln_verbose(job, "job done after %.1f ms, exit status %d", (ln_now() - job->t0) * 1e3,
+               job->exit_code);
+    return job->exit_code;
+}
+
+/* The environment every rank starts from: mpirun's own, less the PMIx
+ * variables of any launcher that started mpirun (PMIX_MCA_* settings are
+ * kept), plus the ranks' variables from the options in command order. */
+static char **base_env(struct ln_job *job, size_t *count)
+{
+    size_t n = 0, k = 0;
+    char **env;
+
+    for (char **e = environ; *e; e++)
+        n++;
+    env = calloc(n + job->opts->nrank_env + 1, sizeof(*env));
+    if (!env)
+        return NULL;
+    for (char **e = environ; *e; e++)
+        if (strncmp(*e, "PMIX_", 5) || !strncmp(*e, "PMIX_MCA_", 9))
+            env[k++] = *e;
+    for (size_t i = 0; i < job->opts->nrank_env; i++) {
+        char *v = job->opts->rank_env[i];
+        size_t len = strcspn(v, "=") + 1;
+        size_t j;
+
+        for (j = 0; j < k; j++)
+            if (!strncmp(env[j], v, len))
+                break;
+        env[j] = v;
+        if (j == k)
+            k++;
+    }
+    env[k] = NULL;
+    *count = k;
+    return env;
+}
+
+static void free_env(char **env)
+{
+    if (!env)
+        return;
+    for (char **e = env; *e; e++)
+        free(*e);
+    free(env);
+}
+
+/* A private copy: PMIx may replace or free entries of what it is given. */
+static char **copy_env(char **base, size_t n)
+{
+    char **env = calloc(n + 1, sizeof(*env));
+
+    if (!env)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!(env[i] = strdup(base[i]))) {
+            free_env(env);
+            return NULL;
+        }
+    return env;
+}
+
+static void put_str(const char *s)
+{
+    if (write(2, s, strlen(s)) < 0) {
+        /* nothing left to tell it to */
+    }
+}
+
+/* In the child, between fork and exec: async-signal-safe calls only. */
+static void __attribute__((noreturn)) child_exec(struct ln_job *job, struct child_plan *p)
+{
+    sigset_t none;
+    int err;
+
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    if (p->own_group)
+        setpgid(0, 0);
+    /* Die with mpirun, even by kill -9; and if mpirun is already gone,
+     * do not start at all. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != p->parent)
+        _exit(128 + SIGKILL);
+    if (p->bind)
+        sched_setaffinity(0, sizeof(p->cpus), &p->cpus);
+    setrlimit(RLIMIT_NOFILE, &p->nofile);
+    if (p->stdin_fd >= 0)
+        dup2(p->stdin_fd, 0);
+    dup2(p->fds[0], 1);
+    dup2(p->fds[1], 2);
+    close_range(3, ~0U, 0);
+    execve(job->opts->prog, job->opts->argv, p->env);
+    err = errno;
+    put_str(p->errprefix);
+    put_str(strerrordesc_np(err) ? strerrordesc_np(err) : "error");
+    put_str("\n");
+    _exit(err == ENOENT ? LN_EXIT_NOTFOUND : LN_EXIT_NOEXEC);
+}
+
+int ln_job_spawn(struct ln_job *job)
+{
+    size_t nbase;
+    char **base = base_env(job, &nbase);
+    struct child_plan plan;
+    double t = ln_now();
+    int rc = 0;
+
+    if (!base) {
+        ln_err("out of memory");
+        return -ENOMEM;
+    }
+    memset(&plan, 0, sizeof(plan));
+    plan.parent = getpid();
+    plan.nofile = orig_nofile;
+    for (int r = 0; r < job->size; r++) {
+        struct ln_rank *rk = &job->ranks[r];
+        pid_t pid;
+
+        /* A Ctrl-C during startup stops it here. */
+        if (handle_signals(job) || job->failed)
+            break;
+
+        plan.env = copy_env(base, nbase);
+        if (!plan.env) {
+            ln_err("out of memory");
+            rc = -ENOMEM;
+            break;
+        }
+        if ((rc = ln_pmix_setup_fork(job, r, &plan.env)))
+            break;
+        plan.fds[0] = plan.fds[1] = -1;
+        if ((rc = ln_iof_prepare(job, rk, plan.fds))) {
+            ln_iof_parent_close(plan.fds);
+            ln_iof_close(job, &rk->out);
+            break;
+        }
+        plan.stdin_fd = r == 0 ? -1 : job->devnull;
+        /* Rank 0 reading a terminal must stay in the terminal's
+         * foreground process group, which is mpirun's. */
+        plan.own_group = !(r == 0 && job->stdin_tty);
+        plan.bind = job->bind;
+        if (plan.bind) {
+            CPU_ZERO(&plan.cpus);
+            CPU_SET(job->cpus[r % job->ncpus], &plan.cpus);
+        }
+        snprintf(plan.errprefix, sizeof(plan.errprefix),
+                 "mpirun: cannot start rank %d: execve(%s): ", r, job->opts->prog);
+
+        pid = fork();
+        if (pid == 0)
+            child_exec(job, &plan);
+        rc = pid < 0 ? -errno : 0;
+        ln_iof_parent_close(plan.fds);
+        if (job->opts->output_dir)
+            rk->out_file = rk->err_file = -1;
+        free_env(plan.env);
+        plan.env = NULL;
+        if (pid < 0) {
+            ln_err("cannot start rank %d: fork: %s", r, strerror(-rc));
+            ln_iof_close(job, &rk->out);
+            ln_iof_close(job, &rk->err);
+            break;
+        }
+        /* Also here, so that a kill of the group cannot race the
+         * child's own setpgid. */
+        if (plan.own_group) {
+            setpgid(pid, pid);
+            rk->pgid = pid;
+        }
+        rk->pid = pid;
+        rk->state = LN_RANK_RUNNING;
+        job->nlive++;
+    }
+    free_env(plan.env);
+    free(base);
+    ln_verbose(job, "started %d ranks in %.1f ms", job->nlive, (ln_now() - t) * 1e3);
+    if (rc && !job->failed) {
+        job->failed = 1;
+        job->exit_code = LN_EXIT_INTERNAL;
+        start_teardown(job, SIGTERM, -1);
+    }
+    return rc;
+}

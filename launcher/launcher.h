@@ -1,0 +1,161 @@
+/*
+ * launcher.h: what the pieces of mpirun share.
+ *
+ * mpirun is one process with one thread of its own.  PMIx runs its progress
+ * thread beside it; the PMIx upcalls only copy their arguments into an event
+ * and wake the main loop (pmix_server.c).  Everything else (forking, reaping,
+ * forwarding output, timers, teardown) happens on the main thread in the
+ * poll() loop of job.c, so no other state needs a lock.
+ *
+ * Internal functions carry the ln_ prefix and return 0 or a negative errno
+ * value; the function that detects an error prints it, callers pass it on.
+ */
+#ifndef LN_LAUNCHER_H
+#define LN_LAUNCHER_H
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0.1.0"
+#endif
+
+/* Exit codes of mpirun itself, besides the ranks' own statuses. */
+enum {
+    LN_EXIT_INTERNAL = 1,   /* a launcher resource failed (PMIx, fork) */
+    LN_EXIT_USAGE = 2,      /* bad command line or RDMPI_* setting */
+    LN_EXIT_NOFINALIZE = 1, /* a rank exited 0 without MPI_Finalize */
+    LN_EXIT_TIMEOUT = 124,  /* --timeout expired (as timeout(1)) */
+    LN_EXIT_NOEXEC = 126,   /* program found but not executable */
+    LN_EXIT_NOTFOUND = 127, /* program not found (as the shell) */
+};
+
+enum ln_bind { LN_BIND_DEFAULT, LN_BIND_NONE, LN_BIND_CORE };
+
+/* Everything the command line and the RDMPI_* variables decide. */
+struct ln_opts {
+    int np;                 /* number of ranks, > 0 after parsing */
+    int tag_output;         /* prefix lines with "[R] " */
+    double timeout;         /* seconds, 0 for none */
+    const char *output_dir; /* --output-filename, or NULL */
+    enum ln_bind bind;
+    int verbose;       /* mpirun's own chatter at >= 2 */
+    double kill_grace; /* seconds between SIGTERM and SIGKILL */
+    char **rank_env;   /* "VAR=value" for ranks, in command order */
+    size_t nrank_env;
+    char **argv; /* the program's argv, argv[0] as typed */
+    char *prog;  /* argv[0] resolved through PATH */
+};
+
+/* Parse argv and the environment into *o.  Returns 0, a negative errno on
+ * internal failure, or 1 when mpirun should exit 0 at once (--help,
+ * --version).  Usage errors are printed and return -EINVAL. */
+int ln_opts_parse(struct ln_opts *o, int argc, char **argv);
+void ln_opts_free(struct ln_opts *o);
+
+/* One output stream of one rank, read from a pipe (iof.c). */
+struct ln_stream {
+    int fd;    /* read end, -1 once closed */
+    int outfd; /* where its lines go: 1 or 2 */
+    int rank;
+    char *buf; /* bytes not yet written (a partial line) */
+    size_t len, cap;
+    int at_line_start; /* next byte begins a line (for tags) */
+};
+
+enum ln_rank_state { LN_RANK_NEW, LN_RANK_RUNNING, LN_RANK_EXITED };
+
+struct ln_rank {
+    int rank;
+    pid_t pid;
+    pid_t pgid; /* its process group, or 0 if it shares ours */
+    enum ln_rank_state state;
+    int aborted;            /* it called PMIx_Abort */
+    int wstatus;            /* from waitpid */
+    int out_file, err_file; /* --output-filename fds before fork */
+    struct ln_stream out, err;
+};
+
+struct ln_job {
+    struct ln_opts *opts;
+    int size;
+    char nspace[256]; /* PMIX_MAX_NSLEN + 1 */
+    char host[256];
+    char tmpdir[4096]; /* per-job PMIx directory, "" if none */
+    int pmix_up;       /* PMIx_server_init succeeded */
+    struct ln_rank *ranks;
+    int nlive; /* started and not yet reaped */
+    int ncpus;
+    int *cpus; /* allowed CPUs, for --bind-to core */
+    int bind;  /* resolved: 1 to pin ranks */
+    int devnull;
+    int stdin_tty; /* mpirun's stdin is a terminal */
+
+    int failed;        /* the job is being ended */
+    int exit_code;     /* mpirun's exit status */
+    double kill_at;    /* when to SIGKILL survivors, 0 = not armed */
+    double timeout_at; /* --timeout deadline, 0 = none */
+    double report_at;  /* timed out: teardown after the hang reports, 0 = none */
+    double drain_at;   /* give up on output pipes after this */
+    int signals_seen;  /* SIGINT/TERM/HUP received */
+    int sfd;           /* signalfd */
+    double t0;         /* start time, for -v -v timings */
+};
+
+/* util.c */
+void ln_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ln_verbose(const struct ln_job *job, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+double ln_now(void);
+int ln_write_all(int fd, const void *buf, size_t len);
+const char *ln_signame(int sig, char *buf, size_t len);
+
+/* cleanup.c: the per-job PMIx directory and /dev/shm segments. */
+int ln_tmpdir_create(struct ln_job *job);
+void ln_tmpdir_remove(struct ln_job *job);
+void ln_sweep_stale(void);
+void ln_shm_remove_job(const struct ln_job *job);
+
+/* pmix_server.c */
+/* Upcalls answered later by the main loop.  client_connected and
+ * client_finalized complete at once and only set the flags read by
+ * ln_pmix_connected() and ln_pmix_finalized(). */
+enum ln_ev_type { LN_EV_ABORT, LN_EV_FENCE, LN_EV_DMODEX };
+struct ln_event;
+int ln_pmix_init(struct ln_job *job);
+int ln_pmix_register_clients(struct ln_job *job);
+int ln_pmix_connected(int rank);
+int ln_pmix_finalized(int rank);
+int ln_pmix_setup_fork(struct ln_job *job, int rank, char ***env);
+void ln_pmix_client_gone(struct ln_job *job, int rank);
+void ln_pmix_finalize(struct ln_job *job);
+int ln_pmix_wake_fd(void);
+void ln_pmix_clear_wake(void);
+/* Take the queued upcall events, oldest first. */
+struct ln_event *ln_pmix_take_events(void);
+struct ln_event *ln_pmix_event_next(struct ln_event *ev);
+enum ln_ev_type ln_pmix_event_type(const struct ln_event *ev);
+int ln_pmix_event_rank(const struct ln_event *ev);
+int ln_pmix_event_status(const struct ln_event *ev);
+/* Answer the event (run the PMIx callback, if any) and free it. */
+void ln_pmix_event_done(struct ln_event *ev);
+
+/* iof.c: stdout/stderr forwarding. */
+int ln_iof_prepare(struct ln_job *job, struct ln_rank *r, int child_fds[2]);
+void ln_iof_parent_close(int child_fds[2]);
+int ln_iof_read(struct ln_job *job, struct ln_stream *s);
+void ln_iof_drain(struct ln_job *job, struct ln_rank *r);
+void ln_iof_close(struct ln_job *job, struct ln_stream *s);
+int ln_output_dirs(struct ln_job *job);
+
+/* job.c */
+int ln_job_init(struct ln_job *job, struct ln_opts *o);
+int ln_job_spawn(struct ln_job *job);
+int ln_job_run(struct ln_job *job);
+void ln_job_free(struct ln_job *job);
+
+#endif /* LN_LAUNCHER_H */

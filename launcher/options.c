@@ -1,0 +1,519 @@
+/*
+ * options.c: mpirun's command line and its RDMPI_* environment twins.
+ *
+ * Open MPI's option names are accepted, and so are Hydra's (MPICH)
+ * spellings.  Every long option works with one dash or two, and with its
+ * value either as the next word or after '='.  Parsing stops at the first
+ * word that is not an option (the program) or after "--", so the program's
+ * own options are never looked at.  Settings come from RDMPI_* variables
+ * first, and the command line overrides them.
+ */
+#include "launcher.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EXAMPLE "(example: mpirun -n 4 ./app)"
+
+enum opt_id {
+    O_NP,
+    O_X,
+    O_GENV,
+    O_GENVLIST,
+    O_GENVALL,
+    O_TAG,
+    O_TIMEOUT,
+    O_OUTDIR,
+    O_OVERSUB,
+    O_HELP,
+    O_VERSION,
+    O_VERBOSE,
+    O_BTL,
+    O_PROVIDER,
+    O_IFACE,
+    O_REPORT,
+    O_BIND,
+    O_ROOT,
+    O_MCA,
+    O_GRACE,
+};
+
+struct opt {
+    const char *name; /* without dashes */
+    enum opt_id id;
+    int nargs;           /* words taken after the option */
+    const char *example; /* its use, for error messages */
+};
+
+static const struct opt table[] = {
+    {"n", O_NP, 1, "-n 4"},
+    {"np", O_NP, 1, "-np 4"},
+    {"c", O_NP, 1, "-c 4"},
+    {"x", O_X, 1, "-x OMP_NUM_THREADS=2"},
+    {"genv", O_GENV, 2, "-genv OMP_NUM_THREADS 2"},
+    {"env", O_GENV, 2, "-env OMP_NUM_THREADS 2"},
+    {"genvlist", O_GENVLIST, 1, "-genvlist PATH,HOME"},
+    {"envlist", O_GENVLIST, 1, "-envlist PATH,HOME"},
+    {"genvall", O_GENVALL, 0, NULL},
+    {"envall", O_GENVALL, 0, NULL},
+    {"tag-output", O_TAG, 0, NULL},
+    {"l", O_TAG, 0, NULL},
+    {"prepend-rank", O_TAG, 0, NULL},
+    {"timeout", O_TIMEOUT, 1, "--timeout 60"},
+    {"output-filename", O_OUTDIR, 1, "--output-filename out"},
+    {"oversubscribe", O_OVERSUB, 0, NULL},
+    {"h", O_HELP, 0, NULL},
+    {"help", O_HELP, 0, NULL},
+    {"version", O_VERSION, 0, NULL},
+    {"V", O_VERSION, 0, NULL},
+    {"v", O_VERBOSE, 0, NULL},
+    {"verbose", O_VERBOSE, 0, NULL},
+    {"btl", O_BTL, 1, "--btl sm,self"},
+    {"provider", O_PROVIDER, 1, "--provider tcp"},
+    {"iface", O_IFACE, 1, "--iface eth0"},
+    {"report-transport", O_REPORT, 0, NULL},
+    {"bind-to", O_BIND, 1, "--bind-to core"},
+    {"allow-run-as-root", O_ROOT, 0, NULL},
+    {"mca", O_MCA, 2, "--mca btl sm,self"},
+    {"gmca", O_MCA, 2, "--gmca btl sm,self"},
+    {"kill-grace", O_GRACE, 1, "--kill-grace 5"},
+};
+
+static const char help_text[] =
+    "Usage: mpirun [options] [--] program [program arguments]\n"
+    "\n"
+    "Starts the ranks of an rdmpi job on this host, serves them PMIx, forwards\n"
+    "their output line by line and ends the whole job when one rank fails.\n"
+    "Options stop at the program name: what follows belongs to the program.\n"
+    "\n"
+    "  -n, -np, -c N           start N ranks (default: one per allowed CPU)\n"
+    "  -x VAR[=value]          give ranks VAR (from mpirun's environment, or value)\n"
+    "  -genv VAR value         give ranks VAR=value (Hydra spelling; also -env)\n"
+    "  -genvlist A,B           as -x A -x B\n"
+    "  --tag-output, -l        prefix every output line with \"[rank] \"\n"
+    "  --timeout S             end the job after S seconds, exit 124\n"
+    "  --output-filename DIR   write DIR/rank.R/stdout and DIR/rank.R/stderr\n"
+    "  --bind-to none|core     pin rank r to the r-th allowed CPU (default: core\n"
+    "                          when ranks <= CPUs, none otherwise)\n"
+    "  --btl LIST              transports for ranks (sets RDMPI_BTL)\n"
+    "  --provider NAME         libfabric provider (sets RDMPI_OFI_PROVIDER)\n"
+    "  --iface NAME            network interface (sets RDMPI_OFI_IFACE)\n"
+    "  --report-transport      ranks report the transport (sets RDMPI_REPORT=1)\n"
+    "  --mca KEY VAL           sets RDMPI_<KEY in capitals>=VAL for ranks\n"
+    "  --kill-grace S          seconds between SIGTERM and SIGKILL at teardown (2)\n"
+    "  -v, --verbose           ranks verbose (RDMPI_VERBOSE); twice: mpirun too\n"
+    "  --oversubscribe, --allow-run-as-root, -genvall   accepted, no effect\n"
+    "  -h, --help              this text\n"
+    "  --version               the version\n"
+    "\n"
+    "Environment: RDMPI_NP, RDMPI_TIMEOUT (or MPIEXEC_TIMEOUT), RDMPI_TAG_OUTPUT,\n"
+    "RDMPI_OUTPUT_FILENAME, RDMPI_BIND_TO, RDMPI_KILL_GRACE and RDMPI_VERBOSE\n"
+    "set the same things as the options; the command line wins.\n"
+    "\n"
+    "Exit status: 0 when every rank exits 0; otherwise the first failing rank's\n"
+    "status (128+N for signal N), the MPI_Abort error code, 124 on timeout,\n"
+    "128+N when mpirun gets signal N, 2 for a bad command line, 126/127 when the\n"
+    "program cannot be run.  See docs/launcher.md.\n";
+
+static int add_env(struct ln_opts *o, const char *name, const char *value)
+{
+    char **v = realloc(o->rank_env, (o->nrank_env + 1) * sizeof(*v));
+    size_t n = strlen(name) + strlen(value) + 2;
+
+    if (!v)
+        return -ENOMEM;
+    o->rank_env = v;
+    v[o->nrank_env] = malloc(n);
+    if (!v[o->nrank_env])
+        return -ENOMEM;
+    snprintf(v[o->nrank_env], n, "%s=%s", name, value);
+    o->nrank_env++;
+    return 0;
+}
+
+static int valid_env_name(const char *s, size_t len)
+{
+    if (len == 0 || isdigit((unsigned char)s[0]))
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+            return 0;
+    return 1;
+}
+
+/* -x VAR=value sets; -x VAR exports mpirun's own value, which the ranks get
+ * anyway, so an unset VAR is simply nothing to export. */
+static int opt_x(struct ln_opts *o, const char *opt, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    char name[256];
+
+    if (!valid_env_name(arg, len) || len >= sizeof(name)) {
+        ln_err("%s needs VAR or VAR=value with a variable name, got '%s' "
+               "(example: mpirun %s OMP_NUM_THREADS=2 -n 4 ./app)",
+               opt, arg, opt);
+        return -EINVAL;
+    }
+    memcpy(name, arg, len);
+    name[len] = 0;
+    if (eq)
+        return add_env(o, name, eq + 1);
+    if (getenv(name))
+        return add_env(o, name, getenv(name));
+    return 0;
+}
+
+static int parse_np(const char *opt, const char *arg, int *np)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || v <= 0) {
+        ln_err("%s needs a positive integer, got '%s' " EXAMPLE, opt, arg);
+        return -EINVAL;
+    }
+    if (v > 65535) {
+        ln_err("%s %s is more ranks than one host can take (at most 65535)", opt, arg);
+        return -EINVAL;
+    }
+    *np = (int)v;
+    return 0;
+}
+
+static int parse_seconds(const char *opt, const char *arg, double *out, int zero_ok,
+                         const char *example)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(arg, &end);
+    if (errno || end == arg || *end || !(v >= 0) || (!zero_ok && v == 0) || v > 1e9) {
+        ln_err("%s needs a %s number of seconds, got '%s' (example: %s)", opt,
+               zero_ok ? "non-negative" : "positive", arg, example);
+        return -EINVAL;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_bool(const char *opt, const char *arg, int *out)
+{
+    static const char *yes[] = {"1", "yes", "true", "on"};
+    static const char *no[] = {"0", "no", "false", "off", ""};
+
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+        if (!strcasecmp(arg, yes[i]))
+            return *out = 1, 0;
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+        if (!strcasecmp(arg, no[i]))
+            return *out = 0, 0;
+    ln_err("%s needs 1 or 0, got '%s'", opt, arg);
+    return -EINVAL;
+}
+
+static int parse_bind(const char *opt, const char *arg, enum ln_bind *out)
+{
+    if (!strcmp(arg, "none"))
+        *out = LN_BIND_NONE;
+    else if (!strcmp(arg, "core") || !strcmp(arg, "hwthread") || !strcmp(arg, "cpu"))
+        *out = LN_BIND_CORE;
+    else {
+        ln_err("%s needs 'none' or 'core', got '%s' (example: mpirun --bind-to none -n 4 ./app)",
+               opt, arg);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int parse_verbose(const char *opt, const char *arg, int *out)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+
+    if (end == arg || *end || v < 0 || v > 100) {
+        ln_err("%s needs a level from 0 to 100, got '%s'", opt, arg);
+        return -EINVAL;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* Defaults from the environment; the command line may override each. */
+static int from_env(struct ln_opts *o)
+{
+    const char *v;
+    int rc = 0;
+
+    if ((v = getenv("RDMPI_NP")) && *v)
+        rc = rc ? rc : parse_np("RDMPI_NP", v, &o->np);
+    if ((v = getenv("RDMPI_TIMEOUT")) && *v)
+        rc = rc ? rc : parse_seconds("RDMPI_TIMEOUT", v, &o->timeout, 1, "RDMPI_TIMEOUT=60");
+    else if ((v = getenv("MPIEXEC_TIMEOUT")) && *v)
+        rc = rc ? rc : parse_seconds("MPIEXEC_TIMEOUT", v, &o->timeout, 1, "MPIEXEC_TIMEOUT=60");
+    if ((v = getenv("RDMPI_TAG_OUTPUT")))
+        rc = rc ? rc : parse_bool("RDMPI_TAG_OUTPUT", v, &o->tag_output);
+    if ((v = getenv("RDMPI_OUTPUT_FILENAME")) && *v)
+        o->output_dir = v;
+    if ((v = getenv("RDMPI_BIND_TO")) && *v)
+        rc = rc ? rc : parse_bind("RDMPI_BIND_TO", v, &o->bind);
+    if ((v = getenv("RDMPI_KILL_GRACE")) && *v)
+        rc =
+            rc ? rc : parse_seconds("RDMPI_KILL_GRACE", v, &o->kill_grace, 1, "RDMPI_KILL_GRACE=5");
+    if ((v = getenv("RDMPI_VERBOSE")) && *v)
+        rc = rc ? rc : parse_verbose("RDMPI_VERBOSE", v, &o->verbose);
+    return rc;
+}
+
+/* Find argv[0] the way execvp would, but before anything is started, so a
+ * typo costs one clear line and no half-started job. */
+static int resolve_program(struct ln_opts *o)
+{
+    const char *name = o->argv[0];
+    struct stat st;
+
+    if (!*name) {
+        ln_err("the program name is empty " EXAMPLE);
+        return -EINVAL;
+    }
+    if (strchr(name, '/')) {
+        if (stat(name, &st) < 0) {
+            ln_err("program '%s' not found: %s (check the path)", name, strerror(errno));
+            return -ENOENT;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            ln_err("program '%s' is a directory, not a program", name);
+            return -EACCES;
+        }
+        if (!S_ISREG(st.st_mode) || access(name, X_OK) < 0) {
+            ln_err("program '%s' is not executable (chmod +x %s, or check the path)", name, name);
+            return -EACCES;
+        }
+        o->prog = strdup(name);
+        return o->prog ? 0 : -ENOMEM;
+    }
+
+    const char *path = getenv("PATH");
+    int found_noexec = 0;
+
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *p = path;;) {
+        const char *colon = strchr(p, ':');
+        size_t dlen = colon ? (size_t)(colon - p) : strlen(p);
+        char full[PATH_MAX];
+
+        /* An empty PATH element means the current directory. */
+        if (snprintf(full, sizeof(full), "%.*s%s%s", (int)dlen, dlen ? p : ".", "/", name) <
+                (int)sizeof(full) &&
+            stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (access(full, X_OK) == 0) {
+                o->prog = strdup(full);
+                return o->prog ? 0 : -ENOMEM;
+            }
+            found_noexec = 1;
+        }
+        if (!colon)
+            break;
+        p = colon + 1;
+    }
+    if (found_noexec) {
+        ln_err("program '%s' was found in PATH but is not executable (chmod +x it)", name);
+        return -EACCES;
+    }
+    ln_err("program '%s' not found in PATH (give its path, for example "
+           "./%s, or add its directory to PATH)",
+           name, name);
+    return -ENOENT;
+}
+
+static int allowed_cpus(void)
+{
+    cpu_set_t set;
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static const struct opt *lookup(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+        if (strlen(table[i].name) == len && !strncmp(table[i].name, name, len))
+            return &table[i];
+    return NULL;
+}
+
+static void upcase_key(char *dst, size_t size, const char *key)
+{
+    size_t n = snprintf(dst, size, "RDMPI_");
+
+    for (; *key && n + 1 < size; key++)
+        dst[n++] = isalnum((unsigned char)*key) ? toupper((unsigned char)*key) : '_';
+    dst[n] = 0;
+}
+
+static int apply(struct ln_opts *o, const struct opt *op, const char *word, const char *a1,
+                 const char *a2, int *verbose_set)
+{
+    char key[256];
+
+    switch (op->id) {
+    case O_NP: return parse_np(word, a1, &o->np);
+    case O_X: return opt_x(o, word, a1);
+    case O_GENV:
+        if (!valid_env_name(a1, strlen(a1))) {
+            ln_err("%s needs a variable name and a value, got '%s' "
+                   "(example: mpirun %s OMP_NUM_THREADS 2 -n 4 ./app)",
+                   word, a1, word);
+            return -EINVAL;
+        }
+        return add_env(o, a1, a2);
+    case O_GENVLIST: {
+        char *copy = strdup(a1), *save = NULL;
+        int rc = copy ? 0 : -ENOMEM;
+
+        for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && !rc;
+             t = strtok_r(NULL, ",", &save))
+            rc = opt_x(o, word, t);
+        free(copy);
+        return rc;
+    }
+    case O_TAG: o->tag_output = 1; return 0;
+    case O_TIMEOUT:
+        return parse_seconds(word, a1, &o->timeout, 0, "mpirun --timeout 60 -n 4 ./app");
+    case O_OUTDIR:
+        if (!*a1) {
+            ln_err("%s needs a directory name (example: mpirun %s out -n 4 ./app)", word, word);
+            return -EINVAL;
+        }
+        o->output_dir = a1;
+        return 0;
+    case O_OVERSUB:
+    case O_ROOT:
+    case O_GENVALL: return 0;
+    case O_HELP:
+        fputs(help_text, stdout);
+        fflush(stdout);
+        return 1;
+    case O_VERSION:
+        printf("mpirun (rdmpi) %s\n", PACKAGE_VERSION);
+        fflush(stdout);
+        return 1;
+    case O_VERBOSE:
+        o->verbose = *verbose_set ? o->verbose + 1 : 1;
+        *verbose_set = 1;
+        return 0;
+    case O_BTL: return add_env(o, "RDMPI_BTL", a1);
+    case O_PROVIDER: return add_env(o, "RDMPI_OFI_PROVIDER", a1);
+    case O_IFACE: return add_env(o, "RDMPI_OFI_IFACE", a1);
+    case O_REPORT: return add_env(o, "RDMPI_REPORT", "1");
+    case O_BIND: return parse_bind(word, a1, &o->bind);
+    case O_MCA:
+        if (!*a1) {
+            ln_err("%s needs a key and a value (example: mpirun %s btl sm,self -n 4 ./app)", word,
+                   word);
+            return -EINVAL;
+        }
+        upcase_key(key, sizeof(key), a1);
+        return add_env(o, key, a2);
+    case O_GRACE:
+        return parse_seconds(word, a1, &o->kill_grace, 1, "mpirun --kill-grace 5 -n 4 ./app");
+    }
+    return -EINVAL;
+}
+
+int ln_opts_parse(struct ln_opts *o, int argc, char **argv)
+{
+    int verbose_set = 0;
+    int i, rc;
+
+    memset(o, 0, sizeof(*o));
+    o->kill_grace = 2.0;
+    rc = from_env(o);
+    if (rc)
+        return rc;
+
+    for (i = 1; i < argc; i++) {
+        const char *word = argv[i], *name, *eq, *a1 = NULL, *a2 = NULL;
+        const struct opt *op;
+
+        if (!strcmp(word, "--")) {
+            i++;
+            break;
+        }
+        if (word[0] != '-' || word[1] == 0)
+            break;
+        name = word + 1 + (word[1] == '-');
+        eq = strchr(name, '=');
+        op = lookup(name, eq ? (size_t)(eq - name) : strlen(name));
+        if (!op) {
+            ln_err("unknown option '%s' (mpirun --help lists the "
+                   "options; they go before the program name)",
+                   word);
+            return -EINVAL;
+        }
+        char shown[64];
+        snprintf(shown, sizeof(shown), "%.*s", (int)(eq ? eq - word : (long)strlen(word)), word);
+        if (eq && op->nargs != 1) {
+            ln_err("%s takes %s, not '=value'", shown, op->nargs ? "two values" : "no value");
+            return -EINVAL;
+        }
+        if (op->nargs >= 1) {
+            if (eq)
+                a1 = eq + 1;
+            else if (i + 1 < argc)
+                a1 = argv[++i];
+            else {
+                ln_err("%s needs a value (example: mpirun %s ./app)", shown, op->example);
+                return -EINVAL;
+            }
+        }
+        if (op->nargs == 2) {
+            if (i + 1 >= argc) {
+                ln_err("%s needs two values (example: mpirun %s ./app)", shown, op->example);
+                return -EINVAL;
+            }
+            a2 = argv[++i];
+        }
+        rc = apply(o, op, shown, a1, a2, &verbose_set);
+        if (rc)
+            return rc;
+    }
+
+    if (i >= argc) {
+        ln_err("no program given " EXAMPLE);
+        return -EINVAL;
+    }
+    o->argv = &argv[i];
+    if (o->verbose) {
+        char v[16];
+
+        snprintf(v, sizeof(v), "%d", o->verbose);
+        if ((rc = add_env(o, "RDMPI_VERBOSE", v)))
+            return rc;
+    }
+    if (o->np == 0)
+        o->np = allowed_cpus();
+    return resolve_program(o);
+}
+
+void ln_opts_free(struct ln_opts *o)
+{
+    for (size_t i = 0; i < o->nrank_env; i++)
+        free(o->rank_env[i]);
+    free(o->rank_env);
+    free(o->prog);
+    memset(o, 0, sizeof(*o));
+}

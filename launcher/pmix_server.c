@@ -1,0 +1,670 @@
+/*
+ * pmix_server.c: the PMIx server that mpirun hosts for its ranks.
+ *
+ * The upcalls run on PMIx's progress thread.  Each one copies what it
+ * needs, hands it to the main loop and returns at once; the main loop
+ * (job.c) answers later:
+ *   - client_connected and client_finalized only set a per-rank flag and
+ *     return PMIX_OPERATION_SUCCEEDED, which completes them on the spot (the
+ *     callback must then NOT be called).  A rank is never kept waiting in
+ *     PMIx_Finalize.  The flag is stored before the rank can exit, so when
+ *     the main loop reaps a rank it sees whether it finalized.
+ *   - abort, fence_nb and direct_modex queue an event with the callback;
+ *     the main loop runs the callback from ln_pmix_event_done().
+ * The queue is a mutex-protected list plus one byte on a self-pipe that
+ * wakes the poll() of the main loop.
+ */
+#include "launcher.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+struct ln_event {
+    struct ln_event *next;
+    enum ln_ev_type type;
+    int rank;
+    int status;              /* abort status */
+    pmix_op_cbfunc_t opcb;   /* abort */
+    pmix_modex_cbfunc_t mcb; /* fence_nb, direct_modex */
+    void *cbdata;
+    char *data; /* fence blob, now ours */
+    size_t ndata;
+};
+
+static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ln_event *q_head, **q_tail = &q_head;
+static int wake_pipe[2] = {-1, -1};
+
+/* Set by the upcalls, read by the main loop (see ln_job's reaping). */
+static atomic_int *flag_connected, *flag_finalized;
+static int flag_size;
+static char job_nspace[PMIX_MAX_NSLEN + 1];
+
+static void wake_main(void)
+{
+    char c = 0;
+
+    /* Non-blocking: a full pipe already guarantees a wake-up. */
+    if (write(wake_pipe[1], &c, 1) < 0) {
+        /* nothing to do */
+    }
+}
+
+static void post(struct ln_event *ev)
+{
+    pthread_mutex_lock(&q_lock);
+    ev->next = NULL;
+    *q_tail = ev;
+    q_tail = &ev->next;
+    pthread_mutex_unlock(&q_lock);
+    wake_main();
+}
+
+/* The rank of one of our processes, or -1 for anybody else. */
+static int our_rank(const pmix_proc_t *p)
+{
+    if (!p || strncmp(p->nspace, job_nspace, PMIX_MAX_NSLEN) || p->rank >= (pmix_rank_t)flag_size)
+        return -1;
+    return (int)p->rank;
+}
+
+static pmix_status_t up_connected(const pmix_proc_t *p, void *obj, pmix_op_cbfunc_t cb,
+                                  void *cbdata)
+{
+    int r = our_rank(p);
+
+    (void)obj;
+    (void)cb;
+    (void)cbdata;
+    if (r >= 0) {
+        atomic_store(&flag_connected[r], 1);
+        wake_main();
+    }
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t up_finalized(const pmix_proc_t *p, void *obj, pmix_op_cbfunc_t cb,
+                                  void *cbdata)
+{
+    int r = our_rank(p);
+
+    (void)obj;
+    (void)cb;
+    (void)cbdata;
+    if (r >= 0) {
+        atomic_store(&flag_finalized[r], 1);
+        wake_main();
+    }
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+/* The rank has printed its own message; it waits in PMIx_Abort until the
+ * main loop has started the teardown and runs cb. */
+static pmix_status_t up_abort(const pmix_proc_t *p, void *obj, int status, const char msg[],
+                              pmix_proc_t procs[], size_t nprocs, pmix_op_cbfunc_t cb, void *cbdata)
+{
+    struct ln_event *ev = calloc(1, sizeof(*ev));
+
+    (void)obj;
+    (void)msg;
+    (void)procs;
+    (void)nprocs;
+    if (!ev)
+        return PMIX_ERR_NOMEM;
+    ev->type = LN_EV_ABORT;
+    ev->rank = our_rank(p);
+    ev->status = status;
+    ev->opcb = cb;
+    ev->cbdata = cbdata;
+    post(ev);
+    return PMIX_SUCCESS;
+}
+
+/* Only called when the PMIx library cannot complete a fence by itself
+ * (never with all ranks on this host unless
+ * PMIX_MCA_pmix_server_fence_localonly_opt=0).  The data blob becomes ours.
+ * With one host, this host's contribution is the whole result. */
+static pmix_status_t up_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                              size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cb,
+                              void *cbdata)
+{
+    struct ln_event *ev = calloc(1, sizeof(*ev));
+
+    (void)procs;
+    (void)nprocs;
+    (void)info;
+    (void)ninfo;
+    if (!ev)
+        return PMIX_ERR_NOMEM;
+    ev->type = LN_EV_FENCE;
+    ev->rank = -1;
+    ev->mcb = cb;
+    ev->cbdata = cbdata;
+    ev->data = data;
+    ev->ndata = ndata;
+    post(ev);
+    return PMIX_SUCCESS;
+}
+
+/* A request for a process that the library does not serve itself.  Every
+ * rank of the job is local, so no other host could answer: say so. */
+static pmix_status_t up_dmodex(const pmix_proc_t *p, const pmix_info_t info[], size_t ninfo,
+                               pmix_modex_cbfunc_t cb, void *cbdata)
+{
+    struct ln_event *ev = calloc(1, sizeof(*ev));
+
+    (void)info;
+    (void)ninfo;
+    if (!ev)
+        return PMIX_ERR_NOMEM;
+    ev->type = LN_EV_DMODEX;
+    ev->rank = our_rank(p);
+    ev->mcb = cb;
+    ev->cbdata = cbdata;
+    post(ev);
+    return PMIX_SUCCESS;
+}
+
+static pmix_server_module_t module = {
+    .client_connected = up_connected,
+    .client_finalized = up_finalized,
+    .abort = up_abort,
+    .fence_nb = up_fence,
+    .direct_modex = up_dmodex,
+};
+
+int ln_pmix_wake_fd(void)
+{
+    return wake_pipe[0];
+}
+
+void ln_pmix_clear_wake(void)
+{
+    char buf[256];
+
+    while (read(wake_pipe[0], buf, sizeof(buf)) > 0)
+        ;
+}
+
+struct ln_event *ln_pmix_take_events(void)
+{
+    struct ln_event *list;
+
+    pthread_mutex_lock(&q_lock);
+    list = q_head;
+    q_head = NULL;
+    q_tail = &q_head;
+    pthread_mutex_unlock(&q_lock);
+    return list;
+}
+
+struct ln_event *ln_pmix_event_next(struct ln_event *ev)
+{
+    return ev->next;
+}
+
+enum ln_ev_type ln_pmix_event_type(const struct ln_event *ev)
+{
+    return ev->type;
+}
+
+int ln_pmix_event_rank(const struct ln_event *ev)
+{
+    return ev->rank;
+}
+
+int ln_pmix_event_status(const struct ln_event *ev)
+{
+    return ev->status;
+}
+
+int ln_pmix_connected(int rank)
+{
+    return flag_connected && atomic_load(&flag_connected[rank]);
+}
+
+int ln_pmix_finalized(int rank)
+{
+    return flag_finalized && atomic_load(&flag_finalized[rank]);
+}
+
+static void release_blob(void *cbdata)
+{
+    free(cbdata);
+}
+
+void ln_pmix_event_done(struct ln_event *ev)
+{
+    switch (ev->type) {
+    case LN_EV_ABORT:
+        if (ev->opcb)
+            ev->opcb(PMIX_SUCCESS, ev->cbdata);
+        break;
+    case LN_EV_FENCE:
+        /* release_blob frees the data once the library is done. */
+        if (ev->mcb)
+            ev->mcb(PMIX_SUCCESS, ev->data, ev->ndata, ev->cbdata, release_blob, ev->data);
+        else
+            free(ev->data);
+        break;
+    case LN_EV_DMODEX:
+        if (ev->mcb)
+            ev->mcb(PMIX_ERR_NOT_FOUND, NULL, 0, ev->cbdata, NULL, NULL);
+        break;
+    default: break;
+    }
+    free(ev);
+}
+
+/* Waiting for the library's asynchronous registration calls. */
+struct waiter {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    int pending;
+    pmix_status_t status;
+};
+
+static void waiter_init(struct waiter *w, int pending)
+{
+    pthread_mutex_init(&w->m, NULL);
+    pthread_cond_init(&w->c, NULL);
+    w->pending = pending;
+    w->status = PMIX_SUCCESS;
+}
+
+static void op_done(pmix_status_t st, void *cbdata)
+{
+    struct waiter *w = cbdata;
+
+    pthread_mutex_lock(&w->m);
+    if (st != PMIX_SUCCESS && w->status == PMIX_SUCCESS)
+        w->status = st;
+    w->pending--;
+    pthread_cond_broadcast(&w->c);
+    pthread_mutex_unlock(&w->m);
+}
+
+/* Wait until every operation called back, at most timeout seconds.
+ * Returns the first failure status, or PMIX_ERR_TIMEOUT. */
+static pmix_status_t waiter_wait(struct waiter *w, double timeout)
+{
+    struct timespec ts;
+    pmix_status_t st;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)timeout;
+    ts.tv_nsec += (long)((timeout - (time_t)timeout) * 1e9);
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&w->m);
+    while (w->pending > 0)
+        if (pthread_cond_timedwait(&w->c, &w->m, &ts) == ETIMEDOUT)
+            break;
+    st = w->pending > 0 ? PMIX_ERR_TIMEOUT : w->status;
+    pthread_mutex_unlock(&w->m);
+    return st;
+}
+
+/* The waiter may still be referenced by the library after a timeout, so a
+ * waiter that timed out is leaked rather than destroyed. */
+static struct waiter *waiter_new(int pending)
+{
+    struct waiter *w = malloc(sizeof(*w));
+
+    if (w)
+        waiter_init(w, pending);
+    return w;
+}
+
+static void waiter_free(struct waiter *w, pmix_status_t st)
+{
+    if (st == PMIX_ERR_TIMEOUT)
+        return;
+    pthread_mutex_destroy(&w->m);
+    pthread_cond_destroy(&w->c);
+    free(w);
+}
+
+#define ADD(list, key, val, type)                                                                  \
+    do {                                                                                           \
+        pmix_status_t add_rc_ = PMIx_Info_list_add(list, key, val, type);                          \
+        if (add_rc_ != PMIX_SUCCESS) {                                                             \
+            ln_err("cannot describe the job to PMIx (%s: %s)", key, PMIx_Error_string(add_rc_));   \
+            goto out;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* Build the job, node and per-process info and register the namespace. */
+static int register_nspace(struct ln_job *job)
+{
+    uint32_t n = job->size, one = 1, zero = 0;
+    pmix_rank_t leader = 0;
+    char *peers = NULL, *nodemap = NULL, *procmap = NULL;
+    void *jl = NULL, *nl = NULL, *pl = NULL;
+    pmix_data_array_t jarr = {0}, darr;
+    struct waiter *w = NULL;
+    pmix_status_t st;
+    size_t cap = (size_t)n * 7 + 1, len = 0;
+    int rc = -EIO;
+
+    /* "0,1,2,...": the local peers, and the same list for the proc map. */
+    peers = malloc(cap);
+    if (!peers) {
+        ln_err("out of memory");
+        return -ENOMEM;
+    }
+    peers[0] = 0;
+    for (uint32_t r = 0; r < n; r++)
+        len += snprintf(peers + len, cap - len, r ? ",%u" : "%u", r);
+
+    st = PMIx_generate_regex(job->host, &nodemap);
+    if (st == PMIX_SUCCESS)
+        st = PMIx_generate_ppn(peers, &procmap);
+    if (st != PMIX_SUCCESS) {
+        ln_err("PMIx cannot encode the node and process maps: %s", PMIx_Error_string(st));
+        goto out;
+    }
+
+    jl = PMIx_Info_list_start();
+    ADD(jl, PMIX_UNIV_SIZE, &n, PMIX_UINT32);
+    ADD(jl, PMIX_JOB_SIZE, &n, PMIX_UINT32);
+    ADD(jl, PMIX_MAX_PROCS, &n, PMIX_UINT32);
+    ADD(jl, PMIX_APP_SIZE, &n, PMIX_UINT32);
+    ADD(jl, PMIX_JOB_NUM_APPS, &one, PMIX_UINT32);
+    ADD(jl, PMIX_NUM_NODES, &one, PMIX_UINT32);
+    ADD(jl, PMIX_APPNUM, &zero, PMIX_UINT32);
+    ADD(jl, PMIX_JOBID, job->nspace, PMIX_STRING);
+    ADD(jl, PMIX_TMPDIR, job->tmpdir, PMIX_STRING);
+    ADD(jl, PMIX_NODE_MAP, nodemap, PMIX_REGEX);
+    ADD(jl, PMIX_PROC_MAP, procmap, PMIX_REGEX);
+    /* Node-level facts, both at job level (what simple clients ask for
+     * without naming a node) and as this node's array. */
+    ADD(jl, PMIX_HOSTNAME, job->host, PMIX_STRING);
+    ADD(jl, PMIX_NODEID, &zero, PMIX_UINT32);
+    ADD(jl, PMIX_LOCAL_SIZE, &n, PMIX_UINT32);
+    ADD(jl, PMIX_NODE_SIZE, &n, PMIX_UINT32);
+    ADD(jl, PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
+    ADD(jl, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+
+    nl = PMIx_Info_list_start();
+    ADD(nl, PMIX_HOSTNAME, job->host, PMIX_STRING);
+    ADD(nl, PMIX_NODEID, &zero, PMIX_UINT32);
+    ADD(nl, PMIX_NODE_SIZE, &n, PMIX_UINT32);
+    ADD(nl, PMIX_LOCAL_SIZE, &n, PMIX_UINT32);
+    ADD(nl, PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
+    ADD(nl, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+    st = PMIx_Info_list_convert(nl, &darr);
+    if (st != PMIX_SUCCESS)
+        goto conv_fail;
+    ADD(jl, PMIX_NODE_INFO_ARRAY, &darr, PMIX_DATA_ARRAY);
+    PMIx_Data_array_destruct(&darr);
+
+    /* One array per rank; PMIX_RANK must come first. */
+    for (uint32_t r = 0; r < n; r++) {
+        pmix_rank_t pr = r;
+        uint16_t lr = (uint16_t)r;
+
+        pl = PMIx_Info_list_start();
+        ADD(pl, PMIX_RANK, &pr, PMIX_PROC_RANK);
+        ADD(pl, PMIX_GLOBAL_RANK, &pr, PMIX_PROC_RANK);
+        ADD(pl, PMIX_APP_RANK, &pr, PMIX_PROC_RANK);
+        ADD(pl, PMIX_LOCAL_RANK, &lr, PMIX_UINT16);
+        ADD(pl, PMIX_NODE_RANK, &lr, PMIX_UINT16);
+        ADD(pl, PMIX_APPNUM, &zero, PMIX_UINT32);
+        ADD(pl, PMIX_NODEID, &zero, PMIX_UINT32);
+        ADD(pl, PMIX_HOSTNAME, job->host, PMIX_STRING);
+        st = PMIx_Info_list_convert(pl, &darr);
+        if (st != PMIX_SUCCESS)
+            goto conv_fail;
+        PMIx_Info_list_release(pl);
+        pl = NULL;
+        ADD(jl, PMIX_PROC_INFO_ARRAY, &darr, PMIX_DATA_ARRAY);
+        PMIx_Data_array_destruct(&darr);
+    }
+
+    st = PMIx_Info_list_convert(jl, &jarr);
+    if (st != PMIX_SUCCESS)
+        goto conv_fail;
+
+    w = waiter_new(1);
+    if (!w) {
+        ln_err("out of memory");
+        rc = -ENOMEM;
+        goto out;
+    }
+    st = PMIx_server_register_nspace(job->nspace, (int)n, jarr.array, jarr.size, op_done, w);
+    if (st == PMIX_OPERATION_SUCCEEDED)
+        op_done(PMIX_SUCCESS, w);
+    else if (st != PMIX_SUCCESS)
+        op_done(st, w);
+    st = waiter_wait(w, 30);
+    waiter_free(w, st);
+    if (st != PMIX_SUCCESS) {
+        ln_err("PMIx_server_register_nspace(%s) failed: %s", job->nspace, PMIx_Error_string(st));
+        goto out;
+    }
+    rc = 0;
+    goto out;
+
+conv_fail:
+    ln_err("cannot describe the job to PMIx: %s", PMIx_Error_string(st));
+out:
+    if (jarr.array)
+        PMIx_Data_array_destruct(&jarr);
+    if (pl)
+        PMIx_Info_list_release(pl);
+    if (nl)
+        PMIx_Info_list_release(nl);
+    if (jl)
+        PMIx_Info_list_release(jl);
+    free(procmap);
+    free(nodemap);
+    free(peers);
+    return rc;
+}
+
+/* libevent, under libpmix, prints "[warn] Epoll MOD(1) on fd N failed ...
+ * Bad file descriptor" now and then when a rank's connection goes away
+ * during teardown: harmless, and not ours to show to users.  libevent is
+ * loaded with libpmix, so its log hook is found at run time; its warnings
+ * are shown at -v -v only, its errors always. */
+static int libevent_verbose;
+
+static void libevent_log(int severity, const char *msg)
+{
+    if (severity >= 3 /* EVENT_LOG_ERR */ || libevent_verbose)
+        ln_err("libevent: %s", msg);
+}
+
+static void quiet_libevent(const struct ln_job *job)
+{
+    void (*set_cb)(void (*)(int, const char *));
+
+    libevent_verbose = job->opts->verbose >= 2;
+    *(void **)&set_cb = dlsym(RTLD_DEFAULT, "event_set_log_callback");
+    if (set_cb)
+        set_cb(libevent_log);
+}
+
+int ln_pmix_init(struct ln_job *job)
+{
+    char srv_nspace[PMIX_MAX_NSLEN + 1];
+    pmix_rank_t srv_rank = 0;
+    pmix_info_t info[4];
+    pmix_status_t st;
+    double t;
+
+    if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+        ln_err("pipe: %s", strerror(errno));
+        return -errno;
+    }
+    quiet_libevent(job);
+    flag_size = job->size;
+    flag_connected = calloc(job->size, sizeof(*flag_connected));
+    flag_finalized = calloc(job->size, sizeof(*flag_finalized));
+    if (!flag_connected || !flag_finalized) {
+        ln_err("out of memory");
+        return -ENOMEM;
+    }
+    snprintf(job_nspace, sizeof(job_nspace), "%s", job->nspace);
+
+    /* The server's own identity differs from the job's namespace, so
+     * that the server is never mistaken for rank 0 of the job. */
+    snprintf(srv_nspace, sizeof(srv_nspace), "mpirun.%d", (int)getpid());
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, job->tmpdir, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, job->tmpdir, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[2], PMIX_SERVER_NSPACE, srv_nspace, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[3], PMIX_SERVER_RANK, &srv_rank, PMIX_PROC_RANK);
+
+    /* PMIx_server_init loads the hwloc topology.  hwloc's I/O discovery
+     * (PCI config space, 2-3 ms per device in a VM) and its plugins
+     * (OpenCL, X11, libxml) cost more than all the rest of our startup,
+     * and nobody here needs them: turn them off for the server only,
+     * unless the user chose hwloc settings. */
+    int set_comp = !getenv("HWLOC_COMPONENTS");
+    int set_black = !getenv("HWLOC_PLUGINS_BLACKLIST");
+
+    if (set_comp)
+        setenv("HWLOC_COMPONENTS", "-linuxio,-pci,-opencl,-gl", 1);
+    if (set_black)
+        setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_opencl,hwloc_gl,hwloc_pci,hwloc_xml_libxml", 1);
+    t = ln_now();
+    st = PMIx_server_init(&module, info, 4);
+    if (set_comp)
+        unsetenv("HWLOC_COMPONENTS");
+    if (set_black)
+        unsetenv("HWLOC_PLUGINS_BLACKLIST");
+    for (int i = 0; i < 4; i++)
+        PMIX_INFO_DESTRUCT(&info[i]);
+    if (st != PMIX_SUCCESS) {
+        ln_err("cannot start the PMIx server: %s (it listens on 127.0.0.1: is the loopback "
+               "interface up? ip link set lo up)",
+               PMIx_Error_string(st));
+        return -EIO;
+    }
+    job->pmix_up = 1;
+    ln_verbose(job, "PMIx_server_init %.1f ms", (ln_now() - t) * 1e3);
+
+    t = ln_now();
+    if (register_nspace(job))
+        return -EIO;
+    ln_verbose(job, "register_nspace %.1f ms", (ln_now() - t) * 1e3);
+    return 0;
+}
+
+/* Register every rank, then wait once for all the callbacks: the library
+ * must know a client before that client connects. */
+int ln_pmix_register_clients(struct ln_job *job)
+{
+    struct waiter *w = waiter_new(job->size);
+    pmix_status_t st;
+
+    if (!w) {
+        ln_err("out of memory");
+        return -ENOMEM;
+    }
+    for (int r = 0; r < job->size; r++) {
+        pmix_proc_t proc;
+
+        PMIX_LOAD_PROCID(&proc, job->nspace, r);
+        st = PMIx_server_register_client(&proc, geteuid(), getegid(), NULL, op_done, w);
+        if (st == PMIX_OPERATION_SUCCEEDED)
+            op_done(PMIX_SUCCESS, w);
+        else if (st != PMIX_SUCCESS)
+            op_done(st, w);
+    }
+    st = waiter_wait(w, 30);
+    waiter_free(w, st);
+    if (st != PMIX_SUCCESS) {
+        ln_err("PMIx_server_register_client failed: %s", PMIx_Error_string(st));
+        return -EIO;
+    }
+    return 0;
+}
+
+/* *env is a NULL-terminated array of malloc'd strings; PMIx appends the
+ * variables that let the rank find this server. */
+int ln_pmix_setup_fork(struct ln_job *job, int rank, char ***env)
+{
+    pmix_proc_t proc;
+    pmix_status_t st;
+
+    PMIX_LOAD_PROCID(&proc, job->nspace, rank);
+    st = PMIx_server_setup_fork(&proc, env);
+    if (st != PMIX_SUCCESS) {
+        ln_err("PMIx_server_setup_fork(rank %d) failed: %s", rank, PMIx_Error_string(st));
+        return -EIO;
+    }
+    return 0;
+}
+
+static void op_ignore(pmix_status_t st, void *cbdata)
+{
+    (void)st;
+    (void)cbdata;
+}
+
+/* A rank was reaped: the library runs the cleanups it registered. */
+void ln_pmix_client_gone(struct ln_job *job, int rank)
+{
+    pmix_proc_t proc;
+
+    if (!job->pmix_up)
+        return;
+    PMIX_LOAD_PROCID(&proc, job->nspace, rank);
+    PMIx_server_deregister_client(&proc, op_ignore, NULL);
+}
+
+void ln_pmix_finalize(struct ln_job *job)
+{
+    struct ln_event *ev;
+    double t = ln_now();
+
+    if (job->pmix_up) {
+        struct waiter *w = waiter_new(1);
+
+        if (w) {
+            pmix_status_t st;
+
+            PMIx_server_deregister_nspace(job->nspace, op_done, w);
+            st = waiter_wait(w, 5);
+            waiter_free(w, st);
+        }
+        /* Requests that raced with the end of the job still get an
+         * answer, so that the library can release them. */
+        while ((ev = ln_pmix_take_events())) {
+            while (ev) {
+                struct ln_event *next = ev->next;
+
+                ln_pmix_event_done(ev);
+                ev = next;
+            }
+        }
+        PMIx_server_finalize();
+        job->pmix_up = 0;
+        ln_verbose(job, "PMIx finalize %.1f ms", (ln_now() - t) * 1e3);
+    }
+    if (wake_pipe[0] >= 0) {
+        close(wake_pipe[0]);
+        close(wake_pipe[1]);
+        wake_pipe[0] = wake_pipe[1] = -1;
+    }
+    free(flag_connected);
+    free(flag_finalized);
+    flag_connected = flag_finalized = NULL;
+    flag_size = 0;
+}

@@ -1,0 +1,224 @@
+/* The pml: MPI matching, ordering and the eager/rendezvous protocols over
+ * whatever BTL reaches each peer. */
+#ifndef PML_H
+#define PML_H
+
+#include "btl.h"
+#include "comm.h"
+#include "datatype.h"
+#include "errors.h"
+#include "pml_hdr.h"
+#include "request.h"
+#include "rt.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- intrusive doubly linked lists (posted and unexpected queues) ---- */
+
+struct pml_link {
+    struct pml_link *next, *prev;
+};
+
+static inline void pml_list_init(struct pml_link *l)
+{
+    l->next = l->prev = l;
+}
+
+static inline bool pml_list_empty(const struct pml_link *l)
+{
+    return l->next == l;
+}
+
+static inline void pml_list_append(struct pml_link *l, struct pml_link *e)
+{
+    e->prev = l->prev;
+    e->next = l;
+    l->prev->next = e;
+    l->prev = e;
+}
+
+static inline void pml_list_remove(struct pml_link *e)
+{
+    e->prev->next = e->next;
+    e->next->prev = e->prev;
+    e->next = e->prev = e;
+}
+
+#define pml_container(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* ---- peers (by world rank) ---- */
+
+struct pml_peer {
+    struct btl_module *btl;     /* the BTL with the highest exclusivity reaching it */
+    struct btl_endpoint *ep;
+    uint32_t credits;           /* eager messages we may still send it */
+    uint32_t owed;              /* its eager messages we consumed, not yet returned */
+    bool credit_queued;         /* a CREDIT is waiting in the control queue */
+    int npending;               /* sends to it waiting for resources: keep order */
+    uint32_t blocked_pass;      /* the retry pass in which a send to it failed */
+};
+
+extern struct pml_peer *pml_peers;
+extern uint32_t pml_credit_window;
+
+/* ---- requests ---- */
+
+enum pml_mode { PML_STANDARD, PML_SYNC, PML_READY, PML_BUFFERED };
+
+enum pml_state {
+    PML_S_IDLE,
+    PML_S_POSTED,      /* recv: in a posted queue */
+    PML_S_PENDING,     /* send: waiting for BTL resources (pending list) */
+    PML_S_WAIT_FIN,    /* send: rendezvous started, waiting for FIN or CTS */
+    PML_S_FRAGS,       /* send: streaming FRAGs; recv: receiving them */
+    PML_S_GET,         /* recv: RDMA reads in flight */
+    PML_S_DONE,
+};
+
+struct pml_comm;
+
+struct pml_req {
+    struct rdmpi_request base;  /* what the runtime's Wait/Test see */
+    uint32_t slot, gen;         /* the wire handle */
+    uint8_t send;               /* 1 send, 0 receive */
+    uint8_t mode;               /* enum pml_mode */
+    uint8_t state;              /* enum pml_state */
+    uint8_t internal;           /* no user handle: release at completion */
+    uint8_t in_issue;           /* recv GET: inside the issue loop (no recursion) */
+    uint8_t detached;           /* send: runs from a private copy (tmp) */
+    uint16_t seq;               /* send: the sequence number it was given */
+    void *buf;                  /* user buffer */
+    size_t count;
+    struct rdmpi_datatype *dt;
+    size_t len;                 /* send: message bytes; recv: buffer capacity */
+    int peer;                   /* comm rank: destination, or source (ANY_SOURCE) */
+    int tag;
+    struct pml_comm *pc;
+    struct pml_link link;       /* posted queue or pending list */
+    uint64_t stamp;             /* posting order, for ANY_SOURCE */
+
+    /* Rendezvous, either side. */
+    int wpeer;                  /* world rank of the other side */
+    uint64_t other;             /* the other side's request handle */
+    size_t msg_len;             /* recv: bytes the sender has */
+    size_t done;                /* bytes moved so far */
+    size_t issued;              /* recv GET: bytes requested so far */
+    int inflight;               /* recv GET: reads outstanding */
+    int error;                  /* first error seen (MPI class) */
+    void *tmp;                  /* packed copy for non-contiguous data */
+    struct btl_reg *reg;
+    uint64_t raddr;
+    uint8_t rkey[32];
+    void *bsend_buf;            /* PML_BUFFERED: the copy in the attached buffer */
+};
+
+static inline uint64_t pml_req_handle(const struct pml_req *r)
+{
+    return (uint64_t)r->slot | ((uint64_t)r->gen << 32);
+}
+
+void pml_req_init(void);
+struct pml_req *pml_req_alloc(void);
+void pml_req_release(struct pml_req *r);
+struct pml_req *pml_req_lookup(uint64_t handle);
+void pml_req_complete(struct pml_req *r);
+int pml_req_cancel(struct rdmpi_request *r);
+
+/* ---- communicators ---- */
+
+/* An arrival that found no receive, or arrived out of order. */
+struct pml_frag {
+    struct pml_link link;
+    int wsrc;                   /* sender's world rank */
+    size_t len;                 /* eager: payload bytes here; RNDV: message bytes */
+    struct pml_hdr_rndv hdr;    /* envelope (RNDV fields valid for RNDV) */
+    uint8_t rkey[32];
+    char data[];                /* eager (or inline) payload */
+};
+
+struct pml_comm_peer {
+    uint16_t send_seq;          /* next sequence number to this rank */
+    uint16_t recv_seq;          /* next expected from this rank */
+    struct pml_link posted;     /* receives naming this source */
+    struct pml_link unexpected; /* in-order arrivals nobody asked for yet */
+    struct pml_link ooo;        /* arrivals ahead of recv_seq, sorted */
+};
+
+struct pml_comm {
+    uint32_t cid;
+    int rank;
+    int size;
+    const int *world;           /* comm rank -> world rank; NULL: identity */
+    MPI_Comm handle;
+    struct pml_link any_posted; /* ANY_SOURCE receives */
+    uint64_t next_stamp;
+    int last_probed;            /* ANY_SOURCE scans start after it */
+    struct pml_comm_peer peers[];
+};
+
+static inline int pml_world(const struct pml_comm *pc, int r)
+{
+    return pc->world ? pc->world[r] : r;
+}
+
+struct pml_comm *pml_comm_lookup(uint32_t cid);
+void pml_comm_park(int wsrc, const void *data, size_t len);
+int pml_comm_add(struct rdmpi_comm *c);
+void pml_comm_remove(struct rdmpi_comm *c);
+
+/* ---- protocol entry points ---- */
+
+/* Starts a send; a blocking caller passes blocking=1 and gets a request only
+ * when the send could not finish at once (NULL and *done=1 otherwise). */
+int pml_isend(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst, int tag,
+              struct pml_comm *pc, enum pml_mode mode, struct pml_req *r);
+int pml_send_now(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst, int tag,
+                 struct pml_comm *pc, enum pml_mode mode, bool *done);
+int pml_irecv(struct pml_req *r);
+
+/* Matching of unexpected messages for probe and mprobe. */
+struct pml_frag *pml_find_unexpected(struct pml_comm *pc, int src, int tag, bool remove);
+void pml_recv_from_frag(struct pml_req *r, struct pml_frag *f);
+void pml_status_from_frag(MPI_Status *s, const struct pml_frag *f);
+
+/* Receive callbacks (one per header type). */
+void pml_recv_match(int peer, const void *data, size_t len);
+void pml_recv_cts(int peer, const void *data, size_t len);
+void pml_recv_frag(int peer, const void *data, size_t len);
+void pml_recv_fin(int peer, const void *data, size_t len);
+void pml_recv_credit(int peer, const void *data, size_t len);
+
+/* Control messages (FIN, CTS, CREDIT) never fail: queued if the BTL is
+ * busy and retried by progress. */
+void pml_send_ctl(int wpeer, const void *hdr, size_t len);
+void pml_credit_consumed(int wpeer);
+
+/* Pending work retried by progress. */
+void pml_pending_send(struct pml_req *r);
+void pml_pending_get(struct pml_req *r);
+void pml_send_continue(struct pml_req *r);
+void pml_get_continue(struct pml_req *r);
+int pml_progress(void);
+void pml_dump(FILE *out);
+
+/* A blocking send out of eager credits completes from a private copy, so
+ * programs that count on small sends being buffered still run; the bytes
+ * so held are bounded by RDMPI_PML_DETACH_LIMIT. */
+bool pml_send_detached(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst,
+                       int tag, struct pml_comm *pc);
+extern size_t pml_detached_bytes;
+
+/* Buffered sends: the attached buffer's region goes back on completion. */
+void pml_bsend_done(struct pml_req *r);
+
+/* Blocking helpers. */
+void pml_wait(struct pml_req *r);
+int pml_barrier(struct pml_comm *pc);
+
+extern size_t pml_get_chunk;
+extern int pml_get_depth;
+
+#endif

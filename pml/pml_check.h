@@ -1,0 +1,120 @@
+/* Argument checks shared by the point-to-point API: each raises the right
+ * error class with a message naming the function, the argument and the fix. */
+#ifndef PML_CHECK_H
+#define PML_CHECK_H
+
+#include "pml.h"
+
+#include <limits.h>
+
+#define PML_TAG_UB INT_MAX
+
+static inline int pml_check_comm(MPI_Comm comm, const char *fn, struct rdmpi_comm **c)
+{
+    int err = MPI_ERR_COMM;
+
+    *c = rt_comm_get(comm);
+    if (RT_LIKELY(*c != NULL))
+        return MPI_SUCCESS;
+    rt_comm_check(comm, fn, &err);
+    return err;
+}
+
+static inline int pml_check_buf(MPI_Comm comm, const void *buf, MPI_Count count,
+                                MPI_Datatype datatype, const char *fn,
+                                struct rdmpi_datatype **dt)
+{
+    *dt = NULL;
+    if (RT_UNLIKELY(count < 0))
+        return rdmpi_err_comm(comm, MPI_ERR_COUNT, fn, "count is %lld; it must be >= 0",
+                              (long long)count);
+    *dt = rt_dt_get(datatype);
+    if (RT_UNLIKELY(!*dt))
+        return rdmpi_err_comm(comm, MPI_ERR_TYPE, fn, "datatype is %s",
+                              datatype == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL"
+                                                            : "not a valid datatype (freed?)");
+    if (RT_UNLIKELY(!((*dt)->flags & RT_DT_COMMITTED)))
+        return rdmpi_err_comm(comm, MPI_ERR_TYPE, fn,
+                              "datatype %s is not committed; call MPI_Type_commit first",
+                              (*dt)->name[0] ? (*dt)->name : "(unnamed)");
+    /* MPI_BOTTOM with absolute addresses needs a derived type. */
+    if (RT_UNLIKELY(!buf && count > 0 && (*dt)->size && ((*dt)->flags & RT_DT_PREDEF)))
+        return rdmpi_err_comm(comm, MPI_ERR_BUFFER, fn,
+                              "buf is NULL but count is %lld; pass a buffer of count elements",
+                              (long long)count);
+    return MPI_SUCCESS;
+}
+
+static inline int pml_check_dest(MPI_Comm comm, const struct rdmpi_comm *c, int dest, int tag,
+                                 const char *fn)
+{
+    if (RT_UNLIKELY(dest != MPI_PROC_NULL && (dest < 0 || dest >= c->size)))
+        return rdmpi_err_comm(comm, MPI_ERR_RANK, fn,
+                              "dest is %d but the communicator has %d ranks; pass 0..%d or "
+                              "MPI_PROC_NULL", dest, c->size, c->size - 1);
+    if (RT_UNLIKELY(tag < 0 || tag > PML_TAG_UB))
+        return rdmpi_err_comm(comm, MPI_ERR_TAG, fn,
+                              "tag is %d; send tags must be in 0..MPI_TAG_UB (%d)", tag,
+                              PML_TAG_UB);
+    return MPI_SUCCESS;
+}
+
+static inline int pml_check_source(MPI_Comm comm, const struct rdmpi_comm *c, int source,
+                                   int tag, const char *fn)
+{
+    if (RT_UNLIKELY(source != MPI_PROC_NULL && source != MPI_ANY_SOURCE &&
+                    (source < 0 || source >= c->size)))
+        return rdmpi_err_comm(comm, MPI_ERR_RANK, fn,
+                              "source is %d but the communicator has %d ranks; pass 0..%d, "
+                              "MPI_ANY_SOURCE or MPI_PROC_NULL", source, c->size, c->size - 1);
+    if (RT_UNLIKELY(tag != MPI_ANY_TAG && (tag < 0 || tag > PML_TAG_UB)))
+        return rdmpi_err_comm(comm, MPI_ERR_TAG, fn,
+                              "tag is %d; receive tags must be in 0..MPI_TAG_UB (%d) or "
+                              "MPI_ANY_TAG", tag, PML_TAG_UB);
+    return MPI_SUCCESS;
+}
+
+static inline int pml_check_reqp(MPI_Comm comm, MPI_Request *request, const char *fn)
+{
+    if (RT_UNLIKELY(!request))
+        return rdmpi_err_comm(comm, MPI_ERR_REQUEST, fn,
+                              "request is NULL; pass the address of an MPI_Request");
+    return MPI_SUCCESS;
+}
+
+/* A status for a receive from MPI_PROC_NULL. */
+static inline void pml_status_proc_null(MPI_Status *s)
+{
+    if (s == MPI_STATUS_IGNORE)
+        return;
+    s->MPI_SOURCE = MPI_PROC_NULL;
+    s->MPI_TAG = MPI_ANY_TAG;
+    s->MPI_ERROR = MPI_SUCCESS;
+    s->rdmpi_cancelled = 0;
+    s->rdmpi_count = 0;
+}
+
+/* A request that is complete from the start (MPI_PROC_NULL, Ibsend). */
+struct pml_req *pml_req_done(MPI_Comm comm, int proc_null);
+
+/* Internal: receive setup shared by Recv, Irecv, Recv_init, Mrecv. */
+static inline void pml_recv_setup(struct pml_req *r, void *buf, size_t count,
+                                  struct rdmpi_datatype *dt, int source, int tag,
+                                  struct pml_comm *pc)
+{
+    r->send = 0;
+    r->base.type = RT_REQ_RECV;
+    r->base.comm = pc->handle;
+    r->buf = buf;
+    r->count = count;
+    r->dt = dt;
+    r->len = count * dt->size;
+    r->peer = source;
+    r->tag = tag;
+    r->pc = pc;
+}
+
+int pml_bsend_start(const void *buf, size_t count, struct rdmpi_datatype *dt, int dest, int tag,
+                    struct pml_comm *pc, const char *fn);
+
+#endif

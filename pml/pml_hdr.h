@@ -1,0 +1,89 @@
+/* The pml's wire headers. Little-endian, homogeneous peers; every header is
+ * a fixed-size struct with its size checked at compile time. Requests are
+ * named on the wire by 64-bit handles (slot index | generation << 32),
+ * checked before use, never by pointers. */
+#ifndef PML_HDR_H
+#define PML_HDR_H
+
+#include <assert.h>
+#include <stdint.h>
+
+#define PML_PROTO_VERSION 1
+
+/* Header types: the first byte of every message, the BTL's dispatch key. */
+enum pml_hdr_type {
+    PML_HDR_MATCH = 1,  /* eager: envelope + payload */
+    PML_HDR_RNDV = 2,   /* envelope + length + sender handle (+ inline data or RDMA address) */
+    PML_HDR_CTS = 3,    /* receiver is ready: send FRAGs */
+    PML_HDR_FRAG = 4,   /* copy-pipeline data */
+    PML_HDR_FIN = 5,    /* rendezvous done (or the Ssend match ack) */
+    PML_HDR_CREDIT = 6, /* eager credits returned */
+};
+
+/* Flags on MATCH and RNDV. */
+enum {
+    PML_F_SYNC = 1u << 0,   /* Ssend: the sender waits for a FIN at match time */
+    PML_F_INLINE = 1u << 1, /* RNDV: the whole payload follows the header */
+    PML_F_GET = 1u << 2,    /* RNDV: read the data at raddr with the rkey that follows */
+};
+
+/* The envelope every matchable message starts with. */
+struct pml_hdr_match {
+    uint8_t type;   /* PML_HDR_MATCH or PML_HDR_RNDV */
+    uint8_t flags;  /* PML_F_* */
+    uint16_t seq;   /* per (communicator, sender) order, wraps */
+    uint32_t cid;   /* context id of the communicator */
+    int32_t src;    /* sender's rank in the communicator */
+    int32_t tag;    /* MPI tag (negative: internal traffic) */
+};
+static_assert(sizeof(struct pml_hdr_match) == 16, "MATCH header is 16 bytes");
+
+struct pml_hdr_rndv {
+    struct pml_hdr_match m;
+    uint64_t len;   /* total message bytes */
+    uint64_t sreq;  /* sender's request handle, for CTS and FIN */
+    uint64_t raddr; /* PML_F_GET: where the packed data lives at the sender */
+    /* PML_F_GET: rkey_size bytes of the BTL's remote key follow;
+     * PML_F_INLINE: len bytes of payload follow. */
+};
+static_assert(sizeof(struct pml_hdr_rndv) == 40, "RNDV header is 40 bytes");
+
+struct pml_hdr_cts {
+    uint8_t type;   /* PML_HDR_CTS */
+    uint8_t pad[7];
+    uint64_t sreq;  /* the sender's request */
+    uint64_t rreq;  /* the receiver's request, named by every FRAG */
+};
+static_assert(sizeof(struct pml_hdr_cts) == 24, "CTS header is 24 bytes");
+
+struct pml_hdr_frag {
+    uint8_t type;   /* PML_HDR_FRAG */
+    uint8_t pad[7];
+    uint64_t rreq;  /* the receiver's request */
+    uint64_t offset;/* where this data starts in the packed message */
+    /* data follows, up to the BTL's eager limit */
+};
+static_assert(sizeof(struct pml_hdr_frag) == 24, "FRAG header is 24 bytes");
+
+struct pml_hdr_fin {
+    uint8_t type;   /* PML_HDR_FIN */
+    uint8_t pad[7];
+    uint64_t sreq;  /* the request it completes */
+    int64_t status; /* bytes delivered (>= 0) or a negative errno */
+};
+static_assert(sizeof(struct pml_hdr_fin) == 24, "FIN header is 24 bytes");
+
+struct pml_hdr_credit {
+    uint8_t type;     /* PML_HDR_CREDIT */
+    uint8_t pad[3];
+    uint32_t credits; /* eager messages the receiver has consumed */
+};
+static_assert(sizeof(struct pml_hdr_credit) == 8, "CREDIT header is 8 bytes");
+
+/* What every rank publishes, so both sides of a pair agree on limits. */
+struct pml_card {
+    uint32_t version;  /* PML_PROTO_VERSION */
+    uint32_t credits;  /* eager window this rank grants each peer */
+};
+
+#endif

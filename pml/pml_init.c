@@ -1,0 +1,157 @@
+/* The pml as a runtime layer: opens the BTLs, picks one per peer, publishes
+ * its card, and drains the network at finalize. */
+#include "modex.h"
+#include "param.h"
+#include "pml.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+RT_PARAM(p_credits, "PML_CREDITS", RT_PARAM_INT, "64",
+         "Eager messages a sender may have outstanding to one receiver before it "
+         "switches to rendezvous; bounds unexpected-message memory")
+
+struct pml_peer *pml_peers;
+uint32_t pml_credit_window;
+extern struct btl_module **pml_btls;
+extern int pml_nbtls;
+void pml_rndv_params(void);
+bool pml_idle(void);
+
+#define CARD_KEY "rdmpi.pml"
+
+static int pml_init(void)
+{
+    struct pml_card card = {.version = PML_PROTO_VERSION};
+    int rc;
+
+    btl_recv_table[PML_HDR_MATCH] = pml_recv_match;
+    btl_recv_table[PML_HDR_RNDV] = pml_recv_match;
+    btl_recv_table[PML_HDR_CTS] = pml_recv_cts;
+    btl_recv_table[PML_HDR_FRAG] = pml_recv_frag;
+    btl_recv_table[PML_HDR_FIN] = pml_recv_fin;
+    btl_recv_table[PML_HDR_CREDIT] = pml_recv_credit;
+    pml_rndv_params();
+    pml_req_init();
+    pml_credit_window = (uint32_t)rt_param_int(&p_credits);
+    if (pml_credit_window < 2)
+        pml_credit_window = 2;
+    card.credits = pml_credit_window;
+    if ((rc = rt_modex_put(CARD_KEY, &card, sizeof(card))))
+        return rc;
+
+    pml_peers = calloc((size_t)rt.size, sizeof(*pml_peers));
+    if (!pml_peers)
+        return -1;
+    if ((rc = btl_open_all(&pml_btls, &pml_nbtls)))
+        return rc;
+    for (int i = 0; i < pml_nbtls; i++)
+        if ((rc = pml_btls[i]->init(pml_btls[i])))
+            return rc;
+    return 0;
+}
+
+static uint32_t peer_credits(int r)
+{
+    struct pml_card *c;
+    size_t len;
+    uint32_t n = pml_credit_window;
+
+    if (r == rt.rank || rt_modex_get(r, CARD_KEY, (void **)&c, &len))
+        return n;
+    if (len != sizeof(*c) || c->version != PML_PROTO_VERSION)
+        rt_fatal("rank %d speaks pml protocol %u, this rank %u: every rank must run "
+                 "the same rdmpi build", r, len >= 4 ? c->version : 0, PML_PROTO_VERSION);
+    n = c->credits;
+    free(c);
+    return n;
+}
+
+static int pml_connect(void)
+{
+    uint8_t *reach = calloc((size_t)rt.size, 1);
+    int rc = 0;
+
+    if (!reach)
+        return -1;
+    /* BTLs come sorted by exclusivity: the first that reaches a peer wins. */
+    for (int i = 0; i < pml_nbtls; i++) {
+        struct btl_module *m = pml_btls[i];
+        memset(reach, 0, (size_t)rt.size);
+        if ((rc = m->connect(m, reach)))
+            goto out;
+        for (int r = 0; r < rt.size; r++) {
+            if (!reach[r] || pml_peers[r].btl)
+                continue;
+            pml_peers[r].btl = m;
+            pml_peers[r].ep = m->endpoint(m, r);
+        }
+    }
+    /* Only BTLs that won a peer are polled; the others close now. */
+    int used = 0;
+    for (int i = 0; i < pml_nbtls; i++) {
+        struct btl_module *m = pml_btls[i];
+        int wins = 0;
+        for (int r = 0; r < rt.size && !wins; r++)
+            wins = pml_peers[r].btl == m;
+        if (wins)
+            pml_btls[used++] = m;
+        else
+            m->finalize(m);
+    }
+    pml_nbtls = used;
+    for (int r = 0; r < rt.size; r++) {
+        if (!pml_peers[r].btl)
+            rt_fatal("MPI_Init: no transport reaches rank %d from rank %d (%s); "
+                     "the BTLs tried were those in RDMPI_BTL (default: all); "
+                     "add ofi for ranks on other hosts", r, rt.rank, rt.hostname);
+        pml_peers[r].credits = peer_credits(r);
+    }
+    if (rt_verbosity >= 1 && rt.rank == 0)
+        for (int i = 0; i < pml_nbtls; i++)
+            rt_info(1, "btl %s: eager limit %zu, %s", pml_btls[i]->name,
+                    pml_btls[i]->eager_limit,
+                    pml_btls[i]->flags & BTL_CAP_GET ? "rendezvous by RDMA read"
+                                                     : "rendezvous by copy pipeline");
+    if (pml_comm_add(rt_comm_predef[0]) || pml_comm_add(rt_comm_predef[1]))
+        rc = -1;
+    else
+        rc = rt_progress_register(pml_progress);
+    rt_progress_set_dump(pml_dump);
+out:
+    free(reach);
+    return rc;
+}
+
+static int pml_finalize(void)
+{
+    unsigned spins = 0;
+
+    /* Owed FINs, CTSs and credits go out before anyone leaves; the barrier
+     * then proves no peer still needs this rank's progress. */
+    while (!pml_idle()) {
+        if (!pml_progress())
+            rt_progress_idle(&spins);
+    }
+    pml_barrier(rt_comm_predef[0]->pml);
+    for (int i = 0; i < pml_nbtls; i++)
+        if (pml_btls[i]->flush)
+            pml_btls[i]->flush(pml_btls[i]);
+    for (int i = 0; i < pml_nbtls; i++)
+        pml_btls[i]->finalize(pml_btls[i]);
+    pml_comm_remove(rt_comm_predef[1]);
+    pml_comm_remove(rt_comm_predef[0]);
+    free(pml_peers);
+    pml_peers = NULL;
+    return 0;
+}
+
+static struct rt_layer pml_layer = {
+    .name = "pml", .order = 10, .init = pml_init, .connect = pml_connect,
+    .finalize = pml_finalize,
+};
+
+__attribute__((constructor)) static void pml_register(void)
+{
+    rt_layer_register(&pml_layer);
+}

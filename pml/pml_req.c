@@ -1,0 +1,145 @@
+/* The request pool: slots that never move, so a 64-bit (slot, generation)
+ * handle names a request on the wire and a stale handle is detected. */
+#include "pml.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK 256
+#define MAX_CHUNKS 16384 /* 4 M requests outstanding */
+
+static struct pml_req *chunks[MAX_CHUNKS];
+static uint32_t nslots;
+static struct pml_req *free_list;   /* linked through base.comm */
+
+static void req_release_op(struct rdmpi_request *r);
+static const struct rt_req_ops req_ops = {.cancel = pml_req_cancel, .release = req_release_op};
+
+static int grow(void)
+{
+    struct pml_req *c;
+
+    if (nslots / CHUNK >= MAX_CHUNKS)
+        return -1;
+    c = calloc(CHUNK, sizeof(*c));
+    if (!c)
+        return -1;
+    chunks[nslots / CHUNK] = c;
+    for (int i = CHUNK - 1; i >= 0; i--) {
+        c[i].slot = nslots + (uint32_t)i;
+        c[i].base.comm = (MPI_Comm)free_list;
+        free_list = &c[i];
+    }
+    nslots += CHUNK;
+    return 0;
+}
+
+struct pml_req *pml_req_alloc(void)
+{
+    struct pml_req *r = free_list;
+    uint32_t slot, gen;
+
+    if (RT_UNLIKELY(!r)) {
+        if (grow())
+            return NULL;
+        r = free_list;
+    }
+    free_list = (struct pml_req *)r->base.comm;
+    slot = r->slot;
+    gen = r->gen;
+    memset(r, 0, offsetof(struct pml_req, link));
+    r->slot = slot;
+    r->gen = gen;
+    r->base.obj.kind = RT_KIND_REQUEST;
+    r->base.obj.findex = (int32_t)slot;
+    r->base.ops = &req_ops;
+    r->error = 0;
+    r->tmp = NULL;
+    r->reg = NULL;
+    r->done = r->issued = 0;
+    r->inflight = 0;
+    r->bsend_buf = NULL;
+    r->detached = 0;
+    pml_list_init(&r->link);
+    return r;
+}
+
+void pml_req_release(struct pml_req *r)
+{
+    r->base.obj.kind = 0;
+    r->gen++;
+    r->base.comm = (MPI_Comm)free_list;
+    free_list = r;
+}
+
+static struct rdmpi_request *by_findex(int findex)
+{
+    struct pml_req *r;
+
+    if (findex < 0 || (uint32_t)findex >= nslots)
+        return NULL;
+    r = &chunks[findex / CHUNK][findex % CHUNK];
+    return r->base.obj.kind == RT_KIND_REQUEST ? &r->base : NULL;
+}
+
+void pml_req_init(void)
+{
+    rt_req_by_findex = by_findex;
+}
+
+struct pml_req *pml_req_lookup(uint64_t handle)
+{
+    uint32_t slot = (uint32_t)handle, gen = (uint32_t)(handle >> 32);
+    struct pml_req *r;
+
+    if (slot >= nslots)
+        return NULL;
+    r = &chunks[slot / CHUNK][slot % CHUNK];
+    return (r->gen == gen && r->base.obj.kind == RT_KIND_REQUEST) ? r : NULL;
+}
+
+static void req_release_op(struct rdmpi_request *r)
+{
+    pml_req_release((struct pml_req *)r);
+}
+
+/* Only a receive still in a posted queue can be cancelled; sends complete
+ * normally (the standard allows a cancel that does not take effect). */
+int pml_req_cancel(struct rdmpi_request *br)
+{
+    struct pml_req *r = (struct pml_req *)br;
+
+    if (r->send || r->state != PML_S_POSTED)
+        return MPI_SUCCESS;
+    pml_list_remove(&r->link);
+    rt_status_empty(&r->base.status);
+    r->base.status.rdmpi_cancelled = 1;
+    r->state = PML_S_DONE;
+    pml_req_complete(r);
+    return MPI_SUCCESS;
+}
+
+/* Completion: the request's status is filled; internal requests (no user
+ * handle, e.g. a buffered send's copy) go back to the pool. */
+void pml_req_complete(struct pml_req *r)
+{
+    r->state = PML_S_DONE;
+    if (r->detached)
+        pml_detached_bytes -= r->len;
+    if (r->tmp) {
+        free(r->tmp);
+        r->tmp = NULL;
+    }
+    if (r->reg) {
+        struct pml_peer *p = &pml_peers[r->wpeer];
+        p->btl->deregister_mem(p->btl, r->reg);
+        r->reg = NULL;
+    }
+    if (r->internal) {
+        if (r->bsend_buf)
+            pml_bsend_done(r);
+        pml_req_release(r);
+        return;
+    }
+    rt_req_complete(&r->base);
+}

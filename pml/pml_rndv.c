@@ -1,0 +1,204 @@
+/* Rendezvous data movement. RGET: the receiver reads the sender's buffer in
+ * chunks, a bounded number in flight, then sends one FIN. Fallback: CTS and
+ * a FRAG copy pipeline driven by the sender. */
+#include "param.h"
+#include "pml.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+RT_PARAM(p_get_chunk, "PML_GET_CHUNK", RT_PARAM_SIZE, "4m",
+         "Bytes per RDMA read of a rendezvous (the BTL's own limit also applies)")
+RT_PARAM(p_get_depth, "PML_GET_DEPTH", RT_PARAM_INT, "8",
+         "RDMA reads in flight per rendezvous")
+
+size_t pml_get_chunk;
+int pml_get_depth;
+
+void pml_rndv_params(void)
+{
+    pml_get_chunk = rt_param_size(&p_get_chunk);
+    pml_get_depth = (int)rt_param_int(&p_get_depth);
+    if (pml_get_chunk < 4096)
+        pml_get_chunk = 4096;
+    if (pml_get_depth < 1)
+        pml_get_depth = 1;
+}
+
+/* ---- receiver: RDMA reads ---- */
+
+static void get_finish(struct pml_req *r)
+{
+    struct pml_hdr_fin fin = {.type = PML_HDR_FIN, .sreq = r->other};
+
+    if (r->error) {
+        /* One fallback, never a retry loop: ask for the copy pipeline. */
+        struct pml_hdr_cts cts = {.type = PML_HDR_CTS, .sreq = r->other,
+                                  .rreq = pml_req_handle(r)};
+        rt_info(1, "RDMA read from rank %d failed; falling back to the copy pipeline",
+                r->wpeer);
+        r->error = 0;
+        r->state = PML_S_FRAGS;
+        r->done = 0;
+        pml_send_ctl(r->wpeer, &cts, sizeof(cts));
+        return;
+    }
+    if (r->tmp)
+        rt_dt_unpack(r->dt, r->buf, r->count, 0, r->tmp, r->len);
+    fin.status = (int64_t)r->len;
+    pml_send_ctl(r->wpeer, &fin, sizeof(fin));
+    pml_req_complete(r);
+}
+
+static void get_done(void *ctx, int status)
+{
+    struct pml_req *r = ctx;
+
+    r->inflight--;
+    if (status)
+        r->error = status;
+    if (r->in_issue)
+        return;
+    if (r->issued == r->len && r->inflight == 0)
+        get_finish(r);
+    else if (!r->error)
+        pml_get_continue(r);
+}
+
+void pml_get_continue(struct pml_req *r)
+{
+    struct pml_peer *p = &pml_peers[r->wpeer];
+    size_t limit = pml_get_chunk < p->btl->get_limit ? pml_get_chunk : p->btl->get_limit;
+    bool contig = rt_dt_contig(r->dt, r->count);
+
+    if (!contig && !r->tmp && r->len) {
+        r->tmp = malloc(r->len);
+        if (!r->tmp)
+            rt_fatal("out of memory staging a %zu-byte receive", r->len);
+    }
+    r->in_issue = 1;
+    while (!r->error && r->issued < r->len && r->inflight < pml_get_depth) {
+        size_t n = r->len - r->issued < limit ? r->len - r->issued : limit;
+        char *dst = contig ? (char *)r->buf + r->dt->lb + r->issued : (char *)r->tmp + r->issued;
+        int rc;
+
+        r->inflight++;
+        rc = p->btl->get(p->ep, dst, NULL, r->raddr + r->issued, r->rkey, n, get_done, r);
+        if (rc == -EAGAIN) {
+            r->inflight--;
+            pml_pending_get(r);
+            break;
+        }
+        if (rc) {
+            r->inflight--;
+            r->error = rc;
+            break;
+        }
+        r->issued += n;
+    }
+    r->in_issue = 0;
+    if ((r->issued == r->len || r->error) && r->inflight == 0)
+        get_finish(r);
+}
+
+/* ---- receiver: FRAGs of the copy pipeline ---- */
+
+void pml_recv_frag(int peer, const void *data, size_t len)
+{
+    const struct pml_hdr_frag *h = data;
+    struct pml_req *r = pml_req_lookup(h->rreq);
+    size_t n = len - sizeof(*h);
+
+    if (!r || r->send)
+        rt_fatal("a data fragment from rank %d names no receive (handle %#llx); "
+                 "the peers disagree on the protocol", peer, (unsigned long long)h->rreq);
+    /* Data past the receive buffer (truncation) is dropped. */
+    if (h->offset < r->len) {
+        size_t keep = r->len - h->offset < n ? r->len - h->offset : n;
+        if (rt_dt_contig(r->dt, r->count))
+            memcpy((char *)r->buf + r->dt->lb + h->offset, h + 1, keep);
+        else
+            rt_dt_unpack(r->dt, r->buf, r->count, h->offset, h + 1, keep);
+    }
+    r->done += n;
+    if (r->done >= r->msg_len)
+        pml_req_complete(r);
+}
+
+/* ---- sender: CTS, FRAG streaming, FIN ---- */
+
+void pml_recv_cts(int peer, const void *data, size_t len)
+{
+    const struct pml_hdr_cts *h = data;
+    struct pml_req *r = pml_req_lookup(h->sreq);
+
+    (void)len;
+    if (!r || !r->send)
+        rt_fatal("a clear-to-send from rank %d names no send (handle %#llx)", peer,
+                 (unsigned long long)h->sreq);
+    r->other = h->rreq;
+    r->state = PML_S_FRAGS;
+    r->done = 0;
+    if (r->reg) {
+        /* A read failed at the receiver; the copy pipeline replaces it. */
+        pml_peers[r->wpeer].btl->deregister_mem(pml_peers[r->wpeer].btl, r->reg);
+        r->reg = NULL;
+    }
+    pml_send_continue(r);
+}
+
+void pml_recv_fin(int peer, const void *data, size_t len)
+{
+    const struct pml_hdr_fin *h = data;
+    struct pml_req *r = pml_req_lookup(h->sreq);
+
+    (void)len;
+    if (!r || !r->send)
+        rt_fatal("a FIN from rank %d names no send (handle %#llx)", peer,
+                 (unsigned long long)h->sreq);
+    if (h->status < 0)
+        r->base.status.MPI_ERROR = MPI_ERR_OTHER;
+    pml_req_complete(r);
+}
+
+void pml_recv_credit(int peer, const void *data, size_t len)
+{
+    const struct pml_hdr_credit *h = data;
+
+    (void)len;
+    pml_peers[peer].credits += h->credits;
+}
+
+/* Streams the rest of the message as FRAGs; stops when the BTL has no
+ * buffers and resumes from the pending list. */
+void pml_frags_stream(struct pml_req *r)
+{
+    struct pml_peer *p = &pml_peers[r->wpeer];
+    size_t max = p->btl->eager_limit - sizeof(struct pml_hdr_frag);
+    const char *src = r->tmp ? r->tmp : (const char *)r->buf + r->dt->lb;
+    bool packed = r->tmp || rt_dt_contig(r->dt, r->count);
+
+    while (r->done < r->len) {
+        size_t n = r->len - r->done < max ? r->len - r->done : max;
+        struct btl_desc *d = p->btl->alloc(p->ep, sizeof(struct pml_hdr_frag) + n);
+        struct pml_hdr_frag *h;
+
+        if (!d) {
+            pml_pending_send(r);
+            return;
+        }
+        h = d->buf;
+        h->type = PML_HDR_FRAG;
+        h->rreq = r->other;
+        h->offset = r->done;
+        if (packed)
+            memcpy(h + 1, src + r->done, n);
+        else
+            rt_dt_pack(r->dt, r->buf, r->count, r->done, h + 1, n);
+        d->len = sizeof(*h) + n;
+        p->btl->send(p->ep, d);
+        r->done += n;
+    }
+    pml_req_complete(r);
+}

@@ -1,0 +1,198 @@
+/* Sending: protocol choice (eager, synchronous, rendezvous by RDMA read or
+ * copy pipeline) and the retry of sends the BTL could not take yet. */
+#include "param.h"
+#include "pml.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pml_frags_stream(struct pml_req *r);
+
+static inline void make_match(struct pml_hdr_match *h, uint8_t type, uint8_t flags, uint16_t seq,
+                              const struct pml_comm *pc, int tag)
+{
+    h->type = type;
+    h->flags = flags;
+    h->seq = seq;
+    h->cid = pc->cid;
+    h->src = pc->rank;
+    h->tag = tag;
+}
+
+/* The blocking fast path: a small contiguous message goes out inline with
+ * no request at all. *done says whether it went. */
+int pml_send_now(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst, int tag,
+                 struct pml_comm *pc, enum pml_mode mode, bool *done)
+{
+    int w = pml_world(pc, dst);
+    struct pml_peer *p = &pml_peers[w];
+    struct pml_comm_peer *cp = &pc->peers[dst];
+    size_t len = count * dt->size;
+    struct pml_hdr_match h;
+
+    *done = false;
+    if (mode == PML_SYNC || !p->credits || p->npending || len + sizeof(h) > p->btl->sendi_limit ||
+        !rt_dt_contig(dt, count))
+        return 0;
+    make_match(&h, PML_HDR_MATCH, 0, cp->send_seq, pc, tag);
+    if (p->btl->sendi(p->ep, &h, sizeof(h), (const char *)buf + dt->lb, len))
+        return 0;
+    cp->send_seq++;
+    p->credits--;
+    *done = true;
+    return 0;
+}
+
+RT_PARAM(p_detach, "PML_DETACH_LIMIT", RT_PARAM_SIZE, "64m",
+         "Bytes of small blocking sends a rank may hold in private copies while "
+         "their receivers are out of eager credits (0: such sends block until matched)")
+
+size_t pml_detached_bytes;
+
+bool pml_send_detached(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst,
+                       int tag, struct pml_comm *pc)
+{
+    static size_t limit = (size_t)-1;
+    struct pml_peer *p = &pml_peers[pml_world(pc, dst)];
+    size_t len = count * dt->size;
+    struct pml_req *r;
+    void *copy;
+
+    if (limit == (size_t)-1)
+        limit = rt_param_size(&p_detach);
+    if (p->credits || len + sizeof(struct pml_hdr_match) > p->btl->eager_limit ||
+        pml_detached_bytes + len > limit || !(r = pml_req_alloc()))
+        return false;
+    if (!(copy = malloc(len ? len : 1))) {
+        pml_req_release(r);
+        return false;
+    }
+    rt_dt_pack(dt, buf, count, 0, copy, len);
+    r->internal = 1;
+    r->detached = 1;
+    r->tmp = copy;
+    pml_detached_bytes += len;
+    pml_isend(copy, len, rt_dt_get(MPI_BYTE), dst, tag, pc, PML_STANDARD, r);
+    return true;
+}
+
+/* Eager: header + payload in one BTL message; completes at once. */
+static int send_eager(struct pml_req *r, struct pml_peer *p)
+{
+    struct pml_hdr_match h;
+    struct btl_desc *d;
+    bool contig = rt_dt_contig(r->dt, r->count);
+
+    make_match(&h, PML_HDR_MATCH, 0, r->seq, r->pc, r->tag);
+    if (contig && sizeof(h) + r->len <= p->btl->sendi_limit &&
+        p->btl->sendi(p->ep, &h, sizeof(h), (const char *)r->buf + r->dt->lb, r->len) == 0)
+        goto sent;
+    d = p->btl->alloc(p->ep, sizeof(h) + r->len);
+    if (!d)
+        return -EAGAIN;
+    memcpy(d->buf, &h, sizeof(h));
+    rt_dt_pack(r->dt, r->buf, r->count, 0, (char *)d->buf + sizeof(h), r->len);
+    d->len = sizeof(h) + r->len;
+    p->btl->send(p->ep, d);
+sent:
+    p->credits--;
+    pml_req_complete(r);
+    return 0;
+}
+
+/* The rendezvous header: inline data (small Ssend), an RDMA-readable
+ * address, or neither (the receiver answers with CTS). */
+static int send_rndv(struct pml_req *r, struct pml_peer *p)
+{
+    size_t hl = sizeof(struct pml_hdr_rndv), extra = 0;
+    uint8_t flags = r->mode == PML_SYNC ? PML_F_SYNC : 0;
+    struct pml_hdr_rndv *h;
+    struct btl_desc *d;
+
+    if (r->mode == PML_SYNC && hl + r->len <= p->btl->eager_limit) {
+        flags |= PML_F_INLINE;
+        extra = r->len;
+    } else if ((p->btl->flags & BTL_CAP_GET) && r->len) {
+        if (!r->reg && !r->raddr) {
+            void *base = (char *)r->buf + r->dt->lb;
+            if (!rt_dt_contig(r->dt, r->count)) {
+                r->tmp = malloc(r->len);
+                if (!r->tmp)
+                    rt_fatal("out of memory packing a %zu-byte send", r->len);
+                rt_dt_pack(r->dt, r->buf, r->count, 0, r->tmp, r->len);
+                base = r->tmp;
+            }
+            if (p->btl->register_mem(p->btl, base, r->len, &r->reg, r->rkey, &r->raddr))
+                goto no_get;
+        }
+        flags |= PML_F_GET;
+        extra = p->btl->rkey_size;
+    }
+no_get:
+    d = p->btl->alloc(p->ep, hl + extra);
+    if (!d)
+        return -EAGAIN;
+    h = d->buf;
+    make_match(&h->m, PML_HDR_RNDV, flags, r->seq, r->pc, r->tag);
+    h->len = r->len;
+    h->sreq = pml_req_handle(r);
+    h->raddr = r->raddr;
+    if (flags & PML_F_INLINE)
+        rt_dt_pack(r->dt, r->buf, r->count, 0, (char *)(h + 1), r->len);
+    else if (flags & PML_F_GET)
+        memcpy(h + 1, r->rkey, extra);
+    d->len = hl + extra;
+    r->state = PML_S_WAIT_FIN;
+    p->btl->send(p->ep, d);
+    return 0;
+}
+
+/* One attempt at the current step of send r. */
+void pml_send_continue(struct pml_req *r)
+{
+    struct pml_peer *p = &pml_peers[r->wpeer];
+    int rc;
+
+    if (r->state == PML_S_FRAGS) {
+        pml_frags_stream(r);
+        return;
+    }
+    if (r->mode != PML_SYNC && p->credits &&
+        sizeof(struct pml_hdr_match) + r->len <= p->btl->eager_limit)
+        rc = send_eager(r, p);
+    else
+        rc = send_rndv(r, p);
+    if (rc == -EAGAIN)
+        pml_pending_send(r);
+}
+
+int pml_isend(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst, int tag,
+              struct pml_comm *pc, enum pml_mode mode, struct pml_req *r)
+{
+    struct pml_peer *p;
+
+    r->send = 1;
+    r->base.type = RT_REQ_SEND;
+    r->base.comm = pc->handle;
+    r->buf = (void *)buf;
+    r->count = count;
+    r->dt = dt;
+    r->len = count * dt->size;
+    r->peer = dst;
+    r->tag = tag;
+    r->pc = pc;
+    r->mode = (uint8_t)mode;
+    r->wpeer = pml_world(pc, dst);
+    r->raddr = 0;
+    r->base.status.MPI_ERROR = MPI_SUCCESS;
+    r->base.status.rdmpi_cancelled = 0;
+    r->seq = pc->peers[dst].send_seq++;
+    p = &pml_peers[r->wpeer];
+    /* Behind a queued send to the same peer: keep the order. */
+    if (p->npending)
+        pml_pending_send(r);
+    else
+        pml_send_continue(r);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,268 @@
+/* MPI_Init and MPI_Finalize: bring the layers up in order, and down. */
+#include "comm.h"
+#include "datatype.h"
+#include "errors.h"
+#include "log.h"
+#include "modex.h"
+#include "param.h"
+#include "rt.h"
+
+#include <pmix.h>
+#include <rdma/fabric.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct rt_state rt = {.rank = -1};
+
+static struct rt_layer *layers;
+
+/* Kept sorted by order so init runs low to high and finalize high to low. */
+void rt_layer_register(struct rt_layer *l)
+{
+    struct rt_layer **p = &layers;
+
+    while (*p && (*p)->order <= l->order)
+        p = &(*p)->next;
+    l->next = *p;
+    *p = l;
+}
+
+static int count_cpus(void)
+{
+    cpu_set_t set;
+    long n;
+
+    /* The launcher may pin us to one core; the host's cores decide
+     * oversubscription, so count those. */
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > 0)
+        return (int)n;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        return CPU_COUNT(&set);
+    return 1;
+}
+
+static int init_layers(void)
+{
+    struct rt_layer *l;
+    int rc;
+
+    for (l = layers; l; l = l->next)
+        if (l->init && (rc = l->init()))
+            return rc;
+    if ((rc = rt_modex_exchange()))
+        return rc;
+    for (l = layers; l; l = l->next)
+        if (l->connect && (rc = l->connect()))
+            return rc;
+    return 0;
+}
+
+static void finalize_layers(struct rt_layer *l)
+{
+    if (!l)
+        return;
+    finalize_layers(l->next);
+    if (l->finalize)
+        l->finalize();
+}
+
+static int do_init(int required, int *provided, const char *fn)
+{
+    int rc;
+
+    if (rt.initialized || rt.finalized)
+        rt_abort_job(1, rt.finalized
+                            ? "MPI_Init called after MPI_Finalize; MPI can be initialised once"
+                            : "MPI_Init called twice; call it once per process");
+    rt.main_thread = pthread_self();
+    rt_log_init();
+    /* Under a launcher stdout is a pipe, which libc buffers fully: lines
+     * would show up late and out of step with stderr. Open MPI's pty gives
+     * line buffering; so do we. */
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, NULL, _IOLBF, 0);
+    if ((rc = rt_modex_init()))
+        rt_fatal("%s: could not reach the launcher (error %d)", fn, rc);
+    rt.ncpus = count_cpus();
+    rt.oversubscribed = rt.local_size > rt.ncpus;
+    rt_progress_setup();
+    rt_dt_init();
+    if ((rc = rt_comm_init()))
+        rt_fatal("%s: could not create MPI_COMM_WORLD (error %d)", fn, rc);
+    if ((rc = init_layers()))
+        rt_fatal("%s: start-up failed (error %d); run with RDMPI_VERBOSE=1 for detail", fn, rc);
+
+    /* One global lock would be needed beyond SERIALIZED; we do not claim
+     * MULTIPLE until the pml is thread-safe. */
+    rt.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    if (rt.thread_level < MPI_THREAD_SINGLE)
+        rt.thread_level = MPI_THREAD_SINGLE;
+    if (provided)
+        *provided = rt.thread_level;
+    rt.initialized = 1;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Init = PMPI_Init
+int PMPI_Init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return do_init(MPI_THREAD_SINGLE, NULL, "MPI_Init");
+}
+
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+        rt_fatal("MPI_Init_thread: required=%d is not a thread level; pass "
+                 "MPI_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE", required);
+    if (!provided)
+        rt_fatal("MPI_Init_thread: provided is NULL; pass the address of an int");
+    return do_init(required, provided, "MPI_Init_thread");
+}
+
+#pragma weak MPI_Initialized = PMPI_Initialized
+int PMPI_Initialized(int *flag)
+{
+    *flag = rt.initialized;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Finalized = PMPI_Finalized
+int PMPI_Finalized(int *flag)
+{
+    *flag = rt.finalized;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Finalize = PMPI_Finalize
+int PMPI_Finalize(void)
+{
+    RT_CHECK_INIT("MPI_Finalize");
+    /* Layers drain their traffic (FINs, credits) before the last fence, so
+     * no peer waits on a message we never send. */
+    finalize_layers(layers);
+    rt_modex_fence();
+    rt_comm_finalize();
+    rt_modex_finalize();
+    free(rt.local_peers);
+    rt.local_peers = NULL;
+    rt.finalized = 1;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+int PMPI_Query_thread(int *provided)
+{
+    RT_CHECK_INIT("MPI_Query_thread");
+    *provided = rt.thread_level;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+int PMPI_Is_thread_main(int *flag)
+{
+    RT_CHECK_INIT("MPI_Is_thread_main");
+    *flag = pthread_equal(pthread_self(), rt.main_thread) != 0;
+    return MPI_SUCCESS;
+}
+
+_Noreturn void rt_abort_job(int status, const char *msg)
+{
+    /* What the program printed before the error must not be lost. */
+    fflush(stdout);
+    fflush(stderr);
+    if (msg && *msg) {
+        char line[1100];
+        int n;
+
+        if (rt.rank >= 0)
+            n = snprintf(line, sizeof(line), "rdmpi[%d]: %s\n", rt.rank, msg);
+        else
+            n = snprintf(line, sizeof(line), "rdmpi: %s\n", msg);
+        if (n > (int)sizeof(line))
+            n = (int)sizeof(line);
+        if (write(STDERR_FILENO, line, (size_t)n) < 0)
+            n = 0;
+    }
+    rt_modex_abort(status, msg);
+    _exit(status);
+}
+
+#pragma weak MPI_Abort = PMPI_Abort
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    struct rdmpi_comm *c = rt_comm_get(comm);
+    char msg[256];
+
+    snprintf(msg, sizeof(msg), "MPI_Abort(%s, %d) called: ending the job",
+             c ? c->name : "invalid communicator", errorcode);
+    /* Exit statuses are 8 bits; 0 would read as success. */
+    rt_abort_job((errorcode & 0xff) ? (errorcode & 0xff) : 1, msg);
+}
+
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+    char host[MPI_MAX_PROCESSOR_NAME];
+    const char *h = rt.hostname;
+
+    if (!rt.initialized || !h[0]) {
+        gethostname(host, sizeof(host) - 1);
+        host[sizeof(host) - 1] = 0;
+        h = host;
+    }
+    *resultlen = snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", h);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_version = PMPI_Get_version
+int PMPI_Get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                     "rdmpi %s (MPI %d.%d), PMIx %s, built with libfabric %d.%d",
+                     PACKAGE_VERSION, MPI_VERSION, MPI_SUBVERSION, PMIx_Get_version(),
+                     FI_MAJOR_VERSION, FI_MINOR_VERSION);
+
+    *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
+    return MPI_SUCCESS;
+}
+
+double rt_wtime(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#pragma weak MPI_Wtime = PMPI_Wtime
+double PMPI_Wtime(void)
+{
+    return rt_wtime();
+}
+
+#pragma weak MPI_Wtick = PMPI_Wtick
+double PMPI_Wtick(void)
+{
+    struct timespec ts;
+
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

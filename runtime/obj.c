@@ -1,0 +1,80 @@
+#include "obj.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NKINDS (RT_KIND_SESSION - RT_KIND_COMM + 1)
+/* Fortran indices below this are the predefined handles of each kind. */
+#define FIRST_USER_INDEX 64
+
+struct pool {
+    struct rt_obj **all;   /* by Fortran index - FIRST_USER_INDEX */
+    size_t size;           /* object size for this kind (fixed by first use) */
+    int n, cap;
+    int *free;             /* indices of dead objects */
+    int nfree;
+};
+
+static struct pool pools[NKINDS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void *rt_obj_new(enum rt_kind kind, size_t size)
+{
+    struct pool *p = &pools[kind - RT_KIND_COMM];
+    struct rt_obj *o = NULL;
+
+    pthread_mutex_lock(&lock);
+    if (p->nfree && p->size == size) {
+        o = p->all[p->free[--p->nfree]];
+        memset(o, 0, size);
+        o->findex = p->free[p->nfree] + FIRST_USER_INDEX;
+    } else {
+        if (p->n == p->cap) {
+            int cap = p->cap ? 2 * p->cap : 64;
+            struct rt_obj **all = realloc(p->all, (size_t)cap * sizeof(*all));
+            int *fr = realloc(p->free, (size_t)cap * sizeof(*fr));
+            if (all)
+                p->all = all;
+            if (fr)
+                p->free = fr;
+            if (!all || !fr)
+                goto out;
+            p->cap = cap;
+        }
+        o = calloc(1, size);
+        if (!o)
+            goto out;
+        p->size = size;
+        o->findex = p->n + FIRST_USER_INDEX;
+        p->all[p->n++] = o;
+    }
+    o->kind = kind;
+out:
+    pthread_mutex_unlock(&lock);
+    return o;
+}
+
+void rt_obj_delete(void *obj)
+{
+    struct rt_obj *o = obj;
+    struct pool *p = &pools[o->kind - RT_KIND_COMM];
+
+    pthread_mutex_lock(&lock);
+    o->kind = 0;
+    p->free[p->nfree++] = o->findex - FIRST_USER_INDEX;
+    pthread_mutex_unlock(&lock);
+}
+
+void *rt_obj_from_findex(enum rt_kind kind, int findex)
+{
+    struct pool *p = &pools[kind - RT_KIND_COMM];
+    struct rt_obj *o = NULL;
+    int i = findex - FIRST_USER_INDEX;
+
+    pthread_mutex_lock(&lock);
+    if (i >= 0 && i < p->n && p->all[i]->kind == (uint32_t)kind)
+        o = p->all[i];
+    pthread_mutex_unlock(&lock);
+    return o;
+}

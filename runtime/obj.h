@@ -1,0 +1,18 @@
+/* Pools for user-visible objects: recycled per kind, never returned to libc,
+ * each with a stable Fortran index. */
+#ifndef RT_OBJ_H
+#define RT_OBJ_H
+
+#include "rt.h"
+
+#include <stddef.h>
+
+/* A zeroed object of `size` bytes whose header says `kind`. */
+void *rt_obj_new(enum rt_kind kind, size_t size);
+/* Marks the object dead (stale handles then fail validation) and keeps
+ * it for the next rt_obj_new of the same kind. */
+void rt_obj_delete(void *obj);
+/* The live object with this Fortran index, or NULL. */
+void *rt_obj_from_findex(enum rt_kind kind, int findex);
+
+#endif

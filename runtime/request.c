@@ -1,0 +1,464 @@
+/* The completion family: Wait, Test and their any/some/all forms, request
+ * free, cancel and persistent start. They only poll and read the shared
+ * request part; owners do the work through rt_req_ops. */
+#include "request.h"
+#include "errors.h"
+
+#include <stdlib.h>
+
+struct rdmpi_request *rt_req_check(MPI_Request h, const char *func, int *err)
+{
+    struct rdmpi_request *r = rt_req_get(h);
+
+    if (!r)
+        *err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, func,
+                              "the request is not valid (already completed and "
+                              "freed, or not a request handle)");
+    return r;
+}
+
+/* Null and inactive persistent requests complete at once, empty. */
+static int is_idle(MPI_Request h)
+{
+    struct rdmpi_request *r = rt_req_get(h);
+
+    return h == MPI_REQUEST_NULL || (r && r->persistent && !r->active);
+}
+
+/* Hands a completed request's status to the user and retires it. Returns
+ * the operation's error code. */
+static int finish(MPI_Request *h, MPI_Status *status)
+{
+    struct rdmpi_request *r = (struct rdmpi_request *)*h;
+    int err = r->status.MPI_ERROR;
+
+    if (status != MPI_STATUS_IGNORE)
+        *status = r->status;
+    if (r->persistent) {
+        r->active = 0;
+    } else {
+        r->ops->release(r);
+        *h = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+static int check_array(int count, MPI_Request *reqs, const char *func, int *err)
+{
+    if (count < 0) {
+        *err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_COUNT, func, "count is %d; it must be >= 0", count);
+        return -1;
+    }
+    if (count && !reqs) {
+        *err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, func, "array_of_requests is NULL");
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        if (reqs[i] != MPI_REQUEST_NULL && !rt_req_get(reqs[i])) {
+            *err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, func,
+                                  "array_of_requests[%d] is not a valid request", i);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int raise_in(MPI_Request h, int code, const char *func)
+{
+    struct rdmpi_request *r = rt_req_get(h);
+
+    return rt_err_raise_comm(r ? r->comm : MPI_COMM_SELF, code, func,
+                             "the operation failed; see the status");
+}
+
+#pragma weak MPI_Wait = PMPI_Wait
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Wait";
+    struct rdmpi_request *r;
+    MPI_Comm comm;
+    unsigned spins = 0;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (RT_UNLIKELY(!request))
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, fn, "request is NULL");
+    if (is_idle(*request)) {
+        if (status != MPI_STATUS_IGNORE)
+            rt_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (RT_UNLIKELY(!(r = rt_req_check(*request, fn, &err))))
+        return err;
+    while (!__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) {
+        if (!rt_progress())
+            rt_progress_idle(&spins);
+    }
+    comm = r->comm;
+    err = finish(request, status);
+    if (RT_UNLIKELY(err))
+        return rt_err_raise_comm(comm, err, fn, "the operation failed");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Test = PMPI_Test
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Test";
+    struct rdmpi_request *r;
+    MPI_Comm comm;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (RT_UNLIKELY(!request || !flag))
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "%s is NULL",
+                              request ? "flag" : "request");
+    if (is_idle(*request)) {
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE)
+            rt_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (RT_UNLIKELY(!(r = rt_req_check(*request, fn, &err))))
+        return err;
+    if (!r->complete)
+        rt_progress();
+    *flag = __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
+    if (!*flag)
+        return MPI_SUCCESS;
+    comm = r->comm;
+    err = finish(request, status);
+    if (RT_UNLIKELY(err))
+        return rt_err_raise_comm(comm, err, fn, "the operation failed");
+    return MPI_SUCCESS;
+}
+
+/* Finishes every completed request of the array (all of them for the
+ * "all" forms); returns MPI_ERR_IN_STATUS if any failed. */
+static int finish_many(int count, MPI_Request *reqs, MPI_Status *statuses, int *outcount,
+                       int *indices, const char *fn)
+{
+    MPI_Request bad = MPI_REQUEST_NULL;
+    int n = 0, failed = 0;
+
+    for (int i = 0; i < count; i++) {
+        struct rdmpi_request *r = rt_req_get(reqs[i]);
+        MPI_Status *st;
+        int err;
+
+        if (is_idle(reqs[i]) || !r->complete)
+            continue;
+        st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
+                                             : &statuses[indices ? n : i];
+        if (err = r->status.MPI_ERROR, err) {
+            failed = 1;
+            bad = reqs[i];
+        }
+        err = finish(&reqs[i], st);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err;
+        if (indices)
+            indices[n] = i;
+        n++;
+    }
+    if (outcount)
+        *outcount = n;
+    if (failed) {
+        /* The handler needs a live request's communicator; the failed one
+         * may be gone, so fall back to MPI_COMM_SELF. */
+        return raise_in(bad, MPI_ERR_IN_STATUS, fn);
+    }
+    return MPI_SUCCESS;
+}
+
+static int all_done(int count, MPI_Request *reqs)
+{
+    for (int i = 0; i < count; i++) {
+        struct rdmpi_request *r = rt_req_get(reqs[i]);
+        if (!is_idle(reqs[i]) && !__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE))
+            return 0;
+    }
+    return 1;
+}
+
+/* -1: every request is null or inactive; else how many have completed. */
+static int done_count(int count, MPI_Request *reqs)
+{
+    int active = 0, done = 0;
+
+    for (int i = 0; i < count; i++) {
+        struct rdmpi_request *r = rt_req_get(reqs[i]);
+        if (is_idle(reqs[i]))
+            continue;
+        active++;
+        done += __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE) != 0;
+    }
+    return active ? done : -1;
+}
+
+static void empty_statuses(int count, MPI_Request *reqs, MPI_Status *statuses)
+{
+    if (statuses == MPI_STATUSES_IGNORE)
+        return;
+    for (int i = 0; i < count; i++)
+        if (is_idle(reqs[i]))
+            rt_status_empty(&statuses[i]);
+}
+
+#pragma weak MPI_Waitall = PMPI_Waitall
+int PMPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses)
+{
+    static const char fn[] = "MPI_Waitall";
+    unsigned spins = 0;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (check_array(count, array_of_requests, fn, &err))
+        return err;
+    while (!all_done(count, array_of_requests)) {
+        if (!rt_progress())
+            rt_progress_idle(&spins);
+    }
+    empty_statuses(count, array_of_requests, array_of_statuses);
+    return finish_many(count, array_of_requests, array_of_statuses, NULL, NULL, fn);
+}
+
+#pragma weak MPI_Testall = PMPI_Testall
+int PMPI_Testall(int count, MPI_Request *array_of_requests, int *flag,
+                 MPI_Status *array_of_statuses)
+{
+    static const char fn[] = "MPI_Testall";
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (check_array(count, array_of_requests, fn, &err))
+        return err;
+    if (!flag)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "flag is NULL");
+    if (!all_done(count, array_of_requests))
+        rt_progress();
+    *flag = all_done(count, array_of_requests);
+    if (!*flag)
+        return MPI_SUCCESS;
+    empty_statuses(count, array_of_requests, array_of_statuses);
+    return finish_many(count, array_of_requests, array_of_statuses, NULL, NULL, fn);
+}
+
+/* Finishes the first completed request; returns its index or -1. */
+static int finish_any(int count, MPI_Request *reqs, MPI_Status *status, int *err)
+{
+    for (int i = 0; i < count; i++) {
+        struct rdmpi_request *r = rt_req_get(reqs[i]);
+        if (is_idle(reqs[i]) || !__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE))
+            continue;
+        MPI_Comm comm = r->comm;
+        *err = finish(&reqs[i], status);
+        if (*err)
+            *err = rt_err_raise_comm(comm, *err, "MPI_Waitany", "the operation failed");
+        return i;
+    }
+    return -1;
+}
+
+#pragma weak MPI_Waitany = PMPI_Waitany
+int PMPI_Waitany(int count, MPI_Request *array_of_requests, int *indx, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Waitany";
+    unsigned spins = 0;
+    int err = MPI_SUCCESS, i;
+
+    RT_CHECK_INIT(fn);
+    if (check_array(count, array_of_requests, fn, &err))
+        return err;
+    if (!indx)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "indx is NULL");
+    if (done_count(count, array_of_requests) < 0) {
+        *indx = MPI_UNDEFINED;
+        if (status != MPI_STATUS_IGNORE)
+            rt_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    while ((i = finish_any(count, array_of_requests, status, &err)) < 0) {
+        if (!rt_progress())
+            rt_progress_idle(&spins);
+    }
+    *indx = i;
+    return err;
+}
+
+#pragma weak MPI_Testany = PMPI_Testany
+int PMPI_Testany(int count, MPI_Request *array_of_requests, int *indx, int *flag,
+                 MPI_Status *status)
+{
+    static const char fn[] = "MPI_Testany";
+    int err = MPI_SUCCESS, i;
+
+    RT_CHECK_INIT(fn);
+    if (check_array(count, array_of_requests, fn, &err))
+        return err;
+    if (!indx || !flag)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "%s is NULL", indx ? "flag" : "indx");
+    if (done_count(count, array_of_requests) < 0) {
+        *indx = MPI_UNDEFINED;
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE)
+            rt_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    i = finish_any(count, array_of_requests, status, &err);
+    if (i < 0) {
+        rt_progress();
+        i = finish_any(count, array_of_requests, status, &err);
+    }
+    *flag = i >= 0;
+    *indx = i >= 0 ? i : MPI_UNDEFINED;
+    return err;
+}
+
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+int PMPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount,
+                  int *array_of_indices, MPI_Status *array_of_statuses)
+{
+    static const char fn[] = "MPI_Waitsome";
+    unsigned spins = 0;
+    int err, n;
+
+    RT_CHECK_INIT(fn);
+    if (check_array(incount, array_of_requests, fn, &err))
+        return err;
+    if (!outcount || (incount && !array_of_indices))
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "%s is NULL",
+                              outcount ? "array_of_indices" : "outcount");
+    while ((n = done_count(incount, array_of_requests)) == 0) {
+        if (!rt_progress())
+            rt_progress_idle(&spins);
+    }
+    if (n < 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    return finish_many(incount, array_of_requests, array_of_statuses, outcount,
+                       array_of_indices, fn);
+}
+
+#pragma weak MPI_Testsome = PMPI_Testsome
+int PMPI_Testsome(int incount, MPI_Request *array_of_requests, int *outcount,
+                  int *array_of_indices, MPI_Status *array_of_statuses)
+{
+    static const char fn[] = "MPI_Testsome";
+    int err, n;
+
+    RT_CHECK_INIT(fn);
+    if (check_array(incount, array_of_requests, fn, &err))
+        return err;
+    if (!outcount || (incount && !array_of_indices))
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "%s is NULL",
+                              outcount ? "array_of_indices" : "outcount");
+    if ((n = done_count(incount, array_of_requests)) == 0) {
+        rt_progress();
+        n = done_count(incount, array_of_requests);
+    }
+    if (n < 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    return finish_many(incount, array_of_requests, array_of_statuses, outcount,
+                       array_of_indices, fn);
+}
+
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Request_get_status";
+    struct rdmpi_request *r;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (!flag)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "flag is NULL");
+    if (is_idle(request)) {
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE)
+            rt_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!(r = rt_req_check(request, fn, &err)))
+        return err;
+    if (!r->complete)
+        rt_progress();
+    *flag = __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
+    if (*flag && status != MPI_STATUS_IGNORE)
+        *status = r->status;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Request_free = PMPI_Request_free
+int PMPI_Request_free(MPI_Request *request)
+{
+    static const char fn[] = "MPI_Request_free";
+    struct rdmpi_request *r;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (!request || !(r = rt_req_check(*request, fn, &err)))
+        return request ? err : rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, fn, "request is NULL");
+    *request = MPI_REQUEST_NULL;
+    /* An inactive persistent request or a finished one goes now; a busy
+     * one when its operation ends. */
+    if ((r->persistent && !r->active) || r->complete)
+        r->ops->release(r);
+    else
+        r->freed = 1;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Cancel = PMPI_Cancel
+int PMPI_Cancel(MPI_Request *request)
+{
+    static const char fn[] = "MPI_Cancel";
+    struct rdmpi_request *r;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (!request || !(r = rt_req_check(*request, fn, &err)))
+        return request ? err : rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, fn, "request is NULL");
+    if (r->persistent && !r->active)
+        return rdmpi_err_comm(r->comm, MPI_ERR_REQUEST, fn,
+                              "the persistent request is not active; MPI_Start it first");
+    if (r->complete || !r->ops->cancel)
+        return MPI_SUCCESS;
+    return r->ops->cancel(r);
+}
+
+#pragma weak MPI_Start = PMPI_Start
+int PMPI_Start(MPI_Request *request)
+{
+    static const char fn[] = "MPI_Start";
+    struct rdmpi_request *r;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (!request || !(r = rt_req_check(*request, fn, &err)))
+        return request ? err : rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, fn, "request is NULL");
+    if (!r->persistent || !r->ops->start)
+        return rdmpi_err_comm(r->comm, MPI_ERR_REQUEST, fn,
+                              "the request is not persistent; only MPI_*_init requests can be started");
+    if (r->active)
+        return rdmpi_err_comm(r->comm, MPI_ERR_REQUEST, fn,
+                              "the request is already active; complete it before starting again");
+    return r->ops->start(r);
+}
+
+#pragma weak MPI_Startall = PMPI_Startall
+int PMPI_Startall(int count, MPI_Request *array_of_requests)
+{
+    int err;
+
+    RT_CHECK_INIT("MPI_Startall");
+    if (check_array(count, array_of_requests, "MPI_Startall", &err))
+        return err;
+    for (int i = 0; i < count; i++)
+        if ((err = PMPI_Start(&array_of_requests[i])))
+            return err;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,62 @@
+/* Requests: the part every request shares (completion, status, persistence)
+ * and the operations its owner (pml, coll, generalized) supplies. */
+#ifndef RT_REQUEST_H
+#define RT_REQUEST_H
+
+#include "rt.h"
+
+struct rdmpi_request;
+
+struct rt_req_ops {
+    int (*start)(struct rdmpi_request *r);   /* persistent: begin one round */
+    int (*cancel)(struct rdmpi_request *r);  /* 0, or the request is done */
+    void (*release)(struct rdmpi_request *r);/* back to its owner's pool */
+};
+
+enum rt_req_type { RT_REQ_SEND, RT_REQ_RECV, RT_REQ_COLL, RT_REQ_GREQ };
+
+struct rdmpi_request {
+    struct rt_obj obj;
+    volatile int complete;       /* set last, once status is filled */
+    uint8_t type;                /* enum rt_req_type */
+    uint8_t persistent;          /* MPI_*_init: survives completion */
+    uint8_t active;              /* started and not yet waited for */
+    uint8_t freed;               /* MPI_Request_free came before completion */
+    MPI_Status status;
+    MPI_Comm comm;               /* whose handler sees completion errors */
+    const struct rt_req_ops *ops;
+};
+
+static inline struct rdmpi_request *rt_req_get(MPI_Request h)
+{
+    struct rdmpi_request *r = (struct rdmpi_request *)h;
+
+    return ((uintptr_t)h >= RDMPI_PREDEF_LIMIT && r->obj.kind == RT_KIND_REQUEST) ? r : NULL;
+}
+
+/* Owners call this when an operation finishes; it releases requests the
+ * user already freed. */
+static inline void rt_req_complete(struct rdmpi_request *r)
+{
+    __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
+    if (r->freed)
+        r->ops->release(r);
+}
+
+/* A status for "nothing happened": MPI_PROC_NULL or an inactive request. */
+static inline void rt_status_empty(MPI_Status *s)
+{
+    s->MPI_SOURCE = MPI_ANY_SOURCE;
+    s->MPI_TAG = MPI_ANY_TAG;
+    s->MPI_ERROR = MPI_SUCCESS;
+    s->rdmpi_cancelled = 0;
+    s->rdmpi_count = 0;
+}
+
+/* The request with this Fortran index; set by the pml, which owns them. */
+extern struct rdmpi_request *(*rt_req_by_findex)(int findex);
+
+/* Error-checked lookup for the API: NULL after raising on `func`. */
+struct rdmpi_request *rt_req_check(MPI_Request h, const char *func, int *err);
+
+#endif

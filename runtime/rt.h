@@ -1,0 +1,93 @@
+/* The runtime's shared state and the plumbing every layer uses. */
+#ifndef RT_H
+#define RT_H
+
+#include "config.h"
+#include "mpi.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+#define RT_EXPORT __attribute__((visibility("default")))
+#define RT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Process and job facts, filled by MPI_Init from PMIx (or the singleton). */
+struct rt_state {
+    int rank;            /* in MPI_COMM_WORLD; -1 before init */
+    int size;
+    int local_rank;      /* among the ranks on this host */
+    int local_size;
+    int node_rank;
+    int *local_peers;    /* world ranks on this host, ascending */
+    int *node_of;        /* per world rank: node id, for locality */
+    int nodeid;
+    int num_nodes;
+    int univ_size;
+    int appnum;
+    int singleton;
+    int oversubscribed;  /* more local ranks than cores: blocked ranks yield */
+    int ncpus;
+    char hostname[MPI_MAX_PROCESSOR_NAME];
+    char nspace[256];
+    int initialized;     /* MPI_Init returned */
+    int finalized;       /* MPI_Finalize returned */
+    int thread_level;
+    pthread_t main_thread;
+};
+extern struct rt_state rt;
+
+/* Every object a user handle points at starts with this header, and objects
+ * are recycled in per-kind pools, never freed to libc while the library
+ * lives: a stale handle reads a cleared magic instead of freed memory. */
+enum rt_kind {
+    RT_KIND_COMM = 0x52c0,
+    RT_KIND_GROUP,
+    RT_KIND_DATATYPE,
+    RT_KIND_OP,
+    RT_KIND_ERRHANDLER,
+    RT_KIND_REQUEST,
+    RT_KIND_INFO,
+    RT_KIND_WIN,
+    RT_KIND_FILE,
+    RT_KIND_MESSAGE,
+    RT_KIND_SESSION,
+};
+
+struct rt_obj {
+    uint32_t kind;       /* enum rt_kind while live, 0 once freed */
+    int32_t findex;      /* Fortran index (MPI_*_c2f) */
+};
+
+/* A layer (btl, pml, coll, ...) plugs into init, finalize and progress by
+ * registering itself from a constructor; the runtime never names a layer. */
+struct rt_layer {
+    const char *name;
+    int order;                       /* lower initialises first */
+    int (*init)(void);               /* job facts known: publish cards */
+    int (*connect)(void);            /* cards exchanged: reach the peers */
+    int (*finalize)(void);           /* before the last fence */
+    struct rt_layer *next;
+};
+void rt_layer_register(struct rt_layer *l);
+
+/* Progress: one function that polls every registered source once and
+ * returns how many events it handled. */
+typedef int (*rt_progress_fn)(void);
+int rt_progress_register(rt_progress_fn fn);
+int rt_progress(void);
+/* Called by every blocking loop between polls: yields the CPU after a
+ * short spin when ranks outnumber cores. */
+void rt_progress_idle(unsigned *spins);
+void rt_progress_setup(void);
+/* What a stuck rank prints on SIGUSR1 (its pending operations). */
+#include <stdio.h>
+void rt_progress_set_dump(void (*fn)(FILE *out));
+
+/* Ends the whole job: prints msg (if any) and asks the launcher to kill
+ * every rank; exits with status if there is no launcher. */
+_Noreturn void rt_abort_job(int status, const char *msg);
+
+double rt_wtime(void);
+
+#endif

@@ -1,0 +1,182 @@
+/* Reading and writing statuses: counts in elements of a datatype. */
+#include "datatype.h"
+#include "errors.h"
+
+#include <limits.h>
+
+static struct rdmpi_datatype *check_dt(MPI_Datatype dt, const char *fn, int *err)
+{
+    struct rdmpi_datatype *d = rt_dt_get(dt);
+
+    if (!d)
+        *err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_TYPE, fn,
+                              dt == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
+                                                      : "datatype is not a valid datatype");
+    return d;
+}
+
+/* Whole elements in the status's bytes, or MPI_UNDEFINED. */
+static MPI_Count count_of(const MPI_Status *s, const struct rdmpi_datatype *d)
+{
+    if (!d->size)
+        return s->rdmpi_count ? MPI_UNDEFINED : 0;
+    if (s->rdmpi_count % (MPI_Count)d->size)
+        return MPI_UNDEFINED;
+    return s->rdmpi_count / (MPI_Count)d->size;
+}
+
+static int get_count(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count,
+                     const char *fn)
+{
+    struct rdmpi_datatype *d;
+    int err;
+
+    if (!status || status == MPI_STATUS_IGNORE)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
+                              "status is NULL or MPI_STATUS_IGNORE; pass a real status");
+    if (!(d = check_dt(datatype, fn, &err)))
+        return err;
+    *count = count_of(status, d);
+    return MPI_SUCCESS;
+}
+
+static int narrow(MPI_Count c, int *out, const char *fn)
+{
+    if (c > INT_MAX)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_VALUE_TOO_LARGE, fn,
+                              "the count %lld does not fit an int; use the _c or _x version",
+                              (long long)c);
+    *out = (int)c;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_count = PMPI_Get_count
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    MPI_Count c = 0;
+    int err = get_count(status, datatype, &c, "MPI_Get_count");
+
+    if (!err && !count)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Get_count", "count is NULL");
+    return err ? err : narrow(c, count, "MPI_Get_count");
+}
+
+#pragma weak MPI_Get_count_c = PMPI_Get_count_c
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return get_count(status, datatype, count, "MPI_Get_count_c");
+}
+
+/* For predefined (and so far all) types, elements are whole elements;
+ * partial elements of derived types come with the type engine. */
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    MPI_Count c = 0;
+    int err = get_count(status, datatype, &c, "MPI_Get_elements");
+
+    return err ? err : narrow(c, count, "MPI_Get_elements");
+}
+
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return get_count(status, datatype, count, "MPI_Get_elements_x");
+}
+
+#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return get_count(status, datatype, count, "MPI_Get_elements_c");
+}
+
+static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count count, const char *fn)
+{
+    struct rdmpi_datatype *d;
+    int err;
+
+    if (!status || status == MPI_STATUS_IGNORE)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "status is NULL");
+    if (!(d = check_dt(datatype, fn, &err)))
+        return err;
+    if (count < 0)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_COUNT, fn, "count is %lld; it must be >= 0",
+                              (long long)count);
+    status->rdmpi_count = count * (MPI_Count)d->size;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    return set_elements(status, datatype, count, "MPI_Status_set_elements");
+}
+
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return set_elements(status, datatype, count, "MPI_Status_set_elements_x");
+}
+
+#pragma weak MPI_Status_set_elements_c = PMPI_Status_set_elements_c
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return set_elements(status, datatype, count, "MPI_Status_set_elements_c");
+}
+
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    if (!status || status == MPI_STATUS_IGNORE)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Status_set_cancelled", "status is NULL");
+    status->rdmpi_cancelled = flag != 0;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (!status || status == MPI_STATUS_IGNORE || !flag)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Test_cancelled",
+                              "%s is NULL", flag ? "status" : "flag");
+    *flag = status->rdmpi_cancelled;
+    return MPI_SUCCESS;
+}
+
+/* Type queries the protocols' users need from day one. */
+static int type_size(MPI_Datatype datatype, MPI_Count *size, const char *fn)
+{
+    struct rdmpi_datatype *d;
+    int err;
+
+    if (!(d = check_dt(datatype, fn, &err)))
+        return err;
+    if (!size)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "size is NULL");
+    *size = (MPI_Count)d->size;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_size = PMPI_Type_size
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    MPI_Count c = 0;
+    int err = type_size(datatype, &c, "MPI_Type_size");
+
+    if (err)
+        return err;
+    *size = c > INT_MAX ? MPI_UNDEFINED : (int)c;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    return type_size(datatype, size, "MPI_Type_size_x");
+}
+
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    return type_size(datatype, size, "MPI_Type_size_c");
+}

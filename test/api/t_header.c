@@ -1,0 +1,248 @@
+/*
+ * The promises mpi.h makes to the library and to users, checked without
+ * MPI_Init: the predefined-handle tables agree with the macros and stay in
+ * their ranges, constants are distinct where the standard needs them to be,
+ * and the predefined callbacks do what the standard says.
+ */
+#include <stdint.h>
+
+#include "mpi.h"
+#include "tap.h"
+
+/* Predefined handles must work in static initializers. */
+static const MPI_Comm static_comms[] = {MPI_COMM_NULL, MPI_COMM_WORLD, MPI_COMM_SELF};
+static MPI_Datatype static_types[] = {MPI_INT, MPI_DOUBLE_INT, MPI_CXX_BOOL, MPI_REAL8};
+static MPI_Op static_op = MPI_MAXLOC;
+
+static int in_range(uintptr_t h, uintptr_t base, int count)
+{
+    return h > base && h <= base + (uintptr_t)count && h < RDMPI_PREDEF_LIMIT;
+}
+
+static void check_datatypes(void)
+{
+    int n = 0, bad = 0;
+
+#define X(name, value, ctype)                                                                      \
+    do {                                                                                           \
+        n++;                                                                                       \
+        if ((name) != (MPI_Datatype)(value) ||                                                     \
+            (uintptr_t)(value) != RDMPI_DATATYPE_BASE + (uintptr_t)n) {                            \
+            diag("%s is %p, its table entry says %#x", #name, (void *)(name), (unsigned)(value));  \
+            bad++;                                                                                 \
+        }                                                                                          \
+    } while (0);
+    RDMPI_FOREACH_PREDEF_DATATYPE(X)
+#undef X
+    ok(bad == 0, "datatype macros match the table and are BASE + 1, 2, ...");
+    ok(n == RDMPI_DATATYPE_COUNT, "RDMPI_DATATYPE_COUNT is %d, the table has %d",
+       RDMPI_DATATYPE_COUNT, n);
+    ok(RDMPI_DATATYPE_BASE + n < RDMPI_OP_BASE, "datatypes fit below the op range");
+    ok(MPI_LONG_LONG == MPI_LONG_LONG_INT && MPI_C_COMPLEX == MPI_C_FLOAT_COMPLEX,
+       "synonyms share their original's handle");
+}
+
+static void check_ops(void)
+{
+    int n = 0, bad = 0;
+
+#define X(name, value, short_name)                                                                 \
+    do {                                                                                           \
+        n++;                                                                                       \
+        if ((name) != (MPI_Op)(value) || (uintptr_t)(value) != RDMPI_OP_BASE + (uintptr_t)n)       \
+            bad++;                                                                                 \
+    } while (0);
+    RDMPI_FOREACH_PREDEF_OP(X)
+#undef X
+    ok(bad == 0 && n == RDMPI_OP_COUNT, "op macros match the table (%d ops)", n);
+}
+
+static void check_handles(void)
+{
+    ok((uintptr_t)MPI_COMM_WORLD == 0x101 && (uintptr_t)MPI_COMM_SELF == 0x102 &&
+           in_range((uintptr_t)MPI_COMM_SELF, RDMPI_COMM_BASE, RDMPI_COMM_COUNT),
+       "MPI_COMM_WORLD and MPI_COMM_SELF are 0x101 and 0x102");
+    ok(in_range((uintptr_t)MPI_GROUP_EMPTY, RDMPI_GROUP_BASE, RDMPI_GROUP_COUNT) &&
+           in_range((uintptr_t)MPI_ERRORS_ARE_FATAL, RDMPI_ERRHANDLER_BASE,
+                    RDMPI_ERRHANDLER_COUNT) &&
+           in_range((uintptr_t)MPI_ERRORS_RETURN, RDMPI_ERRHANDLER_BASE, RDMPI_ERRHANDLER_COUNT) &&
+           in_range((uintptr_t)MPI_ERRORS_ABORT, RDMPI_ERRHANDLER_BASE, RDMPI_ERRHANDLER_COUNT) &&
+           in_range((uintptr_t)MPI_INFO_ENV, RDMPI_INFO_BASE, RDMPI_INFO_COUNT) &&
+           in_range((uintptr_t)MPI_MESSAGE_NO_PROC, RDMPI_MESSAGE_BASE, RDMPI_MESSAGE_COUNT),
+       "other predefined handles sit in their kind's range");
+    ok(MPI_COMM_NULL == NULL && MPI_GROUP_NULL == NULL && MPI_DATATYPE_NULL == NULL &&
+           MPI_OP_NULL == NULL && MPI_ERRHANDLER_NULL == NULL && MPI_REQUEST_NULL == NULL &&
+           MPI_INFO_NULL == NULL && MPI_WIN_NULL == NULL && MPI_FILE_NULL == NULL &&
+           MPI_MESSAGE_NULL == NULL && MPI_SESSION_NULL == NULL,
+       "every null handle is 0");
+    ok(static_comms[1] == MPI_COMM_WORLD && static_types[1] == MPI_DOUBLE_INT &&
+           static_op == MPI_MAXLOC,
+       "predefined handles work in static initializers");
+}
+
+static void check_types(void)
+{
+    ok(sizeof(MPI_Aint) == sizeof(void *), "MPI_Aint holds an address");
+    ok(sizeof(MPI_Count) >= sizeof(MPI_Aint) && sizeof(MPI_Count) >= sizeof(MPI_Offset) &&
+           sizeof(MPI_Offset) == 8,
+       "MPI_Count holds an MPI_Aint and an MPI_Offset");
+    ok(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
+           sizeof(MPI_F08_status) == sizeof(MPI_Status),
+       "MPI_Status is MPI_F_STATUS_SIZE Fortran integers");
+}
+
+static void check_constants(void)
+{
+    static const int classes[] = {
+        MPI_SUCCESS,
+        MPI_ERR_BUFFER,
+        MPI_ERR_COUNT,
+        MPI_ERR_TYPE,
+        MPI_ERR_TAG,
+        MPI_ERR_COMM,
+        MPI_ERR_RANK,
+        MPI_ERR_REQUEST,
+        MPI_ERR_ROOT,
+        MPI_ERR_GROUP,
+        MPI_ERR_OP,
+        MPI_ERR_TOPOLOGY,
+        MPI_ERR_DIMS,
+        MPI_ERR_ARG,
+        MPI_ERR_UNKNOWN,
+        MPI_ERR_TRUNCATE,
+        MPI_ERR_OTHER,
+        MPI_ERR_INTERN,
+        MPI_ERR_PENDING,
+        MPI_ERR_IN_STATUS,
+        MPI_ERR_ACCESS,
+        MPI_ERR_AMODE,
+        MPI_ERR_ASSERT,
+        MPI_ERR_BAD_FILE,
+        MPI_ERR_BASE,
+        MPI_ERR_CONVERSION,
+        MPI_ERR_DISP,
+        MPI_ERR_DUP_DATAREP,
+        MPI_ERR_FILE_EXISTS,
+        MPI_ERR_FILE_IN_USE,
+        MPI_ERR_FILE,
+        MPI_ERR_INFO_KEY,
+        MPI_ERR_INFO_NOKEY,
+        MPI_ERR_INFO_VALUE,
+        MPI_ERR_INFO,
+        MPI_ERR_IO,
+        MPI_ERR_KEYVAL,
+        MPI_ERR_LOCKTYPE,
+        MPI_ERR_NAME,
+        MPI_ERR_NO_MEM,
+        MPI_ERR_NOT_SAME,
+        MPI_ERR_NO_SPACE,
+        MPI_ERR_NO_SUCH_FILE,
+        MPI_ERR_PORT,
+        MPI_ERR_PROC_ABORTED,
+        MPI_ERR_QUOTA,
+        MPI_ERR_READ_ONLY,
+        MPI_ERR_RMA_ATTACH,
+        MPI_ERR_RMA_CONFLICT,
+        MPI_ERR_RMA_RANGE,
+        MPI_ERR_RMA_SHARED,
+        MPI_ERR_RMA_SYNC,
+        MPI_ERR_RMA_FLAVOR,
+        MPI_ERR_SERVICE,
+        MPI_ERR_SESSION,
+        MPI_ERR_SIZE,
+        MPI_ERR_SPAWN,
+        MPI_ERR_UNSUPPORTED_DATAREP,
+        MPI_ERR_UNSUPPORTED_OPERATION,
+        MPI_ERR_VALUE_TOO_LARGE,
+        MPI_ERR_WIN,
+        MPI_ERR_ERRHANDLER,
+        MPI_T_ERR_MEMORY,
+        MPI_T_ERR_NOT_INITIALIZED,
+        MPI_T_ERR_CANNOT_INIT,
+        MPI_T_ERR_INVALID,
+        MPI_T_ERR_INVALID_INDEX,
+        MPI_T_ERR_INVALID_ITEM,
+        MPI_T_ERR_INVALID_HANDLE,
+        MPI_T_ERR_INVALID_NAME,
+        MPI_T_ERR_INVALID_SESSION,
+        MPI_T_ERR_OUT_OF_HANDLES,
+        MPI_T_ERR_OUT_OF_SESSIONS,
+        MPI_T_ERR_CVAR_SET_NOT_NOW,
+        MPI_T_ERR_CVAR_SET_NEVER,
+        MPI_T_ERR_PVAR_NO_STARTSTOP,
+        MPI_T_ERR_PVAR_NO_WRITE,
+        MPI_T_ERR_PVAR_NO_ATOMIC,
+        MPI_T_ERR_NOT_ACCESSIBLE,
+        MPI_T_ERR_NOT_SUPPORTED,
+    };
+    int i, dense = 1, n = (int)(sizeof(classes) / sizeof(classes[0]));
+
+    for (i = 0; i < n; i++)
+        if (classes[i] != i)
+            dense = 0;
+    ok(dense && n == RDMPI_ERR_CLASS_COUNT && MPI_ERR_LASTCODE >= n,
+       "the %d error classes are 0 .. RDMPI_ERR_CLASS_COUNT - 1, below MPI_ERR_LASTCODE", n);
+    ok(MPI_ANY_SOURCE < 0 && MPI_PROC_NULL < 0 && MPI_ROOT < 0 && MPI_ANY_TAG < 0 &&
+           MPI_ANY_SOURCE != MPI_PROC_NULL && MPI_PROC_NULL != MPI_ROOT &&
+           MPI_ROOT != MPI_ANY_SOURCE && MPI_UNDEFINED < MPI_ROOT,
+       "rank and tag wildcards are distinct negative values");
+    ok(MPI_THREAD_SINGLE < MPI_THREAD_FUNNELED && MPI_THREAD_FUNNELED < MPI_THREAD_SERIALIZED &&
+           MPI_THREAD_SERIALIZED < MPI_THREAD_MULTIPLE,
+       "thread levels are monotonic");
+    ok(MPI_IN_PLACE != MPI_BOTTOM && MPI_BUFFER_AUTOMATIC != MPI_BOTTOM &&
+           MPI_BUFFER_AUTOMATIC != MPI_IN_PLACE && MPI_UNWEIGHTED != NULL &&
+           MPI_WEIGHTS_EMPTY != NULL && MPI_UNWEIGHTED != MPI_WEIGHTS_EMPTY,
+       "buffer and weight sentinels are distinct");
+    ok(MPI_WIN_BASE < RDMPI_KEYVAL_PREDEF_LIMIT && MPI_WIN_MODEL < RDMPI_KEYVAL_PREDEF_LIMIT &&
+           MPI_TAG_UB > 0 && MPI_KEYVAL_INVALID < 0,
+       "predefined keyvals sit below the user range");
+}
+
+static void check_callbacks(void)
+{
+    int value = 42, flag = -1, rc;
+    void *copy = NULL;
+
+    rc = MPI_COMM_DUP_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag);
+    ok(rc == MPI_SUCCESS && flag == 1 && copy == &value, "MPI_COMM_DUP_FN copies the value");
+    flag = -1;
+    rc = MPI_COMM_NULL_COPY_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag);
+    ok(rc == MPI_SUCCESS && flag == 0, "MPI_COMM_NULL_COPY_FN asks for no copy");
+    flag = -1, copy = NULL;
+    rc = MPI_TYPE_DUP_FN(MPI_INT, 1, NULL, &value, &copy, &flag);
+    ok(rc == MPI_SUCCESS && flag == 1 && copy == &value, "MPI_TYPE_DUP_FN copies the value");
+    flag = -1, copy = NULL;
+    rc = MPI_WIN_DUP_FN(MPI_WIN_NULL, 1, NULL, &value, &copy, &flag);
+    ok(rc == MPI_SUCCESS && flag == 1 && copy == &value, "MPI_WIN_DUP_FN copies the value");
+    flag = -1, copy = NULL;
+    rc = MPI_DUP_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag);
+    ok(rc == MPI_SUCCESS && flag == 1 && copy == &value, "deprecated MPI_DUP_FN copies the value");
+    flag = -1;
+    ok(MPI_TYPE_NULL_COPY_FN(MPI_INT, 1, NULL, &value, &copy, &flag) == MPI_SUCCESS && flag == 0 &&
+           MPI_WIN_NULL_COPY_FN(MPI_WIN_NULL, 1, NULL, &value, &copy, &flag) == MPI_SUCCESS &&
+           flag == 0 &&
+           MPI_NULL_COPY_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag) == MPI_SUCCESS &&
+           flag == 0,
+       "the other null copy functions ask for no copy");
+    ok(MPI_COMM_NULL_DELETE_FN(MPI_COMM_WORLD, 1, &value, NULL) == MPI_SUCCESS &&
+           MPI_TYPE_NULL_DELETE_FN(MPI_INT, 1, &value, NULL) == MPI_SUCCESS &&
+           MPI_WIN_NULL_DELETE_FN(MPI_WIN_NULL, 1, &value, NULL) == MPI_SUCCESS &&
+           MPI_NULL_DELETE_FN(MPI_COMM_WORLD, 1, &value, NULL) == MPI_SUCCESS && value == 42,
+       "null delete functions succeed and touch nothing");
+    ok(MPI_CONVERSION_FN_NULL(&value, MPI_INT, 1, &value, 0, NULL) == MPI_ERR_CONVERSION &&
+           MPI_CONVERSION_FN_NULL_C(&value, MPI_INT, 1, &value, 0, NULL) == MPI_ERR_CONVERSION,
+       "null conversions refuse to be called");
+    ok(MPI_Pcontrol(1) == MPI_SUCCESS && PMPI_Pcontrol(0, "ignored") == MPI_SUCCESS,
+       "MPI_Pcontrol is a no-op that succeeds");
+}
+
+int main(void)
+{
+    check_datatypes();
+    check_ops();
+    check_handles();
+    check_types();
+    check_constants();
+    check_callbacks();
+    return done_testing();
+}

@@ -1,0 +1,131 @@
+/* Brings the BTLs up without the pml, the way MPI_Init would: runtime
+ * facts from the launcher, btl_open_all, init, card exchange, connect, and
+ * one endpoint per world rank from the highest-exclusivity BTL. */
+#ifndef TEST_BTL_HARNESS_H
+#define TEST_BTL_HARNESS_H
+
+#include "config.h"
+
+#include "btl.h"
+#include "log.h"
+#include "modex.h"
+#include "rt.h"
+
+#include <dirent.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define harness_die(...)                                                                           \
+    do {                                                                                           \
+        printf("Bail out! rank %d: ", rt.rank);                                                    \
+        printf(__VA_ARGS__);                                                                       \
+        printf("\n");                                                                              \
+        fflush(stdout);                                                                            \
+        exit(1);                                                                                   \
+    } while (0)
+
+struct harness {
+    struct btl_module **mods;
+    int nmods;
+    struct btl_module **btl_of; /* per world rank */
+    struct btl_endpoint **ep;   /* per world rank */
+};
+
+/* Before the exchange: the caller may rt_modex_put its own keys between
+ * harness_init and harness_connect. */
+static inline void harness_init(struct harness *h, btl_recv_fn recv)
+{
+    rt_log_init();
+    if (rt_modex_init())
+        harness_die("rt_modex_init failed");
+    rt.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    rt.oversubscribed = rt.local_size > rt.ncpus;
+    btl_recv_table[BTL_TAG_TEST] = recv;
+    if (btl_open_all(&h->mods, &h->nmods))
+        harness_die("btl_open_all failed");
+    for (int i = 0; i < h->nmods; i++)
+        if (h->mods[i]->init(h->mods[i]))
+            harness_die("%s init failed", h->mods[i]->name);
+}
+
+static inline void harness_connect(struct harness *h)
+{
+    uint8_t *reach = calloc((size_t)rt.size, 1);
+
+    h->btl_of = calloc((size_t)rt.size, sizeof(*h->btl_of));
+    h->ep = calloc((size_t)rt.size, sizeof(*h->ep));
+    if (!reach || !h->btl_of || !h->ep)
+        harness_die("out of memory");
+    if (rt_modex_exchange())
+        harness_die("rt_modex_exchange failed");
+    for (int i = 0; i < h->nmods; i++) {
+        memset(reach, 0, (size_t)rt.size);
+        if (h->mods[i]->connect(h->mods[i], reach))
+            harness_die("%s connect failed", h->mods[i]->name);
+        for (int r = 0; r < rt.size; r++)
+            if (reach[r] && !h->btl_of[r]) {
+                h->btl_of[r] = h->mods[i];
+                h->ep[r] = h->mods[i]->endpoint(h->mods[i], r);
+            }
+    }
+    free(reach);
+}
+
+static inline int harness_progress(struct harness *h)
+{
+    int n = 0;
+
+    for (int i = 0; i < h->nmods; i++)
+        n += h->mods[i]->progress(h->mods[i]);
+    return n;
+}
+
+static inline void harness_finalize(struct harness *h)
+{
+    for (int i = 0; i < h->nmods; i++)
+        h->mods[i]->flush(h->mods[i]);
+    for (int i = 0; i < h->nmods; i++)
+        h->mods[i]->finalize(h->mods[i]);
+    free(h->btl_of);
+    free(h->ep);
+}
+
+static inline struct btl_module *harness_find(struct harness *h, const char *name)
+{
+    for (int i = 0; i < h->nmods; i++)
+        if (!strcmp(h->mods[i]->name, name))
+            return h->mods[i];
+    return NULL;
+}
+
+/* Between polls that found nothing: spinning ranks starve a peer that
+ * shares the core (8 ranks on this 2-core VM). */
+static inline void harness_idle(unsigned *spins)
+{
+    if (++*spins >= 64) {
+        *spins = 0;
+        sched_yield();
+    }
+}
+
+/* Files of this job in /dev/shm (the sm segments): their number. */
+static inline int harness_shm_files(void)
+{
+    char prefix[300];
+    struct dirent *e;
+    DIR *d = opendir("/dev/shm");
+    int n = 0;
+
+    snprintf(prefix, sizeof(prefix), "rdmpi-%u-%s-", (unsigned)getuid(), rt.nspace);
+    if (!d)
+        return 0;
+    while ((e = readdir(d)))
+        n += !strncmp(e->d_name, prefix, strlen(prefix));
+    closedir(d);
+    return n;
+}
+
+#endif

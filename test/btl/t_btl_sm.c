@@ -1,0 +1,446 @@
+/* btl/self and btl/sm driven directly, without the pml, between all ranks of
+ * one host (self included):
+ *   - FIFO order and every byte of N messages of random sizes 1..eager
+ *     limit per ordered pair, by sendi (split header/data) and alloc/send;
+ *   - back-pressure: every ring filled without polling until sendi says
+ *     -EAGAIN and alloc NULL, then the same streams resumed, nothing lost;
+ *   - CMA get of 1 B, 4 KiB, 1 MiB + 1 and 64 MiB at odd offsets, and put;
+ *     with RDMPI_SM_CMA=0, or with T_BTL_SM_DENY_CMA=1 (every rank makes
+ *     itself unreadable, so the probe meets EPERM), no GET/PUT capability;
+ *   - no segment of this job left in /dev/shm after connect, none after
+ *     finalize, and nothing of it mapped.
+ * Usage: t_btl_sm [N] (default 100000), under mpirun; or t_btl_sm --list,
+ * which prints the BTLs btl_open_all chose. Output is "# rank R ok|FAIL:"
+ * lines; the exit status is 0 only if every check on this rank passed.
+ * t_btl_sm.sh runs it at several sizes and settings and speaks TAP. */
+#include "btl_harness.h"
+
+#include <errno.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#define RND     (64u << 10) /* random bytes message payloads are cut from */
+#define MAXMSG  (64u << 10) /* above any eager limit a BTL may report */
+#define GBUF    (64u << 20) /* CMA source size */
+#define PUTSIZE 4097u
+
+static struct harness h;
+static int failures;
+static const char *phase = "setup";
+static uint64_t nmsg = 100000;
+static uint8_t rnd[RND + MAXMSG];
+
+struct stream {
+    uint64_t tx, rx; /* messages sent to / received from this rank */
+    uint64_t eagain; /* sends the BTL refused */
+    uint64_t fit;    /* messages that fit before the first refusal */
+    int errors;      /* bad messages from this rank */
+};
+static struct stream *st;
+
+static void check(int cond, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    failures += !cond;
+    if (!cond || rt.rank == 0)
+        printf("# rank %d %s: %s\n", rt.rank, cond ? "ok" : "FAIL", msg);
+    fflush(stdout);
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Message k from src to dst: its length (1..limit) and where in rnd its
+ * payload starts. Byte 0 is the header type; bytes 1..8 hold k when the
+ * message is long enough; the rest is rnd[off + i - 1] for byte i. */
+static void msg_shape(int src, int dst, uint64_t k, size_t limit, size_t *len, size_t *off)
+{
+    uint64_t x = mix((uint64_t)src << 48 ^ (uint64_t)dst << 32 ^ k);
+
+    *len = 1 + (size_t)(x % limit);
+    *off = (size_t)(x >> 40) % RND;
+}
+
+static void msg_fill(uint8_t *buf, size_t len, size_t off, uint64_t k)
+{
+    buf[0] = BTL_TAG_TEST;
+    memcpy(buf + 1, rnd + off, len - 1);
+    if (len >= 9)
+        memcpy(buf + 1, &k, 8);
+}
+
+/* Sends message k to p: by alloc/send one time in three (asking for more
+ * than it sends, to prove the unused tail is skipped), else by sendi with
+ * the first bytes as header. Returns 0 or the BTL's error. */
+static int send_one(int p, uint64_t k, int allow_alloc)
+{
+    struct btl_module *m = h.btl_of[p];
+    size_t len, off, hlen;
+    uint8_t hdr[16];
+
+    msg_shape(rt.rank, p, k, m->eager_limit, &len, &off);
+    if (allow_alloc && k % 3 == 0) {
+        size_t ask = len + (k % 7) * 13 < m->eager_limit ? len + (k % 7) * 13 : len;
+        struct btl_desc *d = m->alloc(h.ep[p], ask);
+
+        if (!d)
+            return -EAGAIN;
+        msg_fill(d->buf, len, off, k);
+        d->len = len;
+        m->send(h.ep[p], d);
+        return 0;
+    }
+    hlen = len < sizeof(hdr) ? len : sizeof(hdr);
+    msg_fill(hdr, hlen, off, k);
+    return m->sendi(h.ep[p], hdr, hlen, rnd + off + hlen - 1, len - hlen);
+}
+
+static void on_recv(int peer, const void *data, size_t len)
+{
+    struct stream *s = &st[peer];
+    const uint8_t *b = data;
+    size_t want, off;
+    uint64_t k = s->rx++, got = k;
+    int bad;
+
+    msg_shape(peer, rt.rank, k, h.btl_of[peer]->eager_limit, &want, &off);
+    if (len >= 9)
+        memcpy(&got, b + 1, 8);
+    bad = len != want || b[0] != BTL_TAG_TEST || got != k ||
+          (len >= 9 ? memcmp(b + 9, rnd + off + 8, len - 9) : memcmp(b + 1, rnd + off, len - 1));
+    if (bad && s->errors++ < 3)
+        check(0, "message %llu from rank %d: %zu bytes (want %zu), sequence %llu",
+              (unsigned long long)k, peer, len, want, (unsigned long long)got);
+}
+
+static void watchdog(int sig)
+{
+    (void)sig;
+    printf("# rank %d FAIL: stuck in %s\n", rt.rank, phase);
+    for (int p = 0; st && p < rt.size; p++)
+        printf("#   to %d: sent %llu, refused %llu; from %d: received %llu\n", p,
+               (unsigned long long)st[p].tx, (unsigned long long)st[p].eagain, p,
+               (unsigned long long)st[p].rx);
+    fflush(stdout);
+    _exit(1);
+}
+
+/* Without polling, so that nobody drains: push into every sm ring until
+ * the BTL refuses; then alloc must refuse too. */
+static void fill_rings(void)
+{
+    phase = "filling rings";
+    for (int p = 0; p < rt.size; p++) {
+        struct btl_module *m = h.btl_of[p];
+        size_t len, off;
+        int rc = 0;
+
+        if (p == rt.rank)
+            continue;
+        while (st[p].tx < nmsg && (rc = send_one(p, st[p].tx, 0)) == 0)
+            st[p].tx++;
+        st[p].fit = st[p].tx;
+        if (st[p].tx == nmsg) {
+            check(0, "the ring to rank %d took all %llu messages", p, (unsigned long long)nmsg);
+            continue;
+        }
+        check(rc == -EAGAIN, "sendi to rank %d: -EAGAIN after %llu messages (got %d)", p,
+              (unsigned long long)st[p].tx, rc);
+        st[p].eagain++;
+        msg_shape(rt.rank, p, st[p].tx, m->eager_limit, &len, &off);
+        struct btl_desc *d = m->alloc(h.ep[p], len);
+        check(!d, "alloc of %zu bytes to rank %d refused as well", len, p);
+        if (d) { /* keep the stream whole so the receiver's checks hold */
+            msg_fill(d->buf, len, off, st[p].tx++);
+            m->send(h.ep[p], d);
+        }
+    }
+}
+
+static void run_streams(void)
+{
+    unsigned spins = 0;
+
+    phase = "streaming";
+    for (;;) {
+        int busy = 0, done = 1;
+
+        for (int p = 0; p < rt.size; p++) {
+            struct stream *s = &st[p];
+
+            for (int b = 0; b < 16 && s->tx < nmsg; b++, busy++) {
+                int rc = send_one(p, s->tx, 1);
+
+                if (rc == -EAGAIN) {
+                    s->eagain++;
+                    break;
+                }
+                if (rc)
+                    harness_die("send of message %llu to rank %d failed: %d",
+                                (unsigned long long)s->tx, p, rc);
+                s->tx++;
+            }
+            done &= s->tx == nmsg && s->rx >= nmsg;
+        }
+        busy += harness_progress(&h);
+        if (done)
+            break;
+        if (!busy)
+            harness_idle(&spins);
+    }
+    for (int p = 0; p < rt.size; p++) {
+        check(st[p].rx == nmsg && !st[p].errors,
+              "%llu messages from rank %d (%s) in order, every byte right",
+              (unsigned long long)st[p].rx, p, h.btl_of[p]->name);
+        if (p != rt.rank)
+            check(st[p].eagain > 0 && st[p].tx == nmsg,
+                  "the ring to rank %d filled at %llu messages, then took the rest "
+                  "(%llu refusals in all)",
+                  p, (unsigned long long)st[p].fit, (unsigned long long)st[p].eagain);
+    }
+}
+
+static uint8_t pattern(int rank, size_t i)
+{
+    uint64_t w = mix((uint64_t)rank << 40 | i >> 3);
+
+    return (uint8_t)(w >> (8 * (i & 7)));
+}
+
+static void pattern_fill(uint8_t *buf, size_t len, int rank)
+{
+    for (size_t j = 0; j < len / 8; j++) {
+        uint64_t w = mix((uint64_t)rank << 40 | j);
+        memcpy(buf + 8 * j, &w, 8);
+    }
+    for (size_t i = len & ~(size_t)7; i < len; i++)
+        buf[i] = pattern(rank, i);
+}
+
+/* Where the first wrong byte is, or -1. */
+static long pattern_diff(const uint8_t *buf, size_t len, int rank, size_t from)
+{
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] != pattern(rank, from + i))
+            return (long)i;
+    return -1;
+}
+
+struct rdma_ctx {
+    int calls, status;
+};
+
+static void rdma_done(void *ctx, int status)
+{
+    struct rdma_ctx *c = ctx;
+
+    c->calls++;
+    c->status = status ? status : c->status;
+}
+
+static uint64_t peer_addr(int p, const char *key)
+{
+    uint64_t *a, v;
+    size_t len;
+
+    if (rt_modex_get(p, key, (void **)&a, &len) || len != 8)
+        harness_die("no %s from rank %d", key, p);
+    v = *a;
+    free(a);
+    return v;
+}
+
+static void test_get(int p, uint8_t *dst)
+{
+    static const size_t sizes[] = {1, 4096, (1u << 20) + 1, GBUF};
+    struct btl_module *m = h.btl_of[p];
+    uint64_t raddr = peer_addr(p, "test.gbuf");
+
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        struct rdma_ctx c = {0, 0};
+        size_t len = sizes[s], done = 0;
+        int chunks = 0, rc = 0;
+        double t = rt_wtime();
+        long bad;
+
+        memset(dst, 0, len + 16);
+        while (done < len && !rc) {
+            size_t n = len - done < m->get_limit ? len - done : m->get_limit;
+            rc = m->get(h.ep[p], dst + 5 + done, NULL, raddr + 3 + done, NULL, n, rdma_done, &c);
+            done += n;
+            chunks++;
+        }
+        t = rt_wtime() - t;
+        bad = rc ? 0 : pattern_diff(dst + 5, len, p, 3);
+        check(!rc && c.calls == chunks && !c.status && bad < 0 && dst[4] == 0 && dst[5 + len] == 0,
+              "%s get of %zu bytes from rank %d in %d chunks (%.0f MB/s)%s", m->name, len, p,
+              chunks, len / t / 1e6, bad >= 0 ? ", wrong data" : "");
+        if (rc || bad >= 0)
+            printf("#   rc %d, %d callbacks, status %d, first wrong byte %ld\n", rc, c.calls,
+                   c.status, bad);
+    }
+}
+
+static void test_put(int p, const uint8_t *src)
+{
+    struct btl_module *m = h.btl_of[p];
+    struct rdma_ctx c = {0, 0};
+    int rc =
+        m->put(h.ep[p], src, NULL, peer_addr(p, "test.putbuf") + 1, NULL, PUTSIZE, rdma_done, &c);
+
+    check(!rc && c.calls == 1 && !c.status, "%s put of %u bytes to rank %d", m->name, PUTSIZE, p);
+}
+
+static int mapped_segments(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int n = 0;
+
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof(line), f))
+        n += strstr(line, "/dev/shm/rdmpi-") != NULL;
+    fclose(f);
+    return n;
+}
+
+/* Not dumpable, and without CAP_SYS_PTRACE (with which root reads anyone):
+ * now a peer of the same uid may not read our memory. */
+static void deny_cma(void)
+{
+    struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct cap[2];
+
+    if (prctl(PR_SET_DUMPABLE, 0) || syscall(SYS_capget, &hdr, cap))
+        harness_die("cannot make this process unreadable: %s", strerror(errno));
+    cap[CAP_SYS_PTRACE / 32].effective &= ~(1u << (CAP_SYS_PTRACE % 32));
+    if (syscall(SYS_capset, &hdr, cap))
+        harness_die("cannot drop CAP_SYS_PTRACE: %s", strerror(errno));
+}
+
+static int list_btls(void)
+{
+    rt_log_init();
+    btl_open_all(&h.mods, &h.nmods);
+    for (int i = 0; i < h.nmods; i++)
+        printf("%s%s", i ? " " : "", h.mods[i]->name);
+    printf("\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *cma_env = getenv("RDMPI_SM_CMA"), *deny = getenv("T_BTL_SM_DENY_CMA");
+    int cma_off = (cma_env && !strcmp(cma_env, "0")) || (deny && !strcmp(deny, "1"));
+    uint8_t *gsrc, *gdst, *putbuf;
+    struct btl_module *sm;
+    uint64_t a;
+    int right;
+
+    if (argc > 1 && !strcmp(argv[1], "--list"))
+        return list_btls();
+    if (argc > 1)
+        nmsg = strtoull(argv[1], NULL, 0);
+    signal(SIGALRM, watchdog);
+    alarm(55);
+    for (size_t i = 0; i < sizeof(rnd); i++)
+        rnd[i] = (uint8_t)mix(i);
+    gsrc = malloc(GBUF + 64);
+    gdst = malloc(GBUF + 16);
+    putbuf = calloc(1, 2 * PUTSIZE);
+    if (!gsrc || !gdst || !putbuf)
+        harness_die("out of memory");
+    if (deny && !strcmp(deny, "1"))
+        deny_cma();
+
+    harness_init(&h, on_recv);
+    pattern_fill(gsrc, GBUF + 64, rt.rank);
+    st = calloc((size_t)rt.size, sizeof(*st));
+    if (!st)
+        harness_die("out of memory");
+    /* The peers read gsrc and write putbuf at these addresses; sm and self
+     * register statelessly, so any module's register_mem gives them. */
+    {
+        struct btl_reg *reg;
+        h.mods[0]->register_mem(h.mods[0], gsrc, GBUF + 64, &reg, NULL, &a);
+        rt_modex_put("test.gbuf", &a, 8);
+        h.mods[0]->register_mem(h.mods[0], putbuf, 2 * PUTSIZE, &reg, NULL, &a);
+        rt_modex_put("test.putbuf", &a, 8);
+    }
+    harness_connect(&h);
+    rt_modex_fence();
+    if (rt.rank == 0)
+        printf("# %d ranks, %llu messages per pair, nspace %s\n", rt.size, (unsigned long long)nmsg,
+               rt.nspace);
+
+    phase = "checking connect";
+    sm = harness_find(&h, "sm");
+    for (int p = 0; p < rt.size; p++)
+        check(h.ep[p] && h.btl_of[p] == (p == rt.rank ? harness_find(&h, "self") : sm),
+              "rank %d reached by %s", p, h.btl_of[p] ? h.btl_of[p]->name : "nothing");
+    check(harness_shm_files() == 0, "no segment of this job left in /dev/shm after connect");
+    if (sm && rt.size > 1) {
+        check((!(sm->flags & (BTL_CAP_GET | BTL_CAP_PUT))) == cma_off,
+              "sm %s GET/PUT with RDMPI_SM_CMA=%s%s", cma_off ? "lacks" : "offers",
+              cma_env ? cma_env : "(unset)", deny ? " and CMA denied" : "");
+        check(sm->eager_limit == sm->sendi_limit && sm->eager_limit >= 64, "sm eager limit %zu",
+              sm->eager_limit);
+    }
+
+    fill_rings();
+    rt_modex_fence();
+    run_streams();
+
+    phase = "rdma";
+    right = (rt.rank + 1) % rt.size;
+    for (int p = rt.rank;; p = right) {
+        if (h.btl_of[p]->flags & BTL_CAP_GET) {
+            test_get(p, gdst);
+            if (p == right)
+                test_put(p, gsrc);
+        } else {
+            struct rdma_ctx c = {0, 0};
+            check(h.btl_of[p]->get(h.ep[p], gdst, NULL, 0, NULL, 1, rdma_done, &c) == -ENOTSUP &&
+                      !c.calls,
+                  "%s get without the capability says -ENOTSUP", h.btl_of[p]->name);
+        }
+        if (p == right)
+            break;
+    }
+    rt_modex_fence();
+    /* Our left neighbour and we ourselves put our patterns at offset 1. */
+    {
+        int left = (rt.rank + rt.size - 1) % rt.size;
+        if (h.btl_of[left]->flags & BTL_CAP_PUT)
+            check(pattern_diff(putbuf + 1, PUTSIZE, left, 0) < 0 && putbuf[0] == 0 &&
+                      putbuf[PUTSIZE + 1] == 0,
+                  "rank %d's put arrived intact", left);
+    }
+
+    phase = "finalize";
+    harness_finalize(&h);
+    rt_modex_fence();
+    check(harness_shm_files() == 0, "nothing of this job in /dev/shm after finalize");
+    check(mapped_segments() == 0, "no segment mapped after finalize");
+    rt_modex_finalize();
+    free(gsrc);
+    free(gdst);
+    free(putbuf);
+    free(st);
+    return failures != 0;
+}

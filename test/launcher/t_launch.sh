@@ -1,0 +1,80 @@
+#!/bin/bash
+# Starting jobs: rank counts, the job info PMIx hands out, option forms,
+# binding, and that a good run prints nothing of mpirun's own.
+. "$(dirname "$0")/lib.sh"
+
+plan 32
+
+# Each rank prints exactly once, for 1, 2, 4 and 8 ranks (8 oversubscribes
+# the 2 cores of the test machine).
+for n in 1 2 4 8; do
+	lrun -n $n "$CLIENT" hello
+	want=$(for r in $(seq 0 $((n - 1))); do echo "hello from rank $r of $n"; done)
+	got=$(printf '%s\n' "$out" | sort -t' ' -k4n)
+	if [ $rc -eq 0 ] && [ "$got" = "$want" ] && [ -z "$err" ]; then
+		ok 0 "-n $n: every rank says hello once, exit 0, nothing else ($ms ms)"
+	else
+		ok 1 "-n $n: every rank says hello once"
+		diag "rc=$rc out=$out err=$err"
+	fi
+	[ -z "$(leftovers "$mpid")" ]
+	ok $? "-n $n: no PMIx directory or /dev/shm file left"
+done
+
+# The job info every rank gets (what MPI_Init reads).
+lrun -n 4 "$CLIENT" info
+is "$rc" 0 "info job runs"
+for r in 0 1 2 3; do
+	like "$out" "^rank=$r size=4 univ=4 lsize=4 peers=0,1,2,3 lrank=$r nrank=$r host=$(hostname) appnum=0 jobid=rdmpi\.$mpid nodes=1 nspace=rdmpi\.$mpid\$" \
+		"rank $r: sizes, local peers, local/node rank, host, appnum, job id"
+done
+
+# Fences normally complete inside the PMIx library; this sends them
+# through mpirun's fence_nb upcall (cards are checked by every rank).
+PMIX_MCA_pmix_server_fence_localonly_opt=0 lrun -n 4 "$CLIENT" hello
+is "$(printf '%s\n' "$out" | wc -l)/$rc" "4/0" "fence through mpirun's fence_nb: cards exchanged"
+
+# Option spellings: Open MPI's and Hydra's, one or two dashes, '='.
+for form in "-np 3" "-c 3" "--n 3" "--np=3" "-n=3"; do
+	lrun $form "$CLIENT" hello
+	is "$(printf '%s\n' "$out" | wc -l)/$rc" "3/0" "'$form' starts 3 ranks"
+done
+RDMPI_NP=2 lrun "$CLIENT" hello
+is "$(printf '%s\n' "$out" | wc -l)/$rc" "2/0" "RDMPI_NP=2 starts 2 ranks"
+RDMPI_NP=5 lrun -n 2 "$CLIENT" hello
+is "$(printf '%s\n' "$out" | wc -l)" "2" "the command line beats RDMPI_NP"
+
+# Parsing stops at the program: its options are its own.
+lrun -n 1 /bin/echo -n --timeout -x
+is "$out/$rc" "--timeout -x/0" "options after the program name go to the program"
+lrun -n 1 -- /bin/echo -- -l
+is "$out/$rc" "-- -l/0" "'--' ends mpirun's options"
+lrun --oversubscribe --allow-run-as-root -genvall -n 1 /bin/echo hi
+is "$out/$err/$rc" "hi//0" "compatibility options are accepted silently"
+
+# The second name.
+out=$(timeout 30 "$top_builddir/launcher/mpiexec" -n 2 "$CLIENT" hello | wc -l)
+is "$out" 2 "mpiexec starts ranks too"
+
+lrun --version
+like "$out" "^mpirun \(rdmpi\) [0-9]" "--version prints the version"
+is "$rc" 0 "--version exits 0"
+lrun -h
+like "$out" "Usage: mpirun" "-h prints the usage"
+
+# Binding: rank r on the r-th allowed CPU when ranks fit, else nothing.
+ncpu=$(nproc)
+lrun -n "$ncpu" --bind-to core sh -c 'echo "$PMIX_RANK $(grep Cpus_allowed_list /proc/self/status | cut -f2)"'
+got=$(printf '%s\n' "$out" | sort -n | tr '\n' ';')
+want=$(for r in $(seq 0 $((ncpu - 1))); do printf '%s %s;' $r $r; done)
+is "$got" "$want" "--bind-to core pins rank r to CPU r"
+lrun -n "$ncpu" sh -c 'echo "$PMIX_RANK $(grep Cpus_allowed_list /proc/self/status | cut -f2)"'
+got=$(printf '%s\n' "$out" | sort -n | tr '\n' ';')
+is "$got" "$want" "ranks <= CPUs binds by default"
+all=$(grep Cpus_allowed_list /proc/self/status | cut -f2)
+lrun -n 1 --bind-to none sh -c 'grep Cpus_allowed_list /proc/self/status | cut -f2'
+is "$out" "$all" "--bind-to none leaves the affinity alone"
+lrun -n $((ncpu + 1)) sh -c 'grep Cpus_allowed_list /proc/self/status | cut -f2'
+is "$(printf '%s\n' "$out" | sort -u)" "$all" "more ranks than CPUs: no binding by default"
+
+finish

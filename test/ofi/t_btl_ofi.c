@@ -1,0 +1,568 @@
+/* btl/ofi driven directly, without the pml, between all ranks (itself
+ * included when RDMPI_BTL leaves self out):
+ *   - FIFO order and every byte of N messages of random sizes up to the
+ *     eager limit per ordered pair, by sendi (split header/data) and
+ *     alloc/send;
+ *   - back-pressure: a receiver stops polling; its left neighbour streams
+ *     on, meets -EAGAIN or a NULL alloc, queues, and all arrives in order
+ *     once the receiver polls again;
+ *   - RDMA read of 1 B .. 64 MiB at odd offsets, in chunks with at most 8
+ *     in flight, every byte checked; -EAGAIN from get handled by retrying;
+ *   - registration: read a buffer and sendi from it, unmap it, map a new
+ *     one at the same address with other contents, register again: the
+ *     peer sees the new contents;
+ *   - the transport line and counters, and no /dev/shm file of this job
+ *     left after finalize (libfabric shm makes one per rank, named by us).
+ * Usage: t_btl_ofi [N] under mpirun with RDMPI_BTL=ofi (t_btl_ofi.sh);
+ * t_btl_ofi --crash: every rank exits after connect without finalize (the
+ * launcher must sweep the shm files); t_btl_ofi --die: rank 1 exits while
+ * rank 0 streams at it (the job must end, naming the rank).
+ * Output is "# rank R ok|FAIL:" lines; the exit status is 0 only if every
+ * check on this rank passed. */
+#include "btl_harness.h"
+#include "btl_ofi.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define RND     (64u << 10)
+#define MAXMSG  (64u << 10)
+#define GBUF    ((64u << 20) + 64)
+#define REGBUF  (1u << 20)
+#define DEPTH   8
+
+enum kind { K_DATA = 'D', K_BARRIER = 'B', K_KEY = 'K', K_ACK = 'A', K_COUNT = 'C', K_REMAP = 'R' };
+#define REMAP_SEND 1000 /* bytes sent straight from the remapped buffer */
+
+/* A registered region, announced to one peer. */
+struct key_msg {
+    uint8_t tag, kind, pad[6];
+    uint64_t raddr;
+    uint64_t len;
+    uint8_t rkey[32];
+};
+
+static struct harness h;
+static struct btl_module *ofi;
+static int failures;
+static const char *phase = "setup";
+static uint64_t nmsg = 2000;
+static uint8_t rnd[RND + MAXMSG];
+
+struct stream {
+    uint64_t tx, rx;    /* data messages sent to / received from this rank */
+    uint64_t refused;   /* sendi -EAGAIN or alloc NULL */
+    int errors;
+    uint64_t barriers;  /* barrier messages from this rank */
+    struct key_msg key; /* the last key it sent */
+    /* keys and acks count up over the run */
+    int keys, acks;
+    uint64_t count;     /* data messages it says it sent */
+    int remap_ok;       /* messages from its remapped buffer with the right contents */
+};
+static struct stream *st;
+
+static void check(int cond, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    failures += !cond;
+    if (!cond || rt.rank == 0)
+        printf("# rank %d %s: %s\n", rt.rank, cond ? "ok" : "FAIL", msg);
+    fflush(stdout);
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Data message k from src to dst: 2..limit bytes; byte 0 the header
+ * type, byte 1 the kind, bytes 2..9 k when long enough, then rnd[off..]. */
+static void msg_shape(int src, int dst, uint64_t k, size_t limit, size_t *len, size_t *off)
+{
+    uint64_t x = mix((uint64_t)src << 48 ^ (uint64_t)dst << 32 ^ k);
+
+    *len = 2 + (size_t)(x % (limit - 1));
+    *off = (size_t)(x >> 40) % RND;
+}
+
+static void msg_fill(uint8_t *buf, size_t len, size_t off, uint64_t k)
+{
+    buf[0] = BTL_TAG_TEST;
+    buf[1] = K_DATA;
+    memcpy(buf + 2, rnd + off, len - 2);
+    if (len >= 10)
+        memcpy(buf + 2, &k, 8);
+}
+
+static int send_data(int p, uint64_t k)
+{
+    size_t len, off, hlen;
+    uint8_t hdr[24];
+
+    msg_shape(rt.rank, p, k, h.btl_of[p]->eager_limit, &len, &off);
+    if (k % 3 == 0) {
+        struct btl_desc *d = h.btl_of[p]->alloc(h.ep[p], len);
+
+        if (!d)
+            return -EAGAIN;
+        msg_fill(d->buf, len, off, k);
+        d->len = len;
+        h.btl_of[p]->send(h.ep[p], d);
+        return 0;
+    }
+    hlen = len < sizeof(hdr) ? len : sizeof(hdr);
+    msg_fill(hdr, hlen, off, k);
+    return h.btl_of[p]->sendi(h.ep[p], hdr, hlen, rnd + off + hlen - 2, len - hlen);
+}
+
+static void on_data(int peer, const uint8_t *b, size_t len)
+{
+    struct stream *s = &st[peer];
+    uint64_t k = s->rx++, got = k;
+    size_t want, off;
+
+    msg_shape(peer, rt.rank, k, h.btl_of[peer]->eager_limit, &want, &off);
+    if (len >= 10)
+        memcpy(&got, b + 2, 8);
+    if ((len != want || got != k ||
+         (len >= 10 ? memcmp(b + 10, rnd + off + 8, len - 10) : memcmp(b + 2, rnd + off, len - 2))) &&
+        s->errors++ < 3)
+        check(0, "message %llu from rank %d: %zu bytes (want %zu), sequence %llu",
+              (unsigned long long)k, peer, len, want, (unsigned long long)got);
+}
+
+static long pattern_diff(const uint8_t *buf, size_t len, int rank, int gen, size_t from);
+
+static void on_recv(int peer, const void *data, size_t len)
+{
+    const uint8_t *b = data;
+
+    if (((uintptr_t)data & 7) && st[peer].errors++ < 3)
+        check(0, "a message from rank %d delivered at a misaligned address %p", peer, data);
+    switch (len >= 2 ? b[1] : 0) {
+    case K_DATA:
+        on_data(peer, b, len);
+        break;
+    case K_BARRIER:
+        st[peer].barriers++;
+        break;
+    case K_KEY:
+        memcpy(&st[peer].key, b, sizeof(st[peer].key));
+        st[peer].keys++;
+        break;
+    case K_ACK:
+        st[peer].acks++;
+        break;
+    case K_COUNT:
+        memcpy(&st[peer].count, b + 2, 8);
+        break;
+    case K_REMAP:
+        st[peer].remap_ok += len == 3 + REMAP_SEND && pattern_diff(b + 3, REMAP_SEND, peer, b[2], 0) < 0;
+        break;
+    default:
+        check(0, "a message of %zu bytes and unknown kind from rank %d", len, peer);
+    }
+}
+
+static void watchdog(int sig)
+{
+    (void)sig;
+    printf("# rank %d FAIL: stuck in %s; btl/ofi owes %d completions, %s queued sends, "
+           "%llu reads issued, %llu -EAGAIN\n",
+           rt.rank, phase, btl_ofi.outstanding, btl_ofi.busy ? "has" : "no",
+           (unsigned long long)btl_ofi.count.reads, (unsigned long long)btl_ofi.count.eagain);
+    for (int p = 0; st && p < rt.size; p++)
+        printf("#   to %d: sent %llu; from %d: received %llu, %llu barriers, %d keys, %d acks\n",
+               p, (unsigned long long)st[p].tx, p, (unsigned long long)st[p].rx,
+               (unsigned long long)st[p].barriers, st[p].keys, st[p].acks);
+    for (int p = 0; btl_ofi.peers && p < rt.size; p++) {
+        const struct btl_ofi_held *m = btl_ofi.peers[p].held;
+        printf("#   btl/ofi rank %d: tx_seq %u, rx_seq %u, held first %d (seq %u)\n", p,
+               btl_ofi.peers[p].tx_seq, btl_ofi.peers[p].rx_seq, m != NULL, m ? m->seq : 0);
+    }
+    fflush(stdout);
+    _exit(1);
+}
+
+/* A control message the test cannot do without: retried while polling,
+ * as the pml retries its control messages. */
+static void send_ctl(int p, const void *buf, size_t len)
+{
+    int rc;
+
+    while ((rc = h.btl_of[p]->sendi(h.ep[p], buf, len, NULL, 0)) == -EAGAIN)
+        harness_progress(&h);
+    if (rc)
+        harness_die("sendi of a %zu-byte control message to rank %d: %d", len, p, rc);
+}
+
+/* A barrier over the BTL itself: the peers must keep polling (manual
+ * progress) while others read their memory, so no PMIx fence here. */
+static void barrier(void)
+{
+    static uint64_t epoch;
+    const uint8_t msg[2] = {BTL_TAG_TEST, K_BARRIER};
+    unsigned spins = 0;
+
+    epoch++;
+    for (int p = 0; p < rt.size; p++)
+        send_ctl(p, msg, sizeof(msg));
+    for (int p = 0; p < rt.size; p++)
+        while (st[p].barriers < epoch)
+            if (!harness_progress(&h))
+                harness_idle(&spins);
+}
+
+static void run_streams(void)
+{
+    unsigned spins = 0;
+
+    phase = "streaming";
+    for (;;) {
+        int busy = 0, done = 1;
+
+        for (int p = 0; p < rt.size; p++) {
+            struct stream *s = &st[p];
+
+            for (int b = 0; b < 16 && s->tx < nmsg; b++, busy++) {
+                int rc = send_data(p, s->tx);
+
+                if (rc == -EAGAIN) {
+                    s->refused++;
+                    break;
+                }
+                if (rc)
+                    harness_die("send of message %llu to rank %d failed: %d",
+                                (unsigned long long)s->tx, p, rc);
+                s->tx++;
+            }
+            done &= s->tx == nmsg && s->rx >= nmsg;
+        }
+        busy += harness_progress(&h);
+        if (done)
+            break;
+        if (!busy)
+            harness_idle(&spins);
+    }
+    for (int p = 0; p < rt.size; p++)
+        check(st[p].rx == nmsg && !st[p].errors,
+              "%llu messages from rank %d in order, every byte right",
+              (unsigned long long)st[p].rx, p);
+}
+
+/* Each rank stops polling for a while, and its left neighbour streams at
+ * it meanwhile: the BTL must refuse (sendi -EAGAIN, alloc NULL) or queue
+ * the provider's -FI_EAGAIN, and lose nothing. Ranks sleep by parity; with
+ * an odd count the last rank's neighbour sleeps when it does, and it skips. */
+static void back_pressure(void)
+{
+    int right = (rt.rank + 1) % rt.size, left = (rt.rank + rt.size - 1) % rt.size;
+    int streams = rt.size > 1 && (right & 1) != (rt.rank & 1);
+    uint64_t base = st[right].tx, refused = st[right].refused;
+    struct timespec nap = {0, 300 * 1000 * 1000};
+    struct btl_ofi_counters c0, c1;
+    uint8_t count[10] = {BTL_TAG_TEST, K_COUNT};
+
+    phase = "back-pressure";
+    if (rt.size < 2)
+        return;
+    btl_ofi_report(&c0);
+    for (int round = 0; round < 2; round++) {
+        barrier();
+        if ((rt.rank & 1) == round) {
+            nanosleep(&nap, NULL);
+        } else if (streams && (right & 1) == round) {
+            double end = rt_wtime() + 0.25;
+
+            while (rt_wtime() < end) {
+                if (send_data(right, st[right].tx) == -EAGAIN) {
+                    st[right].refused++;
+                    harness_progress(&h);
+                } else {
+                    st[right].tx++;
+                }
+            }
+        }
+    }
+    memcpy(count + 2, &st[right].tx, 8);
+    send_ctl(right, count, sizeof(count));
+    barrier();
+    btl_ofi_report(&c1);
+    if (streams)
+        check(st[right].refused > refused || c1.eagain > c0.eagain,
+              "streaming at rank %d while it slept: %llu messages, %llu refusals by the BTL, "
+              "%llu provider -EAGAIN",
+              right, (unsigned long long)(st[right].tx - base),
+              (unsigned long long)(st[right].refused - refused),
+              (unsigned long long)(c1.eagain - c0.eagain));
+    check(st[left].rx == st[left].count && !st[left].errors,
+          "all %llu messages from rank %d arrived in order after the pause",
+          (unsigned long long)st[left].count, left);
+}
+
+static uint8_t pattern(int rank, int gen, size_t i)
+{
+    uint64_t w = mix((uint64_t)rank << 40 ^ (uint64_t)gen << 56 ^ (i >> 3));
+
+    return (uint8_t)(w >> (8 * (i & 7)));
+}
+
+static void pattern_fill(uint8_t *buf, size_t len, int rank, int gen)
+{
+    for (size_t j = 0; j < len / 8; j++) {
+        uint64_t w = mix((uint64_t)rank << 40 ^ (uint64_t)gen << 56 ^ j);
+        memcpy(buf + 8 * j, &w, 8);
+    }
+    for (size_t i = len & ~(size_t)7; i < len; i++)
+        buf[i] = pattern(rank, gen, i);
+}
+
+static long pattern_diff(const uint8_t *buf, size_t len, int rank, int gen, size_t from)
+{
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] != pattern(rank, gen, from + i))
+            return (long)i;
+    return -1;
+}
+
+struct rdma_ctx {
+    int calls, inflight, status;
+};
+
+static void rdma_done(void *ctx, int status)
+{
+    struct rdma_ctx *c = ctx;
+
+    c->calls++;
+    c->inflight--;
+    c->status = status ? status : c->status;
+}
+
+/* Reads len bytes at raddr from p into dst, as the pml does: chunks of
+ * `chunk`, DEPTH in flight, -EAGAIN retried after polling. */
+static int read_all(int p, uint8_t *dst, uint64_t raddr, const void *rkey, size_t len,
+                    size_t chunk, int *chunks, int *eagain)
+{
+    struct rdma_ctx c = {0, 0, 0};
+    size_t done = 0;
+    unsigned spins = 0;
+
+    *chunks = *eagain = 0;
+    while (done < len || c.inflight) {
+        if (done < len && c.inflight < DEPTH) {
+            size_t n = len - done < chunk ? len - done : chunk;
+            int rc = ofi->get(h.ep[p], dst + done, NULL, raddr + done, rkey, n, rdma_done, &c);
+
+            if (rc == 0) {
+                c.inflight++;
+                done += n;
+                (*chunks)++;
+                continue;
+            }
+            if (rc != -EAGAIN)
+                return rc;
+            (*eagain)++;
+        }
+        if (!harness_progress(&h))
+            harness_idle(&spins);
+    }
+    return c.calls == *chunks ? c.status : -EPROTO;
+}
+
+static void test_reads(uint8_t *gsrc, uint8_t *gdst)
+{
+    static const size_t sizes[] = {1, 7, 4096, 65537, (1u << 20) + 3, 16u << 20, 64u << 20};
+    int right = (rt.rank + 1) % rt.size;
+    struct key_msg k = {BTL_TAG_TEST, K_KEY, {0}, 0, GBUF, {0}};
+    struct btl_reg *reg;
+    size_t chunk = ofi->get_limit < (4u << 20) ? ofi->get_limit : (4u << 20);
+
+    phase = "rdma read";
+    if (ofi->register_mem(ofi, gsrc, GBUF, &reg, k.rkey, &k.raddr))
+        harness_die("register_mem of %u bytes failed", GBUF);
+    /* Our left neighbour reads from us. */
+    send_ctl((rt.rank + rt.size - 1) % rt.size, &k, sizeof(k));
+    while (st[right].keys < 1)
+        harness_progress(&h);
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        size_t len = sizes[s];
+        int chunks, eagain, rc;
+        double t;
+        long bad;
+
+        memset(gdst, 0, len + 16);
+        t = rt_wtime();
+        rc = read_all(right, gdst + 5, st[right].key.raddr + 3, st[right].key.rkey, len, chunk,
+                      &chunks, &eagain);
+        t = rt_wtime() - t;
+        bad = rc ? 0 : pattern_diff(gdst + 5, len, right, 0, 3);
+        check(!rc && bad < 0 && gdst[4] == 0 && gdst[5 + len] == 0,
+              "read of %zu bytes from rank %d in %d chunks, %d -EAGAIN (%.0f MB/s)%s", len, right,
+              chunks, eagain, len / t / 1e6, bad >= 0 ? ", wrong data" : "");
+        if (rc || bad >= 0)
+            printf("#   rc %d, first wrong byte %ld\n", rc, bad);
+    }
+    barrier();
+    ofi->deregister_mem(ofi, reg);
+}
+
+/* Unmapped and mapped again at the same address: a stale registration
+ * would show the first contents. */
+static void test_remap(void)
+{
+    int right = (rt.rank + 1) % rt.size, left = (rt.rank + rt.size - 1) % rt.size;
+    uint8_t *dst = malloc(REGBUF), *buf;
+    const uint8_t ack[2] = {BTL_TAG_TEST, K_ACK};
+    uint8_t hdr[3] = {BTL_TAG_TEST, K_REMAP, 0};
+
+    phase = "registration";
+    buf = mmap(NULL, REGBUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (!dst || buf == MAP_FAILED)
+        harness_die("out of memory");
+    for (int gen = 1; gen <= 2; gen++) {
+        struct key_msg k = {BTL_TAG_TEST, K_KEY, {0}, 0, REGBUF, {0}};
+        struct btl_reg *reg;
+        int chunks, eagain, rc;
+        long bad;
+
+        pattern_fill(buf, REGBUF, rt.rank, gen);
+        if (ofi->register_mem(ofi, buf, REGBUF, &reg, k.rkey, &k.raddr))
+            harness_die("register_mem failed");
+        send_ctl(left, &k, sizeof(k));
+        /* And a message straight from the buffer. */
+        hdr[2] = (uint8_t)gen;
+        while ((rc = ofi->sendi(h.ep[left], hdr, sizeof(hdr), buf, REMAP_SEND)) == -EAGAIN)
+            harness_progress(&h);
+        if (rc)
+            harness_die("sendi from the registered buffer: %d", rc);
+        /* Keys count up: a later one may come while we wait for others. */
+        while (st[right].keys < 1 + gen)
+            harness_progress(&h);
+        rc = read_all(right, dst, st[right].key.raddr, st[right].key.rkey, REGBUF, REGBUF,
+                      &chunks, &eagain);
+        bad = rc ? 0 : pattern_diff(dst, REGBUF, right, gen, 0);
+        check(!rc && bad < 0, "%s mapping of rank %d's buffer read back %s",
+              gen == 1 ? "first" : "second, same address,", right,
+              bad >= 0 ? "WRONG (a stale registration?)" : "right");
+        send_ctl(right, ack, sizeof(ack));
+        while (st[left].acks < gen)
+            harness_progress(&h);
+        ofi->deregister_mem(ofi, reg);
+        if (gen == 1) {
+            uint8_t *again;
+
+            munmap(buf, REGBUF);
+            again = mmap(buf, REGBUF, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+            if (again != buf)
+                harness_die("could not map again at %p", (void *)buf);
+        }
+    }
+    barrier();
+    check(st[right].remap_ok == 2, "both messages sent from rank %d's remapped buffer carried "
+          "its contents of the moment (%d of 2)", right, st[right].remap_ok);
+    munmap(buf, REGBUF);
+    free(dst);
+}
+
+int main(int argc, char **argv)
+{
+    const char *want = getenv("RDMPI_OFI_PROVIDER");
+    const char *mode = argc > 1 && argv[1][0] == '-' ? argv[1] : "", *line;
+    struct btl_ofi_counters c;
+    uint8_t *gsrc, *gdst;
+
+    if (argc > 1 && !*mode)
+        nmsg = strtoull(argv[1], NULL, 0);
+    signal(SIGALRM, watchdog);
+    alarm(55);
+    for (size_t i = 0; i < sizeof(rnd); i++)
+        rnd[i] = (uint8_t)mix(i);
+    gsrc = malloc(GBUF);
+    gdst = malloc(GBUF + 16);
+    if (!gsrc || !gdst)
+        harness_die("out of memory");
+
+    harness_init(&h, on_recv);
+    pattern_fill(gsrc, GBUF, rt.rank, 0);
+    st = calloc((size_t)rt.size, sizeof(*st));
+    if (!st)
+        harness_die("out of memory");
+    harness_connect(&h);
+    ofi = harness_find(&h, "ofi");
+    if (!ofi || !(line = btl_ofi_report(&c)))
+        harness_die("btl/ofi is not running (RDMPI_BTL=%s)", getenv("RDMPI_BTL"));
+    if (rt.rank == 0)
+        printf("# %d ranks, %llu messages per pair, nspace %s\n# %s, eager limit %zu\n",
+               rt.size, (unsigned long long)nmsg, rt.nspace, line, ofi->eager_limit);
+    fflush(stdout);
+
+    if (!strcmp(mode, "--crash")) {
+        rt_modex_fence();
+        _exit(3);
+    }
+    if (!strcmp(mode, "--die")) {
+        barrier();
+        if (rt.rank == 1)
+            _exit(3);
+        nmsg = UINT64_MAX;
+        run_streams();
+    }
+
+    phase = "checking connect";
+    for (int p = 0; p < rt.size; p++)
+        check(h.ep[p] && h.btl_of[p] == (p == rt.rank && harness_find(&h, "self")
+                                             ? harness_find(&h, "self")
+                                             : ofi),
+              "rank %d reached by %s", p, h.btl_of[p] ? h.btl_of[p]->name : "nothing");
+    for (int p = 0; p < rt.size; p++)
+        if (h.btl_of[p] != ofi && p != rt.rank)
+            harness_die("this test needs every peer on ofi: run it with RDMPI_BTL=ofi(,self)");
+    if (rt.size < 2)
+        harness_die("this test needs two ranks at least");
+    check(!want || strstr(line, want) == line, "provider %s as RDMPI_OFI_PROVIDER=%s asked",
+          line, want ? want : "(unset)");
+    check((ofi->flags & BTL_CAP_GET) && ofi->eager_limit >= 64 &&
+              ofi->sendi_limit == ofi->eager_limit && ofi->rkey_size <= 32,
+          "limits: eager %zu, sendi %zu, rkey %zu bytes, GET %s", ofi->eager_limit,
+          ofi->sendi_limit, ofi->rkey_size, ofi->flags & BTL_CAP_GET ? "yes" : "no");
+
+    barrier();
+    run_streams();
+    back_pressure();
+    test_reads(gsrc, gdst);
+    test_remap();
+
+    phase = "finalize";
+    btl_ofi_report(&c);
+    check(c.reads > 0 && c.read_bytes > (64u << 20) && c.eager_msgs > 0 && c.recv_msgs > 0 &&
+              !c.read_errors && !c.reg_errors,
+          "counters: %llu eager messages (%llu injected), %llu reads of %llu bytes, "
+          "%llu -EAGAIN, %llu read and %llu registration errors",
+          (unsigned long long)c.eager_msgs, (unsigned long long)c.inject_msgs,
+          (unsigned long long)c.reads, (unsigned long long)c.read_bytes,
+          (unsigned long long)c.eagain, (unsigned long long)c.read_errors,
+          (unsigned long long)c.reg_errors);
+    harness_finalize(&h);
+    check(!btl_ofi_report(&c), "finalize stops btl/ofi");
+    rt_modex_fence();
+    check(harness_shm_files() == 0, "no /dev/shm file of this job after finalize");
+    rt_modex_finalize();
+    free(gsrc);
+    free(gdst);
+    free(st);
+    return failures != 0;
+}

@@ -1,0 +1,75 @@
+#!/bin/sh
+# btl/ofi without the pml (t_btl_ofi.c) over tcp;ofi_rxm and shm: order,
+# back-pressure, RDMA reads of 1 B .. 64 MiB, re-registration at a reused
+# address, /dev/shm hygiene; then provider and interface choice, the
+# verbosity-1 line, bad input, a crash and a dying peer.
+. "$top_srcdir/test/tap.sh"
+t="$top_builddir/test/ofi/t_btl_ofi"
+plan 16
+
+# job DESCRIPTION N ENV... : one run of t_btl_ofi; passes if every rank
+# passed and nothing of the job is left in /dev/shm.
+job() {
+    desc=$1 n=$2
+    shift 2
+    run env "$@" "$MPIRUN" --timeout 60 -n "$n" "$t" 300
+    ns=$(echo "$out" | sed -n 's/^# .*nspace \(.*\)$/\1/p')
+    left=$(ls /dev/shm 2>/dev/null | grep -c "^rdmpi-$(id -u)-$ns-")
+    [ $rc -eq 0 ] && [ -n "$ns" ] && [ "$left" -eq 0 ]
+    ok $? "$desc ($n ranks)"
+    [ $rc -eq 0 ] || diag "exit $rc" "$out" "$err"
+}
+
+job "tcp: everything, itself over ofi too" 2 RDMPI_BTL=ofi RDMPI_OFI_PROVIDER=tcp
+job "tcp: everything, with btl/self" 3 RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=tcp
+job "shm: everything, itself over ofi too" 2 RDMPI_BTL=ofi RDMPI_OFI_PROVIDER=shm
+job "shm: everything, with btl/self" 4 RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=shm
+job "tcp: 2 send buffers, 1 read slot, 1 KiB eager limit" 2 RDMPI_BTL=ofi \
+    RDMPI_OFI_PROVIDER=tcp RDMPI_OFI_TX_BUFFERS=2 RDMPI_OFI_READS=1 RDMPI_OFI_EAGER_LIMIT=1k
+job "shm: 2 send buffers, 1 read slot, 64 KiB receive memory" 3 RDMPI_BTL=ofi \
+    RDMPI_OFI_PROVIDER=shm RDMPI_OFI_TX_BUFFERS=2 RDMPI_OFI_READS=1 RDMPI_OFI_RX_MEMORY=64k
+
+# Choice and its report.
+run env RDMPI_BTL=ofi,self RDMPI_VERBOSE=1 "$MPIRUN" --timeout 60 -n 2 "$t" --crash
+echo "$err" | grep -q "btl/ofi: tcp;ofi_rxm on .*: best of [0-9]* usable entr.* in the order verbs, efa, cxi, psm3, tcp, shm"
+ok $? "verbosity 1 says which provider, fabric, domain and link, and why"
+[ $rc -eq 3 ] || diag "exit $rc" "$err"
+run env RDMPI_BTL=ofi,self RDMPI_VERBOSE=1 "$MPIRUN" --timeout 60 --provider shm -n 2 "$t" --crash
+echo "$err" | grep -q "btl/ofi: shm on shm (fabric shm, domain shm, shared memory): RDMPI_OFI_PROVIDER=shm"
+ok $? "mpirun --provider shm picks shm"
+run env RDMPI_BTL=ofi,self RDMPI_VERBOSE=1 "$MPIRUN" --timeout 60 --iface lo -n 2 "$t" --crash
+echo "$err" | grep -q "btl/ofi: tcp;ofi_rxm on lo (fabric 127.0.0.1/32, domain lo, .*RDMPI_OFI_IFACE=lo"
+ok $? "mpirun --iface lo picks the loopback interface"
+ns=$(echo "$out" | sed -n 's/^# .*nspace \(.*\)$/\1/p')
+run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=shm "$MPIRUN" --timeout 60 -n 2 "$t" --crash
+ns=$(echo "$out" | sed -n 's/^# .*nspace \(.*\)$/\1/p')
+left=$(ls /dev/shm 2>/dev/null | grep -c "^rdmpi-$(id -u)-$ns-")
+[ $rc -ne 0 ] && [ -n "$ns" ] && [ "$left" -eq 0 ]
+ok $? "ranks that exit without finalize leave no shm file behind (the launcher sweeps)"
+
+# Bad input.
+run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=bogus "$t" --crash
+lines=$(echo "$err" | grep -c .)
+[ $rc -ne 0 ] && [ "$lines" -eq 1 ] &&
+    echo "$err" | grep -q "RDMPI_OFI_PROVIDER=bogus: no such provider here; available: .*tcp;ofi_rxm.*shm"
+ok $? "a provider that is not there: one line listing those that are, non-zero exit"
+[ "$lines" -eq 1 ] || diag "$err"
+run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=tcp RDMPI_OFI_IFACE=nope0 "$t" --crash
+[ $rc -ne 0 ] && echo "$err" | grep -q "RDMPI_OFI_IFACE=nope0: no tcp entry uses that interface; interfaces: .*lo"
+ok $? "an interface that is not there: the error lists those that are"
+run env RDMPI_BTL=ofi,self RDMPI_OFI_EAGER_LIMIT=16 "$t" --crash
+[ $rc -ne 0 ] && echo "$err" | grep -q "RDMPI_OFI_EAGER_LIMIT=16"
+ok $? "an eager limit below 64 is fatal and names the variable"
+run env RDMPI_BTL=ofi,self FI_PROVIDER=tcp RDMPI_OFI_PROVIDER=shm "$t" --crash
+[ $rc -ne 0 ] && echo "$err" | grep -q "FI_PROVIDER limits libfabric to tcp"
+ok $? "FI_PROVIDER hiding the wanted provider is named in the error"
+
+# Faults.
+run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=tcp "$MPIRUN" --timeout 60 -n 2 "$t" --die
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && echo "$err" | grep -q "rank 1"
+ok $? "a rank that dies mid-stream ends the job with a message naming it"
+[ $rc -ne 124 ] || diag "timed out: $err"
+run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=shm "$MPIRUN" --timeout 60 -n 2 "$t" --die
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && echo "$err" | grep -q "rank 1"
+ok $? "the same over shm"
+finish

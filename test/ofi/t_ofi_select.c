@@ -1,0 +1,308 @@
+/* btl/ofi provider selection on fi_info lists built with fi_dupinfo: the
+ * order (verbs by link type, efa, cxi, psm3, tcp, shm; the rest by name),
+ * RDMPI_OFI_PROVIDER and RDMPI_OFI_IFACE, skipping bridges, link-local
+ * and (across hosts) loopback, the error and report texts, the quirks
+ * table, and the real host probes as far as this machine allows. */
+#include "config.h"
+
+#include "btl_ofi.h"
+#include "tap.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a fake host: three verbs devices and a few interfaces ---- */
+
+static enum btl_ofi_link fake_link(const char *dev)
+{
+    if (!strcmp(dev, "mlx5_0"))
+        return BTL_OFI_LINK_IB;
+    if (!strcmp(dev, "mlx5_1"))
+        return BTL_OFI_LINK_ROCE_V2;
+    if (!strcmp(dev, "mlx4_0"))
+        return BTL_OFI_LINK_ROCE_V1;
+    if (!strcmp(dev, "cxgb4_0"))
+        return BTL_OFI_LINK_IWARP;
+    return BTL_OFI_LINK_UNKNOWN;
+}
+
+static int fake_bridge(const char *ifname)
+{
+    return !strcmp(ifname, "docker0") || !strcmp(ifname, "virbr0");
+}
+
+static const struct {
+    const char *addr, *ifname;
+} ifaces[] = {
+    {"10.0.0.1", "ib0"},       {"10.1.0.1", "ens1f0"}, {"10.2.0.1", "ens2f0"},
+    {"10.3.0.1", "ens3f0"},    {"192.0.2.2", "eth0"},  {"127.0.0.1", "lo"},
+    {"172.17.0.1", "docker0"}, {"169.254.3.4", "eth1"}, {"fe80::1", "eth0"},
+    {"198.51.100.1", "eth2"},
+};
+
+static int fake_ifname(const struct sockaddr *sa, char *buf, size_t len)
+{
+    char text[INET6_ADDRSTRLEN];
+    const void *a = sa->sa_family == AF_INET
+                        ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+                        : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+    inet_ntop(sa->sa_family, a, text, sizeof(text));
+    for (size_t i = 0; i < sizeof(ifaces) / sizeof(ifaces[0]); i++)
+        if (!strcmp(ifaces[i].addr, text)) {
+            snprintf(buf, len, "%s", ifaces[i].ifname);
+            return 0;
+        }
+    return -ENOENT;
+}
+
+static const struct btl_ofi_host host = {fake_link, fake_bridge, fake_ifname};
+
+/* ---- fi_info entries ---- */
+
+/* An RDM entry as a provider would return it; addr may be NULL. */
+static struct fi_info *entry(const char *prov, const char *fabric, const char *domain,
+                             const char *addr)
+{
+    struct fi_info *e = fi_dupinfo(NULL);
+
+    if (!e)
+        bail_out("fi_dupinfo failed");
+    e->ep_attr->type = FI_EP_RDM;
+    e->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_SOURCE;
+    e->fabric_attr->prov_name = strdup(prov);
+    e->fabric_attr->name = strdup(fabric);
+    e->domain_attr->name = strdup(domain);
+    e->domain_attr->cq_data_size = 8;
+    if (addr && strchr(addr, ':')) {
+        struct sockaddr_in6 *s = calloc(1, sizeof(*s));
+        s->sin6_family = AF_INET6;
+        inet_pton(AF_INET6, addr, &s->sin6_addr);
+        e->src_addr = s;
+        e->src_addrlen = sizeof(*s);
+        e->addr_format = FI_SOCKADDR_IN6;
+    } else if (addr) {
+        struct sockaddr_in *s = calloc(1, sizeof(*s));
+        s->sin_family = AF_INET;
+        inet_pton(AF_INET, addr, &s->sin_addr);
+        e->src_addr = s;
+        e->src_addrlen = sizeof(*s);
+        e->addr_format = FI_SOCKADDR_IN;
+    }
+    return e;
+}
+
+/* Entries by short name, so each test writes its list in one line; a
+ * trailing ! takes away remote CQ data. */
+static struct fi_info *make(const char *name)
+{
+    size_t n = strlen(name);
+
+    if (n > 1 && name[n - 1] == '!') {
+        char base[32];
+        struct fi_info *e;
+
+        snprintf(base, sizeof(base), "%.*s", (int)(n - 1), name);
+        e = make(base);
+        e->domain_attr->cq_data_size = 0;
+        return e;
+    }
+    static const struct {
+        const char *name, *prov, *fabric, *domain, *addr;
+    } kinds[] = {
+        {"ib", "verbs;ofi_rxm", "IB-0xfe80000000000000", "mlx5_0", "10.0.0.1"},
+        {"roce2", "verbs;ofi_rxm", "10.1.0.0/16", "mlx5_1", "10.1.0.1"},
+        {"roce1", "verbs;ofi_rxm", "10.3.0.0/16", "mlx4_0", "10.3.0.1"},
+        {"iwarp", "verbs;ofi_rxm", "10.2.0.0/16", "cxgb4_0", "10.2.0.1"},
+        {"verbs?", "verbs;ofi_rxm", "10.9.0.0/16", "qedr0", NULL},
+        {"rxd", "verbs;ofi_rxd", "IB-0xfe80000000000000", "mlx5_0-dgram", "10.0.0.1"},
+        {"efa", "efa", "efa", "rdmap0s31-rdm", NULL},
+        {"cxi", "cxi", "cxi", "cxi0", NULL},
+        {"psm3", "psm3", "RoCE-192.0.2.0/24", "eth0", NULL},
+        {"tcp", "tcp;ofi_rxm", "192.0.2.0/24", "eth0", "192.0.2.2"},
+        {"tcp2", "tcp;ofi_rxm", "198.51.100.0/24", "eth2", "198.51.100.1"},
+        {"tcp6ll", "tcp;ofi_rxm", "fe80::/64", "eth0", "fe80::1"},
+        {"tcpll", "tcp;ofi_rxm", "169.254.0.0/16", "eth1", "169.254.3.4"},
+        {"tcplo", "tcp;ofi_rxm", "127.0.0.1/32", "lo", "127.0.0.1"},
+        {"tcpbr", "tcp;ofi_rxm", "172.17.0.0/16", "docker0", "172.17.0.1"},
+        {"shm", "shm", "shm", "shm", NULL},
+        {"sockets", "sockets", "192.0.2.0/24", "eth0", "192.0.2.2"},
+        {"udp", "udp;ofi_rxd", "192.0.2.0/24", "eth0", "192.0.2.2"},
+        {"net", "net", "192.0.2.0/24", "eth0", "192.0.2.2"},
+    };
+
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (!strcmp(kinds[i].name, name))
+            return entry(kinds[i].prov, kinds[i].fabric, kinds[i].domain, kinds[i].addr);
+    bail_out("no entry kind %s", name);
+}
+
+/* A list from space-separated kinds, in that order. */
+static struct fi_info *list_of(const char *kinds)
+{
+    char copy[256], *save = NULL, *tok;
+    struct fi_info *head = NULL, **tail = &head;
+
+    snprintf(copy, sizeof(copy), "%s", kinds);
+    for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        *tail = make(tok);
+        tail = &(*tail)->next;
+    }
+    return head;
+}
+
+static struct btl_ofi_choice ch;
+
+/* Runs the selection; returns its code, with `ch` describing the result. */
+static int pick(const char *kinds, const char *prov, const char *iface, int multi_host)
+{
+    struct btl_ofi_want want = {prov, iface, multi_host};
+    struct fi_info *l = list_of(kinds);
+    static char dom[64], pname[64];
+    int rc = btl_ofi_select(l, &want, &host, &ch);
+
+    /* The list dies here; keep what the checks read. */
+    snprintf(dom, sizeof(dom), "%s", ch.info ? ch.info->domain_attr->name : "");
+    snprintf(pname, sizeof(pname), "%s", ch.info ? ch.info->fabric_attr->prov_name : "");
+    fi_freeinfo(l);
+    ch.info = NULL;
+    diag("%s%s%s -> %d: %s", kinds, prov[0] ? " provider=" : "", prov, rc, ch.text);
+    return rc ? rc : (strcmp(dom, "") ? 0 : -1);
+}
+
+static int chose(const char *kinds, const char *prov, const char *iface, int multi,
+                 const char *want_prov, const char *want_iface)
+{
+    char expect[160];
+
+    if (pick(kinds, prov, iface, multi))
+        return 0;
+    snprintf(expect, sizeof(expect), "%s on %s ", want_prov, want_iface);
+    return !strncmp(ch.text, expect, strlen(expect));
+}
+
+static int says(const char *needle)
+{
+    return strstr(ch.text, needle) != NULL && !strchr(ch.text, '\n');
+}
+
+int main(void)
+{
+    const char *all = "tcp tcplo shm sockets iwarp roce1 roce2 ib udp efa cxi psm3";
+    char name[64];
+    struct sockaddr_in lo = {.sin_family = AF_INET};
+
+    plan(41);
+
+    /* Order across providers, and verbs by link type. */
+    ok(chose(all, "", "", 0, "verbs;ofi_rxm", "ib0") && says("InfiniBand"),
+       "InfiniBand verbs first of everything");
+    ok(chose("tcp shm iwarp roce1 roce2 efa", "", "", 0, "verbs;ofi_rxm", "ens1f0") &&
+           says("RoCE v2"),
+       "RoCE v2 next, ahead of RoCE v1, iWARP and efa");
+    ok(chose("tcp iwarp roce1", "", "", 0, "verbs;ofi_rxm", "ens3f0") && says("RoCE v1"),
+       "RoCE v1 ahead of iWARP");
+    ok(chose("sockets shm tcp iwarp", "", "", 0, "verbs;ofi_rxm", "ens2f0") && says("iWARP"),
+       "iWARP is still verbs, ahead of tcp");
+    ok(chose("tcp verbs?", "", "", 0, "verbs;ofi_rxm", "qedr0") &&
+           says("verbs, link unknown"),
+       "a verbs device rdma-core cannot describe is still verbs");
+    ok(chose("tcp psm3 cxi efa", "", "", 0, "efa", "rdmap0s31-rdm"), "efa before cxi and psm3");
+    ok(chose("tcp psm3 cxi", "", "", 0, "cxi", "cxi0"), "cxi before psm3");
+    ok(chose("sockets shm tcp psm3", "", "", 0, "psm3", "eth0"), "psm3 before tcp");
+    ok(chose("sockets shm udp tcp", "", "", 0, "tcp;ofi_rxm", "eth0"), "tcp before shm");
+    ok(chose("sockets udp shm", "", "", 0, "shm", "shm"), "shm last of the defaults");
+    ok(pick("udp sockets net", "", "", 0) == -ENOENT &&
+           chose("udp sockets net", "sockets", "", 0, "sockets", "eth0"),
+       "sockets only when named");
+    ok(chose("tcp tcp2", "", "", 0, "tcp;ofi_rxm", "eth0") &&
+           chose("tcp2 tcp", "", "", 0, "tcp;ofi_rxm", "eth2"),
+       "among equals, libfabric's order");
+    ok(chose("tcp ib!", "", "", 0, "tcp;ofi_rxm", "eth0") && says("(no 4-byte remote CQ data)"),
+       "an entry without 4 bytes of remote CQ data is passed over");
+    ok(pick("udp net rxd", "", "", 0) == -ENOENT &&
+           says("none of the providers rdmpi uses by default") &&
+           says("available: udp;ofi_rxd, net, verbs;ofi_rxd"),
+       "providers outside the order run only when named");
+
+    /* Interfaces. */
+    ok(chose("tcpbr tcp6ll tcpll tcp", "", "", 0, "tcp;ofi_rxm", "eth0") &&
+           says("(virtual bridge)") && says("(link-local)") && says("fe80::/64"),
+       "bridges and link-local addresses skipped, and said so");
+    ok(pick("tcpbr tcp6ll tcpll", "", "", 0) == -ENOENT && says("no usable provider entry") &&
+           says("RDMPI_OFI_IFACE"),
+       "nothing but bridges and link-local: error naming RDMPI_OFI_IFACE");
+    ok(chose("tcp tcplo", "", "lo", 0, "tcp;ofi_rxm", "lo"), "RDMPI_OFI_IFACE=lo");
+    ok(chose("tcp tcpbr", "", "docker0", 0, "tcp;ofi_rxm", "docker0"),
+       "a bridge named by RDMPI_OFI_IFACE is used");
+    ok(chose("tcplo tcp2 tcp", "", "192.0.2.0/24", 0, "tcp;ofi_rxm", "eth0"),
+       "RDMPI_OFI_IFACE may name the fabric (subnet)");
+    ok(chose("tcplo tcp2 ib", "", "mlx5_0", 0, "verbs;ofi_rxm", "ib0"),
+       "RDMPI_OFI_IFACE may name the verbs device");
+    ok(chose("tcp ib", "", "eth0", 0, "tcp;ofi_rxm", "eth0"),
+       "RDMPI_OFI_IFACE=eth0 passes over InfiniBand elsewhere");
+    ok(pick("tcp tcplo shm", "tcp", "wlan0", 0) == -ENOENT &&
+           says("RDMPI_OFI_IFACE=wlan0: no tcp entry uses that interface; interfaces: eth0, lo"),
+       "an interface that is not there: error listing those that are");
+    ok(chose("tcplo tcp", "", "", 0, "tcp;ofi_rxm", "lo") &&
+           chose("tcplo shm", "", "", 0, "tcp;ofi_rxm", "lo"),
+       "on one host loopback is fine, in libfabric's order");
+    ok(chose("tcplo shm tcp", "", "", 1, "tcp;ofi_rxm", "eth0"),
+       "across hosts loopback and shm are passed over");
+    ok(pick("tcplo shm", "", "", 1) == -ENOENT && says("loopback, the job spans hosts") &&
+           says("this host only"),
+       "across hosts with only loopback and shm: error saying why");
+
+    /* RDMPI_OFI_PROVIDER. */
+    ok(chose(all, "shm", "", 0, "shm", "shm") && says("RDMPI_OFI_PROVIDER=shm"),
+       "RDMPI_OFI_PROVIDER=shm over the hardware");
+    ok(chose(all, "tcp", "", 0, "tcp;ofi_rxm", "eth0"), "tcp names tcp;ofi_rxm");
+    ok(chose(all, "tcp;ofi_rxm", "", 0, "tcp;ofi_rxm", "eth0"), "the full prov_name works");
+    ok(chose("rxd roce2 ib", "verbs", "", 0, "verbs;ofi_rxm", "ib0"),
+       "verbs names verbs;ofi_rxm before verbs;ofi_rxd");
+    ok(chose(all, "udp", "", 0, "udp;ofi_rxd", "eth0"),
+       "a provider outside the order runs when named");
+    ok(pick(all, "psm2", "", 0) == -ENOENT &&
+           says("RDMPI_OFI_PROVIDER=psm2: no such provider here; available: tcp;ofi_rxm, shm, "
+                "sockets, verbs;ofi_rxm, udp;ofi_rxd, efa, cxi, psm3"),
+       "a missing provider: one line listing those present");
+    ok(pick("tcp", "tc", "", 0) == -ENOENT, "a prefix is no provider name");
+    ok(pick("", "", "", 0) == -ENOENT && says("libfabric offers no provider"),
+       "an empty list says libfabric offers nothing");
+
+    /* The report text, whole. */
+    ok(!pick("tcpbr tcp tcplo", "", "", 0) &&
+           !strcmp(ch.text, "tcp;ofi_rxm on eth0 (fabric 192.0.2.0/24, domain eth0, Ethernet "
+                            "(TCP)): best of 2 usable entries in the order verbs, efa, cxi, "
+                            "psm3, tcp, shm; skipped tcp;ofi_rxm docker0 "
+                            "172.17.0.0/16 (virtual bridge)"),
+       "the verbosity-1 report, word for word");
+
+    /* The quirks table. */
+    ok(btl_ofi_quirks("verbs;ofi_rxm")->eager_limit == 8192 &&
+           btl_ofi_quirks("tcp;ofi_rxm")->eager_limit == 65536 &&
+           btl_ofi_quirks("shm")->eager_limit == 4096,
+       "eager limits: verbs 8 KiB, tcp 64 KiB, shm 4 KiB");
+    ok(btl_ofi_quirks("shm")->local_only && !btl_ofi_quirks("tcp;ofi_rxm")->local_only &&
+           btl_ofi_quirks("verbs;ofi_rxm")->pins && !btl_ofi_quirks("tcp;ofi_rxm")->pins,
+       "shm reaches this host only; verbs pins memory, tcp does not");
+    ok(btl_ofi_quirks("net")->rank == 0 && btl_ofi_quirks(NULL)->rank == 0,
+       "unknown providers get the named-only default row");
+    ok(!strcmp(btl_ofi_quirks("shm")->name_prefix, "fi_shm://") &&
+           btl_ofi_quirks("shm")->no_multi_recv && btl_ofi_quirks("tcp;ofi_rxm")->no_multi_recv &&
+           !btl_ofi_quirks("efa")->no_multi_recv,
+       "shm endpoints are named by us; rxm and shm post one buffer per message");
+
+    /* The real host probes, as far as this machine goes. */
+    lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ok(btl_ofi_host.ifname_of((struct sockaddr *)&lo, name, sizeof(name)) == 0 &&
+           !strcmp(name, "lo"),
+       "127.0.0.1 belongs to lo (got %s)", name);
+    ok(!btl_ofi_host.is_bridge("lo"), "lo is no bridge");
+    ok(btl_ofi_host.verbs_link("rdmpi_nodev0-xrc") == BTL_OFI_LINK_UNKNOWN,
+       "a verbs device that does not exist: link unknown");
+    return tap_failed != 0;
+}

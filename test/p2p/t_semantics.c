@@ -1,0 +1,286 @@
+/* Probe and matched probe, cancel, persistent requests, the completion
+ * family, synchronous-send completion, buffered sends, truncation and
+ * MPI_PROC_NULL, between ranks 0 and 1. */
+#include "mpitest.h"
+
+#include <unistd.h>
+
+static void probes(void)
+{
+    int v = 0, flag;
+    MPI_Status st;
+    MPI_Message msg;
+
+    if (mt_rank > 1)
+        return;
+    if (mt_rank == 1) {
+        for (int i = 0; i < 4; i++) {
+            v = 40 + i;
+            MPI_Send(&v, 1, MPI_INT, 0, 7 + i, MPI_COMM_WORLD);
+        }
+        static char big[100000];
+        mt_fill(big, sizeof(big), 9);
+        MPI_Send(big, sizeof(big), MPI_BYTE, 0, 20, MPI_COMM_WORLD);
+        return;
+    }
+    MPI_Probe(1, 7, MPI_COMM_WORLD, &st);
+    int count;
+    MPI_Get_count(&st, MPI_INT, &count);
+    mt_check(st.MPI_SOURCE == 1 && st.MPI_TAG == 7 && count == 1, "Probe status");
+    do
+        MPI_Iprobe(MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &flag, &st);
+    while (!flag);
+    mt_check(st.MPI_TAG == 8, "Iprobe tag %d", st.MPI_TAG);
+    MPI_Recv(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    mt_check(v == 40, "Recv after Probe: %d", v);
+    MPI_Mprobe(1, 8, MPI_COMM_WORLD, &msg, &st);
+    /* A matched message is gone from the queue: Iprobe does not see it. */
+    MPI_Iprobe(1, 8, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    mt_check(!flag, "Mprobe'd message still visible to Iprobe");
+    MPI_Mrecv(&v, 1, MPI_INT, &msg, &st);
+    mt_check(v == 41 && msg == MPI_MESSAGE_NULL, "Mrecv got %d", v);
+    do
+        MPI_Improbe(1, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &st);
+    while (!flag);
+    MPI_Request rq;
+    MPI_Imrecv(&v, 1, MPI_INT, &msg, &rq);
+    MPI_Wait(&rq, &st);
+    mt_check(v == 42 && st.MPI_TAG == 9, "Imrecv got %d tag %d", v, st.MPI_TAG);
+    MPI_Recv(&v, 1, MPI_INT, 1, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    /* A rendezvous message probed, then received. */
+    static char in[100000];
+    MPI_Mprobe(1, 20, MPI_COMM_WORLD, &msg, &st);
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    mt_check(count == (int)sizeof(in), "Mprobe of a large message: count %d", count);
+    MPI_Mrecv(in, sizeof(in), MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+    mt_check(!mt_verify(in, sizeof(in), 9), "large Mrecv data");
+    MPI_Probe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
+    mt_check(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG, "Probe(PROC_NULL)");
+    MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &msg, &st);
+    mt_check(msg == MPI_MESSAGE_NO_PROC, "Mprobe(PROC_NULL) gives MPI_MESSAGE_NO_PROC");
+    MPI_Mrecv(&v, 1, MPI_INT, &msg, &st);
+    mt_check(st.MPI_SOURCE == MPI_PROC_NULL, "Mrecv(NO_PROC)");
+}
+
+static void cancel_and_requests(void)
+{
+    MPI_Request rq, rs[4];
+    MPI_Status st, sts[4];
+    int v = 0, flag, idx, out, idxs[4];
+
+    /* An unmatched receive cancels; its status says so. */
+    MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &rq);
+    MPI_Cancel(&rq);
+    MPI_Wait(&rq, &st);
+    MPI_Test_cancelled(&st, &flag);
+    mt_check(flag && rq == MPI_REQUEST_NULL, "receive cancel");
+
+    /* Request_get_status does not free; Request_free of a pending receive
+     * still lets the message be consumed. */
+    if (mt_rank == 0) {
+        MPI_Irecv(&v, 1, MPI_INT, 1, 30, MPI_COMM_WORLD, &rq);
+        MPI_Barrier(MPI_COMM_WORLD);
+        do
+            MPI_Request_get_status(rq, &flag, &st);
+        while (!flag);
+        mt_check(rq != MPI_REQUEST_NULL && v == 30, "Request_get_status left the request");
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    } else if (mt_rank == 1) {
+        v = 30;
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Send(&v, 1, MPI_INT, 0, 30, MPI_COMM_WORLD);
+    } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+
+    /* Waitany/Waitsome/Testany/Testsome/Testall over a mix of null and real. */
+    if (mt_rank <= 1) {
+        int peer = 1 - mt_rank, vals[4] = {0}, mine[4] = {1, 2, 3, 4};
+        MPI_Request all[6];
+        for (int i = 0; i < 4; i++)
+            MPI_Irecv(&vals[i], 1, MPI_INT, peer, 50 + i, MPI_COMM_WORLD, &all[i]);
+        all[4] = MPI_REQUEST_NULL;
+        MPI_Isend(mine, 4, MPI_INT, peer, 60, MPI_COMM_WORLD, &all[5]);
+        for (int i = 0; i < 4; i++)
+            MPI_Send(&mine[i], 1, MPI_INT, peer, 50 + i, MPI_COMM_WORLD);
+        MPI_Waitany(6, all, &idx, &st);
+        mt_check(idx >= 0 && idx < 6 && idx != 4, "Waitany index %d", idx);
+        MPI_Waitsome(6, all, &out, idxs, sts);
+        mt_check(out >= 0, "Waitsome outcount %d", out);
+        do
+            MPI_Testall(6, all, &flag, MPI_STATUSES_IGNORE);
+        while (!flag);
+        MPI_Testany(6, all, &idx, &flag, &st);
+        mt_check(flag && idx == MPI_UNDEFINED, "Testany on all-null: flag %d idx %d", flag, idx);
+        MPI_Testsome(6, all, &out, idxs, MPI_STATUSES_IGNORE);
+        mt_check(out == MPI_UNDEFINED, "Testsome on all-null: %d", out);
+        MPI_Waitsome(6, all, &out, idxs, MPI_STATUSES_IGNORE);
+        mt_check(out == MPI_UNDEFINED, "Waitsome on all-null: %d", out);
+        for (int i = 0; i < 4; i++)
+            mt_check(vals[i] == i + 1, "mixed completion value %d = %d", i, vals[i]);
+        int got[4];
+        MPI_Recv(got, 4, MPI_INT, peer, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        mt_check(got[3] == 4, "isend of 4 ints");
+    }
+    (void)rs;
+}
+
+static void persistent(void)
+{
+    if (mt_rank > 1)
+        return;
+    int peer = 1 - mt_rank, sv, rv = -1;
+    MPI_Request rq[2];
+    MPI_Send_init(&sv, 1, MPI_INT, peer, 70, MPI_COMM_WORLD, &rq[0]);
+    MPI_Recv_init(&rv, 1, MPI_INT, peer, 70, MPI_COMM_WORLD, &rq[1]);
+    for (int i = 0; i < 500; i++) {
+        sv = i * 3 + mt_rank;
+        MPI_Startall(2, rq);
+        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+        mt_check(rv == i * 3 + peer, "persistent round %d: %d", i, rv);
+        mt_check(rq[0] != MPI_REQUEST_NULL, "persistent request kept");
+    }
+    /* A completed persistent request waits again at once (inactive). */
+    MPI_Status st;
+    MPI_Wait(&rq[1], &st);
+    mt_check(st.MPI_SOURCE == MPI_ANY_SOURCE, "inactive request gives an empty status");
+    MPI_Request_free(&rq[0]);
+    MPI_Request_free(&rq[1]);
+    /* Persistent synchronous and ready sends too. */
+    MPI_Request ps;
+    if (mt_rank == 0) {
+        MPI_Ssend_init(&sv, 1, MPI_INT, 1, 71, MPI_COMM_WORLD, &ps);
+        for (int i = 0; i < 10; i++) {
+            sv = i;
+            MPI_Start(&ps);
+            MPI_Wait(&ps, MPI_STATUS_IGNORE);
+        }
+        MPI_Request_free(&ps);
+    } else {
+        for (int i = 0; i < 10; i++) {
+            MPI_Recv(&rv, 1, MPI_INT, 0, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            mt_check(rv == i, "persistent Ssend %d", rv);
+        }
+    }
+}
+
+static void ssend(void)
+{
+    if (mt_rank > 1)
+        return;
+    /* An Issend must not complete before the receive is posted: rank 1
+     * waits for rank 0's "tested, not done" note before receiving. */
+    int v = 5, flag = 0, note;
+    for (int size = 1; size <= 100000; size *= 100) {
+        char *buf = calloc((size_t)size, 1);
+        if (mt_rank == 0) {
+            MPI_Request rq;
+            MPI_Issend(buf, size, MPI_BYTE, 1, 80, MPI_COMM_WORLD, &rq);
+            for (int i = 0; i < 100; i++)
+                MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+            mt_check(!flag, "Issend of %d bytes completed before the receive", size);
+            MPI_Send(&flag, 1, MPI_INT, 1, 81, MPI_COMM_WORLD);
+            if (!flag)
+                MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(&note, 1, MPI_INT, 0, 81, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(buf, size, MPI_BYTE, 0, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        free(buf);
+    }
+    if (mt_rank == 0)
+        MPI_Ssend(&v, 1, MPI_INT, 1, 82, MPI_COMM_WORLD);
+    else
+        MPI_Recv(&v, 1, MPI_INT, 0, 82, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    mt_check(v == 5, "Ssend value");
+}
+
+static void buffered(void)
+{
+    if (mt_rank > 1)
+        return;
+    int size = 10 * (1000 + MPI_BSEND_OVERHEAD), sz;
+    void *buf = malloc((size_t)size), *old;
+    char data[1000];
+    MPI_Buffer_attach(buf, size);
+    for (int round = 0; round < 3; round++) {
+        if (mt_rank == 0) {
+            for (int i = 0; i < 10; i++) {
+                mt_fill(data, sizeof(data), (unsigned)(i + round));
+                if (i % 2)
+                    MPI_Bsend(data, sizeof(data), MPI_BYTE, 1, 90, MPI_COMM_WORLD);
+                else {
+                    MPI_Request rq;
+                    MPI_Ibsend(data, sizeof(data), MPI_BYTE, 1, 90, MPI_COMM_WORLD, &rq);
+                    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+                }
+                memset(data, 0, sizeof(data)); /* the copy must be independent */
+            }
+        } else {
+            for (int i = 0; i < 10; i++) {
+                MPI_Recv(data, sizeof(data), MPI_BYTE, 0, 90, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                mt_check(!mt_verify(data, sizeof(data), (unsigned)(i + round)), "Bsend data %d", i);
+            }
+        }
+    }
+    MPI_Buffer_detach(&old, &sz);
+    mt_check(old == buf && sz == size, "detach returns the buffer");
+    free(buf);
+}
+
+static void truncation_and_null(void)
+{
+    int v[4] = {1, 2, 3, 4}, r[2] = {0, 0}, rc, count;
+    MPI_Status st;
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (mt_rank == 1) {
+        MPI_Send(v, 4, MPI_INT, 0, 100, MPI_COMM_WORLD);
+        MPI_Send(v, 1, MPI_INT, 0, 101, MPI_COMM_WORLD);
+        static char big[200000];
+        MPI_Send(big, sizeof(big), MPI_BYTE, 0, 102, MPI_COMM_WORLD);
+        MPI_Send(v, 1, MPI_INT, 0, 103, MPI_COMM_WORLD);
+    } else if (mt_rank == 0) {
+        rc = MPI_Recv(r, 2, MPI_INT, 1, 100, MPI_COMM_WORLD, &st);
+        mt_check(rc == MPI_ERR_TRUNCATE, "truncated eager receive returns %d", rc);
+        mt_check(r[0] == 1 && r[1] == 2, "truncated data keeps what fits");
+        /* The message was consumed: the next one is the next message. */
+        rc = MPI_Recv(r, 2, MPI_INT, 1, 101, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_INT, &count);
+        mt_check(rc == MPI_SUCCESS && count == 1, "after truncation: rc %d count %d", rc, count);
+        static char small[1000];
+        rc = MPI_Recv(small, sizeof(small), MPI_BYTE, 1, 102, MPI_COMM_WORLD, &st);
+        mt_check(rc == MPI_ERR_TRUNCATE, "truncated rendezvous receive returns %d", rc);
+        rc = MPI_Recv(r, 1, MPI_INT, 1, 103, MPI_COMM_WORLD, &st);
+        mt_check(rc == MPI_SUCCESS, "after rendezvous truncation rc %d", rc);
+    }
+    rc = MPI_Send(v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
+    mt_check(rc == MPI_SUCCESS, "send to PROC_NULL");
+    rc = MPI_Recv(v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
+    MPI_Get_count(&st, MPI_INT, &count);
+    mt_check(rc == 0 && st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0,
+             "recv from PROC_NULL status");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    if (mt_size < 2) {
+        printf("t_semantics: needs 2 ranks, skipped\n");
+        MPI_Finalize();
+        return 0;
+    }
+    probes();
+    MPI_Barrier(MPI_COMM_WORLD);
+    cancel_and_requests();
+    MPI_Barrier(MPI_COMM_WORLD);
+    persistent();
+    MPI_Barrier(MPI_COMM_WORLD);
+    ssend();
+    MPI_Barrier(MPI_COMM_WORLD);
+    buffered();
+    MPI_Barrier(MPI_COMM_WORLD);
+    truncation_and_null();
+    return mt_finish("t_semantics");
+}

@@ -1,0 +1,41 @@
+/* Parameters: defaults, environment overrides, size suffixes, booleans. */
+#include "param.h"
+#include "../tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+RT_PARAM(p_int, "TEST_INT", RT_PARAM_INT, "42", "an integer")
+RT_PARAM(p_size, "TEST_SIZE", RT_PARAM_SIZE, "4k", "a size")
+RT_PARAM(p_bool, "TEST_BOOL", RT_PARAM_BOOL, "auto", "a boolean")
+RT_PARAM(p_str, "TEST_STR", RT_PARAM_STRING, "sm,self", "a string")
+
+int main(void)
+{
+    int found = 0;
+
+    plan(12);
+    unsetenv("RDMPI_TEST_INT");
+    ok(rt_param_int(&p_int) == 42, "integer default");
+    setenv("RDMPI_TEST_INT", "0x10", 1);
+    ok(rt_param_int(&p_int) == 16, "integer from the environment, hex accepted");
+    ok(rt_param_size(&p_size) == 4096, "size default 4k");
+    setenv("RDMPI_TEST_SIZE", "64K", 1);
+    ok(rt_param_size(&p_size) == 65536, "size 64K");
+    setenv("RDMPI_TEST_SIZE", "1mb", 1);
+    ok(rt_param_size(&p_size) == 1048576, "size 1mb");
+    setenv("RDMPI_TEST_SIZE", "2G", 1);
+    ok(rt_param_size(&p_size) == 2147483648UL, "size 2G");
+    ok(rt_param_bool(&p_bool) == -1, "boolean auto is -1");
+    setenv("RDMPI_TEST_BOOL", "on", 1);
+    ok(rt_param_bool(&p_bool) == 1, "boolean on");
+    setenv("RDMPI_TEST_BOOL", "No", 1);
+    ok(rt_param_bool(&p_bool) == 0, "boolean No");
+    ok(!strcmp(rt_param_string(&p_str), "sm,self"), "string default");
+    setenv("RDMPI_TEST_STR", "", 1);
+    ok(!strcmp(rt_param_string(&p_str), "sm,self"), "empty value means the default");
+    for (const struct rt_param *p = rt_param_list(); p; p = p->next)
+        found += !strncmp(p->name, "TEST_", 5);
+    ok(found == 4, "all four parameters are listed (%d)", found);
+    return tap_failed != 0;
+}
