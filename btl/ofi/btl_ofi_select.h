@@ -5,7 +5,8 @@
 #ifndef BTL_OFI_SELECT_H
 #define BTL_OFI_SELECT_H
 
-#include <rdma/fabric.h>
+#include "btl_ofi_dl.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -30,8 +31,8 @@ struct btl_ofi_quirks {
     const char *name_prefix; /* endpoint names are ours to choose: prefix + name */
     uint32_t latency_ns;     /* rough figures for reports */
     uint32_t bandwidth_mbs;
-    unsigned local_only : 1; /* reaches ranks on this host only */
-    unsigned pins : 1;       /* registration pins pages: RLIMIT_MEMLOCK matters */
+    unsigned local_only : 1;    /* reaches ranks on this host only */
+    unsigned pins : 1;          /* registration pins pages: RLIMIT_MEMLOCK matters */
     unsigned no_multi_recv : 1; /* FI_MULTI_RECV offered but not to be trusted */
 };
 
@@ -59,8 +60,8 @@ struct btl_ofi_choice {
     const struct fi_info *info;          /* the chosen entry, in the list */
     const struct btl_ofi_quirks *quirks; /* its row */
     enum btl_ofi_link link;
-    char iface[64];                      /* its network interface, or "" */
-    char text[640];                      /* why it was chosen, or why none was */
+    char iface[64]; /* its network interface, or "" */
+    char text[640]; /* why it was chosen, or why none was */
 };
 
 /* Picks an entry: the user's provider and interface if named, else the
