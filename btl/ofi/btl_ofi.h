@@ -18,12 +18,12 @@ extern struct btl_module btl_ofi_module;
 
 /* What the transport report shows for btl/ofi; all counts since init. */
 struct btl_ofi_counters {
-    uint64_t eager_msgs;  /* messages sent by sendi and send */
+    uint64_t eager_msgs; /* messages sent by sendi and send */
     uint64_t eager_bytes;
     uint64_t inject_msgs; /* of those, sent by fi_inject (no completion) */
     uint64_t recv_msgs;   /* messages delivered to the pml */
     uint64_t recv_bytes;
-    uint64_t reads;       /* fi_read operations issued (rendezvous data) */
+    uint64_t reads; /* fi_read operations issued (rendezvous data) */
     uint64_t read_bytes;
     uint64_t read_errors; /* reads that failed: the pml fell back to copying */
     uint64_t reg_errors;  /* registrations that failed: copy pipeline instead */
@@ -50,8 +50,8 @@ struct btl_ofi_card {
     uint32_t get;         /* 1: peers may fi_read its registrations */
     uint32_t addrlen;     /* bytes of addr */
     uint32_t pad;
-    char prov[32];        /* prov_name: every rank must run the same provider */
-    uint8_t addr[];       /* fi_getname of its endpoint */
+    char prov[32];  /* prov_name: every rank must run the same provider */
+    uint8_t addr[]; /* fi_getname of its endpoint */
 };
 _Static_assert(sizeof(struct btl_ofi_card) == 56, "card header has no holes");
 
@@ -128,7 +128,7 @@ struct btl_ofi_held {
     struct btl_ofi_held *next; /* by sequence number */
     uint16_t seq;
     size_t len;
-    uint64_t data[];           /* 8-byte aligned for the pml's headers */
+    uint64_t data[]; /* 8-byte aligned for the pml's headers */
 };
 
 /* One peer: the struct btl_endpoint the pml holds.
@@ -160,33 +160,33 @@ struct btl_ofi_state {
     struct fid_cq *cq;
     struct fid_ep *ep;
     struct btl_ofi_choice choice;
-    uint64_t mr_mode;       /* the provider's FI_MR_* bits */
-    uint64_t next_key;      /* requested keys, unique per domain (no FI_MR_PROV_KEY) */
-    uint64_t key_mask;      /* keys fit mr_key_size bytes */
-    size_t inject;          /* largest message fi_inject takes (0: none) */
-    int multi_recv;         /* receive buffers take many messages each */
-    uint32_t window;        /* messages each peer may send us unconsumed */
+    uint64_t mr_mode;  /* the provider's FI_MR_* bits */
+    uint64_t next_key; /* requested keys, unique per domain (no FI_MR_PROV_KEY) */
+    uint64_t key_mask; /* keys fit mr_key_size bytes */
+    size_t inject;     /* largest message fi_inject takes (0: none) */
+    int multi_recv;    /* receive buffers take many messages each */
+    uint32_t window;   /* messages each peer may send us unconsumed */
 
     struct btl_ofi_peer *peers; /* by world rank; addr FI_ADDR_NOTAVAIL: not reached */
     int *rank_of;               /* world rank by fi_addr */
     int nav;                    /* addresses inserted */
 
-    uint8_t *pool;              /* send buffers, receive buffers, scratch */
+    uint8_t *pool; /* send buffers, receive buffers, scratch */
     size_t pool_size;
-    struct fid_mr *pool_mr;     /* FI_MR_LOCAL only */
+    struct fid_mr *pool_mr; /* FI_MR_LOCAL only */
     void *pool_desc;
     struct btl_ofi_frag *frags, *free_frags;
     struct btl_ofi_rbuf *rbufs, *repost;
     int nrbufs;
     struct btl_ofi_read *reads, *free_reads;
-    uint8_t *inject_buf;        /* sendi stages header + data here for fi_inject */
-    uint8_t *align_buf;         /* a message the provider placed misaligned is copied here */
+    uint8_t *inject_buf; /* sendi stages header + data here for fi_inject */
+    uint8_t *align_buf;  /* a message the provider placed misaligned is copied here */
 
-    struct btl_ofi_peer *busy;  /* peers with queued sends */
-    struct btl_ofi_peer *due;   /* peers owed a credit message */
-    int outstanding;            /* sends and reads awaiting a completion */
-    int in_progress;            /* progress is on the stack: no re-entry */
-    int closing;                /* flush began: send errors are expected */
+    struct btl_ofi_peer *busy; /* peers with queued sends */
+    struct btl_ofi_peer *due;  /* peers owed a credit message */
+    int outstanding;           /* sends and reads awaiting a completion */
+    int in_progress;           /* progress is on the stack: no re-entry */
+    int closing;               /* flush began: send errors are expected */
     struct btl_ofi_counters count;
 };
 extern struct btl_ofi_state btl_ofi;

@@ -38,11 +38,14 @@ RT_PARAM(p_rxmem, "OFI_RX_MEMORY", RT_PARAM_SIZE, "1m",
          "RDMPI_OFI_WINDOW of them)")
 RT_PARAM(p_reads, "OFI_READS", RT_PARAM_INT, "64",
          "RDMA reads btl/ofi keeps in flight; beyond it get says -EAGAIN")
+RT_PARAM(p_multi, "OFI_MULTI_RECV", RT_PARAM_BOOL, "auto",
+         "Post multi-receive buffers (FI_MULTI_RECV) where the provider offers them; auto: "
+         "not where libfabric 1.17 breaks them (ofi_rxm, shm, sockets)")
 RT_PARAM(p_window, "OFI_WINDOW", RT_PARAM_INT, "32",
          "Messages a peer may send this rank before it has consumed them; bounds what "
          "waits in the provider's unexpected queue (2..16384)")
 
-#define MIN_EAGER    64        /* the largest pml header, RGET with its key, fits */
+#define MIN_EAGER    64 /* the largest pml header, RGET with its key, fits */
 #define MEMLOCK_WARN (256ul << 20)
 #define FLUSH_SECS   10.0
 
@@ -92,8 +95,7 @@ static void memlock_check(void)
         rt_warn("btl/ofi: the locked-memory limit is %llu KiB (ulimit -l); %s pins what it "
                 "registers, so large messages may fall back to copying. Raise it with "
                 "'ulimit -l unlimited' or in /etc/security/limits.conf",
-                (unsigned long long)rl.rlim_cur >> 10,
-                btl_ofi.choice.info->fabric_attr->prov_name);
+                (unsigned long long)rl.rlim_cur >> 10, btl_ofi.choice.info->fabric_attr->prov_name);
 }
 
 /* Picks the provider; 0 with btl_ofi.info set, 0 without it when ofi is
@@ -148,8 +150,8 @@ static int name_endpoint(struct fi_info *i)
 
     if (!prefix)
         return 0;
-    n = snprintf(name, sizeof(name), "%srdmpi-%u-%s-ofi%d", prefix, (unsigned)getuid(),
-                 rt.nspace, rt.rank);
+    n = snprintf(name, sizeof(name), "%srdmpi-%u-%s-ofi%d", prefix, (unsigned)getuid(), rt.nspace,
+                 rt.rank);
     for (char *c = name + strlen(prefix); *c; c++)
         if (*c == '/')
             *c = '_';
@@ -204,9 +206,8 @@ static int open_endpoint(size_t eager)
     /* A multi-receive buffer is released once less than one eager message
      * fits, so every message lands whole. Set after fi_enable (it applies
      * to receives posted later): shm 1.17 crashes when it comes before. */
-    if (btl_ofi.multi_recv &&
-        (rc = fi_setopt(&btl_ofi.ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &eager,
-                        sizeof(eager)))) {
+    if (btl_ofi.multi_recv && (rc = fi_setopt(&btl_ofi.ep->fid, FI_OPT_ENDPOINT,
+                                              FI_OPT_MIN_MULTI_RECV, &eager, sizeof(eager)))) {
         btl_ofi_error("fi_setopt(FI_OPT_MIN_MULTI_RECV)", rc);
         return rc;
     }
@@ -229,13 +230,17 @@ static int make_buffers(size_t eager)
         rsize = rxmem / 4 > 4 * eager ? rxmem / 4 : 4 * eager;
     } else {
         /* A window's worth at least: one peer's burst never spills into
-         * the provider's unexpected queue (rxm grows it 16 MiB at a time). */
-        nrx = rxmem / eager > btl_ofi.window ? (int)(rxmem / eager) : (int)btl_ofi.window;
+         * the provider's unexpected queue (rxm grows it 16 MiB at a time);
+         * at most what the receive queue holds (shm: 1024). */
+        size_t want = rxmem / eager > btl_ofi.window ? rxmem / eager : btl_ofi.window;
+        size_t room = btl_ofi.info->rx_attr->size;
+
+        nrx = (int)(room && want > room ? room : want);
         rsize = eager;
     }
     btl_ofi.pool_size = (ntx + 2) * eager + (size_t)nrx * rsize;
-    btl_ofi.pool = mmap(NULL, btl_ofi.pool_size, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    btl_ofi.pool =
+        mmap(NULL, btl_ofi.pool_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     btl_ofi.frags = calloc(ntx, sizeof(*btl_ofi.frags));
     btl_ofi.rbufs = calloc((size_t)nrx, sizeof(*btl_ofi.rbufs));
     btl_ofi.reads = calloc(nreads, sizeof(*btl_ofi.reads));
@@ -246,8 +251,7 @@ static int make_buffers(size_t eager)
         return -ENOMEM;
     }
     if ((btl_ofi.mr_mode & FI_MR_LOCAL) &&
-        (rc = btl_ofi_mr_reg(btl_ofi.pool, btl_ofi.pool_size, FI_SEND | FI_RECV,
-                             &btl_ofi.pool_mr)))
+        (rc = btl_ofi_mr_reg(btl_ofi.pool, btl_ofi.pool_size, FI_SEND | FI_RECV, &btl_ofi.pool_mr)))
         return rc;
     btl_ofi.pool_desc = btl_ofi.pool_mr ? fi_mr_desc(btl_ofi.pool_mr) : NULL;
     for (size_t k = 0; k < ntx; k++) {
@@ -353,6 +357,7 @@ static void set_limits(struct btl_module *btl)
     const struct fi_info *i = btl_ofi.info;
     size_t eager = rt_param_size(&p_eager);
     long window = rt_param_int(&p_window);
+    int multi;
 
     if (!eager)
         eager = btl_ofi.choice.quirks->eager_limit;
@@ -369,13 +374,15 @@ static void set_limits(struct btl_module *btl)
                            : (1ull << (8 * i->domain_attr->mr_key_size)) - 1;
     btl_ofi.next_key = 1;
     btl_ofi.inject = i->tx_attr->inject_size < eager ? i->tx_attr->inject_size : eager;
-    btl_ofi.multi_recv = (i->caps & FI_MULTI_RECV) && !btl_ofi.choice.quirks->no_multi_recv;
+    multi = rt_param_bool(&p_multi);
+    btl_ofi.multi_recv =
+        (i->caps & FI_MULTI_RECV) && (multi < 0 ? !btl_ofi.choice.quirks->no_multi_recv : multi);
     btl->eager_limit = btl->sendi_limit = eager;
     btl->get_limit = i->ep_attr->max_msg_size;
     btl->latency_ns = btl_ofi.choice.quirks->latency_ns;
     btl->bandwidth_mbs = btl_ofi.choice.quirks->bandwidth_mbs;
     /* Keys travel as 8 bytes: wider (raw) keys mean no RDMA. */
-    btl->flags = BTL_CAP_SENDI | BTL_CAP_NEED_REG |
+    btl->flags = BTL_CAP_SENDI | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST |
                  (i->domain_attr->mr_key_size <= 8 ? BTL_CAP_GET : 0);
 }
 
@@ -388,9 +395,10 @@ static void describe(const struct btl_module *btl)
              i->fabric_attr->prov_name, btl_ofi.choice.iface, i->fabric_attr->name,
              i->domain_attr->name,
              btl_ofi.choice.link == BTL_OFI_LINK_OTHER ? btl_ofi.choice.quirks->link
-                                                        : btl_ofi_link_name(btl_ofi.choice.link));
-    rt_info(2, "btl/ofi: eager limit %zu, inject %zu, %s receive buffers, window %u, "
-               "mr_mode %#llx, %s%s%s",
+                                                       : btl_ofi_link_name(btl_ofi.choice.link));
+    rt_info(2,
+            "btl/ofi: eager limit %zu, inject %zu, %s receive buffers, window %u, "
+            "mr_mode %#llx, %s%s%s",
             btl->eager_limit, btl_ofi.inject, btl_ofi.multi_recv ? "multi" : "single",
             btl_ofi.window, (unsigned long long)btl_ofi.mr_mode,
             btl->flags & BTL_CAP_GET ? "RDMA read" : "no RDMA read (key wider than 8 bytes)",
@@ -498,8 +506,7 @@ static int ofi_connect(struct btl_module *btl, uint8_t *reach)
         reach[r] = 1;
         n++;
     }
-    rt_info(2, "btl/ofi: reaches %d of %d ranks, eager limit %zu", n, rt.size,
-            btl->eager_limit);
+    rt_info(2, "btl/ofi: reaches %d of %d ranks, eager limit %zu", n, rt.size, btl->eager_limit);
     return 0;
 }
 

@@ -24,12 +24,14 @@ int btl_ofi_post_recv(struct btl_ofi_rbuf *b)
     if (btl_ofi.multi_recv) {
         struct iovec iov = {b->data, b->size};
         void *desc = btl_ofi.pool_desc;
-        struct fi_msg msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
-                             .addr = FI_ADDR_UNSPEC, .context = &b->op.ctx};
+        struct fi_msg msg = {.msg_iov = &iov,
+                             .desc = &desc,
+                             .iov_count = 1,
+                             .addr = FI_ADDR_UNSPEC,
+                             .context = &b->op.ctx};
         rc = fi_recvmsg(btl_ofi.ep, &msg, FI_MULTI_RECV);
     } else {
-        rc = fi_recv(btl_ofi.ep, b->data, b->size, btl_ofi.pool_desc, FI_ADDR_UNSPEC,
-                     &b->op.ctx);
+        rc = fi_recv(btl_ofi.ep, b->data, b->size, btl_ofi.pool_desc, FI_ADDR_UNSPEC, &b->op.ctx);
     }
     if (rc == -FI_EAGAIN) {
         b->next = btl_ofi.repost;
@@ -56,8 +58,7 @@ static void hold(struct btl_ofi_peer *p, uint16_t seq, const void *data, size_t 
     struct btl_ofi_held *m = malloc(sizeof(*m) + len), **pp = &p->held;
 
     if (!m)
-        rt_fatal("btl/ofi: out of memory holding a %zu-byte message from rank %d", len,
-                 p->world);
+        rt_fatal("btl/ofi: out of memory holding a %zu-byte message from rank %d", len, p->world);
     m->seq = seq;
     m->len = len;
     if (len)
@@ -157,19 +158,16 @@ static int complete(const struct fi_cq_data_entry *e, fi_addr_t src)
     struct btl_ofi_op *op = e->op_context;
 
     switch (op->kind) {
-    case BTL_OFI_RECV:
-        return on_recv((struct btl_ofi_rbuf *)op, e, src);
-    case BTL_OFI_SEND:
-        btl_ofi_send_done((struct btl_ofi_frag *)op);
-        return 1;
-    case BTL_OFI_READ:
-        btl_ofi_read_done((struct btl_ofi_read *)op, 0);
-        return 1;
+    case BTL_OFI_RECV: return on_recv((struct btl_ofi_rbuf *)op, e, src);
+    case BTL_OFI_SEND: btl_ofi_send_done((struct btl_ofi_frag *)op); return 1;
+    case BTL_OFI_READ: btl_ofi_read_done((struct btl_ofi_read *)op, 0); return 1;
     }
     return 0;
 }
 
-/* A failed operation, with libfabric's and the provider's own words. */
+/* A failed operation, with libfabric's and the provider's own words. A
+ * read fails back to the pml, which copies that message instead; any other
+ * failure ends the job, except once finalize began (peers may be gone). */
 static int on_error(void)
 {
     const char *prov = btl_ofi.info->fabric_attr->prov_name, *detail;
@@ -185,35 +183,36 @@ static int on_error(void)
         rt_fatal("btl/ofi: fi_cq_readerr failed on %s: %s", prov, fi_strerror((int)-rc));
     op = err.op_context;
     detail = fi_cq_strerror(btl_ofi.cq, err.prov_errno, err.err_data, buf, sizeof(buf));
-    switch (op ? op->kind : BTL_OFI_RECV) {
-    case BTL_OFI_READ: {
+    if (!detail)
+        detail = "";
+    if (op && op->kind == BTL_OFI_READ) {
         struct btl_ofi_read *r = (struct btl_ofi_read *)op;
-        /* The pml falls back to the copy pipeline for this message. */
+
         if (!warned++)
             rt_warn("btl/ofi: an RDMA read of %zu bytes from rank %d failed: %s (%s: %s); "
-                    "falling back to copying",
-                    r->len, r->peer, fi_strerror(err.err), prov, detail ? detail : "");
+                    "that message is copied instead",
+                    r->len, r->peer, fi_strerror(err.err), prov, detail);
+        else
+            rt_info(1, "btl/ofi: an RDMA read of %zu bytes from rank %d failed: %s (%s: %s)",
+                    r->len, r->peer, fi_strerror(err.err), prov, detail);
         btl_ofi.count.read_errors++;
         btl_ofi_read_done(r, btl_ofi_errno(-err.err));
         return 1;
     }
-    case BTL_OFI_SEND: {
+    if (op && op->kind == BTL_OFI_SEND) {
         struct btl_ofi_frag *f = (struct btl_ofi_frag *)op;
+
         if (!btl_ofi.closing)
             rt_fatal("btl/ofi: a %zu-byte send to rank %d failed: %s (%s: %s); rank %d may have "
                      "died",
-                     f->desc.len, f->peer->world, fi_strerror(err.err), prov,
-                     detail ? detail : "", f->peer->world);
+                     f->desc.len, f->peer->world, fi_strerror(err.err), prov, detail,
+                     f->peer->world);
         btl_ofi_send_done(f);
         return 1;
     }
-    case BTL_OFI_RECV:
-        /* Receives are cancelled when the endpoint closes. */
-        if (err.err != FI_ECANCELED && !btl_ofi.closing)
-            rt_fatal("btl/ofi: a receive failed: %s (%s: %s)", fi_strerror(err.err), prov,
-                     detail ? detail : "");
-        return 0;
-    }
+    if (!btl_ofi.closing)
+        rt_fatal("btl/ofi: %s failed: %s (%s: %s)", op ? "a receive" : "an operation",
+                 fi_strerror(err.err), prov, detail);
     return 0;
 }
 

@@ -22,6 +22,8 @@
  * shm names its /dev/shm file after the endpoint name, which we choose so
  * the launcher's sweep of the job's files removes it after a crash. */
 static const struct btl_ofi_quirks table[] = {
+    /* prov, rank, eager, link, name_prefix, latency_ns, bandwidth_mbs,
+     * local_only, pins, no_multi_recv */
     {"verbs;ofi_rxm", 1, 8 << 10, NULL, NULL, 2000, 10000, 0, 1, 1},
     {"efa", 2, 8 << 10, "EFA", NULL, 15000, 10000, 0, 1, 0},
     {"cxi", 3, 8 << 10, "Slingshot", NULL, 2000, 20000, 0, 1, 0},
@@ -45,7 +47,7 @@ const struct btl_ofi_quirks *btl_ofi_quirks(const char *prov_name)
 
 const char *btl_ofi_link_name(enum btl_ofi_link link)
 {
-    static const char *const names[] = {"InfiniBand", "RoCE v2", "RoCE v1", "iWARP",
+    static const char *const names[] = {"InfiniBand",          "RoCE v2", "RoCE v1", "iWARP",
                                         "verbs, link unknown", "other"};
 
     return names[link];
@@ -268,8 +270,10 @@ int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
             want->provider[0] ? want->provider : "provider");
         list_ifaces(list, want, host, &t);
     } else if (!usable) {
-        put(&t, "no usable provider entry: skipped %s; name an interface with RDMPI_OFI_IFACE "
-                "(mpirun --iface) or a provider with RDMPI_OFI_PROVIDER", skipped);
+        put(&t,
+            "no usable provider entry: skipped %s; name an interface with RDMPI_OFI_IFACE "
+            "(mpirun --iface) or a provider with RDMPI_OFI_PROVIDER",
+            skipped);
     }
     if (!out->info)
         return -ENOENT;

@@ -42,8 +42,7 @@ static void send_failed(const struct btl_ofi_peer *p, size_t len, ssize_t rc)
     }
     rt_fatal("btl/ofi: a %zu-byte send to rank %d failed: %s (provider %s); rank %d may have "
              "died",
-             len, p->world, fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name,
-             p->world);
+             len, p->world, fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name, p->world);
 }
 
 /* Credits this message can return (all that is owed, up to 16 bits). */
@@ -84,8 +83,8 @@ static int post(struct btl_ofi_frag *f)
             frag_put(f);
         }
     } else {
-        rc = fi_senddata(btl_ofi.ep, f->desc.buf, len, btl_ofi.pool_desc, data, p->addr,
-                         &f->op.ctx);
+        rc =
+            fi_senddata(btl_ofi.ep, f->desc.buf, len, btl_ofi.pool_desc, data, p->addr, &f->op.ctx);
         if (!rc)
             btl_ofi.outstanding++;
     }
@@ -108,8 +107,8 @@ static int post(struct btl_ofi_frag *f)
 int btl_ofi_send_credits(struct btl_ofi_peer *p)
 {
     uint32_t ret = returning(p);
-    ssize_t rc = fi_injectdata(btl_ofi.ep, btl_ofi.inject_buf, 0, btl_ofi_data(p->tx_seq, ret),
-                               p->addr);
+    ssize_t rc =
+        fi_injectdata(btl_ofi.ep, btl_ofi.inject_buf, 0, btl_ofi_data(p->tx_seq, ret), p->addr);
 
     if (rc == -FI_EAGAIN) {
         btl_ofi.count.eagain++;
@@ -188,7 +187,8 @@ struct btl_desc *btl_ofi_alloc(struct btl_endpoint *ep, size_t len)
 void btl_ofi_send(struct btl_endpoint *ep, struct btl_desc *d)
 {
     struct btl_ofi_peer *p = (struct btl_ofi_peer *)ep;
-    struct btl_ofi_frag *f = (struct btl_ofi_frag *)((char *)d - offsetof(struct btl_ofi_frag, desc));
+    struct btl_ofi_frag *f =
+        (struct btl_ofi_frag *)((char *)d - offsetof(struct btl_ofi_frag, desc));
 
     if (!p->qhead && post(f) == 0)
         return;

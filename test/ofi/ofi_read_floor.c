@@ -21,13 +21,13 @@
 
 #define MAXREAD (16u << 20)
 
-#define CHECK(call)                                                          \
-    do {                                                                     \
-        int rc_ = (int)(call);                                               \
-        if (rc_) {                                                           \
-            fprintf(stderr, "%s: %s\n", #call, fi_strerror(-rc_));           \
-            exit(1);                                                         \
-        }                                                                    \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        int rc_ = (int)(call);                                                                     \
+        if (rc_) {                                                                                 \
+            fprintf(stderr, "%s: %s\n", #call, fi_strerror(-rc_));                                 \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 static struct fid_ep *ep;
@@ -83,8 +83,7 @@ int main(void)
     CHECK(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV));
     CHECK(fi_enable(ep));
     CHECK(fi_getname(&ep->fid, name, &nlen));
-    CHECK(fi_mr_reg(domain, buf, MAXREAD, FI_REMOTE_READ | FI_READ, 0, 1 + rt.rank, 0, &mr,
-                    NULL));
+    CHECK(fi_mr_reg(domain, buf, MAXREAD, FI_REMOTE_READ | FI_READ, 0, 1 + rt.rank, 0, &mr, NULL));
     card[0] = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)buf : 0;
     card[1] = fi_mr_key(mr);
     rt_modex_put("floor.name", name, nlen);
@@ -106,8 +105,7 @@ int main(void)
             for (int i = -2; i < n; i++) {
                 if (i == 0)
                     t = rt_wtime();
-                while (fi_read(ep, buf, l, fi_mr_desc(mr), addr, pc[0], pc[1], &ctx) ==
-                       -FI_EAGAIN)
+                while (fi_read(ep, buf, l, fi_mr_desc(mr), addr, pc[0], pc[1], &ctx) == -FI_EAGAIN)
                     fi_cq_read(cq, NULL, 0);
                 wait_one();
             }

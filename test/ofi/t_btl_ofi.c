@@ -29,11 +29,11 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#define RND     (64u << 10)
-#define MAXMSG  (64u << 10)
-#define GBUF    ((64u << 20) + 64)
-#define REGBUF  (1u << 20)
-#define DEPTH   8
+#define RND    (64u << 10)
+#define MAXMSG (64u << 10)
+#define GBUF   ((64u << 20) + 64)
+#define REGBUF (1u << 20)
+#define DEPTH  8
 
 enum kind { K_DATA = 'D', K_BARRIER = 'B', K_KEY = 'K', K_ACK = 'A', K_COUNT = 'C', K_REMAP = 'R' };
 #define REMAP_SEND 1000 /* bytes sent straight from the remapped buffer */
@@ -54,15 +54,15 @@ static uint64_t nmsg = 2000;
 static uint8_t rnd[RND + MAXMSG];
 
 struct stream {
-    uint64_t tx, rx;    /* data messages sent to / received from this rank */
-    uint64_t refused;   /* sendi -EAGAIN or alloc NULL */
+    uint64_t tx, rx;  /* data messages sent to / received from this rank */
+    uint64_t refused; /* sendi -EAGAIN or alloc NULL */
     int errors;
     uint64_t barriers;  /* barrier messages from this rank */
     struct key_msg key; /* the last key it sent */
     /* keys and acks count up over the run */
     int keys, acks;
-    uint64_t count;     /* data messages it says it sent */
-    int remap_ok;       /* messages from its remapped buffer with the right contents */
+    uint64_t count; /* data messages it says it sent */
+    int remap_ok;   /* messages from its remapped buffer with the right contents */
 };
 static struct stream *st;
 
@@ -138,7 +138,8 @@ static void on_data(int peer, const uint8_t *b, size_t len)
     if (len >= 10)
         memcpy(&got, b + 2, 8);
     if ((len != want || got != k ||
-         (len >= 10 ? memcmp(b + 10, rnd + off + 8, len - 10) : memcmp(b + 2, rnd + off, len - 2))) &&
+         (len >= 10 ? memcmp(b + 10, rnd + off + 8, len - 10)
+                    : memcmp(b + 2, rnd + off, len - 2))) &&
         s->errors++ < 3)
         check(0, "message %llu from rank %d: %zu bytes (want %zu), sequence %llu",
               (unsigned long long)k, peer, len, want, (unsigned long long)got);
@@ -153,27 +154,19 @@ static void on_recv(int peer, const void *data, size_t len)
     if (((uintptr_t)data & 7) && st[peer].errors++ < 3)
         check(0, "a message from rank %d delivered at a misaligned address %p", peer, data);
     switch (len >= 2 ? b[1] : 0) {
-    case K_DATA:
-        on_data(peer, b, len);
-        break;
-    case K_BARRIER:
-        st[peer].barriers++;
-        break;
+    case K_DATA: on_data(peer, b, len); break;
+    case K_BARRIER: st[peer].barriers++; break;
     case K_KEY:
         memcpy(&st[peer].key, b, sizeof(st[peer].key));
         st[peer].keys++;
         break;
-    case K_ACK:
-        st[peer].acks++;
-        break;
-    case K_COUNT:
-        memcpy(&st[peer].count, b + 2, 8);
-        break;
+    case K_ACK: st[peer].acks++; break;
+    case K_COUNT: memcpy(&st[peer].count, b + 2, 8); break;
     case K_REMAP:
-        st[peer].remap_ok += len == 3 + REMAP_SEND && pattern_diff(b + 3, REMAP_SEND, peer, b[2], 0) < 0;
+        st[peer].remap_ok +=
+            len == 3 + REMAP_SEND && pattern_diff(b + 3, REMAP_SEND, peer, b[2], 0) < 0;
         break;
-    default:
-        check(0, "a message of %zu bytes and unknown kind from rank %d", len, peer);
+    default: check(0, "a message of %zu bytes and unknown kind from rank %d", len, peer);
     }
 }
 
@@ -185,8 +178,8 @@ static void watchdog(int sig)
            rt.rank, phase, btl_ofi.outstanding, btl_ofi.busy ? "has" : "no",
            (unsigned long long)btl_ofi.count.reads, (unsigned long long)btl_ofi.count.eagain);
     for (int p = 0; st && p < rt.size; p++)
-        printf("#   to %d: sent %llu; from %d: received %llu, %llu barriers, %d keys, %d acks\n",
-               p, (unsigned long long)st[p].tx, p, (unsigned long long)st[p].rx,
+        printf("#   to %d: sent %llu; from %d: received %llu, %llu barriers, %d keys, %d acks\n", p,
+               (unsigned long long)st[p].tx, p, (unsigned long long)st[p].rx,
                (unsigned long long)st[p].barriers, st[p].keys, st[p].acks);
     for (int p = 0; btl_ofi.peers && p < rt.size; p++) {
         const struct btl_ofi_held *m = btl_ofi.peers[p].held;
@@ -259,14 +252,15 @@ static void run_streams(void)
     }
     for (int p = 0; p < rt.size; p++)
         check(st[p].rx == nmsg && !st[p].errors,
-              "%llu messages from rank %d in order, every byte right",
-              (unsigned long long)st[p].rx, p);
+              "%llu messages from rank %d in order, every byte right", (unsigned long long)st[p].rx,
+              p);
 }
 
 /* Each rank stops polling for a while, and its left neighbour streams at
- * it meanwhile: the BTL must refuse (sendi -EAGAIN, alloc NULL) or queue
- * the provider's -FI_EAGAIN, and lose nothing. Ranks sleep by parity; with
- * an odd count the last rank's neighbour sleeps when it does, and it skips. */
+ * it meanwhile: the window fills or the provider says -FI_EAGAIN, so the
+ * BTL refuses (sendi -EAGAIN, alloc NULL) or queues, and loses nothing.
+ * Ranks sleep by parity; with an odd count the last rank's neighbour
+ * sleeps when it does, and it skips. */
 static void back_pressure(void)
 {
     int right = (rt.rank + 1) % rt.size, left = (rt.rank + rt.size - 1) % rt.size;
@@ -304,10 +298,11 @@ static void back_pressure(void)
     if (streams)
         check(st[right].refused > refused || c1.eagain > c0.eagain,
               "streaming at rank %d while it slept: %llu messages, %llu refusals by the BTL, "
-              "%llu provider -EAGAIN",
+              "%llu provider -EAGAIN, %llu window stalls",
               right, (unsigned long long)(st[right].tx - base),
               (unsigned long long)(st[right].refused - refused),
-              (unsigned long long)(c1.eagain - c0.eagain));
+              (unsigned long long)(c1.eagain - c0.eagain),
+              (unsigned long long)(c1.stalls - c0.stalls));
     check(st[left].rx == st[left].count && !st[left].errors,
           "all %llu messages from rank %d arrived in order after the pause",
           (unsigned long long)st[left].count, left);
@@ -353,8 +348,8 @@ static void rdma_done(void *ctx, int status)
 
 /* Reads len bytes at raddr from p into dst, as the pml does: chunks of
  * `chunk`, DEPTH in flight, -EAGAIN retried after polling. */
-static int read_all(int p, uint8_t *dst, uint64_t raddr, const void *rkey, size_t len,
-                    size_t chunk, int *chunks, int *eagain)
+static int read_all(int p, uint8_t *dst, uint64_t raddr, const void *rkey, size_t len, size_t chunk,
+                    int *chunks, int *eagain)
 {
     struct rdma_ctx c = {0, 0, 0};
     size_t done = 0;
@@ -451,8 +446,8 @@ static void test_remap(void)
         /* Keys count up: a later one may come while we wait for others. */
         while (st[right].keys < 1 + gen)
             harness_progress(&h);
-        rc = read_all(right, dst, st[right].key.raddr, st[right].key.rkey, REGBUF, REGBUF,
-                      &chunks, &eagain);
+        rc = read_all(right, dst, st[right].key.raddr, st[right].key.rkey, REGBUF, REGBUF, &chunks,
+                      &eagain);
         bad = rc ? 0 : pattern_diff(dst, REGBUF, right, gen, 0);
         check(!rc && bad < 0, "%s mapping of rank %d's buffer read back %s",
               gen == 1 ? "first" : "second, same address,", right,
@@ -472,8 +467,10 @@ static void test_remap(void)
         }
     }
     barrier();
-    check(st[right].remap_ok == 2, "both messages sent from rank %d's remapped buffer carried "
-          "its contents of the moment (%d of 2)", right, st[right].remap_ok);
+    check(st[right].remap_ok == 2,
+          "both messages sent from rank %d's remapped buffer carried "
+          "its contents of the moment (%d of 2)",
+          right, st[right].remap_ok);
     munmap(buf, REGBUF);
     free(dst);
 }
@@ -506,8 +503,8 @@ int main(int argc, char **argv)
     if (!ofi || !(line = btl_ofi_report(&c)))
         harness_die("btl/ofi is not running (RDMPI_BTL=%s)", getenv("RDMPI_BTL"));
     if (rt.rank == 0)
-        printf("# %d ranks, %llu messages per pair, nspace %s\n# %s, eager limit %zu\n",
-               rt.size, (unsigned long long)nmsg, rt.nspace, line, ofi->eager_limit);
+        printf("# %d ranks, %llu messages per pair, nspace %s\n# %s, eager limit %zu\n", rt.size,
+               (unsigned long long)nmsg, rt.nspace, line, ofi->eager_limit);
     fflush(stdout);
 
     if (!strcmp(mode, "--crash")) {
@@ -524,17 +521,17 @@ int main(int argc, char **argv)
 
     phase = "checking connect";
     for (int p = 0; p < rt.size; p++)
-        check(h.ep[p] && h.btl_of[p] == (p == rt.rank && harness_find(&h, "self")
-                                             ? harness_find(&h, "self")
-                                             : ofi),
+        check(h.ep[p] &&
+                  h.btl_of[p] ==
+                      (p == rt.rank && harness_find(&h, "self") ? harness_find(&h, "self") : ofi),
               "rank %d reached by %s", p, h.btl_of[p] ? h.btl_of[p]->name : "nothing");
     for (int p = 0; p < rt.size; p++)
         if (h.btl_of[p] != ofi && p != rt.rank)
             harness_die("this test needs every peer on ofi: run it with RDMPI_BTL=ofi(,self)");
     if (rt.size < 2)
         harness_die("this test needs two ranks at least");
-    check(!want || strstr(line, want) == line, "provider %s as RDMPI_OFI_PROVIDER=%s asked",
-          line, want ? want : "(unset)");
+    check(!want || strstr(line, want) == line, "provider %s as RDMPI_OFI_PROVIDER=%s asked", line,
+          want ? want : "(unset)");
     check((ofi->flags & BTL_CAP_GET) && ofi->eager_limit >= 64 &&
               ofi->sendi_limit == ofi->eager_limit && ofi->rkey_size <= 32,
           "limits: eager %zu, sendi %zu, rkey %zu bytes, GET %s", ofi->eager_limit,

@@ -37,8 +37,8 @@ static int fake_bridge(const char *ifname)
 static const struct {
     const char *addr, *ifname;
 } ifaces[] = {
-    {"10.0.0.1", "ib0"},       {"10.1.0.1", "ens1f0"}, {"10.2.0.1", "ens2f0"},
-    {"10.3.0.1", "ens3f0"},    {"192.0.2.2", "eth0"},  {"127.0.0.1", "lo"},
+    {"10.0.0.1", "ib0"},       {"10.1.0.1", "ens1f0"},  {"10.2.0.1", "ens2f0"},
+    {"10.3.0.1", "ens3f0"},    {"192.0.2.2", "eth0"},   {"127.0.0.1", "lo"},
     {"172.17.0.1", "docker0"}, {"169.254.3.4", "eth1"}, {"fe80::1", "eth0"},
     {"198.51.100.1", "eth2"},
 };
@@ -207,8 +207,7 @@ int main(void)
        "RoCE v1 ahead of iWARP");
     ok(chose("sockets shm tcp iwarp", "", "", 0, "verbs;ofi_rxm", "ens2f0") && says("iWARP"),
        "iWARP is still verbs, ahead of tcp");
-    ok(chose("tcp verbs?", "", "", 0, "verbs;ofi_rxm", "qedr0") &&
-           says("verbs, link unknown"),
+    ok(chose("tcp verbs?", "", "", 0, "verbs;ofi_rxm", "qedr0") && says("verbs, link unknown"),
        "a verbs device rdma-core cannot describe is still verbs");
     ok(chose("tcp psm3 cxi efa", "", "", 0, "efa", "rdmap0s31-rdm"), "efa before cxi and psm3");
     ok(chose("tcp psm3 cxi", "", "", 0, "cxi", "cxi0"), "cxi before psm3");

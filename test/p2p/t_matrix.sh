@@ -5,14 +5,18 @@
 matrix="$top_srcdir/test/p2p/matrix.txt"
 plan "$(grep -cv '^\s*\(#\|$\)' "$matrix")"
 grep -v '^\s*\(#\|$\)' "$matrix" | while read -r prog np env; do
+    wrap=
+    case $prog in
+        mixed:*) prog=${prog#mixed:}; wrap="$top_srcdir/test/p2p/mixed.sh" ;;
+    esac
     case $prog in
         ring|connectivity) bin="$top_builddir/examples/$prog" ;;
         *) bin="$top_builddir/test/p2p/$prog" ;;
     esac
     start=$(date +%s)
     # shellcheck disable=SC2086
-    run env $env "$MPIRUN" --timeout 120 -n "$np" "$bin"
-    ok $rc "$prog -n $np ${env:-(defaults)} [$(($(date +%s) - start)) s]"
+    run env $env "$MPIRUN" --timeout 120 -n "$np" $wrap "$bin"
+    ok $rc "${wrap:+mixed }$prog -n $np ${env:-(defaults)} [$(($(date +%s) - start)) s]"
     if [ $rc -ne 0 ]; then
         diag "$out"
         diag "$err"
