@@ -51,7 +51,7 @@ find_rdmpi() {
 # comparison cannot change what is measured, or break it half way.
 snapshot_rdmpi() {
     [ -n "${rd_tree:-}" ] || return 0
-    mkdir -p "$1/lib" "$1/bin" && cp -P "$rd_tree"/.libs/librdmpi.so* "$1/lib/" &&
+    mkdir -p "$1/lib" "$1/bin" && cp -P -p "$rd_tree"/.libs/librdmpi.so* "$1/lib/" &&
         cp "$rd_tree/launcher/mpirun" "$1/bin/" || return 1
     rd_mpicc="env RDMPI_INCDIR=$(q "$rd_inc") RDMPI_LIBDIR=$(q "$1/lib") $(q "$rd_tree/wrappers/mpicc")"
     rd_mpirun=$(q "$1/bin/mpirun")

@@ -16,11 +16,11 @@
 
 struct rdmpi_op {
     struct rt_obj obj;
-    int index;          /* predefined: MPI_MAX is 0, ...; user: -1 */
+    int index; /* predefined: MPI_MAX is 0, ...; user: -1 */
     bool commute;
-    bool big;           /* the user function takes MPI_Count lengths */
-    void (*fn)(void);   /* the user function, cast back by `big` */
-    int refs;           /* the user's handle plus each schedule using it */
+    bool big;         /* the user function takes MPI_Count lengths */
+    void (*fn)(void); /* the user function, cast back by `big` */
+    int refs;         /* the user's handle plus each schedule using it */
     const char *name;
 };
 
@@ -40,8 +40,8 @@ coll_kernel_fn coll_kernel(int op_index, int type_index);
  * `type_index` (the type's class is in the op's list). */
 bool coll_kernel_allowed(int op_index, int type_index);
 
-#define COLL_OP_REPLACE 12  /* MPI_REPLACE's index */
-#define COLL_OP_NO_OP 13
+#define COLL_OP_REPLACE 12 /* MPI_REPLACE's index */
+#define COLL_OP_NO_OP   13
 
 /* ---- schedules ---- */
 
@@ -53,42 +53,42 @@ enum { COLL_SRC_LOWER = 0, COLL_SRC_HIGHER = 1 };
 
 struct coll_step {
     uint8_t kind;
-    uint8_t order;               /* COLL_REDUCE: COLL_SRC_* */
-    int peer;                    /* SEND, RECV */
-    void *buf;                   /* send/recv buffer; copy/reduce destination */
-    const void *src;             /* copy/reduce source */
-    size_t count;                /* elements of dt at buf */
-    size_t scount;               /* COPY: elements of sdt at src */
+    uint8_t order;   /* COLL_REDUCE: COLL_SRC_* */
+    int peer;        /* SEND, RECV */
+    void *buf;       /* send/recv buffer; copy/reduce destination */
+    const void *src; /* copy/reduce source */
+    size_t count;    /* elements of dt at buf */
+    size_t scount;   /* COPY: elements of sdt at src */
     struct rdmpi_datatype *dt;
-    struct rdmpi_datatype *sdt;  /* COPY: the source's type */
+    struct rdmpi_datatype *sdt; /* COPY: the source's type */
 };
 
 struct coll_mem;
 
-#define COLL_INLINE_STEPS 24
-#define COLL_INLINE_REQS 16
+#define COLL_INLINE_STEPS   24
+#define COLL_INLINE_REQS    16
 #define COLL_INLINE_SCRATCH 512
 
 struct coll_sched {
     struct rdmpi_comm *comm;
     struct pml_comm *pc;
     int rank, size;
-    const char *fn;              /* the MPI function, for messages */
-    struct rdmpi_op *op;         /* reductions: held until the schedule dies */
+    const char *fn;      /* the MPI function, for messages */
+    struct rdmpi_op *op; /* reductions: held until the schedule dies */
     struct coll_step *steps;
     int nsteps, cap;
-    int comm_steps;              /* sends/receives since the last fence */
-    int next;                    /* next step to issue */
-    struct pml_req **reqs;       /* in flight: this round's sends and receives */
+    int comm_steps;        /* sends/receives since the last fence */
+    int next;              /* next step to issue */
+    struct pml_req **reqs; /* in flight: this round's sends and receives */
     int nreqs, reqcap, reaped;
-    int tag;                     /* this run's internal tag */
-    int err;                     /* first error class, 0 if none */
+    int tag; /* this run's internal tag */
+    int err; /* first error class, 0 if none */
     int err_peer;
     size_t err_got, err_want;
-    bool oom;                    /* building ran out of memory */
-    struct coll_mem *mem;        /* scratch blocks beyond the inline space */
+    bool oom;             /* building ran out of memory */
+    struct coll_mem *mem; /* scratch blocks beyond the inline space */
     size_t scratch_used;
-    struct pml_req *req;         /* the user's request, if not blocking */
+    struct pml_req *req;              /* the user's request, if not blocking */
     struct coll_sched *anext, *aprev; /* the engine's active list */
     struct coll_step step_space[COLL_INLINE_STEPS];
     struct pml_req *req_space[COLL_INLINE_REQS];
@@ -102,8 +102,7 @@ void coll_sched_fini(struct coll_sched *s);
  * turns the rest into no-ops. */
 void coll_send(struct coll_sched *s, const void *buf, size_t count, struct rdmpi_datatype *dt,
                int peer);
-void coll_recv(struct coll_sched *s, void *buf, size_t count, struct rdmpi_datatype *dt,
-               int peer);
+void coll_recv(struct coll_sched *s, void *buf, size_t count, struct rdmpi_datatype *dt, int peer);
 void coll_copy(struct coll_sched *s, const void *src, size_t scount, struct rdmpi_datatype *sdt,
                void *dst, size_t dcount, struct rdmpi_datatype *ddt);
 /* dst = src op dst (COLL_SRC_LOWER) or dst op src (COLL_SRC_HIGHER; with a
@@ -141,11 +140,26 @@ struct coll_args {
     struct rdmpi_datatype *sdt, *rdt;
     /* v and w forms; NULL for the regular ones */
     const MPI_Count *scounts, *rcounts;
-    const MPI_Aint *sdispls, *rdispls;  /* elements (v) or bytes (w) */
+    const MPI_Aint *sdispls, *rdispls; /* elements (v) or bytes (w) */
     struct rdmpi_datatype *const *sdts, *const *rdts;
     int root;
     bool inplace;
 };
+
+/* Field by field: `= {0}` on this struct compiles to a `rep stos`, whose
+ * start-up is a measurable share of a small collective. */
+static inline void coll_args_init(struct coll_args *a)
+{
+    a->sbuf = NULL;
+    a->rbuf = NULL;
+    a->scount = a->rcount = 0;
+    a->sdt = a->rdt = NULL;
+    a->scounts = a->rcounts = NULL;
+    a->sdispls = a->rdispls = NULL;
+    a->sdts = a->rdts = NULL;
+    a->root = 0;
+    a->inplace = false;
+}
 
 extern struct rdmpi_datatype *coll_byte;
 
@@ -241,6 +255,11 @@ static inline int coll_pow2_floor(int n)
 
 /* ---- algorithm choice ---- */
 
+/* Some host of the job runs more ranks than it has cores. Agreed by all
+ * ranks at start-up, since algorithm choices that depend on it must be
+ * the same everywhere. */
+extern bool coll_oversubscribed;
+
 /* A collective's algorithms by name, forced by RDMPI_COLL_<NAME>_ALGORITHM
  * or chosen by `pick` from sizes; a forced one that cannot run these
  * arguments (say recursive doubling on 6 ranks) falls back to `pick`. */
@@ -253,8 +272,8 @@ struct coll_algo {
 
 struct coll_choice {
     const struct rt_param *param;
-    const struct coll_algo *algos;  /* NULL-terminated by name */
-    int forced;                     /* -2: not read yet, -1: auto */
+    const struct coll_algo *algos; /* NULL-terminated by name */
+    int forced;                    /* -2: not read yet, -1: auto */
 };
 
 /* The algorithm to build: the forced one if usable, else algos[auto_idx]. */

@@ -12,16 +12,26 @@ void coll_allgather_bruck(struct coll_sched *s, const struct coll_args *a)
 
     if (!bs)
         return;
+    if (n == 1) {
+        if (!a->inplace)
+            coll_copy(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt);
+        return;
+    }
     t = coll_tmp_bytes(s, (size_t)n * bs);
-    if (a->inplace)
-        coll_copy(s, coll_at(a->rbuf, (size_t)r * a->rcount, a->rdt), a->rcount, a->rdt, t, bs,
-                  coll_byte);
-    else
-        coll_copy(s, a->sbuf, a->scount, a->sdt, t, bs, coll_byte);
     for (int d = 1; d < n; d <<= 1) {
         size_t cnt = (size_t)(d < n - d ? d : n - d);
         coll_recv(s, t + (size_t)d * bs, cnt * bs, coll_byte, (r + d) % n);
-        coll_send(s, t, cnt * bs, coll_byte, (r - d + n) % n);
+        if (d > 1) {
+            coll_send(s, t, cnt * bs, coll_byte, (r - d + n) % n);
+        } else if (a->inplace) {
+            const void *mine = coll_at(a->rbuf, (size_t)r * a->rcount, a->rdt);
+            coll_send(s, mine, a->rcount, a->rdt, (r - 1 + n) % n);
+            coll_copy(s, mine, a->rcount, a->rdt, t, bs, coll_byte);
+        } else {
+            /* Our block goes out from the send buffer while we copy it. */
+            coll_send(s, a->sbuf, a->scount, a->sdt, (r - 1 + n) % n);
+            coll_copy(s, a->sbuf, a->scount, a->sdt, t, bs, coll_byte);
+        }
         coll_fence(s);
     }
     /* Block j is rank (r + j) % n. */

@@ -5,15 +5,15 @@
  * ranks below or above ours, so the op is applied in rank order. */
 #include "coll.h"
 
-/* Folds data received from a rank range below (lower) or above into rbuf.
- * The first time, with a commutative op, the data was received straight
- * into rbuf and our own contribution folds into it instead (no copy). */
 struct state {
-    const void *own;   /* our contribution until it is in rbuf */
-    void *tmp;
-    bool merged;       /* rbuf holds our running result */
+    const void *own; /* our contribution */
+    void *tmp;       /* where partners' data lands once rbuf holds our result */
+    bool merged;     /* rbuf holds our running result */
 };
 
+/* The buffer the next partner's data lands in. With a commutative op the
+ * first lands straight in rbuf and our own contribution is folded into it,
+ * which saves copying sendbuf first. */
 static void *landing(struct coll_sched *s, const struct coll_args *a, struct state *st)
 {
     if (!st->merged && s->op->commute && !a->inplace)
@@ -26,6 +26,8 @@ static void *landing(struct coll_sched *s, const struct coll_args *a, struct sta
     return st->tmp;
 }
 
+/* Folds the partner's data, from ranks below ours (lower) or above, into
+ * rbuf. */
 static void fold(struct coll_sched *s, const struct coll_args *a, struct state *st, void *b,
                  bool lower)
 {

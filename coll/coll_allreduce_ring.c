@@ -47,8 +47,7 @@ void coll_allreduce_ring(struct coll_sched *s, const struct coll_args *a)
         if (a->inplace)
             coll_reduce(s, tmp, dst, len(&v, rb), dt, COLL_SRC_LOWER);
         else
-            coll_reduce(s, coll_at(a->sbuf, off(&v, rb), dt), dst, len(&v, rb), dt,
-                        COLL_SRC_LOWER);
+            coll_reduce(s, coll_at(a->sbuf, off(&v, rb), dt), dst, len(&v, rb), dt, COLL_SRC_LOWER);
     }
     for (int i = 0; i < n - 1; i++) {
         int sb = (r + 1 - i + n) % n, rb = (r - i + n) % n;

@@ -35,8 +35,7 @@ static void *call_alloc(struct coll_call *call, size_t bytes)
         call->used += bytes;
         return p;
     }
-    if (call->nheap == (int)(sizeof(call->heap) / sizeof(call->heap[0])) ||
-        !(p = malloc(bytes)))
+    if (call->nheap == (int)(sizeof(call->heap) / sizeof(call->heap[0])) || !(p = malloc(bytes)))
         return NULL;
     call->heap[call->nheap++] = p;
     return p;
@@ -63,8 +62,8 @@ static int raise_run_error(struct coll_call *call, const struct coll_sched *s)
                               "or datatypes differ across ranks",
                               s->err_peer, s->err_got, s->err_want);
     default:
-        return rdmpi_err_comm(call->comm, s->err, call->fn,
-                              "a transfer with rank %d failed", s->err_peer);
+        return rdmpi_err_comm(call->comm, s->err, call->fn, "a transfer with rank %d failed",
+                              s->err_peer);
     }
 }
 
@@ -124,8 +123,7 @@ int coll_check_buf(const struct coll_call *call, const void *buf, MPI_Count coun
     return pml_check_buf(call->comm, buf, count, datatype, call->fn, dt);
 }
 
-int coll_check_type(const struct coll_call *call, MPI_Datatype datatype,
-                    struct rdmpi_datatype **dt)
+int coll_check_type(const struct coll_call *call, MPI_Datatype datatype, struct rdmpi_datatype **dt)
 {
     return pml_check_buf(call->comm, NULL, 0, datatype, call->fn, dt);
 }
@@ -136,8 +134,7 @@ int coll_check_op(struct coll_call *call, MPI_Op op, const struct rdmpi_datatype
 
     if (RT_UNLIKELY(!(call->op = coll_op_get(op))))
         return rdmpi_err_comm(call->comm, MPI_ERR_OP, call->fn, "op is %s",
-                              op == MPI_OP_NULL ? "MPI_OP_NULL"
-                                                : "not a valid operation (freed?)");
+                              op == MPI_OP_NULL ? "MPI_OP_NULL" : "not a valid operation (freed?)");
     if (RT_UNLIKELY((why = coll_op_unsupported(call->op, dt)))) {
         int err = rdmpi_err_comm(call->comm, MPI_ERR_OP, call->fn, "%s on datatype %s: %s",
                                  call->op->name, dt->name[0] ? dt->name : "(unnamed)", why);
@@ -148,8 +145,8 @@ int coll_check_op(struct coll_call *call, MPI_Op op, const struct rdmpi_datatype
 }
 
 /* The bytes [lo, hi) a buffer's data may touch. */
-static void span(const void *buf, size_t count, const struct rdmpi_datatype *dt,
-                 uintptr_t *lo, uintptr_t *hi)
+static void span(const void *buf, size_t count, const struct rdmpi_datatype *dt, uintptr_t *lo,
+                 uintptr_t *hi)
 {
     *lo = (uintptr_t)buf + (uintptr_t)dt->true_lb;
     *hi = *lo + (uintptr_t)dt->true_extent + (count - 1) * (uintptr_t)dt->extent;
@@ -252,6 +249,20 @@ int coll_types(struct coll_call *call, const MPI_Datatype *v, const char *what,
             return err;
     *out = o;
     return MPI_SUCCESS;
+}
+
+RT_PARAM(p_scale, "COLL_OVERSUBSCRIBED_SCALE", RT_PARAM_INT, "4",
+         "When ranks outnumber cores, the size thresholds between collective algorithms with "
+         "few rounds and algorithms with few bytes are multiplied by this (each round then "
+         "costs a context switch)")
+
+size_t coll_threshold(const struct rt_param *p, size_t *cache)
+{
+    if (RT_UNLIKELY(*cache == (size_t)-1)) {
+        long scale = coll_oversubscribed ? rt_param_int(&p_scale) : 1;
+        *cache = rt_param_size(p) * (size_t)(scale > 0 ? scale : 1);
+    }
+    return *cache;
 }
 
 size_t coll_sum(const MPI_Count *v, int n)

@@ -16,7 +16,7 @@ struct coll_call {
     const char *fn;
     enum coll_mode mode;
     MPI_Request *req;
-    struct rdmpi_op *op;      /* reductions */
+    struct rdmpi_op *op; /* reductions */
     /* Converted arrays live here until the schedule is built. */
     char small[1024];
     size_t used;
@@ -65,38 +65,44 @@ static inline size_t coll_size_param(const struct rt_param *p, size_t *cache)
     return *cache;
 }
 
+/* A size above which an algorithm with more rounds but fewer bytes per
+ * rank wins, read once. When ranks outnumber cores every round costs a
+ * context switch, so there it is scaled by
+ * RDMPI_COLL_OVERSUBSCRIBED_SCALE. */
+size_t coll_threshold(const struct rt_param *p, size_t *cache);
+
 /* The six entry points of a collective: blocking, non-blocking (Name and
  * IName) and persistent, each with int and big (_c) counts. P(CT, AT) is
  * the parameter list with count type CT and displacement type AT, A the
  * argument list; core(A, big, request, mode, name) does the work. The
  * `#pragma weak` lines stay in the source, where the stub generator sees
  * them. */
-#define COLL_API(Name, IName, P, A, core)                                                  \
-    int PMPI_##Name(P(int, int))                                                           \
-    {                                                                                      \
-        return core(A, false, NULL, COLL_BLOCKING, "MPI_" #Name);                          \
-    }                                                                                      \
-    int PMPI_##Name##_c(P(MPI_Count, MPI_Aint))                                            \
-    {                                                                                      \
-        return core(A, true, NULL, COLL_BLOCKING, "MPI_" #Name "_c");                      \
-    }                                                                                      \
-    int PMPI_##IName(P(int, int), MPI_Request *request)                                    \
-    {                                                                                      \
-        return core(A, false, request, COLL_NONBLOCKING, "MPI_" #IName);                   \
-    }                                                                                      \
-    int PMPI_##IName##_c(P(MPI_Count, MPI_Aint), MPI_Request *request)                     \
-    {                                                                                      \
-        return core(A, true, request, COLL_NONBLOCKING, "MPI_" #IName "_c");               \
-    }                                                                                      \
-    int PMPI_##Name##_init(P(int, int), MPI_Info info, MPI_Request *request)               \
-    {                                                                                      \
-        (void)info;                                                                        \
-        return core(A, false, request, COLL_PERSISTENT, "MPI_" #Name "_init");             \
-    }                                                                                      \
-    int PMPI_##Name##_init_c(P(MPI_Count, MPI_Aint), MPI_Info info, MPI_Request *request)  \
-    {                                                                                      \
-        (void)info;                                                                        \
-        return core(A, true, request, COLL_PERSISTENT, "MPI_" #Name "_init_c");            \
+#define COLL_API(Name, IName, P, A, core)                                                          \
+    int PMPI_##Name(P(int, int))                                                                   \
+    {                                                                                              \
+        return core(A, false, NULL, COLL_BLOCKING, "MPI_" #Name);                                  \
+    }                                                                                              \
+    int PMPI_##Name##_c(P(MPI_Count, MPI_Aint))                                                    \
+    {                                                                                              \
+        return core(A, true, NULL, COLL_BLOCKING, "MPI_" #Name "_c");                              \
+    }                                                                                              \
+    int PMPI_##IName(P(int, int), MPI_Request *request)                                            \
+    {                                                                                              \
+        return core(A, false, request, COLL_NONBLOCKING, "MPI_" #IName);                           \
+    }                                                                                              \
+    int PMPI_##IName##_c(P(MPI_Count, MPI_Aint), MPI_Request *request)                             \
+    {                                                                                              \
+        return core(A, true, request, COLL_NONBLOCKING, "MPI_" #IName "_c");                       \
+    }                                                                                              \
+    int PMPI_##Name##_init(P(int, int), MPI_Info info, MPI_Request *request)                       \
+    {                                                                                              \
+        (void)info;                                                                                \
+        return core(A, false, request, COLL_PERSISTENT, "MPI_" #Name "_init");                     \
+    }                                                                                              \
+    int PMPI_##Name##_init_c(P(MPI_Count, MPI_Aint), MPI_Info info, MPI_Request *request)          \
+    {                                                                                              \
+        (void)info;                                                                                \
+        return core(A, true, request, COLL_PERSISTENT, "MPI_" #Name "_init_c");                    \
     }
 
 #endif

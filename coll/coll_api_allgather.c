@@ -7,7 +7,7 @@ RT_PARAM(p_algo, "COLL_ALLGATHER_ALGORITHM", RT_PARAM_STRING, "auto",
          "Allgather algorithm: auto, recursive_doubling (powers of two), bruck, ring or linear")
 RT_PARAM(p_large, "COLL_ALLGATHER_LARGE", RT_PARAM_SIZE, "256k",
          "Allgathers of at least this many bytes in all use the ring; smaller ones recursive "
-         "doubling (powers of two) or Bruck")
+         "doubling (powers of two) or Bruck, or when oversubscribed linear")
 RT_PARAM(p_valgo, "COLL_ALLGATHERV_ALGORITHM", RT_PARAM_STRING, "auto",
          "Allgatherv algorithm: auto, ring or linear")
 RT_PARAM(p_vsmall, "COLL_ALLGATHERV_SMALL", RT_PARAM_SIZE, "16k",
@@ -40,13 +40,16 @@ static const struct coll_algo valgos[] = {
 static struct coll_choice vchoice = {&p_valgo, valgos, -2};
 static size_t vsmall = (size_t)-1;
 
+/* Oversubscribed, one round of everything at once (linear) beats the
+ * log2 n rounds of recursive doubling or Bruck: each round waits for
+ * peers to be scheduled. */
 static void build(struct coll_sched *s, const struct coll_args *a)
 {
     size_t total = (size_t)s->size * a->rcount * a->rdt->size;
     int pick = RING;
 
-    if (total < coll_size_param(&p_large, &large))
-        pick = pow2(s, a) ? RECURSIVE_DOUBLING : BRUCK;
+    if (total < coll_threshold(&p_large, &large))
+        pick = coll_oversubscribed ? LINEAR : pow2(s, a) ? RECURSIVE_DOUBLING : BRUCK;
     coll_choose(&choice, s, a, pick)(s, a);
 }
 
@@ -54,8 +57,8 @@ static void vbuild(struct coll_sched *s, const struct coll_args *a)
 {
     size_t total = coll_sum(a->rcounts, s->size) * a->rdt->size;
 
-    coll_choose(&vchoice, s, a, total < coll_size_param(&p_vsmall, &vsmall) ? V_LINEAR : V_RING)(
-        s, a);
+    coll_choose(&vchoice, s, a, total < coll_threshold(&p_vsmall, &vsmall) ? V_LINEAR : V_RING)(s,
+                                                                                                 a);
 }
 
 static int check_send(struct coll_call *call, struct coll_args *a, const void *sendbuf,
@@ -70,22 +73,24 @@ static int check_send(struct coll_call *call, struct coll_args *a, const void *s
     return coll_check_buf(call, sendbuf, sendcount, sendtype, &a->sdt);
 }
 
-static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                     bool big, MPI_Request *req, enum coll_mode mode, const char *fn)
+static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool big,
+                     MPI_Request *req, enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {.rbuf = recvbuf, .rcount = (size_t)recvcount};
+    struct coll_args a;
     int err;
 
+    coll_args_init(&a);
+    a.rbuf = recvbuf;
+    a.rcount = (size_t)recvcount;
     (void)big;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
                     (err = check_send(&call, &a, sendbuf, sendcount, sendtype)) ||
                     (err = coll_check_buf(&call, recvbuf, recvcount, recvtype, &a.rdt))))
         return err;
-    if (!a.inplace &&
-        RT_UNLIKELY((err = coll_check_alias(&call, a.sbuf, a.scount, a.sdt, recvbuf,
-                                            (size_t)call.c->size * a.rcount, a.rdt))))
+    if (!a.inplace && RT_UNLIKELY((err = coll_check_alias(&call, a.sbuf, a.scount, a.sdt, recvbuf,
+                                                          (size_t)call.c->size * a.rcount, a.rdt))))
         return err;
     return coll_execute(&call, build, &a);
 }
@@ -96,23 +101,25 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
                       enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {.rbuf = recvbuf};
+    struct coll_args a;
     int err;
 
+    coll_args_init(&a);
+    a.rbuf = recvbuf;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
                     (err = check_send(&call, &a, sendbuf, sendcount, sendtype)) ||
                     (err = coll_check_type(&call, recvtype, &a.rdt))))
         return err;
     if (RT_UNLIKELY((err = coll_counts(&call, big ? NULL : recvcounts, big ? recvcounts : NULL,
                                        "recvcounts", &a.rcounts)) ||
-                    (err = coll_displs(&call, big ? NULL : displs, big ? displs : NULL,
-                                       "displs", &a.rdispls))))
+                    (err = coll_displs(&call, big ? NULL : displs, big ? displs : NULL, "displs",
+                                       &a.rdispls))))
         return coll_abort(&call, err);
     return coll_execute(&call, vbuild, &a);
 }
 
-#define P(CT, AT)                                                                         \
-    const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf, CT recvcount, \
+#define P(CT, AT)                                                                                  \
+    const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf, CT recvcount,         \
         MPI_Datatype recvtype, MPI_Comm comm
 #define A sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm
 #pragma weak MPI_Allgather = PMPI_Allgather
@@ -125,9 +132,9 @@ COLL_API(Allgather, Iallgather, P, A, allgather)
 #undef P
 #undef A
 
-#define P(CT, AT)                                                                          \
-    const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,               \
-        const CT *recvcounts, const AT *displs, MPI_Datatype recvtype, MPI_Comm comm
+#define P(CT, AT)                                                                                  \
+    const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf, const CT *recvcounts, \
+        const AT *displs, MPI_Datatype recvtype, MPI_Comm comm
 #define A sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
 #pragma weak MPI_Allgatherv_c = PMPI_Allgatherv_c

@@ -7,7 +7,8 @@ RT_PARAM(p_algo, "COLL_ALLTOALL_ALGORITHM", RT_PARAM_STRING, "auto",
          "Alltoall algorithm: auto, bruck, linear or pairwise")
 RT_PARAM(p_bruck, "COLL_ALLTOALL_BRUCK", RT_PARAM_SIZE, "256",
          "Alltoalls with blocks of at most this many bytes on at least "
-         "RDMPI_COLL_ALLTOALL_BRUCK_RANKS ranks use Bruck's algorithm")
+         "RDMPI_COLL_ALLTOALL_BRUCK_RANKS ranks use Bruck's algorithm (not when oversubscribed: "
+         "its log2 n rounds then cost more than one round of n messages)")
 RT_PARAM(p_bruck_ranks, "COLL_ALLTOALL_BRUCK_RANKS", RT_PARAM_INT, "16",
          "See RDMPI_COLL_ALLTOALL_BRUCK")
 RT_PARAM(p_large, "COLL_ALLTOALL_LARGE", RT_PARAM_SIZE, "64k",
@@ -76,9 +77,10 @@ static void build(struct coll_sched *s, const struct coll_args *a)
     read_params();
     if (a->inplace)
         pick = INPLACE;
-    else if (bs <= coll_size_param(&p_bruck, &bruck) && s->size >= bruck_ranks)
+    else if (bs <= coll_size_param(&p_bruck, &bruck) && s->size >= bruck_ranks &&
+             !coll_oversubscribed)
         pick = BRUCK;
-    else if (bs < coll_size_param(&p_large, &large))
+    else if (bs < coll_threshold(&p_large, &large))
         pick = LINEAR;
     coll_choose(&choice, s, a, pick)(s, a);
 }
@@ -101,14 +103,17 @@ static void wbuild(struct coll_sched *s, const struct coll_args *a)
     coll_choose(&wchoice, s, a, vpick(s, a))(s, a);
 }
 
-static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                    bool big, MPI_Request *req, enum coll_mode mode, const char *fn)
+static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool big,
+                    MPI_Request *req, enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {.rbuf = recvbuf, .rcount = (size_t)recvcount};
+    struct coll_args a;
     int err;
 
+    coll_args_init(&a);
+    a.rbuf = recvbuf;
+    a.rcount = (size_t)recvcount;
     (void)big;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
                     (err = coll_check_buf(&call, recvbuf, recvcount, recvtype, &a.rdt))))
@@ -118,10 +123,10 @@ static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     } else {
         a.sbuf = sendbuf;
         a.scount = (size_t)sendcount;
-        if (RT_UNLIKELY((err = coll_check_buf(&call, sendbuf, sendcount, sendtype, &a.sdt)) ||
-                        (err = coll_check_alias(&call, sendbuf, (size_t)call.c->size * a.scount,
-                                                a.sdt, recvbuf, (size_t)call.c->size * a.rcount,
-                                                a.rdt))))
+        if (RT_UNLIKELY(
+                (err = coll_check_buf(&call, sendbuf, sendcount, sendtype, &a.sdt)) ||
+                (err = coll_check_alias(&call, sendbuf, (size_t)call.c->size * a.scount, a.sdt,
+                                        recvbuf, (size_t)call.c->size * a.rcount, a.rdt))))
             return err;
     }
     return coll_execute(&call, build, &a);
@@ -133,24 +138,26 @@ static int alltoallv(const void *sendbuf, const void *sendcounts, const void *sd
                      MPI_Request *req, enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {.rbuf = recvbuf};
+    struct coll_args a;
     int err;
 
+    coll_args_init(&a);
+    a.rbuf = recvbuf;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
                     (err = coll_check_type(&call, recvtype, &a.rdt))))
         return err;
     if (RT_UNLIKELY((err = coll_counts(&call, big ? NULL : recvcounts, big ? recvcounts : NULL,
                                        "recvcounts", &a.rcounts)) ||
-                    (err = coll_displs(&call, big ? NULL : rdispls, big ? rdispls : NULL,
-                                       "rdispls", &a.rdispls))))
+                    (err = coll_displs(&call, big ? NULL : rdispls, big ? rdispls : NULL, "rdispls",
+                                       &a.rdispls))))
         return coll_abort(&call, err);
     if (sendbuf == MPI_IN_PLACE) {
         a.inplace = true;
     } else {
         a.sbuf = sendbuf;
         if (RT_UNLIKELY((err = coll_check_type(&call, sendtype, &a.sdt)) ||
-                        (err = coll_counts(&call, big ? NULL : sendcounts,
-                                           big ? sendcounts : NULL, "sendcounts", &a.scounts)) ||
+                        (err = coll_counts(&call, big ? NULL : sendcounts, big ? sendcounts : NULL,
+                                           "sendcounts", &a.scounts)) ||
                         (err = coll_displs(&call, big ? NULL : sdispls, big ? sdispls : NULL,
                                            "sdispls", &a.sdispls))))
             return coll_abort(&call, err);
@@ -164,24 +171,26 @@ static int alltoallw(const void *sendbuf, const void *sendcounts, const void *sd
                      MPI_Request *req, enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {.rbuf = recvbuf};
+    struct coll_args a;
     int err;
 
+    coll_args_init(&a);
+    a.rbuf = recvbuf;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
         return err;
     if (RT_UNLIKELY((err = coll_types(&call, recvtypes, "recvtypes", &a.rdts)) ||
                     (err = coll_counts(&call, big ? NULL : recvcounts, big ? recvcounts : NULL,
                                        "recvcounts", &a.rcounts)) ||
-                    (err = coll_displs(&call, big ? NULL : rdispls, big ? rdispls : NULL,
-                                       "rdispls", &a.rdispls))))
+                    (err = coll_displs(&call, big ? NULL : rdispls, big ? rdispls : NULL, "rdispls",
+                                       &a.rdispls))))
         return coll_abort(&call, err);
     if (sendbuf == MPI_IN_PLACE) {
         a.inplace = true;
     } else {
         a.sbuf = sendbuf;
         if (RT_UNLIKELY((err = coll_types(&call, sendtypes, "sendtypes", &a.sdts)) ||
-                        (err = coll_counts(&call, big ? NULL : sendcounts,
-                                           big ? sendcounts : NULL, "sendcounts", &a.scounts)) ||
+                        (err = coll_counts(&call, big ? NULL : sendcounts, big ? sendcounts : NULL,
+                                           "sendcounts", &a.scounts)) ||
                         (err = coll_displs(&call, big ? NULL : sdispls, big ? sdispls : NULL,
                                            "sdispls", &a.sdispls))))
             return coll_abort(&call, err);
@@ -189,8 +198,8 @@ static int alltoallw(const void *sendbuf, const void *sendcounts, const void *sd
     return coll_execute(&call, wbuild, &a);
 }
 
-#define P(CT, AT)                                                                         \
-    const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf, CT recvcount, \
+#define P(CT, AT)                                                                                  \
+    const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf, CT recvcount,         \
         MPI_Datatype recvtype, MPI_Comm comm
 #define A sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm
 #pragma weak MPI_Alltoall = PMPI_Alltoall
@@ -203,9 +212,9 @@ COLL_API(Alltoall, Ialltoall, P, A, alltoall)
 #undef P
 #undef A
 
-#define P(CT, AT)                                                                       \
-    const void *sendbuf, const CT *sendcounts, const AT *sdispls, MPI_Datatype sendtype, \
-        void *recvbuf, const CT *recvcounts, const AT *rdispls, MPI_Datatype recvtype,   \
+#define P(CT, AT)                                                                                  \
+    const void *sendbuf, const CT *sendcounts, const AT *sdispls, MPI_Datatype sendtype,           \
+        void *recvbuf, const CT *recvcounts, const AT *rdispls, MPI_Datatype recvtype,             \
         MPI_Comm comm
 #define A sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
@@ -218,10 +227,10 @@ COLL_API(Alltoallv, Ialltoallv, P, A, alltoallv)
 #undef P
 #undef A
 
-#define P(CT, AT)                                                                          \
-    const void *sendbuf, const CT *sendcounts, const AT *sdispls,                          \
-        const MPI_Datatype *sendtypes, void *recvbuf, const CT *recvcounts,                \
-        const AT *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm
+#define P(CT, AT)                                                                                  \
+    const void *sendbuf, const CT *sendcounts, const AT *sdispls, const MPI_Datatype *sendtypes,   \
+        void *recvbuf, const CT *recvcounts, const AT *rdispls, const MPI_Datatype *recvtypes,     \
+        MPI_Comm comm
 #define A sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm
 #pragma weak MPI_Alltoallw = PMPI_Alltoallw
 #pragma weak MPI_Alltoallw_c = PMPI_Alltoallw_c

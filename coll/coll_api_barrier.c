@@ -18,9 +18,10 @@ static void build(struct coll_sched *s, const struct coll_args *a)
 static int barrier(MPI_Comm comm, MPI_Request *req, enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {0};
+    struct coll_args a;
     int err;
 
+    coll_args_init(&a);
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
         return err;
     return coll_execute(&call, build, &a);

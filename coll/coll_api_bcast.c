@@ -23,17 +23,21 @@ static void build(struct coll_sched *s, const struct coll_args *a)
     if (!bytes || s->size == 1)
         return;
     coll_choose(&choice, s, a,
-                bytes >= coll_size_param(&p_large, &large) && s->size > 2 ? SCATTER_ALLGATHER
-                                                                           : BINOMIAL)(s, a);
+                bytes >= coll_threshold(&p_large, &large) && s->size > 2 ? SCATTER_ALLGATHER
+                                                                          : BINOMIAL)(s, a);
 }
 
 static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                  bool big, MPI_Request *req, enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {.rbuf = buffer, .rcount = (size_t)count, .root = root};
+    struct coll_args a;
     int err;
 
+    coll_args_init(&a);
+    a.rbuf = buffer;
+    a.rcount = (size_t)count;
+    a.root = root;
     (void)big;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
                     (err = coll_check_root(&call, root))))
@@ -47,7 +51,7 @@ static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
 }
 
 #define P(CT, AT) void *buffer, CT count, MPI_Datatype datatype, int root, MPI_Comm comm
-#define A buffer, count, datatype, root, comm
+#define A         buffer, count, datatype, root, comm
 #pragma weak MPI_Bcast = PMPI_Bcast
 #pragma weak MPI_Bcast_c = PMPI_Bcast_c
 #pragma weak MPI_Ibcast = PMPI_Ibcast

@@ -5,7 +5,7 @@
 
 RT_PARAM(p_algo, "COLL_GATHER_ALGORITHM", RT_PARAM_STRING, "auto",
          "Gather algorithm: auto, binomial or linear")
-RT_PARAM(p_large, "COLL_GATHER_LARGE", RT_PARAM_SIZE, "16k",
+RT_PARAM(p_large, "COLL_GATHER_LARGE", RT_PARAM_SIZE, "1k",
          "Gathers whose blocks are at least this many bytes go straight to the root (linear) "
          "instead of up a binomial tree")
 
@@ -41,15 +41,18 @@ static int check_send(struct coll_call *call, struct coll_args *a, const void *s
     return coll_check_buf(call, sendbuf, sendcount, sendtype, &a->sdt);
 }
 
-static int gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                  MPI_Comm comm, bool big, MPI_Request *req, enum coll_mode mode,
-                  const char *fn)
+static int gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, bool big,
+                  MPI_Request *req, enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {.rbuf = recvbuf, .rcount = (size_t)recvcount, .root = root};
+    struct coll_args a;
     int err;
 
+    coll_args_init(&a);
+    a.rbuf = recvbuf;
+    a.rcount = (size_t)recvcount;
+    a.root = root;
     (void)big;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
                     (err = coll_check_root(&call, root)) ||
@@ -69,31 +72,33 @@ static int gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     return coll_execute(&call, build, &a);
 }
 
-static int gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, const void *recvcounts, const void *displs,
-                   MPI_Datatype recvtype, int root, MPI_Comm comm, bool big, MPI_Request *req,
-                   enum coll_mode mode, const char *fn)
+static int gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const void *recvcounts, const void *displs, MPI_Datatype recvtype, int root,
+                   MPI_Comm comm, bool big, MPI_Request *req, enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {.rbuf = recvbuf, .root = root};
+    struct coll_args a;
     int err;
 
+    coll_args_init(&a);
+    a.rbuf = recvbuf;
+    a.root = root;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
                     (err = coll_check_root(&call, root)) ||
                     (err = check_send(&call, &a, sendbuf, sendcount, sendtype, root))))
         return err;
     if (call.c->rank == root &&
         RT_UNLIKELY((err = coll_check_type(&call, recvtype, &a.rdt)) ||
-                    (err = coll_counts(&call, big ? NULL : recvcounts,
-                                       big ? recvcounts : NULL, "recvcounts", &a.rcounts)) ||
-                    (err = coll_displs(&call, big ? NULL : displs, big ? displs : NULL,
-                                       "displs", &a.rdispls))))
+                    (err = coll_counts(&call, big ? NULL : recvcounts, big ? recvcounts : NULL,
+                                       "recvcounts", &a.rcounts)) ||
+                    (err = coll_displs(&call, big ? NULL : displs, big ? displs : NULL, "displs",
+                                       &a.rdispls))))
         return coll_abort(&call, err);
     return coll_execute(&call, coll_gather_linear, &a);
 }
 
-#define P(CT, AT)                                                                         \
-    const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf, CT recvcount, \
+#define P(CT, AT)                                                                                  \
+    const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf, CT recvcount,         \
         MPI_Datatype recvtype, int root, MPI_Comm comm
 #define A sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm
 #pragma weak MPI_Gather = PMPI_Gather
@@ -106,9 +111,9 @@ COLL_API(Gather, Igather, P, A, gather)
 #undef P
 #undef A
 
-#define P(CT, AT)                                                                          \
-    const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,               \
-        const CT *recvcounts, const AT *displs, MPI_Datatype recvtype, int root, MPI_Comm comm
+#define P(CT, AT)                                                                                  \
+    const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf, const CT *recvcounts, \
+        const AT *displs, MPI_Datatype recvtype, int root, MPI_Comm comm
 #define A sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm
 #pragma weak MPI_Gatherv = PMPI_Gatherv
 #pragma weak MPI_Gatherv_c = PMPI_Gatherv_c

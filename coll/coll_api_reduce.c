@@ -8,9 +8,9 @@ RT_PARAM(p_algo, "COLL_ALLREDUCE_ALGORITHM", RT_PARAM_STRING, "auto",
          "Allreduce algorithm: auto, recursive_doubling, rabenseifner or ring (commutative "
          "ops only)")
 RT_PARAM(p_large, "COLL_ALLREDUCE_LARGE", RT_PARAM_SIZE, "16k",
-         "Allreduces of at least this many bytes reduce-scatter then allgather (Rabenseifner "
-         "on powers of two, else the ring for commutative ops) instead of exchanging whole "
-         "vectors by recursive doubling")
+         "Allreduces of at least this many bytes on more than two ranks reduce-scatter then "
+         "allgather (Rabenseifner on powers of two, else the ring for commutative ops) instead "
+         "of exchanging whole vectors by recursive doubling")
 
 static const struct coll_algo ralgos[] = {
     {"binomial", coll_reduce_binomial, NULL},
@@ -47,7 +47,10 @@ static void build(struct coll_sched *s, const struct coll_args *a)
 
     if (!a->rcount)
         return;
-    if (bytes >= coll_size_param(&p_large, &large) && a->rcount >= (size_t)n)
+    /* On two ranks Rabenseifner only halves the folding work, for a second
+     * round trip: one exchange of whole vectors measured faster at every
+     * size up to 1 MiB. */
+    if (n > 2 && bytes >= coll_threshold(&p_large, &large) && a->rcount >= (size_t)n)
         pick = p != n && s->op->commute ? RING : RABENSEIFNER;
     coll_choose(&choice, s, a, pick)(s, a);
 }
@@ -72,10 +75,14 @@ static int reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
                   enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {.rbuf = recvbuf, .rcount = (size_t)count, .root = root};
+    struct coll_args a;
     bool at_root;
     int err;
 
+    coll_args_init(&a);
+    a.rbuf = recvbuf;
+    a.rcount = (size_t)count;
+    a.root = root;
     (void)big;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
                     (err = coll_check_root(&call, root))))
@@ -85,8 +92,8 @@ static int reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
         return err;
     if (at_root &&
         RT_UNLIKELY((err = coll_check_buf(&call, recvbuf, count, datatype, &a.rdt)) ||
-                    (!a.inplace && (err = coll_check_alias(&call, sendbuf, a.rcount, a.rdt,
-                                                           recvbuf, a.rcount, a.rdt)))))
+                    (!a.inplace && (err = coll_check_alias(&call, sendbuf, a.rcount, a.rdt, recvbuf,
+                                                           a.rcount, a.rdt)))))
         return err;
     if (RT_UNLIKELY((err = coll_check_op(&call, op, a.rdt))))
         return err;
@@ -98,22 +105,25 @@ static int allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
                      const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {.rbuf = recvbuf, .rcount = (size_t)count};
+    struct coll_args a;
     int err;
 
+    coll_args_init(&a);
+    a.rbuf = recvbuf;
+    a.rcount = (size_t)count;
     (void)big;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
                     (err = check_send(&call, &a, sendbuf, count, datatype, true)) ||
                     (err = coll_check_buf(&call, recvbuf, count, datatype, &a.rdt)) ||
-                    (!a.inplace && (err = coll_check_alias(&call, sendbuf, a.rcount, a.rdt,
-                                                           recvbuf, a.rcount, a.rdt))) ||
+                    (!a.inplace && (err = coll_check_alias(&call, sendbuf, a.rcount, a.rdt, recvbuf,
+                                                           a.rcount, a.rdt))) ||
                     (err = coll_check_op(&call, op, a.rdt))))
         return err;
     return coll_execute(&call, build, &a);
 }
 
-#define P(CT, AT)                                                                         \
-    const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype, MPI_Op op, int root, \
+#define P(CT, AT)                                                                                  \
+    const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype, MPI_Op op, int root,      \
         MPI_Comm comm
 #define A sendbuf, recvbuf, count, datatype, op, root, comm
 #pragma weak MPI_Reduce = PMPI_Reduce
@@ -126,7 +136,7 @@ COLL_API(Reduce, Ireduce, P, A, reduce)
 #undef P
 #undef A
 
-#define P(CT, AT) \
+#define P(CT, AT)                                                                                  \
     const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm
 #define A sendbuf, recvbuf, count, datatype, op, comm
 #pragma weak MPI_Allreduce = PMPI_Allreduce
@@ -137,8 +147,8 @@ COLL_API(Reduce, Ireduce, P, A, reduce)
 #pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c
 COLL_API(Allreduce, Iallreduce, P, A, allreduce)
 
-static int reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count,
-                        MPI_Datatype datatype, MPI_Op op, const char *fn)
+static int reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Op op, const char *fn)
 {
     struct coll_call call;
     struct rdmpi_datatype *dt;
@@ -167,8 +177,8 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 }
 
 #pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
-int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
-                        MPI_Datatype datatype, MPI_Op op)
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Op op)
 {
     return reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local_c");
 }

@@ -37,7 +37,7 @@ static void build_with(struct coll_choice *c, struct coll_sched *s, const struct
     if (!bytes)
         return;
     if (s->op->commute)
-        pick = bytes < coll_size_param(&p_large, &large) ? HALVING : PAIRWISE;
+        pick = bytes < coll_threshold(&p_large, &large) ? HALVING : PAIRWISE;
     coll_choose(c, s, a, pick)(s, a);
 }
 
@@ -52,21 +52,23 @@ static void bbuild(struct coll_sched *s, const struct coll_args *a)
 }
 
 /* counts: the per-rank counts (block: NULL, and bcount for every rank). */
-static int reduce_scatter(const void *sendbuf, void *recvbuf, const void *counts,
-                          MPI_Count bcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                          bool big, MPI_Request *req, enum coll_mode mode, const char *fn)
+static int reduce_scatter(const void *sendbuf, void *recvbuf, const void *counts, MPI_Count bcount,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, bool big,
+                          MPI_Request *req, enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {.rbuf = recvbuf};
+    struct coll_args a;
     size_t total, mine;
     int err;
 
+    coll_args_init(&a);
+    a.rbuf = recvbuf;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
                     (err = coll_check_type(&call, datatype, &a.rdt))))
         return err;
     if (counts) {
-        err = coll_counts(&call, big ? NULL : counts, big ? counts : NULL, "recvcounts",
-                          &a.rcounts);
+        err =
+            coll_counts(&call, big ? NULL : counts, big ? counts : NULL, "recvcounts", &a.rcounts);
     } else if (RT_UNLIKELY(bcount < 0)) {
         err = rdmpi_err_comm(comm, MPI_ERR_COUNT, fn, "recvcount is %lld; it must be >= 0",
                              (long long)bcount);
@@ -95,8 +97,7 @@ static int rs(const void *sendbuf, void *recvbuf, const void *recvcounts, MPI_Da
               MPI_Op op, MPI_Comm comm, bool big, MPI_Request *req, enum coll_mode mode,
               const char *fn)
 {
-    return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, big, req, mode,
-                          fn);
+    return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, big, req, mode, fn);
 }
 
 static int rsb(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
@@ -107,8 +108,8 @@ static int rsb(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Data
                           fn);
 }
 
-#define P(CT, AT)                                                                            \
-    const void *sendbuf, void *recvbuf, const CT *recvcounts, MPI_Datatype datatype, MPI_Op op, \
+#define P(CT, AT)                                                                                  \
+    const void *sendbuf, void *recvbuf, const CT *recvcounts, MPI_Datatype datatype, MPI_Op op,    \
         MPI_Comm comm
 #define A sendbuf, recvbuf, recvcounts, datatype, op, comm
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
@@ -121,8 +122,9 @@ COLL_API(Reduce_scatter, Ireduce_scatter, P, A, rs)
 #undef P
 #undef A
 
-#define P(CT, AT) \
-    const void *sendbuf, void *recvbuf, CT recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm
+#define P(CT, AT)                                                                                  \
+    const void *sendbuf, void *recvbuf, CT recvcount, MPI_Datatype datatype, MPI_Op op,            \
+        MPI_Comm comm
 #define A sendbuf, recvbuf, recvcount, datatype, op, comm
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 #pragma weak MPI_Reduce_scatter_block_c = PMPI_Reduce_scatter_block_c

@@ -38,9 +38,13 @@ static int scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
                 const char *fn, coll_build_fn b)
 {
     struct coll_call call;
-    struct coll_args a = {.rbuf = recvbuf, .rcount = (size_t)count, .sbuf = sendbuf};
+    struct coll_args a;
     int err;
 
+    coll_args_init(&a);
+    a.rbuf = recvbuf;
+    a.rcount = (size_t)count;
+    a.sbuf = sendbuf;
     (void)big;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
                     (err = coll_check_buf(&call, recvbuf, count, datatype, &a.rdt))))
@@ -48,8 +52,8 @@ static int scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
     if (sendbuf == MPI_IN_PLACE)
         a.inplace = true;
     else if (RT_UNLIKELY((err = coll_check_buf(&call, sendbuf, count, datatype, &a.rdt)) ||
-                         (err = coll_check_alias(&call, sendbuf, a.rcount, a.rdt, recvbuf,
-                                                 a.rcount, a.rdt))))
+                         (err = coll_check_alias(&call, sendbuf, a.rcount, a.rdt, recvbuf, a.rcount,
+                                                 a.rdt))))
         return err;
     if (RT_UNLIKELY((err = coll_check_op(&call, op, a.rdt))))
         return err;
@@ -70,7 +74,7 @@ static int exscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
     return scan(sendbuf, recvbuf, count, datatype, op, comm, big, req, mode, fn, ebuild);
 }
 
-#define P(CT, AT) \
+#define P(CT, AT)                                                                                  \
     const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm
 #define A sendbuf, recvbuf, count, datatype, op, comm
 #pragma weak MPI_Scan = PMPI_Scan

@@ -5,7 +5,7 @@
 
 RT_PARAM(p_algo, "COLL_SCATTER_ALGORITHM", RT_PARAM_STRING, "auto",
          "Scatter algorithm: auto, binomial or linear")
-RT_PARAM(p_large, "COLL_SCATTER_LARGE", RT_PARAM_SIZE, "16k",
+RT_PARAM(p_large, "COLL_SCATTER_LARGE", RT_PARAM_SIZE, "1k",
          "Scatters whose blocks are at least this many bytes go straight from the root "
          "(linear) instead of down a binomial tree")
 
@@ -40,15 +40,18 @@ static int check_recv(struct coll_call *call, struct coll_args *a, void *recvbuf
     return coll_check_buf(call, recvbuf, recvcount, recvtype, &a->rdt);
 }
 
-static int scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                   MPI_Comm comm, bool big, MPI_Request *req, enum coll_mode mode,
-                   const char *fn)
+static int scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, bool big,
+                   MPI_Request *req, enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {.sbuf = sendbuf, .scount = (size_t)sendcount, .root = root};
+    struct coll_args a;
     int err;
 
+    coll_args_init(&a);
+    a.sbuf = sendbuf;
+    a.scount = (size_t)sendcount;
+    a.root = root;
     (void)big;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
                     (err = coll_check_root(&call, root)) ||
@@ -74,25 +77,28 @@ static int scatterv(const void *sendbuf, const void *sendcounts, const void *dis
                     enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
-    struct coll_args a = {.sbuf = sendbuf, .root = root};
+    struct coll_args a;
     int err;
 
+    coll_args_init(&a);
+    a.sbuf = sendbuf;
+    a.root = root;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
                     (err = coll_check_root(&call, root)) ||
                     (err = check_recv(&call, &a, recvbuf, recvcount, recvtype, root))))
         return err;
     if (call.c->rank == root &&
         RT_UNLIKELY((err = coll_check_type(&call, sendtype, &a.sdt)) ||
-                    (err = coll_counts(&call, big ? NULL : sendcounts,
-                                       big ? sendcounts : NULL, "sendcounts", &a.scounts)) ||
-                    (err = coll_displs(&call, big ? NULL : displs, big ? displs : NULL,
-                                       "displs", &a.sdispls))))
+                    (err = coll_counts(&call, big ? NULL : sendcounts, big ? sendcounts : NULL,
+                                       "sendcounts", &a.scounts)) ||
+                    (err = coll_displs(&call, big ? NULL : displs, big ? displs : NULL, "displs",
+                                       &a.sdispls))))
         return coll_abort(&call, err);
     return coll_execute(&call, coll_scatter_linear, &a);
 }
 
-#define P(CT, AT)                                                                         \
-    const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf, CT recvcount, \
+#define P(CT, AT)                                                                                  \
+    const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf, CT recvcount,         \
         MPI_Datatype recvtype, int root, MPI_Comm comm
 #define A sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm
 #pragma weak MPI_Scatter = PMPI_Scatter
@@ -105,8 +111,8 @@ COLL_API(Scatter, Iscatter, P, A, scatter)
 #undef P
 #undef A
 
-#define P(CT, AT)                                                                          \
-    const void *sendbuf, const CT *sendcounts, const AT *displs, MPI_Datatype sendtype,    \
+#define P(CT, AT)                                                                                  \
+    const void *sendbuf, const CT *sendcounts, const AT *displs, MPI_Datatype sendtype,            \
         void *recvbuf, CT recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm
 #define A sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm
 #pragma weak MPI_Scatterv = PMPI_Scatterv

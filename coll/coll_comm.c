@@ -18,8 +18,9 @@ struct entry {
 };
 
 static struct entry *table;
-static uint32_t mask;   /* table size - 1; a power of two */
+static uint32_t mask; /* table size - 1; a power of two */
 static uint32_t used;
+static struct entry *last; /* most programs use one communicator at a time */
 
 static struct entry *slot(uint32_t cid)
 {
@@ -35,6 +36,7 @@ static void grow(void)
     struct entry *old = table;
     uint32_t n = old ? mask + 1 : 0;
 
+    last = NULL;
     table = calloc(n ? 2 * n : 16, sizeof(*table));
     if (!table)
         rt_fatal("out of memory for collective state");
@@ -47,11 +49,13 @@ static void grow(void)
 
 int coll_comm_next_tag(struct rdmpi_comm *c)
 {
-    struct entry *e;
+    struct entry *e = last;
 
+    if (RT_LIKELY(e && e->comm == c && e->cid == c->cid))
+        return -(int)(TAG_BASE + (e->seq++ & TAG_MASK));
     if (RT_UNLIKELY(!table || 2 * (used + 1) > mask + 1))
         grow();
-    e = slot(c->cid);
+    e = last = slot(c->cid);
     if (RT_UNLIKELY(e->comm != c)) {
         if (!e->comm)
             used++;

@@ -36,8 +36,8 @@ void coll_gather_binomial(struct coll_sched *s, const struct coll_args *a)
     else if (!a->inplace)
         coll_copy(s, a->sbuf, a->scount, a->sdt, buf, bs, coll_byte);
     else if (buf != (char *)a->rbuf + a->rdt->lb)
-        coll_copy(s, coll_at(a->rbuf, (size_t)r * a->rcount, a->rdt), a->rcount, a->rdt, buf,
-                  bs, coll_byte);
+        coll_copy(s, coll_at(a->rbuf, (size_t)r * a->rcount, a->rdt), a->rcount, a->rdt, buf, bs,
+                  coll_byte);
     for (int m = 1; m < mask && v + m < n; m <<= 1) {
         int csub = m < n - v - m ? m : n - v - m;
         coll_recv(s, buf + (size_t)m * bs, (size_t)csub * bs, coll_byte, (v + m + a->root) % n);

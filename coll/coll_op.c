@@ -6,9 +6,12 @@
 #include <limits.h>
 #include <string.h>
 
-#define PREDEF_OP(op, value, shortname) \
-    {.obj = {.kind = RT_KIND_OP}, .index = (value) - RDMPI_OP_BASE - 1, .commute = true, \
-     .refs = 1, .name = #op},
+#define PREDEF_OP(op, value, shortname)                                                            \
+    {.obj = {.kind = RT_KIND_OP},                                                                  \
+     .index = (value)-RDMPI_OP_BASE - 1,                                                           \
+     .commute = true,                                                                              \
+     .refs = 1,                                                                                    \
+     .name = #op},
 static struct rdmpi_op predef[RDMPI_OP_COUNT] = {RDMPI_FOREACH_PREDEF_OP(PREDEF_OP)};
 
 struct rdmpi_op *coll_op_get(MPI_Op h)
@@ -146,12 +149,11 @@ int PMPI_Op_free(MPI_Op *op)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
                               "op is NULL; pass the address of an MPI_Op");
     if (!(o = coll_op_get(*op)))
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_OP, fn,
-                              "the op is %s", *op == MPI_OP_NULL ? "MPI_OP_NULL"
-                                                                 : "not valid (already freed?)");
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_OP, fn, "the op is %s",
+                              *op == MPI_OP_NULL ? "MPI_OP_NULL" : "not valid (already freed?)");
     if (o->index >= 0)
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_OP, fn,
-                              "%s is predefined and cannot be freed", o->name);
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_OP, fn, "%s is predefined and cannot be freed",
+                              o->name);
     coll_op_release(o);
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
@@ -165,9 +167,8 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 
     RT_CHECK_INIT(fn);
     if (!(o = coll_op_get(op)))
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_OP, fn,
-                              "the op is %s", op == MPI_OP_NULL ? "MPI_OP_NULL"
-                                                                : "not valid (freed?)");
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_OP, fn, "the op is %s",
+                              op == MPI_OP_NULL ? "MPI_OP_NULL" : "not valid (freed?)");
     if (!commute)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
                               "commute is NULL; pass the address of an int");

@@ -9,8 +9,12 @@ void coll_reduce_scatter_reduce(struct coll_sched *s, const struct coll_args *a)
     size_t total = 0;
     MPI_Aint *displs = coll_tmp_bytes(s, (size_t)n * sizeof(*displs));
     struct coll_args red = {.sbuf = a->inplace ? a->rbuf : a->sbuf, .rdt = a->rdt, .root = 0};
-    struct coll_args sc = {.sdt = a->rdt, .scounts = a->rcounts, .sdispls = displs,
-                           .rbuf = a->rbuf, .rcount = (size_t)a->rcounts[r], .rdt = a->rdt};
+    struct coll_args sc = {.sdt = a->rdt,
+                           .scounts = a->rcounts,
+                           .sdispls = displs,
+                           .rbuf = a->rbuf,
+                           .rcount = (size_t)a->rcounts[r],
+                           .rdt = a->rdt};
 
     if (!displs)
         return;

@@ -27,8 +27,8 @@ static void finish(struct coll_sched *s)
     rt_status_empty(&r->base.status);
     r->base.status.MPI_ERROR = s->err;
     if (s->err)
-        rt_info(1, "%s: a non-blocking collective on %s failed (%s, rank %d)", s->fn,
-                s->comm->name, rt_err_class_name(s->err), s->err_peer);
+        rt_info(1, "%s: a non-blocking collective on %s failed (%s, rank %d)", s->fn, s->comm->name,
+                rt_err_class_name(s->err), s->err_peer);
     rt_req_complete(&r->base);
 }
 
@@ -119,10 +119,35 @@ int coll_sched_post(struct coll_sched *s, MPI_Request *request, bool persistent)
     return MPI_SUCCESS;
 }
 
+bool coll_oversubscribed;
+
+/* One allreduce (MAX) of rt.oversubscribed over MPI_COMM_WORLD. */
+static int agree_oversubscribed(void)
+{
+    int mine = rt.oversubscribed, all = 0, err;
+    struct coll_sched s;
+    struct coll_args a;
+
+    coll_sched_init(&s, rt_comm_predef[0], "MPI_Init");
+    s.op = coll_op_get(MPI_MAX);
+    coll_args_init(&a);
+    a.sbuf = &mine;
+    a.rbuf = &all;
+    a.rcount = 1;
+    a.rdt = rt_dt_get(MPI_INT);
+    coll_allreduce_recursive_doubling(&s, &a);
+    err = coll_sched_run(&s);
+    coll_sched_fini(&s);
+    coll_oversubscribed = all;
+    return err ? -1 : 0;
+}
+
 static int coll_connect(void)
 {
     coll_byte = rt_dt_get(MPI_BYTE);
-    return rt_progress_register(coll_progress);
+    if (rt_progress_register(coll_progress))
+        return -1;
+    return agree_oversubscribed();
 }
 
 static struct rt_layer coll_layer = {.name = "coll", .order = 20, .connect = coll_connect};

@@ -11,7 +11,7 @@ struct rdmpi_datatype *coll_byte;
 
 /* Scratch blocks beyond the schedule's inline space. Large ones come from
  * a one-entry cache: a 1 MiB allreduce would otherwise map and fault in
- * fresh pages on every call. */
+ * fresh pages on every call. Huge ones are not kept. */
 struct coll_mem {
     struct coll_mem *next;
     size_t size;
@@ -19,6 +19,7 @@ struct coll_mem {
 };
 
 #define CACHE_MIN (64 * 1024)
+#define CACHE_MAX (64 * 1024 * 1024)
 static struct coll_mem *cached;
 
 static struct coll_mem *mem_get(size_t size)
@@ -38,7 +39,7 @@ static struct coll_mem *mem_get(size_t size)
 
 static void mem_put(struct coll_mem *m)
 {
-    if (m->size >= CACHE_MIN && (!cached || cached->size < m->size)) {
+    if (m->size >= CACHE_MIN && m->size <= CACHE_MAX && (!cached || cached->size < m->size)) {
         free(cached);
         cached = m;
         return;
@@ -46,18 +47,30 @@ static void mem_put(struct coll_mem *m)
     free(m);
 }
 
+/* Field by field: this runs on every collective call, and a memset of the
+ * header compiles to a `rep stos` whose start-up costs more than the stores. */
 void coll_sched_init(struct coll_sched *s, struct rdmpi_comm *c, const char *fn)
 {
-    memset(s, 0, offsetof(struct coll_sched, step_space));
     s->comm = c;
     s->pc = c->pml;
     s->rank = c->rank;
     s->size = c->size;
     s->fn = fn;
+    s->op = NULL;
     s->steps = s->step_space;
+    s->nsteps = 0;
     s->cap = COLL_INLINE_STEPS;
+    s->comm_steps = 0;
+    s->next = 0;
     s->reqs = s->req_space;
+    s->nreqs = s->reaped = 0;
     s->reqcap = COLL_INLINE_REQS;
+    s->err = 0;
+    s->oom = false;
+    s->mem = NULL;
+    s->scratch_used = 0;
+    s->req = NULL;
+    s->anext = s->aprev = NULL;
 }
 
 void coll_sched_fini(struct coll_sched *s)
@@ -113,8 +126,7 @@ void coll_send(struct coll_sched *s, const void *buf, size_t count, struct rdmpi
     s->comm_steps++;
 }
 
-void coll_recv(struct coll_sched *s, void *buf, size_t count, struct rdmpi_datatype *dt,
-               int peer)
+void coll_recv(struct coll_sched *s, void *buf, size_t count, struct rdmpi_datatype *dt, int peer)
 {
     struct coll_step *st = add(s, COLL_RECV);
 
@@ -288,8 +300,12 @@ static void reduce(const struct coll_sched *s, const struct coll_step *st)
     /* dst op src with a function that computes in op inout: compute into
      * the (scratch) source, then move the result over. */
     coll_op_apply(s->op, st->buf, (void *)st->src, st->count, st->dt);
-    struct coll_step c = {.src = st->src, .scount = st->count, .sdt = st->dt,
-                          .buf = st->buf, .count = st->count, .dt = st->dt};
+    struct coll_step c = {.src = st->src,
+                          .scount = st->count,
+                          .sdt = st->dt,
+                          .buf = st->buf,
+                          .count = st->count,
+                          .dt = st->dt};
     copy(&c);
 }
 
@@ -311,14 +327,9 @@ static void issue(struct coll_sched *s, const struct coll_step *st)
         pml_recv_setup(r, st->buf, st->count, st->dt, st->peer, s->tag, s->pc);
         pml_irecv(r);
         break;
-    case COLL_COPY:
-        copy(st);
-        break;
-    case COLL_REDUCE:
-        reduce(s, st);
-        break;
-    default:
-        break;
+    case COLL_COPY: copy(st); break;
+    case COLL_REDUCE: reduce(s, st); break;
+    default: break;
     }
 }
 

@@ -16,8 +16,7 @@ static int parse(const struct coll_choice *c)
     for (int i = 0; c->algos[i].name; i++) {
         if (!strcmp(v, c->algos[i].name))
             return i;
-        snprintf(names + strlen(names), sizeof(names) - strlen(names), ", %s",
-                 c->algos[i].name);
+        snprintf(names + strlen(names), sizeof(names) - strlen(names), ", %s", c->algos[i].name);
     }
     rt_fatal("RDMPI_%s=%s is not an algorithm of this collective; choose one of: %s",
              c->param->name, v, names);

@@ -47,11 +47,11 @@ static size_t diff(const int *got, const int *want, size_t n)
     return 0;
 }
 
-#define CHECK(got, want, n, ...)                                                              \
-    do {                                                                                      \
-        size_t bad_ = diff(got, want, n);                                                     \
-        mt_check(!bad_, "%s: element %zu of %zu: got %d want %d", __VA_ARGS__, bad_ - 1,      \
-                 (size_t)(n), bad_ ? (got)[bad_ - 1] : 0, bad_ ? (want)[bad_ - 1] : 0);       \
+#define CHECK(got, want, n, ...)                                                                   \
+    do {                                                                                           \
+        size_t bad_ = diff(got, want, n);                                                          \
+        mt_check(!bad_, "%s: element %zu of %zu: got %d want %d", __VA_ARGS__, bad_ - 1,           \
+                 (size_t)(n), bad_ ? (got)[bad_ - 1] : 0, bad_ ? (want)[bad_ - 1] : 0);            \
     } while (0)
 
 /* Runs one collective in the given form. `start` issues it: blocking
@@ -137,8 +137,8 @@ static void t_reduce(enum form f, size_t n, int root, bool all, bool inplace, un
             else if (f == NONBLOCKING)
                 MPI_Iallreduce(s, rb, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
             else if (!round)
-                MPI_Allreduce_init(s, rb, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
-                                   MPI_INFO_NULL, &preq);
+                MPI_Allreduce_init(s, rb, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                   &preq);
         } else {
             if (f == BLOCKING)
                 MPI_Reduce(s, rb, (int)n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
@@ -258,8 +258,8 @@ static void t_blocks(enum kind k, enum form f, size_t n, int root, bool inplace,
             else if (f == NONBLOCKING)
                 MPI_Igather(s, c, MPI_INT, rv, c, MPI_INT, root, MPI_COMM_WORLD, &r);
             else if (!round)
-                MPI_Gather_init(s, c, MPI_INT, rv, c, MPI_INT, root, MPI_COMM_WORLD,
-                                MPI_INFO_NULL, &preq);
+                MPI_Gather_init(s, c, MPI_INT, rv, c, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                &preq);
             break;
         case SCATTER:
             if (f == BLOCKING)
@@ -267,8 +267,8 @@ static void t_blocks(enum kind k, enum form f, size_t n, int root, bool inplace,
             else if (f == NONBLOCKING)
                 MPI_Iscatter(s, c, MPI_INT, rv, c, MPI_INT, root, MPI_COMM_WORLD, &r);
             else if (!round)
-                MPI_Scatter_init(s, c, MPI_INT, rv, c, MPI_INT, root, MPI_COMM_WORLD,
-                                 MPI_INFO_NULL, &preq);
+                MPI_Scatter_init(s, c, MPI_INT, rv, c, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                 &preq);
             break;
         case ALLGATHER:
             if (f == BLOCKING)
@@ -331,6 +331,241 @@ static void t_blocks(enum kind k, enum form f, size_t n, int root, bool inplace,
     free(w);
 }
 
+/* ---- reduce_scatter_block / reduce_scatter (MPI_SUM) ---- */
+static void t_redscat(enum form f, size_t n, bool block, bool inplace, unsigned seed)
+{
+    int *counts = malloc((size_t)mt_size * sizeof(int));
+    size_t total = 0, disp = 0;
+    MPI_Request r;
+    char what[128];
+
+    for (int q = 0; q < mt_size; q++) {
+        counts[q] = block ? (int)n : (int)((size_t)(q % 3) * n / 2 + (q == 1));
+        if (q < mt_rank)
+            disp += (size_t)counts[q];
+        total += (size_t)counts[q];
+    }
+    int *sb = ints(total), *rb = ints(total), *w = ints(total);
+    for (int round = 0; round < (f == PERSISTENT ? 2 : 1); round++) {
+        unsigned sd = seed + (unsigned)round;
+        for (size_t i = 0; i < total; i++)
+            sb[i] = val(mt_rank, i, sd);
+        poison(rb, total);
+        if (inplace)
+            memcpy(rb, sb, total * sizeof(int));
+        const void *s = inplace ? MPI_IN_PLACE : sb;
+        if (block) {
+            if (f == BLOCKING)
+                MPI_Reduce_scatter_block(s, rb, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            else if (f == NONBLOCKING)
+                MPI_Ireduce_scatter_block(s, rb, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+            else if (!round)
+                MPI_Reduce_scatter_block_init(s, rb, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                              MPI_INFO_NULL, &preq);
+        } else {
+            if (f == BLOCKING)
+                MPI_Reduce_scatter(s, rb, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            else if (f == NONBLOCKING)
+                MPI_Ireduce_scatter(s, rb, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+            else if (!round)
+                MPI_Reduce_scatter_init(s, rb, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                        MPI_INFO_NULL, &preq);
+        }
+        if (f == PERSISTENT)
+            MPI_Start(&preq);
+        finish(f, f == PERSISTENT ? &preq : &r);
+        snprintf(what, sizeof(what), "reduce_scatter%s %s%s n=%zu", block ? "_block" : "",
+                 form_name[f], inplace ? " in-place" : "", n);
+        for (size_t i = 0; i < (size_t)counts[mt_rank]; i++) {
+            unsigned t = 0;
+            for (int k = 0; k < mt_size; k++)
+                t += (unsigned)val(k, disp + i, sd);
+            w[i] = (int)t;
+        }
+        CHECK(rb, w, (size_t)counts[mt_rank], what);
+    }
+    done_persistent(f);
+    free(sb);
+    free(rb);
+    free(w);
+    free(counts);
+}
+
+/* ---- the v and w forms: uneven counts (some zero), blocks stored in
+ * reverse rank order with gaps ---- */
+static int vcount(int q, size_t n)
+{
+    return (int)((size_t)(q % 3) * n / 2 + (q == 1));
+}
+
+static void t_vforms(enum form f, size_t n, int root, bool inplace, unsigned seed)
+{
+    int P = mt_size, *rc = malloc((size_t)P * sizeof(int)), *rd = malloc((size_t)P * sizeof(int));
+    int *sc = malloc((size_t)P * sizeof(int)), *sd2 = malloc((size_t)P * sizeof(int));
+    int *wd = malloc((size_t)P * sizeof(int)), *wrd = malloc((size_t)P * sizeof(int));
+    MPI_Datatype *ty = malloc((size_t)P * sizeof(MPI_Datatype));
+    size_t span = 0, sspan = 0, me = (size_t)vcount(mt_rank, n);
+    MPI_Request r;
+    char what[128];
+
+    /* Receive layout: block q (vcount(q) ints) at rd[q], reverse order, gap 2. */
+    for (int q = P - 1; q >= 0; q--) {
+        rc[q] = vcount(q, n);
+        rd[q] = (int)span;
+        span += (size_t)rc[q] + 2;
+    }
+    /* Alltoallv send layout: to rank q go vcount(mt_rank) ints... (signatures
+     * must match: q receives vcount(mt_rank) from us). */
+    for (int q = P - 1; q >= 0; q--) {
+        sc[q] = (int)me;
+        sd2[q] = (int)sspan;
+        sspan += me + 1;
+    }
+    int *sb = ints(sspan + span + me), *rb = ints(span), *w = ints(span);
+    for (int round = 0; round < (f == PERSISTENT ? 2 : 1); round++) {
+        unsigned sd = seed + (unsigned)round;
+        for (size_t i = 0; i < sspan + span + me; i++)
+            sb[i] = val(mt_rank, i, sd);
+        for (int step = 0; step < 5; step++) {
+            bool ip = inplace && (step != 0 || mt_rank == root) && step != 1;
+            poison(rb, span);
+            /* step 0 gatherv, 1 scatterv, 2 allgatherv, 3 alltoallv, 4 alltoallw */
+            if (ip && (step == 0 || step == 2))
+                memcpy(rb + rd[mt_rank], sb, me * sizeof(int));
+            if (ip && step >= 3)
+                for (int q = 0; q < P; q++)
+                    for (int i = 0; i < rc[q]; i++)
+                        rb[rd[q] + i] = sb[sd2[q] + i];
+            const void *s = ip ? MPI_IN_PLACE : sb;
+            for (int q = 0; q < P; q++) {
+                ty[q] = MPI_INT;
+                wd[q] = sd2[q] * (int)sizeof(int);
+                wrd[q] = rd[q] * (int)sizeof(int);
+            }
+            switch (step) {
+            case 0:
+                if (f == BLOCKING)
+                    MPI_Gatherv(s, (int)me, MPI_INT, rb, rc, rd, MPI_INT, root, MPI_COMM_WORLD);
+                else if (f == NONBLOCKING)
+                    MPI_Igatherv(s, (int)me, MPI_INT, rb, rc, rd, MPI_INT, root, MPI_COMM_WORLD,
+                                 &r);
+                else
+                    MPI_Gatherv_init(s, (int)me, MPI_INT, rb, rc, rd, MPI_INT, root, MPI_COMM_WORLD,
+                                     MPI_INFO_NULL, &preq);
+                break;
+            case 1:
+                /* The root scatters blocks vcount(q) from its send buffer (rd layout). */
+                if (f == BLOCKING)
+                    MPI_Scatterv(sb, rc, rd, MPI_INT, rb, (int)me, MPI_INT, root, MPI_COMM_WORLD);
+                else if (f == NONBLOCKING)
+                    MPI_Iscatterv(sb, rc, rd, MPI_INT, rb, (int)me, MPI_INT, root, MPI_COMM_WORLD,
+                                  &r);
+                else
+                    MPI_Scatterv_init(sb, rc, rd, MPI_INT, rb, (int)me, MPI_INT, root,
+                                      MPI_COMM_WORLD, MPI_INFO_NULL, &preq);
+                break;
+            case 2:
+                if (f == BLOCKING)
+                    MPI_Allgatherv(s, (int)me, MPI_INT, rb, rc, rd, MPI_INT, MPI_COMM_WORLD);
+                else if (f == NONBLOCKING)
+                    MPI_Iallgatherv(s, (int)me, MPI_INT, rb, rc, rd, MPI_INT, MPI_COMM_WORLD, &r);
+                else
+                    MPI_Allgatherv_init(s, (int)me, MPI_INT, rb, rc, rd, MPI_INT, MPI_COMM_WORLD,
+                                        MPI_INFO_NULL, &preq);
+                break;
+            case 3:
+                /* Receive vcount(q) from q; send vcount(me) to each. In place
+                 * needs symmetric counts, so there each block is min. */
+                if (ip) {
+                    for (int q = 0; q < P; q++)
+                        rc[q] = vcount(q, n) < (int)me ? vcount(q, n) : (int)me;
+                }
+                if (f == BLOCKING)
+                    MPI_Alltoallv(ip ? MPI_IN_PLACE : sb, sc, sd2, MPI_INT, rb, rc, rd, MPI_INT,
+                                  MPI_COMM_WORLD);
+                else if (f == NONBLOCKING)
+                    MPI_Ialltoallv(ip ? MPI_IN_PLACE : sb, sc, sd2, MPI_INT, rb, rc, rd, MPI_INT,
+                                   MPI_COMM_WORLD, &r);
+                else
+                    MPI_Alltoallv_init(ip ? MPI_IN_PLACE : sb, sc, sd2, MPI_INT, rb, rc, rd,
+                                       MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &preq);
+                break;
+            case 4:
+                if (ip) {
+                    for (int q = 0; q < P; q++)
+                        rc[q] = vcount(q, n) < (int)me ? vcount(q, n) : (int)me;
+                }
+                if (f == BLOCKING)
+                    MPI_Alltoallw(ip ? MPI_IN_PLACE : sb, sc, wd, ty, rb, rc, wrd, ty,
+                                  MPI_COMM_WORLD);
+                else if (f == NONBLOCKING)
+                    MPI_Ialltoallw(ip ? MPI_IN_PLACE : sb, sc, wd, ty, rb, rc, wrd, ty,
+                                   MPI_COMM_WORLD, &r);
+                else
+                    MPI_Alltoallw_init(ip ? MPI_IN_PLACE : sb, sc, wd, ty, rb, rc, wrd, ty,
+                                       MPI_COMM_WORLD, MPI_INFO_NULL, &preq);
+                break;
+            }
+            if (f == PERSISTENT) {
+                MPI_Start(&preq);
+                MPI_Wait(&preq, MPI_STATUS_IGNORE);
+                MPI_Request_free(&preq);
+            } else {
+                finish(f, &r);
+            }
+            static const char *names[] = {"gatherv", "scatterv", "allgatherv", "alltoallv",
+                                          "alltoallw"};
+            snprintf(what, sizeof(what), "%s %s%s n=%zu root=%d", names[step], form_name[f],
+                     ip ? " in-place" : "", n, root);
+            memcpy(w, rb, span * sizeof(int));
+            switch (step) {
+            case 0:
+                if (mt_rank != root)
+                    break;
+                for (int q = 0; q < P; q++)
+                    for (int i = 0; i < rc[q]; i++)
+                        w[rd[q] + i] = val(q, (size_t)i, sd);
+                break;
+            case 1:
+                for (size_t i = 0; i < me; i++)
+                    w[i] = val(root, (size_t)rd[mt_rank] + i, sd);
+                break;
+            case 2:
+                for (int q = 0; q < P; q++)
+                    for (int i = 0; i < rc[q]; i++)
+                        w[rd[q] + i] = val(q, (size_t)i, sd);
+                break;
+            default:
+                /* Block from q: q's send block for us, at q's sd2[mt_rank]. */
+                for (int q = 0; q < P; q++) {
+                    size_t qme = (size_t)vcount(q, n), qspan = 0, at = 0;
+                    for (int k = P - 1; k >= 0; k--) {
+                        if (k == mt_rank)
+                            at = qspan;
+                        qspan += qme + 1;
+                    }
+                    for (int i = 0; i < rc[q]; i++)
+                        w[rd[q] + i] = val(q, at + (size_t)i, sd);
+                }
+                for (int q = 0; q < P; q++)
+                    rc[q] = vcount(q, n);
+                break;
+            }
+            CHECK(rb, w, span, what);
+        }
+    }
+    free(sb);
+    free(rb);
+    free(w);
+    free(rc);
+    free(rd);
+    free(sc);
+    free(sd2);
+    free(wd);
+    free(wrd);
+    free(ty);
+}
+
 int main(int argc, char **argv)
 {
     const char *only = getenv("MT_ONLY");
@@ -367,6 +602,12 @@ int main(int argc, char **argv)
                     continue;
                 n = 262144 / (size_t)mt_size;
             }
+            if (!only || strstr(only, "reduce_scatter")) {
+                t_redscat(f, n, true, ci & 1, seed++);
+                t_redscat(f, n, false, !(ci & 1), seed++);
+            }
+            if (!only || strstr(only, "v"))
+                t_vforms(f, n, (int)(ci % (size_t)mt_size), ci & 1, seed++);
             for (int k = 0; k < 4; k++) {
                 if (only && !strstr(only, kind_name[k]))
                     continue;
