@@ -298,6 +298,9 @@ int main(int argc, char **argv)
         }
         sched_setaffinity(0, sizeof(allowed), &allowed);
         printf("# (-1.00: not measured or refused by the kernel)\n");
+        free(src);
+        free(dst);
+        free(remote);
     }
     if (do_pp) {
         double ns = pingpong_ns(200000, TRIALS, &lo, &hi);
