@@ -121,10 +121,12 @@ void coll_sched_start(struct coll_sched *s);
 bool coll_sched_advance(struct coll_sched *s);
 int coll_sched_run(struct coll_sched *s);
 
-/* Non-blocking and persistent requests around heap schedules. */
+/* Non-blocking and persistent requests around heap schedules, advanced by
+ * coll_progress (the layer's progress source). */
 struct coll_sched *coll_sched_new(struct rdmpi_comm *c, const char *fn);
 void coll_sched_free(struct coll_sched *s);
 int coll_sched_post(struct coll_sched *s, MPI_Request *request, bool persistent);
+int coll_progress(void);
 
 /* The tag of a communicator's next collective: every rank starts
  * collectives on a communicator in the same order, so counting them keeps

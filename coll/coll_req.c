@@ -34,7 +34,7 @@ static void finish(struct coll_sched *s)
 
 /* Runs from rt_progress(): every blocking loop and MPI_Test drive it. A
  * user reduction function that calls MPI could bring us back here. */
-static int coll_progress(void)
+int coll_progress(void)
 {
     struct coll_sched *s, *next;
     int n = 0;
@@ -117,42 +117,4 @@ int coll_sched_post(struct coll_sched *s, MPI_Request *request, bool persistent)
     if (!persistent)
         req_start(&r->base);
     return MPI_SUCCESS;
-}
-
-bool coll_oversubscribed;
-
-/* One allreduce (MAX) of rt.oversubscribed over MPI_COMM_WORLD. */
-static int agree_oversubscribed(void)
-{
-    int mine = rt.oversubscribed, all = 0, err;
-    struct coll_sched s;
-    struct coll_args a;
-
-    coll_sched_init(&s, rt_comm_predef[0], "MPI_Init");
-    s.op = coll_op_get(MPI_MAX);
-    coll_args_init(&a);
-    a.sbuf = &mine;
-    a.rbuf = &all;
-    a.rcount = 1;
-    a.rdt = rt_dt_get(MPI_INT);
-    coll_allreduce_recursive_doubling(&s, &a);
-    err = coll_sched_run(&s);
-    coll_sched_fini(&s);
-    coll_oversubscribed = all;
-    return err ? -1 : 0;
-}
-
-static int coll_connect(void)
-{
-    coll_byte = rt_dt_get(MPI_BYTE);
-    if (rt_progress_register(coll_progress))
-        return -1;
-    return agree_oversubscribed();
-}
-
-static struct rt_layer coll_layer = {.name = "coll", .order = 20, .connect = coll_connect};
-
-__attribute__((constructor)) static void coll_register(void)
-{
-    rt_layer_register(&coll_layer);
 }

@@ -146,11 +146,11 @@ static void blocking_progress(void)
 /* MPI_COMM_SELF has its own sequence of collectives. */
 static void self_comm(void)
 {
-    int x = mt_rank, y = -1;
+    int x = mt_rank, me = mt_rank, y = -1;
     MPI_Request rq;
 
     MPI_Ibcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq);
-    MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+    MPI_Allreduce(&me, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
     mt_check(y == mt_rank, "allreduce on MPI_COMM_SELF gave %d", y);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     mt_check(x == 0, "ibcast beside a self collective gave %d", x);
