@@ -141,13 +141,15 @@ int pml_progress(void)
     return n;
 }
 
-/* Blocks on an internal request (no user handle involved). */
+/* Blocks on an internal request (no user handle involved). Polls every
+ * progress source, not just the pml: a non-blocking collective must move
+ * while its rank blocks in MPI_Recv, or legal programs deadlock. */
 void pml_wait(struct pml_req *r)
 {
     unsigned spins = 0;
 
     while (!__atomic_load_n(&r->base.complete, __ATOMIC_ACQUIRE)) {
-        if (!pml_progress())
+        if (!rt_progress())
             rt_progress_idle(&spins);
     }
 }
