@@ -149,9 +149,9 @@ struct pml_comm_peer {
 
 struct pml_comm {
     uint32_t cid;
-    int rank;
-    int size;
-    const int *world;           /* comm rank -> world rank; NULL: identity */
+    int rank;                   /* ours, as peers see it (local group) */
+    int size;                   /* peers: the remote group of an intercomm */
+    const int *world;           /* peer rank -> world rank; NULL: identity */
     MPI_Comm handle;
     struct pml_link any_posted; /* ANY_SOURCE receives */
     uint64_t next_stamp;

@@ -70,16 +70,16 @@ int pml_comm_add(struct rdmpi_comm *c)
         by_cid = t;
         ncids = n;
     }
-    pc = calloc(1, sizeof(*pc) + (size_t)c->size * sizeof(pc->peers[0]));
+    pc = calloc(1, sizeof(*pc) + (size_t)c->remote_size * sizeof(pc->peers[0]));
     if (!pc)
         return -1;
     pc->cid = c->cid;
     pc->rank = c->rank;
-    pc->size = c->size;
-    pc->world = c->world;
+    pc->size = c->remote_size;
+    pc->world = c->remote_world;
     pc->handle = c->handle;
     pml_list_init(&pc->any_posted);
-    for (int i = 0; i < c->size; i++) {
+    for (int i = 0; i < pc->size; i++) {
         pml_list_init(&pc->peers[i].posted);
         pml_list_init(&pc->peers[i].unexpected);
         pml_list_init(&pc->peers[i].ooo);

@@ -18,6 +18,8 @@ int rt_comm_init(void)
     comm_world.cid = 0;
     comm_world.rank = rt.rank;
     comm_world.size = rt.size;
+    comm_world.remote_size = rt.size;
+    comm_world.info = MPI_INFO_NULL;
     comm_world.errh = fatal;
     comm_world.handle = MPI_COMM_WORLD;
     snprintf(comm_world.name, sizeof(comm_world.name), "MPI_COMM_WORLD");
@@ -30,6 +32,9 @@ int rt_comm_init(void)
     comm_self.rank = 0;
     comm_self.size = 1;
     comm_self.world = self_world;
+    comm_self.remote_size = 1;
+    comm_self.remote_world = self_world;
+    comm_self.info = MPI_INFO_NULL;
     comm_self.errh = fatal;
     comm_self.handle = MPI_COMM_SELF;
     snprintf(comm_self.name, sizeof(comm_self.name), "MPI_COMM_SELF");

@@ -3,18 +3,30 @@
 #ifndef RT_COMM_H
 #define RT_COMM_H
 
+#include "attr.h"
 #include "errors.h"
+#include "group.h"
 #include "rt.h"
+#include "topo.h"
 
 struct rdmpi_comm {
     struct rt_obj obj;
     uint32_t cid;                   /* context id: the matching key on the wire */
-    int rank;
-    int size;
+    int rank;                       /* in the local group */
+    int size;                       /* of the local group */
     const int *world;               /* comm rank -> world rank; NULL: identity */
+    /* Peers: the remote group of an intercommunicator, else the local one. */
+    int remote_size;
+    const int *remote_world;
+    int inter;
+    struct rdmpi_group *group, *remote_group; /* NULL for predefined until asked */
     struct rdmpi_errhandler *errh;
     MPI_Comm handle;                /* what the user holds (a constant for predefined) */
     void *pml;                      /* per-communicator matching state */
+    uint32_t coll_seq;              /* collectives started: internal tag source */
+    struct rt_topo *topo;           /* virtual topology, or NULL */
+    struct rt_attr *attrs;          /* cached attributes */
+    MPI_Info info;                  /* hints set by the user, or MPI_INFO_NULL */
     char name[MPI_MAX_OBJECT_NAME];
 };
 
