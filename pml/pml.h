@@ -166,8 +166,9 @@ static inline int pml_world(const struct pml_comm *pc, int r)
 
 struct pml_comm *pml_comm_lookup(uint32_t cid);
 void pml_comm_park(int wsrc, const void *data, size_t len);
-int pml_comm_add(struct rdmpi_comm *c);
-void pml_comm_remove(struct rdmpi_comm *c);
+void pml_comm_finalize(void);
+/* Whether any live request still uses pc (a freed communicator lingers). */
+bool pml_req_using(const struct pml_comm *pc);
 
 /* ---- protocol entry points ---- */
 

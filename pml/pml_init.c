@@ -139,8 +139,8 @@ static int pml_finalize(void)
             pml_btls[i]->flush(pml_btls[i]);
     for (int i = 0; i < pml_nbtls; i++)
         pml_btls[i]->finalize(pml_btls[i]);
-    pml_comm_remove(rt_comm_predef[1]);
-    pml_comm_remove(rt_comm_predef[0]);
+    rt_comm_predef[0]->pml = rt_comm_predef[1]->pml = NULL;
+    pml_comm_finalize();
     free(pml_peers);
     pml_peers = NULL;
     return 0;

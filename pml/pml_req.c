@@ -98,6 +98,16 @@ struct pml_req *pml_req_lookup(uint64_t handle)
     return (r->gen == gen && r->base.obj.kind == RT_KIND_REQUEST) ? r : NULL;
 }
 
+bool pml_req_using(const struct pml_comm *pc)
+{
+    for (uint32_t i = 0; i < nslots; i++) {
+        const struct pml_req *r = &chunks[i / CHUNK][i % CHUNK];
+        if (r->base.obj.kind == RT_KIND_REQUEST && r->pc == pc)
+            return true;
+    }
+    return false;
+}
+
 static void req_release_op(struct rdmpi_request *r)
 {
     pml_req_release((struct pml_req *)r);
