@@ -111,8 +111,8 @@ static int types(const struct coll_call *call, struct nbr_mem *m, int n, const M
 
     if (RT_UNLIKELY(n && !v))
         return rdmpi_err_comm(call->comm, MPI_ERR_ARG, call->fn,
-                              "%s is NULL; pass an array of %d datatypes (one per neighbour)",
-                              what, n);
+                              "%s is NULL; pass an array of %d datatypes (one per neighbour)", what,
+                              n);
     if (!(o = nbr_alloc(m, n, sizeof(*o))))
         return oom(call);
     for (int i = 0; i < n; i++)
@@ -179,8 +179,8 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
         (err = coll_check_type(&call, recvtype, &a.rdt)))
         return err;
     in = call.c->topo->indegree;
-    if ((err = counts(&call, &m, in, big ? NULL : recvcounts, big ? recvcounts : NULL,
-                      "recvcounts", &a.rcounts)) ||
+    if ((err = counts(&call, &m, in, big ? NULL : recvcounts, big ? recvcounts : NULL, "recvcounts",
+                      &a.rcounts)) ||
         (err = displs(&call, &m, in, big ? NULL : rdispls, big ? rdispls : NULL, "displs",
                       &a.rdispls)))
         return fail(&m, err);
@@ -232,8 +232,8 @@ static int alltoallv(const void *sendbuf, const void *sendcounts, const void *sd
                       "sendcounts", &a.scounts)) ||
         (err = displs(&call, &m, out, big ? NULL : sdispls, big ? sdispls : NULL, "sdispls",
                       &a.sdispls)) ||
-        (err = counts(&call, &m, in, big ? NULL : recvcounts, big ? recvcounts : NULL,
-                      "recvcounts", &a.rcounts)) ||
+        (err = counts(&call, &m, in, big ? NULL : recvcounts, big ? recvcounts : NULL, "recvcounts",
+                      &a.rcounts)) ||
         (err = displs(&call, &m, in, big ? NULL : rdispls, big ? rdispls : NULL, "rdispls",
                       &a.rdispls)))
         return fail(&m, err);
@@ -263,8 +263,8 @@ static int alltoallw(const void *sendbuf, const void *sendcounts, const MPI_Aint
                       "sendcounts", &a.scounts)) ||
         (err = displs(&call, &m, out, NULL, sdispls, "sdispls", &a.sdispls)) ||
         (err = types(&call, &m, in, recvtypes, "recvtypes", &a.rdts)) ||
-        (err = counts(&call, &m, in, big ? NULL : recvcounts, big ? recvcounts : NULL,
-                      "recvcounts", &a.rcounts)) ||
+        (err = counts(&call, &m, in, big ? NULL : recvcounts, big ? recvcounts : NULL, "recvcounts",
+                      &a.rcounts)) ||
         (err = displs(&call, &m, in, NULL, rdispls, "rdispls", &a.rdispls)))
         return fail(&m, err);
     return execute(&call, coll_neighbor_alltoall, &a, &m);

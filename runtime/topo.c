@@ -39,8 +39,9 @@ static void layout(struct rt_topo *t)
 
 struct rt_topo *rt_topo_new(int kind, int rank, int a, int b)
 {
-    size_t n = kind == MPI_CART ? 5 * (size_t)a : kind == MPI_GRAPH ? (size_t)a + (size_t)b
-                                                                    : 2 * ((size_t)a + (size_t)b);
+    size_t n = kind == MPI_CART    ? 5 * (size_t)a
+               : kind == MPI_GRAPH ? (size_t)a + (size_t)b
+                                   : 2 * ((size_t)a + (size_t)b);
     struct rt_topo *t = calloc(1, sizeof(*t) + n * sizeof(int));
 
     if (!t)
@@ -133,8 +134,7 @@ int rt_topo_check_old(MPI_Comm comm, const char *fn, struct rdmpi_comm **c)
     return MPI_SUCCESS;
 }
 
-int rt_topo_attach(MPI_Comm comm_old, int n, struct rt_topo *t, MPI_Comm *newcomm,
-                   const char *fn)
+int rt_topo_attach(MPI_Comm comm_old, int n, struct rt_topo *t, MPI_Comm *newcomm, const char *fn)
 {
     struct rdmpi_comm *c = rt_comm_get(comm_old), *nc;
     int err;

@@ -12,12 +12,12 @@
 struct rdmpi_comm;
 
 struct rt_topo {
-    int kind;                 /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
-    int rank;                 /* this process's rank in the communicator */
-    int ndims;                /* cart */
-    int nnodes, nedges;       /* graph */
-    int indegree, outdegree;  /* neighbourhood, every kind */
-    bool weighted;            /* dist graph built with weights */
+    int kind;                     /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
+    int rank;                     /* this process's rank in the communicator */
+    int ndims;                    /* cart */
+    int nnodes, nedges;           /* graph */
+    int indegree, outdegree;      /* neighbourhood, every kind */
+    bool weighted;                /* dist graph built with weights */
     int *dims, *periods, *coords; /* cart */
     int *index, *edges;           /* graph */
     /* Neighbourhood in the order the neighbourhood collectives use:
@@ -25,8 +25,8 @@ struct rt_topo {
      * where there is none); graph, the neighbours of this rank; dist graph,
      * sources and destinations. Cart and graph have in == out. */
     int *in, *out;
-    int *inw, *outw;              /* dist graph weights (weighted only) */
-    int graph_off;                /* graph: where this rank's neighbours start in edges */
+    int *inw, *outw; /* dist graph weights (weighted only) */
+    int graph_off;   /* graph: where this rank's neighbours start in edges */
     size_t nints;
     int data[];
 };
@@ -52,8 +52,7 @@ int rt_topo_check_old(MPI_Comm comm, const char *fn, struct rdmpi_comm **c);
  * comm_old in order (reorder keeps the identity, as Open MPI does by
  * default), MPI_COMM_NULL on the others, carrying t (consumed; it is
  * freed on the ranks outside and on failure). Collective over comm_old. */
-int rt_topo_attach(MPI_Comm comm_old, int n, struct rt_topo *t, MPI_Comm *newcomm,
-                   const char *fn);
+int rt_topo_attach(MPI_Comm comm_old, int n, struct rt_topo *t, MPI_Comm *newcomm, const char *fn);
 
 /* Cart: coords of rank r, and rank of coords (in range) in row-major order. */
 void rt_cart_coords(const struct rt_topo *t, int r, int *coords);

@@ -74,8 +74,8 @@ static int check_grid(MPI_Comm comm, int size, int ndims, const int *dims, const
 }
 
 #pragma weak MPI_Cart_create = PMPI_Cart_create
-int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int *dims, const int *periods,
-                     int reorder, MPI_Comm *comm_cart)
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int *dims, const int *periods, int reorder,
+                     MPI_Comm *comm_cart)
 {
     static const char fn[] = "MPI_Cart_create";
     struct rdmpi_comm *c;
@@ -154,7 +154,10 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int *dims, int *periods, int *coor
         return err;
     if (t->ndims && (!dims || !periods || !coords))
         return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "%s is NULL; pass an array of %d ints",
-                              !dims ? "dims" : !periods ? "periods" : "coords", t->ndims);
+                              !dims      ? "dims"
+                              : !periods ? "periods"
+                                         : "coords",
+                              t->ndims);
     for (int i = 0; i < t->ndims; i++) {
         dims[i] = t->dims[i];
         periods[i] = t->periods[i];
@@ -196,8 +199,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int *coords, int *rank)
     if ((err = rt_topo_check(comm, MPI_CART, fn, &c, &t)))
         return err;
     if ((t->ndims && !coords) || !rank)
-        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "%s is NULL",
-                              !rank ? "rank" : "coords");
+        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "%s is NULL", !rank ? "rank" : "coords");
     for (int i = 0; i < t->ndims; i++) {
         int x = coords[i], n = t->dims[i];
 

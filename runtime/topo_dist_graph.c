@@ -40,8 +40,8 @@ static int check_edges(MPI_Comm comm, int size, int n, const int *ranks, const c
 #pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int *sources,
                                     const int *sourceweights, int outdegree,
-                                    const int *destinations, const int *destweights,
-                                    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+                                    const int *destinations, const int *destweights, MPI_Info info,
+                                    int reorder, MPI_Comm *comm_dist_graph)
 {
     static const char fn[] = "MPI_Dist_graph_create_adjacent";
     struct rdmpi_comm *c;
@@ -58,8 +58,8 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int *
                               indegree < 0 ? indegree : outdegree);
     if ((err = check_edges(comm_old, c->size, indegree, sources, "sources", sourceweights,
                            "sourceweights", fn)) ||
-        (err = check_edges(comm_old, c->size, outdegree, destinations, "destinations",
-                           destweights, "destweights", fn)))
+        (err = check_edges(comm_old, c->size, outdegree, destinations, "destinations", destweights,
+                           "destweights", fn)))
         return err;
     if (unweighted(sourceweights) != unweighted(destweights))
         return rdmpi_err_comm(comm_old, MPI_ERR_ARG, fn,
@@ -129,8 +129,8 @@ static struct edge_msg *bucket(int size, int n, const int *sources, const int *d
 
 /* The exchange: a count and an unweighted flag per pair, then the edges. */
 static int exchange(MPI_Comm comm, int size, int n, const int *sources, const int *degrees,
-                    const int *destinations, const int *weights, struct edge_msg **got,
-                    int *ngot, bool *weighted, const char *fn)
+                    const int *destinations, const int *weights, struct edge_msg **got, int *ngot,
+                    bool *weighted, const char *fn)
 {
     int *v = malloc(8 * (size_t)size * sizeof(int)), err, total = 0;
     int *scounts = v, *sdispls = v + size, *rcounts = v + 2 * size, *rdispls = v + 3 * size;
@@ -174,8 +174,8 @@ out:
 
 #pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int *sources, const int *degrees,
-                           const int *destinations, const int *weights, MPI_Info info,
-                           int reorder, MPI_Comm *comm_dist_graph)
+                           const int *destinations, const int *weights, MPI_Info info, int reorder,
+                           MPI_Comm *comm_dist_graph)
 {
     static const char fn[] = "MPI_Dist_graph_create";
     struct rdmpi_comm *c;
@@ -206,8 +206,8 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int *sources, const i
     if (!comm_dist_graph)
         return rdmpi_err_comm(comm_old, MPI_ERR_ARG, fn,
                               "comm_dist_graph is NULL; pass the address of an MPI_Comm");
-    if ((err = exchange(comm_old, c->size, n, sources, degrees, destinations, weights, &got,
-                        &ngot, &weighted, fn)))
+    if ((err = exchange(comm_old, c->size, n, sources, degrees, destinations, weights, &got, &ngot,
+                        &weighted, fn)))
         return err;
     for (int i = 0; i < ngot; i++)
         got[i].kind == TO_DEST ? in++ : out++;
@@ -240,7 +240,9 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
         return err;
     if (!indegree || !outdegree || !weighted)
         return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "%s is NULL; pass the address of an int",
-                              !indegree ? "indegree" : !outdegree ? "outdegree" : "weighted");
+                              !indegree    ? "indegree"
+                              : !outdegree ? "outdegree"
+                                           : "weighted");
     *indegree = t->indegree;
     *outdegree = t->outdegree;
     *weighted = t->weighted;
@@ -256,8 +258,8 @@ static int copy_out(MPI_Comm comm, int max, int n, const int *ranks, const int *
     if (max < 0)
         return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "max%s is %d; it must be >= 0", what, max);
     if (k && !rout)
-        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "%s is NULL; pass an array of %d ints",
-                              rwhat, k);
+        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "%s is NULL; pass an array of %d ints", rwhat,
+                              k);
     for (int i = 0; i < k; i++)
         rout[i] = ranks[i];
     if (w && wout && wout != MPI_UNWEIGHTED && wout != MPI_WEIGHTS_EMPTY)
@@ -276,8 +278,8 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int *sources, int 
     int err;
 
     if ((err = rt_topo_check(comm, MPI_DIST_GRAPH, fn, &c, &t)) ||
-        (err = copy_out(comm, maxindegree, t->indegree, t->in, t->weighted ? t->inw : NULL,
-                        sources, sourceweights, "indegree", "sources", fn)) ||
+        (err = copy_out(comm, maxindegree, t->indegree, t->in, t->weighted ? t->inw : NULL, sources,
+                        sourceweights, "indegree", "sources", fn)) ||
         (err = copy_out(comm, maxoutdegree, t->outdegree, t->out, t->weighted ? t->outw : NULL,
                         destinations, destweights, "outdegree", "destinations", fn)))
         return err;

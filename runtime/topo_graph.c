@@ -18,8 +18,8 @@ static int check_graph(MPI_Comm comm, int size, int nnodes, const int *index, co
 {
     if (nnodes < 0 || nnodes > size)
         return rdmpi_err_comm(comm, MPI_ERR_ARG, fn,
-                              "nnodes is %d but the communicator has %d ranks; pass 0..%d",
-                              nnodes, size, size);
+                              "nnodes is %d but the communicator has %d ranks; pass 0..%d", nnodes,
+                              size, size);
     if (nnodes && !index)
         return rdmpi_err_comm(comm, MPI_ERR_ARG, fn,
                               "index is NULL; pass nnodes (%d) cumulative degrees", nnodes);
@@ -104,8 +104,7 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 
 /* An output array of max entries: copied up to max (the caller says how
  * much room it has), NULL only when nothing is to be written. */
-static int check_out(MPI_Comm comm, int max, const int *p, int n, const char *what,
-                     const char *fn)
+static int check_out(MPI_Comm comm, int max, const int *p, int n, const char *what, const char *fn)
 {
     if (max < 0)
         return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "max%s is %d; it must be >= 0", what, max);
@@ -138,8 +137,8 @@ static int check_node(MPI_Comm comm, const struct rt_topo *t, int rank, const ch
 {
     if (rank < 0 || rank >= t->nnodes)
         return rdmpi_err_comm(comm, MPI_ERR_RANK, fn,
-                              "rank is %d but the graph has %d nodes; pass 0..%d", rank,
-                              t->nnodes, t->nnodes - 1);
+                              "rank is %d but the graph has %d nodes; pass 0..%d", rank, t->nnodes,
+                              t->nnodes - 1);
     return MPI_SUCCESS;
 }
 
@@ -151,8 +150,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
     struct rt_topo *t;
     int err;
 
-    if ((err = rt_topo_check(comm, MPI_GRAPH, fn, &c, &t)) ||
-        (err = check_node(comm, t, rank, fn)))
+    if ((err = rt_topo_check(comm, MPI_GRAPH, fn, &c, &t)) || (err = check_node(comm, t, rank, fn)))
         return err;
     if (!nneighbors)
         return rdmpi_err_comm(comm, MPI_ERR_ARG, fn,
@@ -169,8 +167,7 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int *neighbo
     struct rt_topo *t;
     int err, lo, n;
 
-    if ((err = rt_topo_check(comm, MPI_GRAPH, fn, &c, &t)) ||
-        (err = check_node(comm, t, rank, fn)))
+    if ((err = rt_topo_check(comm, MPI_GRAPH, fn, &c, &t)) || (err = check_node(comm, t, rank, fn)))
         return err;
     lo = rank ? t->index[rank - 1] : 0;
     n = t->index[rank] - lo;

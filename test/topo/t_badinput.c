@@ -55,14 +55,14 @@ static void constructors(void)
                                           MPI_INFO_NULL, 0, &nc),
            MPI_ERR_ARG, "adjacent indegree -1", "indegree is -1");
     bad[0] = 0;
-    expect(MPI_Dist_graph_create_adjacent(w, 2, bad, w1, 0, NULL, MPI_WEIGHTS_EMPTY,
-                                          MPI_INFO_NULL, 0, &nc),
-           MPI_ERR_ARG, "adjacent negative weight", "sourceweights[1] is -4");
-    expect(MPI_Dist_graph_create_adjacent(w, 2, bad, MPI_WEIGHTS_EMPTY, 0, NULL,
-                                          MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0, &nc),
-           MPI_ERR_ARG, "adjacent empty weights", "MPI_WEIGHTS_EMPTY");
-    expect(MPI_Dist_graph_create_adjacent(w, 2, bad, MPI_UNWEIGHTED, 1, bad, w1, MPI_INFO_NULL,
+    expect(MPI_Dist_graph_create_adjacent(w, 2, bad, w1, 0, NULL, MPI_WEIGHTS_EMPTY, MPI_INFO_NULL,
                                           0, &nc),
+           MPI_ERR_ARG, "adjacent negative weight", "sourceweights[1] is -4");
+    expect(MPI_Dist_graph_create_adjacent(w, 2, bad, MPI_WEIGHTS_EMPTY, 0, NULL, MPI_WEIGHTS_EMPTY,
+                                          MPI_INFO_NULL, 0, &nc),
+           MPI_ERR_ARG, "adjacent empty weights", "MPI_WEIGHTS_EMPTY");
+    expect(MPI_Dist_graph_create_adjacent(w, 2, bad, MPI_UNWEIGHTED, 1, bad, w1, MPI_INFO_NULL, 0,
+                                          &nc),
            MPI_ERR_ARG, "adjacent half weighted", "MPI_UNWEIGHTED");
     expect(MPI_Dist_graph_create(w, -1, bad, &one, bad, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &nc),
            MPI_ERR_ARG, "create n -1", "n is -1");
@@ -109,21 +109,19 @@ static void on_cart(void)
     expect(MPI_Cart_coords(cart, -1, 2, c), MPI_ERR_RANK, "coords rank -1", "rank is -1");
     expect(MPI_Cart_coords(cart, 0, 1, c), MPI_ERR_ARG, "coords maxdims", "maxdims is 1");
     expect(MPI_Cart_get(cart, 1, v, v, v), MPI_ERR_ARG, "cart_get maxdims", "maxdims is 1");
-    expect(MPI_Cart_shift(cart, 2, 1, &k, &k), MPI_ERR_DIMS, "shift direction 2",
-           "direction is 2");
+    expect(MPI_Cart_shift(cart, 2, 1, &k, &k), MPI_ERR_DIMS, "shift direction 2", "direction is 2");
     expect(MPI_Cart_shift(cart, -1, 1, &k, &k), MPI_ERR_DIMS, "shift direction -1",
            "direction is -1");
     c[0] = n, c[1] = 0;
-    expect(MPI_Cart_rank(cart, c, &k), MPI_ERR_ARG, "rank off a non-periodic edge",
-           "coords[0] is");
+    expect(MPI_Cart_rank(cart, c, &k), MPI_ERR_ARG, "rank off a non-periodic edge", "coords[0] is");
     c[0] = 0, c[1] = 5;
     expect(MPI_Cart_rank(cart, c, &k), MPI_SUCCESS, "rank wraps periodic", "");
     mt_check(k == 0, "periodic wrap gave %d", k);
     expect(MPI_Cart_sub(cart, NULL, &sub), MPI_ERR_ARG, "sub NULL", "remain_dims is NULL");
     expect(MPI_Graph_neighbors_count(cart, 0, &k), MPI_ERR_TOPOLOGY, "graph query on cart",
            "a Cartesian topology");
-    expect(MPI_Dist_graph_neighbors(cart, 1, v, v, 1, v, v), MPI_ERR_TOPOLOGY,
-           "dist query on cart", "a distributed graph one");
+    expect(MPI_Dist_graph_neighbors(cart, 1, v, v, 1, v, v), MPI_ERR_TOPOLOGY, "dist query on cart",
+           "a distributed graph one");
     expect(MPI_Neighbor_alltoall(MPI_IN_PLACE, 1, MPI_INT, r, 1, MPI_INT, cart), MPI_ERR_BUFFER,
            "in place", "MPI_IN_PLACE");
     expect(MPI_Neighbor_alltoall(v, -1, MPI_INT, r, 1, MPI_INT, cart), MPI_ERR_COUNT,
@@ -179,6 +177,30 @@ static void on_graphs(void)
     MPI_Comm_free(&dg);
 }
 
+/* Topologies need an intra-communicator; an inter-communicator has none. */
+static void on_intercomm(void)
+{
+    int one = 1, per = 0, k, v[2] = {0, 0};
+    MPI_Comm half, inter, nc;
+
+    if (mt_size < 2)
+        return;
+    MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, mt_rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, mt_rank % 2 ? 0 : 1, 7, &inter);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    expect(MPI_Cart_create(inter, 1, &one, &per, 0, &nc), MPI_ERR_COMM, "cart on intercomm",
+           "inter-communicator");
+    expect(MPI_Dist_graph_create_adjacent(inter, 0, NULL, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED,
+                                          MPI_INFO_NULL, 0, &nc),
+           MPI_ERR_COMM, "dist graph on intercomm", "inter-communicator");
+    expect(MPI_Topo_test(inter, &k), MPI_SUCCESS, "topo_test on intercomm", "");
+    mt_check(k == MPI_UNDEFINED, "topo_test on intercomm: %d", k);
+    expect(MPI_Neighbor_allgather(v, 1, MPI_INT, v + 1, 1, MPI_INT, inter), MPI_ERR_TOPOLOGY,
+           "neighbor_allgather on intercomm", "no topology");
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -188,5 +210,6 @@ int main(int argc, char **argv)
     no_topology();
     on_cart();
     on_graphs();
+    on_intercomm();
     return mt_finish("t_badinput");
 }

@@ -25,8 +25,7 @@ static int ref_rank(int ndims, const int *dims, const int *c)
     return r;
 }
 
-static int ref_shift(int ndims, const int *dims, const int *periods, const int *me, int d,
-                     int disp)
+static int ref_shift(int ndims, const int *dims, const int *periods, const int *me, int d, int disp)
 {
     int c[MAXD];
 
@@ -40,8 +39,8 @@ static int ref_shift(int ndims, const int *dims, const int *periods, const int *
     return ref_rank(ndims, dims, c);
 }
 
-static void check_sub(MPI_Comm cart, int ndims, const int *dims, const int *periods,
-                      const int *me, int mask)
+static void check_sub(MPI_Comm cart, int ndims, const int *dims, const int *periods, const int *me,
+                      int mask)
 {
     int remain[MAXD], sdims[MAXD], speriods[MAXD], scoords[MAXD], mine[MAXD];
     int sn = 0, ssize = 1, size, rank, k, t, *world;
@@ -141,8 +140,9 @@ static void check_grid(int ndims, const int *dims, const int *periods)
             int src, dst, ws = ref_shift(ndims, dims, periods, me, d, -disp),
                           wd = ref_shift(ndims, dims, periods, me, d, disp);
             MPI_Cart_shift(cart, d, disp, &src, &dst);
-            mt_check(src == ws && dst == wd, "Cart_shift(dim %d, disp %d) = (%d, %d), want (%d, %d)",
-                     d, disp, src, dst, ws, wd);
+            mt_check(src == ws && dst == wd,
+                     "Cart_shift(dim %d, disp %d) = (%d, %d), want (%d, %d)", d, disp, src, dst, ws,
+                     wd);
         }
     for (int mask = 0; mask < (1 << ndims); mask++)
         check_sub(cart, ndims, dims, periods, me, mask);

@@ -52,8 +52,8 @@ static void check_table(void)
             d[i] = t->in[i];
         rc = MPI_Dims_create(t->nnodes, t->ndims, d);
         MPI_Error_class(rc, &cls);
-        mt_check(cls == t->err, "Dims_create(%d, %d): class %d, expected %d", t->nnodes,
-                 t->ndims, cls, t->err);
+        mt_check(cls == t->err, "Dims_create(%d, %d): class %d, expected %d", t->nnodes, t->ndims,
+                 cls, t->err);
         if (rc != MPI_SUCCESS || t->err != MPI_SUCCESS)
             continue;
         for (int i = 0; i < t->ndims; i++)
@@ -114,8 +114,7 @@ static void check_maps(void)
     dims[1] = (n + 1) / 2;
     dims[2] = 1;
     MPI_Cart_map(MPI_COMM_WORLD, 3, dims, periods, &r);
-    mt_check(r == (mt_rank < dims[1] ? mt_rank : MPI_UNDEFINED), "Cart_map on %d: %d", dims[1],
-             r);
+    mt_check(r == (mt_rank < dims[1] ? mt_rank : MPI_UNDEFINED), "Cart_map on %d: %d", dims[1], r);
     MPI_Cart_map(MPI_COMM_WORLD, 0, NULL, NULL, &r);
     mt_check(r == (mt_rank == 0 ? 0 : MPI_UNDEFINED), "Cart_map of 0 dims: %d", r);
     for (int i = 0; i < n - 1 && i < 8; i++) {

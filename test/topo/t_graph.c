@@ -88,8 +88,8 @@ static void check_adjacent(int weighted)
              "adjacent: topo %d, in %d, out %d, weighted %d", t, in, out, w);
     MPI_Dist_graph_neighbors(g, 4, gs, gsw, 4, gd, gdw);
     for (int j = 0; j < 2; j++) {
-        mt_check(gs[j] == src[j] && gd[j] == dst[j], "adjacent: neighbour %d is (%d, %d)", j,
-                 gs[j], gd[j]);
+        mt_check(gs[j] == src[j] && gd[j] == dst[j], "adjacent: neighbour %d is (%d, %d)", j, gs[j],
+                 gd[j]);
         if (weighted)
             mt_check(gsw[j] == sw[j] && gdw[j] == dw[j], "adjacent: weights %d are (%d, %d)", j,
                      gsw[j], gdw[j]);
@@ -206,8 +206,10 @@ static void check_create(int mode)
         dsts[e] = d[e];
     }
     MPI_Dist_graph_create(MPI_COMM_WORLD, nsrc, srcs, degs, dsts,
-                          mode == 1 ? MPI_UNWEIGHTED : ne ? w : MPI_WEIGHTS_EMPTY, MPI_INFO_NULL,
-                          1, &g);
+                          mode == 1 ? MPI_UNWEIGHTED
+                          : ne      ? w
+                                    : MPI_WEIGHTS_EMPTY,
+                          MPI_INFO_NULL, 1, &g);
     MPI_Dist_graph_neighbors_count(g, &in, &out, &wt);
     mt_check(wt == (mode != 1), "create mode %d: weighted %d", mode, wt);
     MPI_Dist_graph_neighbors(g, MAXE, gs, gsw, MAXE, gd, gdw);

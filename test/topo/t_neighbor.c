@@ -28,8 +28,8 @@ struct nbh {
 enum kind { AG, AGV, A2A, A2AV, A2AW, NKINDS };
 static const char *kind_name[] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
 enum form { BLOCK, BLOCK_C, NB, NB_C, PERS, PERS_C, NFORMS };
-static const char *form_name[] = {"blocking", "blocking _c", "non-blocking", "non-blocking _c",
-                                  "persistent", "persistent _c"};
+static const char *form_name[] = {"blocking",        "blocking _c", "non-blocking",
+                                  "non-blocking _c", "persistent",  "persistent _c"};
 
 static int key_out(const struct nbh *h, int j)
 {
@@ -198,12 +198,12 @@ static int call(const struct nbh *h, enum kind k, enum form f, struct side *s, s
     switch (k) {
     case AG:
         if (big)
-            return pers ? MPI_Neighbor_allgather_init_c(sb, s->cnt[0], MPI_INT, rb, r->n ? r->cnt[0] : 0,
-                                                        MPI_INT, c, in, rq)
+            return pers ? MPI_Neighbor_allgather_init_c(sb, s->cnt[0], MPI_INT, rb,
+                                                        r->n ? r->cnt[0] : 0, MPI_INT, c, in, rq)
                    : nb ? MPI_Ineighbor_allgather_c(sb, s->cnt[0], MPI_INT, rb,
                                                     r->n ? r->cnt[0] : 0, MPI_INT, c, rq)
-                        : MPI_Neighbor_allgather_c(sb, s->cnt[0], MPI_INT, rb,
-                                                   r->n ? r->cnt[0] : 0, MPI_INT, c);
+                        : MPI_Neighbor_allgather_c(sb, s->cnt[0], MPI_INT, rb, r->n ? r->cnt[0] : 0,
+                                                   MPI_INT, c);
         return pers ? MPI_Neighbor_allgather_init(sb, s->cnt[0], MPI_INT, rb, r->n ? r->cnt[0] : 0,
                                                   MPI_INT, c, in, rq)
                : nb ? MPI_Ineighbor_allgather(sb, s->cnt[0], MPI_INT, rb, r->n ? r->cnt[0] : 0,
@@ -214,10 +214,10 @@ static int call(const struct nbh *h, enum kind k, enum form f, struct side *s, s
         if (big)
             return pers ? MPI_Neighbor_allgatherv_init_c(sb, s->cnt[0], MPI_INT, rb, r->ccnt,
                                                          r->cdispl, MPI_INT, c, in, rq)
-                   : nb ? MPI_Ineighbor_allgatherv_c(sb, s->cnt[0], MPI_INT, rb, r->ccnt,
-                                                     r->cdispl, MPI_INT, c, rq)
-                        : MPI_Neighbor_allgatherv_c(sb, s->cnt[0], MPI_INT, rb, r->ccnt,
-                                                    r->cdispl, MPI_INT, c);
+                   : nb ? MPI_Ineighbor_allgatherv_c(sb, s->cnt[0], MPI_INT, rb, r->ccnt, r->cdispl,
+                                                     MPI_INT, c, rq)
+                        : MPI_Neighbor_allgatherv_c(sb, s->cnt[0], MPI_INT, rb, r->ccnt, r->cdispl,
+                                                    MPI_INT, c);
         return pers ? MPI_Neighbor_allgatherv_init(sb, s->cnt[0], MPI_INT, rb, r->icnt, r->idispl,
                                                    MPI_INT, c, in, rq)
                : nb ? MPI_Ineighbor_allgatherv(sb, s->cnt[0], MPI_INT, rb, r->icnt, r->idispl,
@@ -258,8 +258,8 @@ static int call(const struct nbh *h, enum kind k, enum form f, struct side *s, s
                                                     r->off, r->type, c, rq)
                         : MPI_Neighbor_alltoallw_c(sb, s->ccnt, s->off, s->type, rb, r->ccnt,
                                                    r->off, r->type, c);
-        return pers ? MPI_Neighbor_alltoallw_init(sb, s->icnt, s->off, s->type, rb, r->icnt,
-                                                  r->off, r->type, c, in, rq)
+        return pers ? MPI_Neighbor_alltoallw_init(sb, s->icnt, s->off, s->type, rb, r->icnt, r->off,
+                                                  r->type, c, in, rq)
                : nb ? MPI_Ineighbor_alltoallw(sb, s->icnt, s->off, s->type, rb, r->icnt, r->off,
                                               r->type, c, rq)
                     : MPI_Neighbor_alltoallw(sb, s->icnt, s->off, s->type, rb, r->icnt, r->off,
@@ -375,8 +375,8 @@ static void dist_adjacent(void)
                 h.src[h.in++] = q;
     for (int i = 0; i < MAXN; i++)
         sw[i] = i, dw[i] = 2 * i;
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, h.in, h.src, sw, h.out, h.dst, dw,
-                                   MPI_INFO_NULL, 0, &h.comm);
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, h.in, h.src, sw, h.out, h.dst, dw, MPI_INFO_NULL,
+                                   0, &h.comm);
     run_all(&h);
 }
 
