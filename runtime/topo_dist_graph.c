@@ -1,7 +1,9 @@
 /* Distributed graph topologies: each process knows only its own sources
  * and destinations (with optional weights). MPI_Dist_graph_create lets any
  * process name any edge, so the edges travel to both their ends in one
- * all-to-all exchange. */
+ * all-to-all exchange. MPI_PROC_NULL is accepted as a neighbour, as Open
+ * MPI does (mpi-forum/mpi-issues#87): the neighbourhood collectives keep
+ * its block and move nothing. */
 #include "comm.h"
 
 #include <stdlib.h>
@@ -19,9 +21,10 @@ static int check_edges(MPI_Comm comm, int size, int n, const int *ranks, const c
         return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "%s is NULL; pass an array of %d ranks", what,
                               n);
     for (int i = 0; i < n; i++)
-        if (ranks[i] < 0 || ranks[i] >= size)
+        if ((ranks[i] < 0 || ranks[i] >= size) && ranks[i] != MPI_PROC_NULL)
             return rdmpi_err_comm(comm, MPI_ERR_RANK, fn,
-                                  "%s[%d] is %d but the communicator has %d ranks; pass 0..%d",
+                                  "%s[%d] is %d but the communicator has %d ranks; pass 0..%d "
+                                  "or MPI_PROC_NULL",
                                   what, i, ranks[i], size, size - 1);
     if (unweighted(w) || !n)
         return MPI_SUCCESS;
@@ -91,7 +94,8 @@ struct edge_msg {
 /* Edges named here, bucketed by the rank that must learn them; each edge
  * goes to its source (as a destination) and to its destination (as a
  * source), in the order given, so both ends list parallel edges in the
- * same order. */
+ * same order. An MPI_PROC_NULL end learns nothing; the other end keeps the
+ * edge (a buffer block that moves no data). */
 static struct edge_msg *bucket(int size, int n, const int *sources, const int *degrees,
                                const int *destinations, const int *weights, int *counts,
                                int *displs)
@@ -103,8 +107,10 @@ static struct edge_msg *bucket(int size, int n, const int *sources, const int *d
         counts[p] = 0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < degrees[i]; j++, e++) {
-            counts[sources[i]]++;
-            counts[destinations[e]]++;
+            if (sources[i] != MPI_PROC_NULL)
+                counts[sources[i]]++;
+            if (destinations[e] != MPI_PROC_NULL)
+                counts[destinations[e]]++;
         }
     for (int p = 0; p < size; p++) {
         displs[p] = total;
@@ -116,8 +122,10 @@ static struct edge_msg *bucket(int size, int n, const int *sources, const int *d
     for (int i = 0; i < n; i++)
         for (int j = 0; j < degrees[i]; j++, e++) {
             int s = sources[i], d = destinations[e], w = unweighted(weights) ? 0 : weights[e];
-            m[displs[s]++] = (struct edge_msg){TO_SOURCE, d, w};
-            m[displs[d]++] = (struct edge_msg){TO_DEST, s, w};
+            if (s != MPI_PROC_NULL)
+                m[displs[s]++] = (struct edge_msg){TO_SOURCE, d, w};
+            if (d != MPI_PROC_NULL)
+                m[displs[d]++] = (struct edge_msg){TO_DEST, s, w};
         }
     for (int p = 0; p < size; p++) {
         displs[p] -= counts[p];

@@ -1,6 +1,7 @@
 /* Graph topologies (MPI_Graph_create): every process holds the whole
  * graph as index/edges arrays; node i's neighbours are
- * edges[index[i-1] .. index[i]-1] (from 0 for node 0). */
+ * edges[index[i-1] .. index[i]-1] (from 0 for node 0). An MPI_PROC_NULL
+ * edge is accepted, as in distributed graphs. */
 #include "comm.h"
 
 void rt_graph_neighbours(struct rt_topo *t)
@@ -34,10 +35,10 @@ static int check_graph(MPI_Comm comm, int size, int nnodes, const int *index, co
                               "edges is NULL; pass index[nnodes-1] (%d) node numbers",
                               index[nnodes - 1]);
     for (int j = 0; nnodes && j < index[nnodes - 1]; j++)
-        if (edges[j] < 0 || edges[j] >= nnodes)
+        if ((edges[j] < 0 || edges[j] >= nnodes) && edges[j] != MPI_PROC_NULL)
             return rdmpi_err_comm(comm, MPI_ERR_RANK, fn,
-                                  "edges[%d] is %d; nodes are numbered 0..%d", j, edges[j],
-                                  nnodes - 1);
+                                  "edges[%d] is %d; nodes are numbered 0..%d (or MPI_PROC_NULL)", j,
+                                  edges[j], nnodes - 1);
     return MPI_SUCCESS;
 }
 

@@ -6,8 +6,8 @@
  * and 2 ranks both neighbours are one process), a graph with a self-loop
  * and parallel edges, and distributed graphs with weights, asymmetric and
  * parallel edges and self-loops, built adjacent and by
- * MPI_Dist_graph_create. Blocks move once small and once past the eager
- * limit.
+ * MPI_Dist_graph_create, and a tree with MPI_PROC_NULL neighbours. Blocks
+ * move once small and once past the eager limit.
  *
  * Every element says who sent it, to whom, and which of the sender's
  * edges to that process it travelled (the key): on a grid block s of the
@@ -397,6 +397,32 @@ static void dist_create(void)
     run_all(&h);
 }
 
+/* A binary tree whose missing parent and children are MPI_PROC_NULL:
+ * adjacent (in = out = parent, children), and by MPI_Dist_graph_create
+ * with each rank naming its own out-edges (the null ones stay out-edges
+ * only). */
+static void tree(int adjacent)
+{
+    struct nbh h = {.name = adjacent ? "tree with MPI_PROC_NULL (adjacent)"
+                                     : "tree with MPI_PROC_NULL (create)"};
+    int r = mt_rank, n = mt_size, nb[3], three = 3, weighted;
+
+    nb[0] = r ? (r - 1) / 2 : MPI_PROC_NULL;
+    nb[1] = 2 * r + 1 < n ? 2 * r + 1 : MPI_PROC_NULL;
+    nb[2] = 2 * r + 2 < n ? 2 * r + 2 : MPI_PROC_NULL;
+    if (adjacent)
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, nb, MPI_UNWEIGHTED, 3, nb, MPI_UNWEIGHTED,
+                                       MPI_INFO_NULL, 0, &h.comm);
+    else
+        MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &r, &three, nb, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                              &h.comm);
+    MPI_Dist_graph_neighbors_count(h.comm, &h.in, &h.out, &weighted);
+    MPI_Dist_graph_neighbors(h.comm, MAXN, h.src, MPI_UNWEIGHTED, MAXN, h.dst, MPI_UNWEIGHTED);
+    mt_check(h.out == 3 && h.in == (adjacent ? 3 : 3 - (nb[0] < 0) - (nb[1] < 0) - (nb[2] < 0)),
+             "tree: in %d out %d", h.in, h.out);
+    run_all(&h);
+}
+
 int main(int argc, char **argv)
 {
     int dims[3], periods[3];
@@ -414,5 +440,7 @@ int main(int argc, char **argv)
     graph();
     dist_adjacent();
     dist_create();
+    tree(1);
+    tree(0);
     return mt_finish("t_neighbor");
 }
