@@ -54,12 +54,4 @@ int rt_topo_check_old(MPI_Comm comm, const char *fn, struct rdmpi_comm **c);
  * freed on the ranks outside and on failure). Collective over comm_old. */
 int rt_topo_attach(MPI_Comm comm_old, int n, struct rt_topo *t, MPI_Comm *newcomm, const char *fn);
 
-/* Cart: coords of rank r, and rank of coords (in range) in row-major order. */
-void rt_cart_coords(const struct rt_topo *t, int r, int *coords);
-int rt_cart_rank(const struct rt_topo *t, const int *coords);
-/* Fills t->coords and the neighbour list for t->rank. */
-void rt_cart_neighbours(struct rt_topo *t);
-/* Points the neighbour list at t->rank's edges once index is filled. */
-void rt_graph_neighbours(struct rt_topo *t);
-
 #endif

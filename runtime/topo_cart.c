@@ -4,21 +4,12 @@
 
 #include <stdlib.h>
 
-void rt_cart_coords(const struct rt_topo *t, int r, int *coords)
+static void cart_coords(const struct rt_topo *t, int r, int *coords)
 {
     for (int i = t->ndims - 1; i >= 0; i--) {
         coords[i] = r % t->dims[i];
         r /= t->dims[i];
     }
-}
-
-int rt_cart_rank(const struct rt_topo *t, const int *coords)
-{
-    int r = 0;
-
-    for (int i = 0; i < t->ndims; i++)
-        r = r * t->dims[i] + coords[i];
-    return r;
 }
 
 /* The rank disp steps from t->rank along dimension d, or MPI_PROC_NULL
@@ -36,9 +27,10 @@ static int shift(const struct rt_topo *t, int d, long long disp)
     return (int)(t->rank + (c - t->coords[d]) * stride);
 }
 
-void rt_cart_neighbours(struct rt_topo *t)
+/* Fills coords and the neighbour list for t->rank. */
+static void cart_neighbours(struct rt_topo *t)
 {
-    rt_cart_coords(t, t->rank, t->coords);
+    cart_coords(t, t->rank, t->coords);
     for (int d = 0; d < t->ndims; d++) {
         t->in[2 * d] = shift(t, d, -1);
         t->in[2 * d + 1] = shift(t, d, 1);
@@ -94,7 +86,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int *dims, const int *p
             t->dims[i] = dims[i];
             t->periods[i] = periods[i] != 0;
         }
-        rt_cart_neighbours(t);
+        cart_neighbours(t);
     }
     return rt_topo_attach(comm_old, nnodes, t, comm_cart, fn);
 }
@@ -184,7 +176,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int *coords)
     if (t->ndims && !coords)
         return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "coords is NULL; pass an array of %d ints",
                               t->ndims);
-    rt_cart_coords(t, rank, coords);
+    cart_coords(t, rank, coords);
     return MPI_SUCCESS;
 }
 
@@ -271,7 +263,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int *remain_dims, MPI_Comm *newcomm)
             nt->dims[j] = t->dims[i];
             nt->periods[j++] = t->periods[i];
         }
-    rt_cart_neighbours(nt);
+    cart_neighbours(nt);
     rt_topo_free(nc->topo);
     nc->topo = nt;
     return MPI_SUCCESS;

@@ -4,7 +4,8 @@
  * edge is accepted, as in distributed graphs. */
 #include "comm.h"
 
-void rt_graph_neighbours(struct rt_topo *t)
+/* Points the neighbour list at t->rank's edges once index is filled. */
+static void graph_neighbours(struct rt_topo *t)
 {
     int lo = t->rank ? t->index[t->rank - 1] : 0;
 
@@ -64,7 +65,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int *index, const int
             t->index[i] = index[i];
         for (int j = 0; j < nedges; j++)
             t->edges[j] = edges[j];
-        rt_graph_neighbours(t);
+        graph_neighbours(t);
     }
     return rt_topo_attach(comm_old, nnodes, t, comm_graph, fn);
 }
