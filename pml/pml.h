@@ -106,6 +106,8 @@ struct pml_req {
     size_t msg_len;             /* recv: bytes the sender has */
     size_t done;                /* bytes moved so far */
     size_t issued;              /* recv GET: bytes requested so far */
+    size_t get_end;             /* recv GET: our reads stop here (the sender puts the rest) */
+    uint8_t put_wait;           /* recv GET: the sender's part is not written yet */
     int inflight;               /* recv GET: reads outstanding */
     int error;                  /* first error seen (MPI class) */
     void *tmp;                  /* packed copy for non-contiguous data */
@@ -191,6 +193,8 @@ void pml_recv_cts(int peer, const void *data, size_t len);
 void pml_recv_frag(int peer, const void *data, size_t len);
 void pml_recv_fin(int peer, const void *data, size_t len);
 void pml_recv_credit(int peer, const void *data, size_t len);
+void pml_recv_put(int peer, const void *data, size_t len);
+void pml_recv_putfin(int peer, const void *data, size_t len);
 
 /* Control messages (FIN, CTS, CREDIT) never fail: queued if the BTL is
  * busy and retried by progress. */
@@ -202,6 +206,7 @@ void pml_pending_send(struct pml_req *r);
 void pml_pending_get(struct pml_req *r);
 void pml_send_continue(struct pml_req *r);
 void pml_get_continue(struct pml_req *r);
+void pml_get_start(struct pml_req *r);
 int pml_progress(void);
 void pml_dump(FILE *out);
 
@@ -220,6 +225,7 @@ void pml_wait(struct pml_req *r);
 int pml_barrier(struct pml_comm *pc);
 
 extern size_t pml_get_chunk;
+extern size_t pml_split_min;
 extern int pml_get_depth;
 
 #endif

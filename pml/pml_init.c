@@ -31,6 +31,8 @@ static int pml_init(void)
     btl_recv_table[PML_HDR_FRAG] = pml_recv_frag;
     btl_recv_table[PML_HDR_FIN] = pml_recv_fin;
     btl_recv_table[PML_HDR_CREDIT] = pml_recv_credit;
+    btl_recv_table[PML_HDR_PUT] = pml_recv_put;
+    btl_recv_table[PML_HDR_PUTFIN] = pml_recv_putfin;
     pml_rndv_params();
     pml_req_init();
     pml_credit_window = (uint32_t)rt_param_int(&p_credits);

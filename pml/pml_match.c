@@ -119,7 +119,7 @@ static void rndv_matched(struct pml_req *r, int wsrc, const struct pml_hdr_rndv 
             memcpy(r->rkey, extra, p->btl->rkey_size);
         r->len = n; /* read no more than fits */
         r->state = PML_S_GET;
-        pml_get_continue(r);
+        pml_get_start(r);
     } else {
         struct pml_hdr_cts cts = {.type = PML_HDR_CTS, .sreq = rh->sreq,
                                   .rreq = pml_req_handle(r)};
