@@ -54,8 +54,8 @@ static inline void pml_list_remove(struct pml_link *e)
 struct pml_peer {
     struct btl_module *btl;     /* the BTL with the highest exclusivity reaching it */
     struct btl_endpoint *ep;
-    uint32_t credits;           /* eager messages we may still send it */
-    uint32_t owed;              /* its eager messages we consumed, not yet returned */
+    uint32_t credits;           /* eager credit units we may still spend on it */
+    uint32_t owed;              /* units of its eager messages we consumed, not yet returned */
     bool credit_queued;         /* a CREDIT is waiting in the control queue */
     int npending;               /* sends to it waiting for resources: keep order */
     uint32_t blocked_pass;      /* the retry pass in which a send to it failed */
@@ -199,7 +199,14 @@ void pml_recv_putfin(int peer, const void *data, size_t len);
 /* Control messages (FIN, CTS, CREDIT) never fail: queued if the BTL is
  * busy and retried by progress. */
 void pml_send_ctl(int wpeer, const void *hdr, size_t len);
-void pml_credit_consumed(int wpeer);
+/* Eager credits count 64-byte units of payload, so a stream of tiny
+ * messages does not exhaust a window sized for large ones. */
+#define PML_CREDIT_PER_4K 64
+static inline uint32_t pml_credit_cost(size_t len)
+{
+    return 1 + (uint32_t)(len >> 6);
+}
+void pml_credit_consumed(int wpeer, size_t len);
 
 /* Pending work retried by progress. */
 void pml_pending_send(struct pml_req *r);
