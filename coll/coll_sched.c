@@ -53,6 +53,8 @@ void coll_sched_init(struct coll_sched *s, struct rdmpi_comm *c, const char *fn)
 {
     s->comm = c;
     s->pc = c->pml;
+    s->lpc = c->inter ? c->local->pml : c->pml;
+    s->build_local = false;
     s->rank = c->rank;
     s->size = c->size;
     s->fn = fn;
@@ -123,6 +125,7 @@ void coll_send(struct coll_sched *s, const void *buf, size_t count, struct rdmpi
     st->count = count;
     st->dt = dt;
     st->peer = peer;
+    st->local = s->build_local;
     s->comm_steps++;
 }
 
@@ -136,6 +139,7 @@ void coll_recv(struct coll_sched *s, void *buf, size_t count, struct rdmpi_datat
     st->count = count;
     st->dt = dt;
     st->peer = peer;
+    st->local = s->build_local;
     s->comm_steps++;
 }
 
@@ -311,20 +315,23 @@ static void reduce(const struct coll_sched *s, const struct coll_step *st)
 
 static void issue(struct coll_sched *s, const struct coll_step *st)
 {
+    struct pml_comm *pc;
     struct pml_req *r;
     bool done;
 
     switch (st->kind) {
     case COLL_SEND:
-        pml_send_now(st->buf, st->count, st->dt, st->peer, s->tag, s->pc, PML_STANDARD, &done);
+        pc = st->local ? s->lpc : s->pc;
+        pml_send_now(st->buf, st->count, st->dt, st->peer, s->tag, pc, PML_STANDARD, &done);
         if (done)
             break;
         r = req_new(s);
-        pml_isend(st->buf, st->count, st->dt, st->peer, s->tag, s->pc, PML_STANDARD, r);
+        pml_isend(st->buf, st->count, st->dt, st->peer, s->tag, pc, PML_STANDARD, r);
         break;
     case COLL_RECV:
+        pc = st->local ? s->lpc : s->pc;
         r = req_new(s);
-        pml_recv_setup(r, st->buf, st->count, st->dt, st->peer, s->tag, s->pc);
+        pml_recv_setup(r, st->buf, st->count, st->dt, st->peer, s->tag, pc);
         pml_irecv(r);
         break;
     case COLL_COPY: copy(st); break;
