@@ -87,6 +87,7 @@ struct coll_sched {
     int tag; /* this run's internal tag */
     int err; /* first error class, 0 if none */
     int err_peer;
+    bool err_local; /* err_peer is in an intercomm's local group */
     size_t err_got, err_want;
     bool oom;             /* building ran out of memory */
     struct coll_mem *mem; /* scratch blocks beyond the inline space */

@@ -51,19 +51,22 @@ int coll_abort(struct coll_call *call, int err)
 
 static int raise_run_error(struct coll_call *call, const struct coll_sched *s)
 {
+    /* On an intercomm the peer is in one group or the other. */
+    const char *who = !call->c->inter ? "rank" : s->err_local ? "local rank" : "remote rank";
+
     switch (s->err) {
     case MPI_ERR_TRUNCATE:
         return rdmpi_err_comm(call->comm, s->err, call->fn,
-                              "rank %d sent more than the %zu bytes this rank expected: the "
+                              "%s %d sent more than the %zu bytes this rank expected: the "
                               "counts or datatypes differ across ranks",
-                              s->err_peer, s->err_want);
+                              who, s->err_peer, s->err_want);
     case MPI_ERR_NOT_SAME:
         return rdmpi_err_comm(call->comm, s->err, call->fn,
-                              "rank %d sent %zu bytes where this rank expected %zu: the counts "
+                              "%s %d sent %zu bytes where this rank expected %zu: the counts "
                               "or datatypes differ across ranks",
-                              s->err_peer, s->err_got, s->err_want);
+                              who, s->err_peer, s->err_got, s->err_want);
     default:
-        return rdmpi_err_comm(call->comm, s->err, call->fn, "a transfer with rank %d failed",
+        return rdmpi_err_comm(call->comm, s->err, call->fn, "a transfer with %s %d failed", who,
                               s->err_peer);
     }
 }

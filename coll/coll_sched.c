@@ -246,12 +246,13 @@ static struct pml_req *req_new(struct coll_sched *s)
     return r;
 }
 
-static void fail(struct coll_sched *s, int err, int peer, size_t got, size_t want)
+static void fail(struct coll_sched *s, const struct pml_req *r, int err, size_t got, size_t want)
 {
     if (s->err)
         return;
     s->err = err;
-    s->err_peer = peer;
+    s->err_peer = r->peer;
+    s->err_local = r->pc != s->pc;
     s->err_got = got;
     s->err_want = want;
 }
@@ -265,9 +266,9 @@ static void reap(struct coll_sched *s)
         const MPI_Status *st = &r->base.status;
 
         if (RT_UNLIKELY(st->MPI_ERROR))
-            fail(s, st->MPI_ERROR, r->peer, (size_t)st->rdmpi_count, r->len);
+            fail(s, r, st->MPI_ERROR, (size_t)st->rdmpi_count, r->len);
         else if (RT_UNLIKELY(!r->send && (size_t)st->rdmpi_count != r->len))
-            fail(s, MPI_ERR_NOT_SAME, r->peer, (size_t)st->rdmpi_count, r->len);
+            fail(s, r, MPI_ERR_NOT_SAME, (size_t)st->rdmpi_count, r->len);
         pml_req_release(r);
     }
     s->nreqs = s->reaped = 0;

@@ -687,10 +687,11 @@ static void expect(int rc, int cls, const char *w, const char *needle)
 }
 
 /* Bad arguments fail at once, on the ranks that pass them, before any
- * communication; the intercomm works afterwards. */
+ * communication; counts that differ across the groups are caught where
+ * the message arrives; the intercomm works afterwards. */
 static void t_badinput(const struct ic *c)
 {
-    int v[64] = {0}, w[64] = {0}, R = c->R;
+    int v[64] = {0}, w[64] = {0}, R = c->R, rc;
     MPI_Request rq;
 
     expect(MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_INT, MPI_SUM, c->comm), MPI_ERR_BUFFER,
@@ -724,6 +725,13 @@ static void t_badinput(const struct ic *c)
     expect(MPI_Allreduce(v, w, 1, MPI_INT, MPI_OP_NULL, c->comm), MPI_ERR_OP, "op null",
            "MPI_OP_NULL");
     expect(MPI_Allreduce(v, v, 2, MPI_INT, MPI_SUM, c->comm), MPI_ERR_BUFFER, "aliased", "overlap");
+    /* The root (group 0, rank 0) sends 8 ints where group 1 expects 16:
+     * group 1's leader, the only one receiving from the root, says so. */
+    rc = MPI_Bcast(v, c->g ? 16 : 8, MPI_INT, root_arg(c, 0, 0), c->comm);
+    if (c->g == 1 && c->r == 0)
+        expect(rc, MPI_ERR_NOT_SAME, "bcast shorter", "remote rank 0 sent 32 bytes");
+    else
+        ck(rc, "MPI_Bcast with a short root");
     /* still usable */
     v[0] = 1;
     ck(MPI_Allreduce(v, w, 1, MPI_INT, MPI_SUM, c->comm), "MPI_Allreduce after the errors");
