@@ -19,7 +19,7 @@ struct coll_call {
     struct rdmpi_op *op; /* reductions */
     int nblocks;         /* entries of per-rank arrays: the remote group's size */
     /* Converted arrays live here until the schedule is built. */
-    char small[1024];
+    _Alignas(16) char small[1024];
     size_t used;
     void *heap[8];
     int nheap;
