@@ -807,6 +807,32 @@ int main(int argc, char **argv)
         mt_check(sum == want, "dup: allreduce gave %d, expected %d", sum, want);
         MPI_Comm_free(&dup);
     }
+    /* Freed with collectives pending (the leaders' in-group parts still
+     * waiting): they complete, and correctly; with and without one that
+     * has a transfer with the remote group posted at the free. */
+    for (int k = 0; k < 2; k++) {
+        const struct ic *c = &ics[0];
+        int v = c->r + 1, sum = -1, want = 0, b = c->g ? -1 : 42;
+        MPI_Request rq[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        MPI_Comm dup;
+
+        what = "freed while pending";
+        for (int q = 0; q < c->R; q++)
+            want += q + 1;
+        ck(MPI_Comm_dup(c->comm, &dup), "MPI_Comm_dup");
+        if (c->r) {
+            struct timespec d = {0, 30 * 1000 * 1000};
+            nanosleep(&d, NULL);
+        }
+        ck(MPI_Ibarrier(dup, &rq[0]), "MPI_Ibarrier");
+        ck(MPI_Iallreduce(&v, &sum, 1, MPI_INT, MPI_SUM, dup, &rq[1]), "MPI_Iallreduce");
+        if (k)
+            ck(MPI_Ibcast(&b, 1, MPI_INT, root_arg(c, 0, 0), dup, &rq[2]), "MPI_Ibcast");
+        ck(MPI_Comm_free(&dup), "MPI_Comm_free");
+        ck(MPI_Waitall(3, rq, MPI_STATUSES_IGNORE), "MPI_Waitall");
+        mt_check(sum == want, "%s: allreduce gave %d, expected %d", what, sum, want);
+        mt_check(!k || b == 42 || (c->g == 0 && c->r), "%s: bcast gave %d", what, b);
+    }
     MPI_Comm_free(&ics[0].comm);
     MPI_Comm_free(&ics[1].comm);
     MPI_Op_free(&op_mat);
