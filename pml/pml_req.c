@@ -57,6 +57,7 @@ struct pml_req *pml_req_alloc(void)
     r->tmp = NULL;
     r->reg = NULL;
     r->done = r->issued = 0;
+    r->put_wait = 0;
     r->inflight = 0;
     r->bsend_buf = NULL;
     r->detached = 0;

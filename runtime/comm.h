@@ -67,6 +67,11 @@ struct rdmpi_comm *rt_comm_new(struct rdmpi_group *g, struct rdmpi_group *rg, ui
 /* Releases everything a communicator holds (after attribute deletion). */
 void rt_comm_destroy(struct rdmpi_comm *c);
 
+/* MPI_Comm_split and MPI_Comm_create on an intercommunicator (the caller
+ * has checked the arguments); MPI error class on failure. */
+int rt_inter_split(struct rdmpi_comm *c, int color, int key, MPI_Comm *out);
+int rt_inter_create(struct rdmpi_comm *c, struct rdmpi_group *g, MPI_Comm *out);
+
 /* ---- context ids (comm_cid.c) ---- */
 
 /* Internal tags of the communicator layer: clear of the pml's (-2) and of

@@ -238,13 +238,14 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     int err;
 
     RT_CHECK_INIT(fn);
-    if (!(c = rt_comm_check(comm, fn, &err)) || (err = check_newcomm(comm, newcomm, fn)) ||
-        (err = check_intra(comm, c, fn)))
+    if (!(c = rt_comm_check(comm, fn, &err)) || (err = check_newcomm(comm, newcomm, fn)))
         return err;
     if (color < 0 && color != MPI_UNDEFINED)
         return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "color is %d; it must be non-negative "
                               "or MPI_UNDEFINED", color);
-    return split(c, color, key, newcomm, fn);
+    if (c->inter && (err = rt_inter_split(c, color, key, newcomm)))
+        return rdmpi_err_comm(comm, err, fn, "splitting the intercommunicator failed");
+    return c->inter ? MPI_SUCCESS : split(c, color, key, newcomm, fn);
 }
 
 /* Whether every member runs on this host (locality from PMIx). */
@@ -356,11 +357,16 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 
     RT_CHECK_INIT(fn);
     if (!(c = rt_comm_check(comm, fn, &err)) || (err = check_newcomm(comm, newcomm, fn)) ||
-        (err = check_intra(comm, c, fn)) || !(g = check_group_arg(comm, group, fn, &err)))
+        !(g = check_group_arg(comm, group, fn, &err)))
         return err;
-    if (!(m = ranks_in(c, g, fn, &err)))
+    if (!(m = ranks_in(c->inter ? c->local : c, g, fn, &err)))
         return err;
     free(m);
+    if (c->inter) {
+        if ((err = rt_inter_create(c, g, newcomm)))
+            return rdmpi_err_comm(comm, err, fn, "creating the intercommunicator failed");
+        return MPI_SUCCESS;
+    }
     if ((err = rt_cid_agree(c, NULL, c->size, c->rank, RT_TAG_COMM, NULL, 0, 0,
                             g->rank != MPI_UNDEFINED, &cid)))
         return cid_error(comm, err, fn);

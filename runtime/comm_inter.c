@@ -176,3 +176,133 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     *newintracomm = nc->handle;
     return MPI_SUCCESS;
 }
+
+/* A new intercomm between the local members lw[0..ln) and the remote ones
+ * rw[0..rn), for members of c; those with either side empty get
+ * MPI_COMM_NULL but still take part in the agreements. */
+static int sub_intercomm(struct rdmpi_comm *c, const int *lw, int ln, const int *rw, int rn,
+                         MPI_Comm *out)
+{
+    int part = ln > 0 && rn > 0, err;
+    struct rdmpi_group *lg, *rg;
+    struct rdmpi_comm *ic;
+    uint32_t cid, lcid;
+
+    *out = MPI_COMM_NULL;
+    if ((err = rt_cid_agree(c->local, NULL, c->size, c->rank, RT_TAG_COMM, NULL, 0, 0, part,
+                            &lcid)))
+        return err;
+    if ((err = rt_cid_agree(c->local, NULL, c->size, c->rank, RT_TAG_COMM, c, 0, RT_TAG_COMM,
+                            part, &cid))) {
+        if (part)
+            rt_cid_release(lcid);
+        return err;
+    }
+    if (!part)
+        return MPI_SUCCESS;
+    lg = rt_group_new(lw, ln);
+    rg = rt_group_new(rw, rn);
+    ic = lg && rg ? rt_comm_new(lg, rg, cid, c, &err) : NULL;
+    if (ic && !(ic->local = rt_comm_new(lg, NULL, lcid, c, &err))) {
+        rt_comm_destroy(ic);
+        ic = NULL;
+        lcid = cid = UINT32_MAX; /* released with ic */
+    }
+    if (lg)
+        rt_group_release(lg);
+    if (rg)
+        rt_group_release(rg);
+    if (!ic) {
+        rt_cid_release(lcid);
+        rt_cid_release(cid);
+        return MPI_ERR_NO_MEM;
+    }
+    *out = ic->handle;
+    return MPI_SUCCESS;
+}
+
+/* The leaders swap n ints each way over the intercomm and broadcast what
+ * they got to their groups. */
+static int swap_and_share(struct rdmpi_comm *c, const int *mine, int n, int *theirs, int rn)
+{
+    int err = MPI_SUCCESS;
+
+    if (c->rank == 0)
+        err = pml_comm_sendrecv(c, mine, (size_t)n * sizeof(int), 0, theirs,
+                                (size_t)rn * sizeof(int), 0, RT_TAG_COMM);
+    if (!err)
+        err = rt_comm_bcast(c->local, NULL, c->size, c->rank, RT_TAG_COMM, theirs,
+                            (size_t)rn * sizeof(int));
+    return err;
+}
+
+struct ckey {
+    int key, rank;
+};
+
+static int by_ckey(const void *a, const void *b)
+{
+    const struct ckey *x = a, *y = b;
+
+    return x->key != y->key ? (x->key < y->key ? -1 : 1) : x->rank - y->rank;
+}
+
+/* World ranks of the members of one side with this color, ordered by
+ * (key, rank); cw[2i], cw[2i+1] are rank i's color and key. */
+static int pick(const int *ck, int n, const int *world, int color, int *out, struct ckey *tmp)
+{
+    int m = 0;
+
+    if (color == MPI_UNDEFINED)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (ck[2 * i] == color)
+            tmp[m++] = (struct ckey){ck[2 * i + 1], i};
+    qsort(tmp, (size_t)m, sizeof(*tmp), by_ckey);
+    for (int i = 0; i < m; i++)
+        out[i] = world[tmp[i].rank];
+    return m;
+}
+
+int rt_inter_split(struct rdmpi_comm *c, int color, int key, MPI_Comm *out)
+{
+    int mine[2] = {color, key}, n = c->size, rn = c->remote_size, ln, rrn, err;
+    size_t most = (size_t)(n > rn ? n : rn) + 1;
+    int *lck = malloc(2 * most * sizeof(int)), *rck = malloc(2 * most * sizeof(int));
+    int *lw = malloc(most * sizeof(int)), *rw = malloc(most * sizeof(int));
+    struct ckey *tmp = malloc(most * sizeof(*tmp));
+
+    err = MPI_ERR_NO_MEM;
+    if (!lck || !rck || !lw || !rw || !tmp)
+        goto out;
+    if ((err = PMPI_Allgather(mine, 2, MPI_INT, lck, 2, MPI_INT, c->local->handle)) ||
+        (err = swap_and_share(c, lck, 2 * n, rck, 2 * rn)))
+        goto out;
+    ln = pick(lck, n, c->world, color, lw, tmp);
+    rrn = pick(rck, rn, c->remote_world, color, rw, tmp);
+    err = sub_intercomm(c, lw, ln, rw, rrn, out);
+out:
+    free(lck);
+    free(rck);
+    free(lw);
+    free(rw);
+    free(tmp);
+    return err;
+}
+
+int rt_inter_create(struct rdmpi_comm *c, struct rdmpi_group *g, MPI_Comm *out)
+{
+    int n = 0, rn = 0, err, *rw = NULL;
+
+    /* sizes first, then the member lists */
+    if ((err = swap_and_share(c, &g->size, 1, &rn, 1)))
+        return err;
+    if (!(rw = malloc(((size_t)rn + 1) * sizeof(int))))
+        return MPI_ERR_NO_MEM;
+    if (!(err = swap_and_share(c, g->world, g->size, rw, rn))) {
+        n = g->rank == MPI_UNDEFINED ? 0 : g->size;
+        err = sub_intercomm(c, g->world, n, rw, rn, out);
+    }
+    free(rw);
+    return err;
+}

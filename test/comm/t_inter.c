@@ -67,6 +67,52 @@ int main(int argc, char **argv)
         MPI_Group_free(&lg);
     }
 
+    /* split: parity of the local rank, reversed by key */
+    {
+        MPI_Comm sp;
+        int col = lr % 2, nl = 0, nr = 0, r, n, m;
+        for (int i = 0; i < ls; i++)
+            nl += i % 2 == col;
+        for (int i = 0; i < rs; i++)
+            nr += i % 2 == col;
+        MPI_Comm_split(inter, col, -lr, &sp);
+        if (!nr) {
+            mt_check(sp == MPI_COMM_NULL, "split with an empty remote side");
+        } else {
+            MPI_Comm_size(sp, &n);
+            MPI_Comm_rank(sp, &r);
+            MPI_Comm_remote_size(sp, &m);
+            mt_check(n == nl && m == nr && r == nl - 1 - lr / 2,
+                     "inter split: size %d/%d rank %d remote %d/%d", n, nl, r, m, nr);
+            /* local rank 0 of each side swaps world ranks */
+            if (r == 0) {
+                int v = -1;
+                MPI_Sendrecv(&mt_rank, 1, MPI_INT, 0, 4, &v, 1, MPI_INT, 0, 4, sp,
+                             MPI_STATUS_IGNORE);
+                mt_check(v >= 0 && (v < half) != low, "inter split exchange got %d", v);
+            }
+            MPI_Comm_free(&sp);
+        }
+    }
+    /* create: only each side's leader */
+    {
+        MPI_Group lg, lead;
+        MPI_Comm cr;
+        int zero = 0, m = -1;
+        MPI_Comm_group(inter, &lg);
+        MPI_Group_incl(lg, 1, &zero, &lead);
+        MPI_Comm_create(inter, lead, &cr);
+        if (lr == 0) {
+            MPI_Comm_remote_size(cr, &m);
+            mt_check(m == 1, "inter create: remote size %d", m);
+            MPI_Comm_free(&cr);
+        } else {
+            mt_check(cr == MPI_COMM_NULL, "inter create: non-member got a communicator");
+        }
+        MPI_Group_free(&lead);
+        MPI_Group_free(&lg);
+    }
+
     MPI_Comm_dup(inter, &dup);
     MPI_Comm_compare(inter, dup, &cmp);
     mt_check(cmp == MPI_CONGRUENT, "compare(inter, dup) %d", cmp);
