@@ -1,40 +1,15 @@
 /* MPI_Neighbor_allgather(v) and MPI_Neighbor_alltoall(v, w), with their
  * non-blocking and persistent forms and big counts. Per-neighbour arrays
- * have indegree (receive side) or outdegree (send side) entries, so they
- * are converted here rather than by the communicator-sized helpers of
- * coll_api.c. MPI_IN_PLACE has no meaning for these collectives. */
+ * have indegree (receive side) or outdegree (send side) entries.
+ * MPI_IN_PLACE has no meaning for these collectives. */
 #include "coll_api.h"
 #include "coll_neighbor.h"
 
-#include <stdlib.h>
-
-/* Converted arrays, freed once the schedule is built. */
-struct nbr_mem {
-    void *p[6];
-    int n;
-};
-
-static void nbr_free(struct nbr_mem *m)
-{
-    while (m->n)
-        free(m->p[--m->n]);
-}
-
-static void *nbr_alloc(struct nbr_mem *m, int n, size_t size)
-{
-    void *p = malloc((size_t)(n ? n : 1) * size);
-
-    if (p)
-        m->p[m->n++] = p;
-    return p;
-}
-
 static int begin(struct coll_call *call, MPI_Comm comm, enum coll_mode mode, MPI_Request *req,
-                 const char *fn, struct nbr_mem *m)
+                 const char *fn)
 {
     int err;
 
-    m->n = 0;
     if ((err = coll_begin(call, comm, mode, req, fn)))
         return err;
     if (RT_UNLIKELY(!call->c->topo))
@@ -54,88 +29,24 @@ static int no_inplace(const struct coll_call *call, const void *sendbuf)
     return MPI_SUCCESS;
 }
 
-static int oom(const struct coll_call *call)
+/* Per-neighbour arrays of one side (n = its degree) through the shared
+ * converters. With no neighbours on that side the array is never read, so
+ * it may be NULL. */
+static int side(struct coll_call *call, int n, const void *counts, const void *displs,
+                const MPI_Datatype *types, bool big, bool wdispls, const char *cwhat,
+                const char *dwhat, const char *twhat, const MPI_Count **oc, const MPI_Aint **od,
+                struct rdmpi_datatype *const **ot)
 {
-    return rdmpi_err_comm(call->comm, MPI_ERR_NO_MEM, call->fn, "out of memory");
-}
-
-/* n counts from v (int) or vc (big), validated, in big form. */
-static int counts(const struct coll_call *call, struct nbr_mem *m, int n, const int *v,
-                  const MPI_Count *vc, const char *what, const MPI_Count **out)
-{
-    MPI_Count *o;
-
-    if (RT_UNLIKELY(n && !v && !vc))
-        return rdmpi_err_comm(call->comm, MPI_ERR_ARG, call->fn,
-                              "%s is NULL; pass an array of %d counts (one per neighbour)", what,
-                              n);
-    if (!(o = nbr_alloc(m, n, sizeof(*o))))
-        return oom(call);
-    for (int i = 0; i < n; i++) {
-        o[i] = vc ? vc[i] : v[i];
-        if (RT_UNLIKELY(o[i] < 0))
-            return rdmpi_err_comm(call->comm, MPI_ERR_COUNT, call->fn,
-                                  "%s[%d] is %lld; counts must be >= 0", what, i, (long long)o[i]);
-    }
-    *out = o;
-    return MPI_SUCCESS;
-}
-
-static int displs(const struct coll_call *call, struct nbr_mem *m, int n, const int *v,
-                  const MPI_Aint *vc, const char *what, const MPI_Aint **out)
-{
-    MPI_Aint *o;
-
-    if (RT_UNLIKELY(n && !v && !vc))
-        return rdmpi_err_comm(call->comm, MPI_ERR_ARG, call->fn,
-                              "%s is NULL; pass an array of %d displacements (one per "
-                              "neighbour)",
-                              what, n);
-    if (vc) {
-        *out = vc;
-        return MPI_SUCCESS;
-    }
-    if (!(o = nbr_alloc(m, n, sizeof(*o))))
-        return oom(call);
-    for (int i = 0; i < n; i++)
-        o[i] = v[i];
-    *out = o;
-    return MPI_SUCCESS;
-}
-
-static int types(const struct coll_call *call, struct nbr_mem *m, int n, const MPI_Datatype *v,
-                 const char *what, struct rdmpi_datatype *const **out)
-{
-    struct rdmpi_datatype **o;
     int err;
 
-    if (RT_UNLIKELY(n && !v))
-        return rdmpi_err_comm(call->comm, MPI_ERR_ARG, call->fn,
-                              "%s is NULL; pass an array of %d datatypes (one per neighbour)", what,
-                              n);
-    if (!(o = nbr_alloc(m, n, sizeof(*o))))
-        return oom(call);
-    for (int i = 0; i < n; i++)
-        if (RT_UNLIKELY((err = coll_check_type(call, v[i], &o[i]))))
-            return err;
-    *out = o;
-    return MPI_SUCCESS;
-}
-
-/* Builds and runs or posts, then frees the converted arrays. */
-static int execute(struct coll_call *call, coll_build_fn build, const struct coll_args *a,
-                   struct nbr_mem *m)
-{
-    int err = coll_execute(call, build, a);
-
-    nbr_free(m);
-    return err;
-}
-
-static int fail(struct nbr_mem *m, int err)
-{
-    nbr_free(m);
-    return err;
+    if (!n)
+        return MPI_SUCCESS;
+    call->nblocks = n;
+    if ((err = coll_counts(call, big ? NULL : counts, big ? counts : NULL, cwhat, oc)) ||
+        (err = coll_displs(call, big || wdispls ? NULL : displs, big || wdispls ? displs : NULL,
+                           dwhat, od)))
+        return err;
+    return twhat ? coll_types(call, types, twhat, ot) : MPI_SUCCESS;
 }
 
 static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -144,7 +55,6 @@ static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 {
     struct coll_call call;
     struct coll_args a;
-    struct nbr_mem m;
     int err;
 
     (void)big;
@@ -153,38 +63,34 @@ static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     a.scount = (size_t)sendcount;
     a.rbuf = recvbuf;
     a.rcount = (size_t)recvcount;
-    if ((err = begin(&call, comm, mode, req, fn, &m)) || (err = no_inplace(&call, sendbuf)) ||
+    if ((err = begin(&call, comm, mode, req, fn)) || (err = no_inplace(&call, sendbuf)) ||
         (err = coll_check_buf(&call, sendbuf, sendcount, sendtype, &a.sdt)) ||
         (err = coll_check_buf(&call, recvbuf, recvcount, recvtype, &a.rdt)))
         return err;
-    return execute(&call, coll_neighbor_allgather, &a, &m);
+    return coll_execute(&call, coll_neighbor_allgather, &a);
 }
 
 static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, const void *recvcounts, const void *rdispls,
+                      void *recvbuf, const void *recvcounts, const void *displs,
                       MPI_Datatype recvtype, MPI_Comm comm, bool big, MPI_Request *req,
                       enum coll_mode mode, const char *fn)
 {
     struct coll_call call;
     struct coll_args a;
-    struct nbr_mem m;
-    int err, in;
+    int err;
 
     coll_args_init(&a);
     a.sbuf = sendbuf;
     a.scount = (size_t)sendcount;
     a.rbuf = recvbuf;
-    if ((err = begin(&call, comm, mode, req, fn, &m)) || (err = no_inplace(&call, sendbuf)) ||
+    if ((err = begin(&call, comm, mode, req, fn)) || (err = no_inplace(&call, sendbuf)) ||
         (err = coll_check_buf(&call, sendbuf, sendcount, sendtype, &a.sdt)) ||
         (err = coll_check_type(&call, recvtype, &a.rdt)))
         return err;
-    in = call.c->topo->indegree;
-    if ((err = counts(&call, &m, in, big ? NULL : recvcounts, big ? recvcounts : NULL, "recvcounts",
-                      &a.rcounts)) ||
-        (err = displs(&call, &m, in, big ? NULL : rdispls, big ? rdispls : NULL, "displs",
-                      &a.rdispls)))
-        return fail(&m, err);
-    return execute(&call, coll_neighbor_allgather, &a, &m);
+    if ((err = side(&call, call.c->topo->indegree, recvcounts, displs, NULL, big, false,
+                    "recvcounts", "displs", NULL, &a.rcounts, &a.rdispls, NULL)))
+        return coll_abort(&call, err);
+    return coll_execute(&call, coll_neighbor_allgather, &a);
 }
 
 static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -193,7 +99,6 @@ static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 {
     struct coll_call call;
     struct coll_args a;
-    struct nbr_mem m;
     int err;
 
     (void)big;
@@ -202,11 +107,11 @@ static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     a.scount = (size_t)sendcount;
     a.rbuf = recvbuf;
     a.rcount = (size_t)recvcount;
-    if ((err = begin(&call, comm, mode, req, fn, &m)) || (err = no_inplace(&call, sendbuf)) ||
+    if ((err = begin(&call, comm, mode, req, fn)) || (err = no_inplace(&call, sendbuf)) ||
         (err = coll_check_buf(&call, sendbuf, sendcount, sendtype, &a.sdt)) ||
         (err = coll_check_buf(&call, recvbuf, recvcount, recvtype, &a.rdt)))
         return err;
-    return execute(&call, coll_neighbor_alltoall, &a, &m);
+    return coll_execute(&call, coll_neighbor_alltoall, &a);
 }
 
 static int alltoallv(const void *sendbuf, const void *sendcounts, const void *sdispls,
@@ -216,28 +121,21 @@ static int alltoallv(const void *sendbuf, const void *sendcounts, const void *sd
 {
     struct coll_call call;
     struct coll_args a;
-    struct nbr_mem m;
-    int err, in, out;
+    int err;
 
     coll_args_init(&a);
     a.sbuf = sendbuf;
     a.rbuf = recvbuf;
-    if ((err = begin(&call, comm, mode, req, fn, &m)) || (err = no_inplace(&call, sendbuf)) ||
+    if ((err = begin(&call, comm, mode, req, fn)) || (err = no_inplace(&call, sendbuf)) ||
         (err = coll_check_type(&call, sendtype, &a.sdt)) ||
         (err = coll_check_type(&call, recvtype, &a.rdt)))
         return err;
-    in = call.c->topo->indegree;
-    out = call.c->topo->outdegree;
-    if ((err = counts(&call, &m, out, big ? NULL : sendcounts, big ? sendcounts : NULL,
-                      "sendcounts", &a.scounts)) ||
-        (err = displs(&call, &m, out, big ? NULL : sdispls, big ? sdispls : NULL, "sdispls",
-                      &a.sdispls)) ||
-        (err = counts(&call, &m, in, big ? NULL : recvcounts, big ? recvcounts : NULL, "recvcounts",
-                      &a.rcounts)) ||
-        (err = displs(&call, &m, in, big ? NULL : rdispls, big ? rdispls : NULL, "rdispls",
-                      &a.rdispls)))
-        return fail(&m, err);
-    return execute(&call, coll_neighbor_alltoall, &a, &m);
+    if ((err = side(&call, call.c->topo->outdegree, sendcounts, sdispls, NULL, big, false,
+                    "sendcounts", "sdispls", NULL, &a.scounts, &a.sdispls, NULL)) ||
+        (err = side(&call, call.c->topo->indegree, recvcounts, rdispls, NULL, big, false,
+                    "recvcounts", "rdispls", NULL, &a.rcounts, &a.rdispls, NULL)))
+        return coll_abort(&call, err);
+    return coll_execute(&call, coll_neighbor_alltoall, &a);
 }
 
 /* Displacements are bytes (MPI_Aint) in both count forms. */
@@ -248,26 +146,19 @@ static int alltoallw(const void *sendbuf, const void *sendcounts, const MPI_Aint
 {
     struct coll_call call;
     struct coll_args a;
-    struct nbr_mem m;
-    int err, in, out;
+    int err;
 
     coll_args_init(&a);
     a.sbuf = sendbuf;
     a.rbuf = recvbuf;
-    if ((err = begin(&call, comm, mode, req, fn, &m)) || (err = no_inplace(&call, sendbuf)))
+    if ((err = begin(&call, comm, mode, req, fn)) || (err = no_inplace(&call, sendbuf)))
         return err;
-    in = call.c->topo->indegree;
-    out = call.c->topo->outdegree;
-    if ((err = types(&call, &m, out, sendtypes, "sendtypes", &a.sdts)) ||
-        (err = counts(&call, &m, out, big ? NULL : sendcounts, big ? sendcounts : NULL,
-                      "sendcounts", &a.scounts)) ||
-        (err = displs(&call, &m, out, NULL, sdispls, "sdispls", &a.sdispls)) ||
-        (err = types(&call, &m, in, recvtypes, "recvtypes", &a.rdts)) ||
-        (err = counts(&call, &m, in, big ? NULL : recvcounts, big ? recvcounts : NULL, "recvcounts",
-                      &a.rcounts)) ||
-        (err = displs(&call, &m, in, NULL, rdispls, "rdispls", &a.rdispls)))
-        return fail(&m, err);
-    return execute(&call, coll_neighbor_alltoall, &a, &m);
+    if ((err = side(&call, call.c->topo->outdegree, sendcounts, sdispls, sendtypes, big, true,
+                    "sendcounts", "sdispls", "sendtypes", &a.scounts, &a.sdispls, &a.sdts)) ||
+        (err = side(&call, call.c->topo->indegree, recvcounts, rdispls, recvtypes, big, true,
+                    "recvcounts", "rdispls", "recvtypes", &a.rcounts, &a.rdispls, &a.rdts)))
+        return coll_abort(&call, err);
+    return coll_execute(&call, coll_neighbor_alltoall, &a);
 }
 
 #define P(CT, AT)                                                                                  \

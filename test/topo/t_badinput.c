@@ -174,6 +174,8 @@ static void on_graphs(void)
     mt_check(a == 0 && b == 0 && w == 1, "empty dist graph: %d %d %d", a, b, w);
     expect(MPI_Neighbor_alltoall(v, 1, MPI_INT, v, 1, MPI_INT, dg), MPI_SUCCESS,
            "alltoall with no neighbours", "");
+    expect(MPI_Neighbor_alltoallv(v, NULL, NULL, MPI_INT, v, NULL, NULL, MPI_INT, dg), MPI_SUCCESS,
+           "alltoallv with no neighbours takes NULL arrays", "");
     MPI_Comm_free(&dg);
 }
 
