@@ -17,6 +17,14 @@ static int out_null(MPI_Comm comm, const char *fn, const char *arg)
                           arg);
 }
 
+static int need_inter(MPI_Comm comm, const struct rdmpi_comm *c, const char *fn)
+{
+    if (!c->inter)
+        return rdmpi_err_comm(comm, MPI_ERR_COMM, fn, "comm is an intracommunicator; only "
+                              "intercommunicators have a remote group");
+    return MPI_SUCCESS;
+}
+
 static int give_group(MPI_Comm comm, struct rdmpi_group *g, MPI_Group *group, const char *fn)
 {
     if (!g)
@@ -47,9 +55,8 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     int err;
 
     CHECK(comm, fn, c, err);
-    if (!c->inter)
-        return rdmpi_err_comm(comm, MPI_ERR_COMM, fn, "comm is an intracommunicator; only "
-                              "intercommunicators have a remote group");
+    if ((err = need_inter(comm, c, fn)))
+        return err;
     if (!group)
         return out_null(comm, fn, "group");
     return give_group(comm, c->remote_group, group, fn);
@@ -63,9 +70,8 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
     int err;
 
     CHECK(comm, fn, c, err);
-    if (!c->inter)
-        return rdmpi_err_comm(comm, MPI_ERR_COMM, fn, "comm is an intracommunicator; only "
-                              "intercommunicators have a remote group");
+    if ((err = need_inter(comm, c, fn)))
+        return err;
     if (!size)
         return out_null(comm, fn, "size");
     *size = c->remote_size;
