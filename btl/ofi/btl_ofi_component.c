@@ -554,6 +554,30 @@ const char *btl_ofi_report(struct btl_ofi_counters *c)
     return transport;
 }
 
+static int ofi_report(struct btl_module *btl, struct btl_report *r)
+{
+    static const char *const names[] = {"fi_inject",   "provider EAGAIN", "window stalls",
+                                        "credit-only", "reordered",       "read errors",
+                                        "reg errors"};
+    _Static_assert(sizeof(names) / sizeof(names[0]) <= BTL_REPORT_EXTRA, "extras fit");
+    struct btl_ofi_counters c;
+    const char *line = btl_ofi_report(&c);
+    const uint64_t v[] = {c.inject_msgs, c.eagain,      c.stalls,    c.credit_msgs,
+                          c.reordered,   c.read_errors, c.reg_errors};
+
+    (void)btl;
+    if (!line)
+        return -ENOENT;
+    snprintf(r->transport, sizeof(r->transport), "%s", line);
+    r->reads = c.reads;
+    r->read_bytes = c.read_bytes;
+    for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+        r->extra_name[k] = names[k];
+        r->extra[k] = v[k];
+    }
+    return 0;
+}
+
 /* Limits here are placeholders until init reads the provider's. */
 struct btl_module btl_ofi_module = {
     .size = sizeof(struct btl_module),
@@ -580,4 +604,5 @@ struct btl_module btl_ofi_module = {
     .deregister_mem = btl_ofi_deregister,
     .progress = btl_ofi_progress,
     .flush = ofi_flush,
+    .report = ofi_report,
 };

@@ -65,6 +65,8 @@ int btl_sm_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint6
         return -ENOTSUP;
     if ((rc = cma_copy((const struct btl_sm_out *)ep, local, raddr, len, 0)))
         return rc;
+    btl_sm.reads++;
+    btl_sm.read_bytes += len;
     cb(ctx, 0);
     return 0;
 }
