@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 RT_PARAM(p_provider, "OFI_PROVIDER", RT_PARAM_STRING, "",
@@ -121,9 +122,15 @@ static int choose(void)
     }
     rc = btl_ofi_select(list, &want, &btl_ofi_host, &btl_ofi.choice);
     if (rc) {
-        if (want.provider[0] || want.iface[0])
+        if (want.provider[0] || want.iface[0]) {
+            /* Every rank of the host finds the same: its first rank says
+             * it, the others leave the launcher time to end the job first,
+             * so the user reads one line, not one per rank. */
+            if (rt.local_rank != 0)
+                nanosleep(&(struct timespec){2, 0}, NULL);
             rt_fatal("btl/ofi: %s%s%s", btl_ofi.choice.text,
                      fip ? "; FI_PROVIDER limits libfabric to " : "", fip ? fip : "");
+        }
         rt_info(1, "btl/ofi: not used: %s", btl_ofi.choice.text);
         fi_freeinfo(list);
         return 0;

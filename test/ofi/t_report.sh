@@ -6,7 +6,7 @@
 # forced); the verbosity-1 choice lines; a peer dying mid-transfer over ofi.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/ofi/t_report"
-plan 25
+plan 26
 
 # val BTL COLUMN: a number from the report table in $err (first row of BTL).
 val() {
@@ -114,6 +114,11 @@ run env RDMPI_REPORT=1 "$t" 100:3 1m:1
 [ $rc -eq 0 ] && echo "$err" | grep -q "^rdmpi transport report: 1 rank on 1 host" &&
     [ "$(val self rndv_msgs)" = 1 ] && [ "$(val self reads)" = 1 ]
 ok $? "a singleton reports its self row"
+run env RDMPI_BTL=ofi,self "$MPIRUN" --timeout 60 --provider bogus -n 4 "$t" 100:1
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(echo "$err" | grep -c "no such provider")" -eq 1 ] &&
+    echo "$err" | grep -q "^rdmpi\[[0-9]*\]: btl/ofi: RDMPI_OFI_PROVIDER=bogus: no such provider here; available: .*tcp;ofi_rxm.*shm"
+ok $? "4 ranks asking for a provider that is not there: one line listing those that are"
+[ $rc -ne 0 ] || diag "exit $rc" "$err"
 for prov in tcp shm; do
     run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=$prov "$MPIRUN" --timeout 60 -n 2 "$t" --die
     [ $rc -ne 0 ] && [ $rc -ne 124 ] && echo "$err" | grep -q "rank 1"
