@@ -68,8 +68,8 @@ struct pml_peer {
     struct btl_module *btl;     /* the BTL with the highest exclusivity reaching it */
     struct btl_endpoint *ep;
     struct pml_stats *stats;    /* that BTL's counters */
-    uint32_t credits;           /* eager messages we may still send it */
-    uint32_t owed;              /* its eager messages we consumed, not yet returned */
+    uint32_t credits;           /* eager credit units we may still spend on it */
+    uint32_t owed;              /* units of its eager messages we consumed, not yet returned */
     bool credit_queued;         /* a CREDIT is waiting in the control queue */
     int npending;               /* sends to it waiting for resources: keep order */
     uint32_t blocked_pass;      /* the retry pass in which a send to it failed */
@@ -120,6 +120,8 @@ struct pml_req {
     size_t msg_len;             /* recv: bytes the sender has */
     size_t done;                /* bytes moved so far */
     size_t issued;              /* recv GET: bytes requested so far */
+    size_t get_end;             /* recv GET: our reads stop here (the sender puts the rest) */
+    uint8_t put_wait;           /* recv GET: the sender's part is not written yet */
     int inflight;               /* recv GET: reads outstanding */
     int error;                  /* first error seen (MPI class) */
     void *tmp;                  /* packed copy for non-contiguous data */
@@ -180,8 +182,9 @@ static inline int pml_world(const struct pml_comm *pc, int r)
 
 struct pml_comm *pml_comm_lookup(uint32_t cid);
 void pml_comm_park(int wsrc, const void *data, size_t len);
-int pml_comm_add(struct rdmpi_comm *c);
-void pml_comm_remove(struct rdmpi_comm *c);
+void pml_comm_finalize(void);
+/* Whether any live request still uses pc (a freed communicator lingers). */
+bool pml_req_using(const struct pml_comm *pc);
 
 /* ---- protocol entry points ---- */
 
@@ -204,17 +207,27 @@ void pml_recv_cts(int peer, const void *data, size_t len);
 void pml_recv_frag(int peer, const void *data, size_t len);
 void pml_recv_fin(int peer, const void *data, size_t len);
 void pml_recv_credit(int peer, const void *data, size_t len);
+void pml_recv_put(int peer, const void *data, size_t len);
+void pml_recv_putfin(int peer, const void *data, size_t len);
 
 /* Control messages (FIN, CTS, CREDIT) never fail: queued if the BTL is
  * busy and retried by progress. */
 void pml_send_ctl(int wpeer, const void *hdr, size_t len);
-void pml_credit_consumed(int wpeer);
+/* Eager credits count 64-byte units of payload, so a stream of tiny
+ * messages does not exhaust a window sized for large ones. */
+#define PML_CREDIT_PER_4K 64
+static inline uint32_t pml_credit_cost(size_t len)
+{
+    return 1 + (uint32_t)(len >> 6);
+}
+void pml_credit_consumed(int wpeer, size_t len);
 
 /* Pending work retried by progress. */
 void pml_pending_send(struct pml_req *r);
 void pml_pending_get(struct pml_req *r);
 void pml_send_continue(struct pml_req *r);
 void pml_get_continue(struct pml_req *r);
+void pml_get_start(struct pml_req *r);
 int pml_progress(void);
 void pml_dump(FILE *out);
 
@@ -240,6 +253,7 @@ void pml_wait(struct pml_req *r);
 int pml_barrier(struct pml_comm *pc);
 
 extern size_t pml_get_chunk;
+extern size_t pml_split_min;
 extern int pml_get_depth;
 
 #endif

@@ -18,6 +18,7 @@ static int persist_start(struct rdmpi_request *br)
     r->base.complete = 0;
     r->base.active = 1;
     r->done = r->issued = 0;
+    r->put_wait = 0;
     r->inflight = 0;
     r->error = 0;
     if (r->peer == MPI_PROC_NULL) {

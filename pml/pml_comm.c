@@ -1,6 +1,7 @@
 /* Per-communicator matching state, found by context id. Messages for a
  * context id this rank has not created yet are parked and replayed when it
- * appears (a fast peer can use a new communicator first). */
+ * appears (a fast peer can use a new communicator first). A communicator
+ * freed while requests still use it lingers until they complete. */
 #include "pml.h"
 
 #include <stdlib.h>
@@ -17,6 +18,10 @@ struct parked {
     char data[];
 };
 static struct parked *parked_head, **parked_tail = &parked_head;
+
+/* Freed communicators whose requests are still in flight. */
+static struct pml_comm **zombies;
+static int nzombies, zombies_cap;
 
 struct pml_comm *pml_comm_lookup(uint32_t cid)
 {
@@ -70,13 +75,19 @@ int pml_comm_add(struct rdmpi_comm *c)
         by_cid = t;
         ncids = n;
     }
-    pc = calloc(1, sizeof(*pc) + (size_t)c->remote_size * sizeof(pc->peers[0]));
+    /* The peer table is copied: the groups may go before a lingering pc. */
+    pc = calloc(1, sizeof(*pc) + (size_t)c->remote_size * sizeof(pc->peers[0]) +
+                       (c->remote_world ? (size_t)c->remote_size * sizeof(int) : 0));
     if (!pc)
         return -1;
     pc->cid = c->cid;
     pc->rank = c->rank;
     pc->size = c->remote_size;
-    pc->world = c->remote_world;
+    if (c->remote_world) {
+        int *w = (int *)&pc->peers[pc->size];
+        memcpy(w, c->remote_world, (size_t)pc->size * sizeof(int));
+        pc->world = w;
+    }
     pc->handle = c->handle;
     pml_list_init(&pc->any_posted);
     for (int i = 0; i < pc->size; i++) {
@@ -90,12 +101,8 @@ int pml_comm_add(struct rdmpi_comm *c)
     return 0;
 }
 
-void pml_comm_remove(struct rdmpi_comm *c)
+static void release(struct pml_comm *pc)
 {
-    struct pml_comm *pc = c->pml;
-
-    if (!pc)
-        return;
     for (int i = 0; i < pc->size; i++) {
         struct pml_link *l = &pc->peers[i].unexpected;
         while (!pml_list_empty(l)) {
@@ -105,6 +112,67 @@ void pml_comm_remove(struct rdmpi_comm *c)
         }
     }
     by_cid[pc->cid] = NULL;
-    c->pml = NULL;
+    if (pc->cid > 1)
+        rt_cid_release(pc->cid);
     free(pc);
+}
+
+/* Releases lingering communicators whose requests have all completed. */
+static void sweep(void)
+{
+    for (int i = 0; i < nzombies;) {
+        if (pml_req_using(zombies[i])) {
+            i++;
+            continue;
+        }
+        release(zombies[i]);
+        zombies[i] = zombies[--nzombies];
+    }
+}
+
+int pml_comm_remove(struct rdmpi_comm *c)
+{
+    struct pml_comm *pc = c->pml;
+
+    sweep();
+    if (!pc)
+        return 0;
+    c->pml = NULL;
+    if (!pml_req_using(pc)) {
+        release(pc);
+        return 0;
+    }
+    if (nzombies == zombies_cap) {
+        int cap = zombies_cap ? 2 * zombies_cap : 8;
+        struct pml_comm **z = realloc(zombies, (size_t)cap * sizeof(*z));
+        if (!z)
+            rt_fatal("out of memory freeing a communicator");
+        zombies = z;
+        zombies_cap = cap;
+    }
+    pc->handle = MPI_COMM_NULL;
+    zombies[nzombies++] = pc;
+    return 1;
+}
+
+/* At finalize: everything left, freed or not. */
+void pml_comm_finalize(void)
+{
+    struct parked *p;
+
+    nzombies = 0;
+    free(zombies);
+    zombies = NULL;
+    zombies_cap = 0;
+    for (uint32_t i = 0; i < ncids; i++)
+        if (by_cid[i])
+            release(by_cid[i]);
+    free(by_cid);
+    by_cid = NULL;
+    ncids = 0;
+    while ((p = parked_head)) {
+        parked_head = p->next;
+        free(p);
+    }
+    parked_tail = &parked_head;
 }

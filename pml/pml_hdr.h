@@ -8,7 +8,7 @@
 #include <assert.h>
 #include <stdint.h>
 
-#define PML_PROTO_VERSION 1
+#define PML_PROTO_VERSION 2
 
 /* Header types: the first byte of every message, the BTL's dispatch key. */
 enum pml_hdr_type {
@@ -18,6 +18,8 @@ enum pml_hdr_type {
     PML_HDR_FRAG = 4,   /* copy-pipeline data */
     PML_HDR_FIN = 5,    /* rendezvous done (or the Ssend match ack) */
     PML_HDR_CREDIT = 6, /* eager credits returned */
+    PML_HDR_PUT = 7,    /* receiver asks the sender to write part of an RGET itself */
+    PML_HDR_PUTFIN = 8, /* sender: that part is written */
 };
 
 /* Flags on MATCH and RNDV. */
@@ -66,12 +68,25 @@ struct pml_hdr_frag {
 static_assert(sizeof(struct pml_hdr_frag) == 24, "FRAG header is 24 bytes");
 
 struct pml_hdr_fin {
-    uint8_t type;   /* PML_HDR_FIN */
+    uint8_t type;   /* PML_HDR_FIN or PML_HDR_PUTFIN */
     uint8_t pad[7];
-    uint64_t sreq;  /* the request it completes */
+    uint64_t sreq;  /* the request it completes (PUTFIN: the receiver's) */
     int64_t status; /* bytes delivered (>= 0) or a negative errno */
 };
 static_assert(sizeof(struct pml_hdr_fin) == 24, "FIN header is 24 bytes");
+
+/* Split rendezvous: while the receiver reads the head of the message, the
+ * sender writes the tail straight into the receiver's buffer, so both
+ * processes copy at once. */
+struct pml_hdr_put {
+    uint8_t type;   /* PML_HDR_PUT */
+    uint8_t pad[7];
+    uint64_t sreq;  /* the sender's request */
+    uint64_t rreq;  /* the receiver's, named by the PUTFIN */
+    uint64_t offset;/* first byte of the part the sender writes */
+    uint64_t raddr; /* where that byte goes in the receiver */
+};
+static_assert(sizeof(struct pml_hdr_put) == 40, "PUT header is 40 bytes");
 
 struct pml_hdr_credit {
     uint8_t type;     /* PML_HDR_CREDIT */

@@ -8,8 +8,9 @@
 #include <string.h>
 
 RT_PARAM(p_credits, "PML_CREDITS", RT_PARAM_INT, "64",
-         "Eager messages a sender may have outstanding to one receiver before it "
-         "switches to rendezvous; bounds unexpected-message memory")
+         "Eager messages of 4 KiB a sender may have outstanding to one receiver before it "
+         "switches to rendezvous (smaller messages count for less, by 64-byte units); "
+         "bounds unexpected-message memory")
 
 struct pml_peer *pml_peers;
 uint32_t pml_credit_window;
@@ -31,11 +32,13 @@ static int pml_init(void)
     btl_recv_table[PML_HDR_FRAG] = pml_recv_frag;
     btl_recv_table[PML_HDR_FIN] = pml_recv_fin;
     btl_recv_table[PML_HDR_CREDIT] = pml_recv_credit;
+    btl_recv_table[PML_HDR_PUT] = pml_recv_put;
+    btl_recv_table[PML_HDR_PUTFIN] = pml_recv_putfin;
     pml_rndv_params();
     pml_req_init();
-    pml_credit_window = (uint32_t)rt_param_int(&p_credits);
-    if (pml_credit_window < 2)
-        pml_credit_window = 2;
+    pml_credit_window = (uint32_t)rt_param_int(&p_credits) * PML_CREDIT_PER_4K;
+    if (pml_credit_window < 2 * PML_CREDIT_PER_4K)
+        pml_credit_window = 2 * PML_CREDIT_PER_4K;
     card.credits = pml_credit_window;
     if ((rc = rt_modex_put(CARD_KEY, &card, sizeof(card))))
         return rc;
@@ -142,8 +145,8 @@ static int pml_finalize(void)
             pml_btls[i]->flush(pml_btls[i]);
     for (int i = 0; i < pml_nbtls; i++)
         pml_btls[i]->finalize(pml_btls[i]);
-    pml_comm_remove(rt_comm_predef[1]);
-    pml_comm_remove(rt_comm_predef[0]);
+    rt_comm_predef[0]->pml = rt_comm_predef[1]->pml = NULL;
+    pml_comm_finalize();
     free(pml_peers);
     pml_peers = NULL;
     return 0;

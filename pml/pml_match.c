@@ -119,7 +119,7 @@ static void rndv_matched(struct pml_req *r, int wsrc, const struct pml_hdr_rndv 
             memcpy(r->rkey, extra, p->btl->rkey_size);
         r->len = n; /* read no more than fits */
         r->state = PML_S_GET;
-        pml_get_continue(r);
+        pml_get_start(r);
     } else {
         struct pml_hdr_cts cts = {.type = PML_HDR_CTS, .sreq = rh->sreq,
                                   .rreq = pml_req_handle(r)};
@@ -139,7 +139,7 @@ static void deliver(struct pml_req *r, int wsrc, const void *data, size_t len)
     if (RT_LIKELY(h->type == PML_HDR_MATCH)) {
         size_t n = status_for(r, h, len - sizeof(*h));
         copy_in(r, 0, (const char *)data + sizeof(*h), n);
-        pml_credit_consumed(wsrc);
+        pml_credit_consumed(wsrc, len - sizeof(*h));
         pml_req_complete(r);
         return;
     }
@@ -161,7 +161,7 @@ void pml_recv_from_frag(struct pml_req *r, struct pml_frag *f)
     if (f->hdr.m.type == PML_HDR_MATCH) {
         size_t n = status_for(r, &f->hdr.m, f->len);
         copy_in(r, 0, f->data, n);
-        pml_credit_consumed(f->wsrc);
+        pml_credit_consumed(f->wsrc, f->len);
         pml_req_complete(r);
     } else {
         rndv_matched(r, f->wsrc, &f->hdr, (f->hdr.m.flags & PML_F_INLINE) ? (void *)f->data

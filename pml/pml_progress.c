@@ -57,14 +57,15 @@ void pml_send_ctl(int wpeer, const void *hdr, size_t len)
     ctl_tail = &c->next;
 }
 
-/* An eager message from wpeer was consumed: return credits in batches of
- * half the window, so the sender rarely waits and we rarely send. */
-void pml_credit_consumed(int wpeer)
+/* An eager message of len payload bytes from wpeer was consumed: return
+ * credits in batches of half the window, so the sender rarely waits and we
+ * rarely send. */
+void pml_credit_consumed(int wpeer, size_t len)
 {
     struct pml_peer *p = &pml_peers[wpeer];
     struct pml_hdr_credit h = {.type = PML_HDR_CREDIT};
 
-    if (++p->owed < pml_credit_window / 2)
+    if ((p->owed += pml_credit_cost(len)) < pml_credit_window / 2)
         return;
     h.credits = p->owed;
     p->owed = 0;

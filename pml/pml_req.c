@@ -57,6 +57,7 @@ struct pml_req *pml_req_alloc(void)
     r->tmp = NULL;
     r->reg = NULL;
     r->done = r->issued = 0;
+    r->put_wait = 0;
     r->inflight = 0;
     r->bsend_buf = NULL;
     r->detached = 0;
@@ -96,6 +97,16 @@ struct pml_req *pml_req_lookup(uint64_t handle)
         return NULL;
     r = &chunks[slot / CHUNK][slot % CHUNK];
     return (r->gen == gen && r->base.obj.kind == RT_KIND_REQUEST) ? r : NULL;
+}
+
+bool pml_req_using(const struct pml_comm *pc)
+{
+    for (uint32_t i = 0; i < nslots; i++) {
+        const struct pml_req *r = &chunks[i / CHUNK][i % CHUNK];
+        if (r->base.obj.kind == RT_KIND_REQUEST && r->pc == pc)
+            return true;
+    }
+    return false;
 }
 
 static void req_release_op(struct rdmpi_request *r)

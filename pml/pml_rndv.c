@@ -12,9 +12,15 @@ RT_PARAM(p_get_chunk, "PML_GET_CHUNK", RT_PARAM_SIZE, "4m",
          "Bytes per RDMA read of a rendezvous (the BTL's own limit also applies)")
 RT_PARAM(p_get_depth, "PML_GET_DEPTH", RT_PARAM_INT, "8",
          "RDMA reads in flight per rendezvous")
+RT_PARAM(p_split_min, "PML_SPLIT_MIN", RT_PARAM_SIZE, "256k",
+         "Rendezvous of at least this many bytes over a BTL that can write a peer's memory "
+         "without registration (sm) are copied by both sides at once, the sender writing "
+         "the second half; 0 turns it off. Unless set, off when ranks outnumber cores (the "
+         "sender may not be running to do its part).")
 
 size_t pml_get_chunk;
 int pml_get_depth;
+size_t pml_split_min;
 
 void pml_rndv_params(void)
 {
@@ -24,9 +30,18 @@ void pml_rndv_params(void)
         pml_get_chunk = 4096;
     if (pml_get_depth < 1)
         pml_get_depth = 1;
+    pml_split_min = rt.oversubscribed && !getenv("RDMPI_PML_SPLIT_MIN")
+                        ? 0 : rt_param_size(&p_split_min);
 }
 
 /* ---- receiver: RDMA reads ---- */
+
+/* The receive is whole once our reads are done and the sender's part (if
+ * it has one) is written. */
+static bool get_complete(const struct pml_req *r)
+{
+    return (r->issued == r->get_end || r->error) && r->inflight == 0 && !r->put_wait;
+}
 
 static void get_finish(struct pml_req *r)
 {
@@ -61,9 +76,9 @@ static void get_done(void *ctx, int status)
         r->error = status;
     if (r->in_issue)
         return;
-    if (r->issued == r->len && r->inflight == 0)
+    if (get_complete(r))
         get_finish(r);
-    else if (!r->error)
+    else if (!r->error && r->issued < r->get_end)
         pml_get_continue(r);
 }
 
@@ -79,8 +94,8 @@ void pml_get_continue(struct pml_req *r)
             rt_fatal("out of memory staging a %zu-byte receive", r->len);
     }
     r->in_issue = 1;
-    while (!r->error && r->issued < r->len && r->inflight < pml_get_depth) {
-        size_t n = r->len - r->issued < limit ? r->len - r->issued : limit;
+    while (!r->error && r->issued < r->get_end && r->inflight < pml_get_depth) {
+        size_t n = r->get_end - r->issued < limit ? r->get_end - r->issued : limit;
         char *dst = contig ? (char *)r->buf + r->dt->lb + r->issued : (char *)r->tmp + r->issued;
         int rc;
 
@@ -99,8 +114,81 @@ void pml_get_continue(struct pml_req *r)
         r->issued += n;
     }
     r->in_issue = 0;
-    if ((r->issued == r->len || r->error) && r->inflight == 0)
+    if (get_complete(r))
         get_finish(r);
+}
+
+/* Starts the reads of a matched RGET; a large contiguous receive over a
+ * BTL that writes peer memory directly hands its second half to the
+ * sender, so two processes copy at once (single-copy reads alone are
+ * bound by one core: see docs/pml.md). */
+void pml_get_start(struct pml_req *r)
+{
+    struct pml_peer *p = &pml_peers[r->wpeer];
+    size_t half = (r->len / 2) & ~(size_t)4095;
+
+    r->get_end = r->len;
+    if (pml_split_min && r->len >= pml_split_min && r->len == r->msg_len &&
+        r->wpeer != rt.rank && (p->btl->flags & BTL_CAP_PUT) &&
+        !(p->btl->flags & BTL_CAP_NEED_REG) && rt_dt_contig(r->dt, r->count) && half) {
+        struct pml_hdr_put put = {.type = PML_HDR_PUT, .sreq = r->other,
+                                  .rreq = pml_req_handle(r), .offset = half,
+                                  .raddr = (uint64_t)(uintptr_t)((char *)r->buf + r->dt->lb +
+                                                                 half)};
+        r->get_end = half;
+        r->put_wait = 1;
+        pml_send_ctl(r->wpeer, &put, sizeof(put));
+    }
+    pml_get_continue(r);
+}
+
+/* Receiver: the sender wrote its part, or could not (then we read it). */
+void pml_recv_putfin(int peer, const void *data, size_t len)
+{
+    const struct pml_hdr_fin *h = data;
+    struct pml_req *r = pml_req_lookup(h->sreq);
+
+    (void)len;
+    if (!r || r->send || !r->put_wait)
+        rt_fatal("a PUTFIN from rank %d names no split receive (handle %#llx)", peer,
+                 (unsigned long long)h->sreq);
+    r->put_wait = 0;
+    if (h->status < 0) {
+        r->get_end = r->len;
+        pml_get_continue(r);
+    } else if (get_complete(r)) {
+        get_finish(r);
+    }
+}
+
+/* ---- sender: its part of a split rendezvous ---- */
+
+static void put_done(void *ctx, int status)
+{
+    struct pml_req *r = ctx;
+    struct pml_hdr_fin fin = {.type = PML_HDR_PUTFIN, .sreq = r->other, .status = status};
+
+    pml_send_ctl(r->wpeer, &fin, sizeof(fin));
+}
+
+void pml_recv_put(int peer, const void *data, size_t len)
+{
+    const struct pml_hdr_put *h = data;
+    struct pml_req *r = pml_req_lookup(h->sreq);
+    struct pml_peer *p = &pml_peers[peer];
+    const char *src;
+    int rc;
+
+    (void)len;
+    if (!r || !r->send || h->offset > r->len)
+        rt_fatal("a PUT request from rank %d names no send (handle %#llx)", peer,
+                 (unsigned long long)h->sreq);
+    r->other = h->rreq;
+    src = r->tmp ? r->tmp : (const char *)r->buf + r->dt->lb;
+    rc = p->btl->put(p->ep, src + h->offset, NULL, h->raddr, NULL, r->len - h->offset,
+                     put_done, r);
+    if (rc)
+        put_done(r, rc < 0 ? rc : -rc);
 }
 
 /* ---- receiver: FRAGs of the copy pipeline ---- */

@@ -32,14 +32,14 @@ int pml_send_now(const void *buf, size_t count, struct rdmpi_datatype *dt, int d
     struct pml_hdr_match h;
 
     *done = false;
-    if (mode == PML_SYNC || !p->credits || p->npending || len + sizeof(h) > p->btl->sendi_limit ||
-        !rt_dt_contig(dt, count))
+    if (mode == PML_SYNC || p->credits < pml_credit_cost(len) || p->npending ||
+        len + sizeof(h) > p->btl->sendi_limit || !rt_dt_contig(dt, count))
         return 0;
     make_match(&h, PML_HDR_MATCH, 0, cp->send_seq, pc, tag);
     if (p->btl->sendi(p->ep, &h, sizeof(h), (const char *)buf + dt->lb, len))
         return 0;
     cp->send_seq++;
-    p->credits--;
+    p->credits -= pml_credit_cost(len);
     p->stats->eager_msgs++;
     p->stats->eager_bytes += len;
     *done = true;
@@ -63,7 +63,8 @@ bool pml_send_detached(const void *buf, size_t count, struct rdmpi_datatype *dt,
 
     if (limit == (size_t)-1)
         limit = rt_param_size(&p_detach);
-    if (p->credits || len + sizeof(struct pml_hdr_match) > p->btl->eager_limit ||
+    if (p->credits >= pml_credit_cost(len) ||
+        len + sizeof(struct pml_hdr_match) > p->btl->eager_limit ||
         pml_detached_bytes + len > limit || !(r = pml_req_alloc()))
         return false;
     if (!(copy = malloc(len ? len : 1))) {
@@ -98,7 +99,7 @@ static int send_eager(struct pml_req *r, struct pml_peer *p)
     d->len = sizeof(h) + r->len;
     p->btl->send(p->ep, d);
 sent:
-    p->credits--;
+    p->credits -= pml_credit_cost(r->len);
     p->stats->eager_msgs++;
     p->stats->eager_bytes += r->len;
     pml_req_complete(r);
@@ -167,7 +168,7 @@ void pml_send_continue(struct pml_req *r)
         pml_frags_stream(r);
         return;
     }
-    if (r->mode != PML_SYNC && p->credits &&
+    if (r->mode != PML_SYNC && p->credits >= pml_credit_cost(r->len) &&
         sizeof(struct pml_hdr_match) + r->len <= p->btl->eager_limit)
         rc = send_eager(r, p);
     else

@@ -13,6 +13,7 @@ int rt_comm_init(void)
     static int self_rank;
     struct rdmpi_errhandler *fatal = rt_errh_get(MPI_ERRORS_ARE_FATAL);
 
+    rt_group_init();
     comm_world.obj.kind = RT_KIND_COMM;
     comm_world.obj.findex = 0;
     comm_world.cid = 0;

@@ -20,6 +20,7 @@ struct rdmpi_comm {
     const int *remote_world;
     int inter;
     struct rdmpi_group *group, *remote_group; /* NULL for predefined until asked */
+    struct rdmpi_comm *local;       /* intercomm: hidden intracomm of the local group */
     struct rdmpi_errhandler *errh;
     MPI_Comm handle;                /* what the user holds (a constant for predefined) */
     void *pml;                      /* per-communicator matching state */
@@ -54,6 +55,56 @@ static inline int rt_comm_world_rank(const struct rdmpi_comm *c, int r)
 
 int rt_comm_init(void);
 void rt_comm_finalize(void);
+
+/* The local group (created on first use for predefined communicators). */
+struct rdmpi_group *rt_comm_group(struct rdmpi_comm *c);
+
+/* A communicator over group g (and remote group rg for an intercomm, else
+ * NULL) with context id cid, inheriting parent's error handler; references
+ * to the groups are taken. NULL with *err set (an MPI class) on failure. */
+struct rdmpi_comm *rt_comm_new(struct rdmpi_group *g, struct rdmpi_group *rg, uint32_t cid,
+                               struct rdmpi_comm *parent, int *err);
+/* Releases everything a communicator holds (after attribute deletion). */
+void rt_comm_destroy(struct rdmpi_comm *c);
+
+/* MPI_Comm_split and MPI_Comm_create on an intercommunicator (the caller
+ * has checked the arguments); MPI error class on failure. */
+int rt_inter_split(struct rdmpi_comm *c, int color, int key, MPI_Comm *out);
+int rt_inter_create(struct rdmpi_comm *c, struct rdmpi_group *g, MPI_Comm *out);
+
+/* ---- context ids (comm_cid.c) ---- */
+
+/* Internal tags of the communicator layer: clear of the pml's (-2) and of
+ * collectives (-1024 and below, 2^20 of them); MPI_Comm_create_group's
+ * user tag t maps to RT_TAG_COMM_GROUP - (t mod 2^20). */
+#define RT_TAG_COMM (-3)
+#define RT_TAG_COMM_GROUP (-(1 << 21))
+
+/* Agrees on a context id free at every member: members[] are ranks in
+ * intracomm `over` (NULL: all of it), n of them, ours at index me. When
+ * bridge is not NULL, the first member also agrees with bridge_peer on
+ * bridge (tag btag), so two groups end with the same id. Each member marks
+ * the id used when `keep` is set. */
+int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
+                 struct rdmpi_comm *bridge, int bridge_peer, int btag, int keep,
+                 uint32_t *cid);
+void rt_cid_release(uint32_t cid);
+/* Binomial broadcast of len bytes from members[0] over intracomm `over`. */
+int rt_comm_bcast(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
+                  void *buf, size_t len);
+
+/* ---- services of the pml ---- */
+
+/* Matching state for a new communicator, and its release: pml_comm_remove
+ * returns 0 when done, 1 when deferred until requests still using it
+ * complete (the context id is then released by the pml). */
+int pml_comm_add(struct rdmpi_comm *c);
+int pml_comm_remove(struct rdmpi_comm *c);
+/* A blocking exchange on an internal tag; dst or src may be MPI_PROC_NULL. */
+int pml_comm_sendrecv(struct rdmpi_comm *c, const void *sbuf, size_t slen, int dst,
+                      void *rbuf, size_t rlen, int src, int tag);
+/* A request that is already complete (for operations that finish at once). */
+MPI_Request pml_req_completed(MPI_Comm comm);
 
 /* Validates a communicator argument; on failure raises MPI_ERR_COMM on
  * MPI_COMM_SELF's handler and returns NULL with *err set. */

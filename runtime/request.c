@@ -30,8 +30,11 @@ static int is_idle(MPI_Request h)
 static int finish(MPI_Request *h, MPI_Status *status)
 {
     struct rdmpi_request *r = (struct rdmpi_request *)*h;
-    int err = r->status.MPI_ERROR;
+    int err;
 
+    if (r->ops->query)
+        r->ops->query(r);
+    err = r->status.MPI_ERROR;
     if (status != MPI_STATUS_IGNORE)
         *status = r->status;
     if (r->persistent) {
@@ -150,11 +153,11 @@ static int finish_many(int count, MPI_Request *reqs, MPI_Status *statuses, int *
             continue;
         st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
                                              : &statuses[indices ? n : i];
-        if (err = r->status.MPI_ERROR, err) {
+        MPI_Request h = reqs[i];
+        if ((err = finish(&reqs[i], st))) {
             failed = 1;
-            bad = reqs[i];
+            bad = h;
         }
-        err = finish(&reqs[i], st);
         if (st != MPI_STATUS_IGNORE)
             st->MPI_ERROR = err;
         if (indices)
@@ -387,6 +390,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!r->complete)
         rt_progress();
     *flag = __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
+    if (*flag && r->ops->query)
+        r->ops->query(r);
     if (*flag && status != MPI_STATUS_IGNORE)
         *status = r->status;
     return MPI_SUCCESS;
@@ -425,7 +430,8 @@ int PMPI_Cancel(MPI_Request *request)
     if (r->persistent && !r->active)
         return rdmpi_err_comm(r->comm, MPI_ERR_REQUEST, fn,
                               "the persistent request is not active; MPI_Start it first");
-    if (r->complete || !r->ops->cancel)
+    /* A generalized request's cancel_fn hears about completed ones too. */
+    if ((r->complete && r->type != RT_REQ_GREQ) || !r->ops->cancel)
         return MPI_SUCCESS;
     return r->ops->cancel(r);
 }

@@ -20,7 +20,6 @@ struct rt_state {
     int local_size;
     int node_rank;
     int *local_peers;    /* world ranks on this host, ascending */
-    int *node_of;        /* per world rank: node id, for locality */
     int nodeid;
     int num_nodes;
     int univ_size;

@@ -1,0 +1,77 @@
+/* Communicator objects: creation from groups, and destruction. The
+ * MPI_Comm_* constructors that call these are in comm_api.c. */
+#include "comm.h"
+
+#include "obj.h"
+
+#include <stdlib.h>
+
+struct rdmpi_group *rt_comm_group(struct rdmpi_comm *c)
+{
+    if (!c->group) {
+        int *w = malloc(((size_t)c->size + 1) * sizeof(int));
+        if (!w)
+            return NULL;
+        for (int i = 0; i < c->size; i++)
+            w[i] = rt_comm_world_rank(c, i);
+        c->group = rt_group_new(w, c->size);
+        free(w);
+    }
+    return c->group;
+}
+
+struct rdmpi_comm *rt_comm_new(struct rdmpi_group *g, struct rdmpi_group *rg, uint32_t cid,
+                               struct rdmpi_comm *parent, int *err)
+{
+    struct rdmpi_comm *c = rt_obj_new(RT_KIND_COMM, sizeof(*c));
+
+    if (!c) {
+        *err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    rt_group_retain(g);
+    c->group = g;
+    c->cid = cid;
+    c->rank = g->rank;
+    c->size = g->size;
+    c->world = g->world;
+    if (rg) {
+        rt_group_retain(rg);
+        c->remote_group = rg;
+        c->inter = 1;
+    } else {
+        rg = g;
+    }
+    c->remote_size = rg->size;
+    c->remote_world = rg->world;
+    c->errh = parent->errh;
+    rt_errh_retain(c->errh);
+    c->handle = (MPI_Comm)c;
+    c->info = MPI_INFO_NULL;
+    if (pml_comm_add(c)) {
+        rt_comm_destroy(c);
+        *err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    return c;
+}
+
+void rt_comm_destroy(struct rdmpi_comm *c)
+{
+    if (c->local)
+        rt_comm_destroy(c->local);
+    if (c->pml)
+        pml_comm_remove(c);
+    else
+        rt_cid_release(c->cid);
+    rt_topo_free(c->topo);
+    if (c->info != MPI_INFO_NULL)
+        PMPI_Info_free(&c->info);
+    if (c->errh)
+        rt_errh_release(c->errh);
+    if (c->remote_group)
+        rt_group_release(c->remote_group);
+    if (c->group)
+        rt_group_release(c->group);
+    rt_obj_delete(c);
+}

@@ -1,0 +1,308 @@
+/* Intercommunicators: creation from two intracommunicators joined by their
+ * leaders, and merging back into one intracommunicator. Each intercomm
+ * keeps a hidden intracommunicator of its local group (`local`) for the
+ * agreements that run among the local members. */
+#include "comm.h"
+
+#include <stdlib.h>
+
+/* Members of c rotated so that the leader comes first: the trees in
+ * comm_cid.c are rooted at index 0. */
+static int *rotated(const struct rdmpi_comm *c, int leader)
+{
+    int *m = malloc(((size_t)c->size + 1) * sizeof(int));
+
+    if (m)
+        for (int i = 0; i < c->size; i++)
+            m[i] = (leader + i) % c->size;
+    return m;
+}
+
+/* Builds the intercomm over local group lg and remote world ranks rw[0..rn),
+ * agreeing on ids over `over` (members m, ours at me), the leader bridging
+ * to bridge_peer on bridge. */
+static int build(struct rdmpi_comm *over, const int *m, int me, struct rdmpi_comm *bridge,
+                 int bridge_peer, int btag, const int *rw, int rn, MPI_Comm *out)
+{
+    struct rdmpi_group *lg = rt_comm_group(over), *rg;
+    struct rdmpi_comm *ic, *lc;
+    uint32_t cid, lcid;
+    int err;
+
+    if ((err = rt_cid_agree(over, m, over->size, me, RT_TAG_COMM, NULL, 0, 0, 1, &lcid)))
+        return err;
+    if ((err = rt_cid_agree(over, m, over->size, me, RT_TAG_COMM, bridge, bridge_peer, btag, 1,
+                            &cid))) {
+        rt_cid_release(lcid);
+        return err;
+    }
+    if (!lg || !(rg = rt_group_new(rw, rn))) {
+        rt_cid_release(lcid);
+        rt_cid_release(cid);
+        return MPI_ERR_NO_MEM;
+    }
+    ic = rt_comm_new(lg, rg, cid, over, &err);
+    rt_group_release(rg);
+    if (!ic) {
+        rt_cid_release(lcid);
+        return err;
+    }
+    if (!(lc = rt_comm_new(lg, NULL, lcid, over, &err))) {
+        rt_cid_release(lcid);
+        rt_comm_destroy(ic);
+        return err;
+    }
+    ic->local = lc;
+    *out = ic->handle;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                          int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    static const char fn[] = "MPI_Intercomm_create";
+    struct rdmpi_comm *c, *pc = NULL;
+    int err, me, rn = 0, *m = NULL, *rw = NULL;
+
+    RT_CHECK_INIT(fn);
+    if (!(c = rt_comm_check(local_comm, fn, &err)))
+        return err;
+    if (c->inter)
+        return rdmpi_err_comm(local_comm, MPI_ERR_COMM, fn, "local_comm is an "
+                              "intercommunicator; pass an intracommunicator");
+    if (!newintercomm)
+        return rdmpi_err_comm(local_comm, MPI_ERR_ARG, fn,
+                              "newintercomm is NULL; pass the address of an MPI_Comm");
+    if (local_leader < 0 || local_leader >= c->size)
+        return rdmpi_err_comm(local_comm, MPI_ERR_RANK, fn, "local_leader is %d; pass a rank "
+                              "of local_comm (0..%d)", local_leader, c->size - 1);
+    if (tag < 0)
+        return rdmpi_err_comm(local_comm, MPI_ERR_TAG, fn, "tag is %d; it must be in "
+                              "0..MPI_TAG_UB", tag);
+    if (c->rank == local_leader) {
+        if (!(pc = rt_comm_check(peer_comm, fn, &err)))
+            return err;
+        if (remote_leader < 0 || remote_leader >= pc->remote_size)
+            return rdmpi_err_comm(local_comm, MPI_ERR_RANK, fn, "remote_leader is %d; pass a "
+                                  "rank of peer_comm (0..%d)", remote_leader,
+                                  pc->remote_size - 1);
+    }
+    if (!(m = rotated(c, local_leader)))
+        return rdmpi_err_comm(local_comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    me = (c->rank - local_leader + c->size) % c->size;
+    /* The leaders swap their groups' world ranks; each tells its group. */
+    if (me == 0) {
+        const int *lw = rt_comm_group(c) ? c->group->world : NULL;
+        if (!lw || (err = pml_comm_sendrecv(pc, &c->size, sizeof(int), remote_leader, &rn,
+                                            sizeof(int), remote_leader, tag)))
+            goto fail;
+        if (!(rw = malloc((size_t)rn * sizeof(int)))) {
+            err = MPI_ERR_NO_MEM;
+            goto fail;
+        }
+        if ((err = pml_comm_sendrecv(pc, lw, (size_t)c->size * sizeof(int), remote_leader, rw,
+                                     (size_t)rn * sizeof(int), remote_leader, tag)))
+            goto fail;
+    }
+    if ((err = rt_comm_bcast(c, m, c->size, me, RT_TAG_COMM, &rn, sizeof(int))))
+        goto fail;
+    if (!rw && !(rw = malloc((size_t)rn * sizeof(int)))) {
+        err = MPI_ERR_NO_MEM;
+        goto fail;
+    }
+    if ((err = rt_comm_bcast(c, m, c->size, me, RT_TAG_COMM, rw, (size_t)rn * sizeof(int))))
+        goto fail;
+    err = build(c, m, me, pc, remote_leader, tag, rw, rn, newintercomm);
+fail:
+    free(m);
+    free(rw);
+    if (err)
+        return rdmpi_err_comm(local_comm, err, fn, "building the intercommunicator failed "
+                              "(out of context ids or memory, or a leader exchange failed)");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    static const char fn[] = "MPI_Intercomm_merge";
+    struct rdmpi_comm *c, *nc;
+    struct rdmpi_group *g;
+    /* [high, leader's world rank] of each side */
+    int err, mine[2], theirs[2], first, *w;
+    uint32_t cid;
+
+    RT_CHECK_INIT(fn);
+    if (!(c = rt_comm_check(intercomm, fn, &err)))
+        return err;
+    if (!c->inter)
+        return rdmpi_err_comm(intercomm, MPI_ERR_COMM, fn, "intercomm is an "
+                              "intracommunicator; pass an intercommunicator");
+    if (!newintracomm)
+        return rdmpi_err_comm(intercomm, MPI_ERR_ARG, fn,
+                              "newintracomm is NULL; pass the address of an MPI_Comm");
+    mine[0] = !!high;
+    mine[1] = c->world[0];
+    if (c->rank == 0 && (err = pml_comm_sendrecv(c, mine, sizeof(mine), 0, theirs,
+                                                 sizeof(theirs), 0, RT_TAG_COMM)))
+        return rdmpi_err_comm(intercomm, err, fn, "the leaders' exchange failed");
+    if ((err = rt_comm_bcast(c->local, NULL, c->size, c->rank, RT_TAG_COMM, theirs,
+                             sizeof(theirs))))
+        return rdmpi_err_comm(intercomm, err, fn, "the local broadcast failed");
+    /* The low group goes first; on a tie, the group whose leader has the
+     * lower world rank (both sides compute the same answer). */
+    first = mine[0] != theirs[0] ? !mine[0] : mine[1] < theirs[1];
+    if ((err = rt_cid_agree(c->local, NULL, c->size, c->rank, RT_TAG_COMM, c, 0, RT_TAG_COMM, 1,
+                            &cid)))
+        return rdmpi_err_comm(intercomm, err, fn, "agreeing on a context id failed");
+    if (!(w = malloc(((size_t)c->size + (size_t)c->remote_size) * sizeof(int)))) {
+        rt_cid_release(cid);
+        return rdmpi_err_comm(intercomm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    for (int i = 0; i < c->size; i++)
+        w[(first ? 0 : c->remote_size) + i] = c->world[i];
+    for (int i = 0; i < c->remote_size; i++)
+        w[(first ? c->size : 0) + i] = c->remote_world[i];
+    g = rt_group_new(w, c->size + c->remote_size);
+    free(w);
+    nc = g ? rt_comm_new(g, NULL, cid, c, &err) : NULL;
+    if (g)
+        rt_group_release(g);
+    if (!nc) {
+        rt_cid_release(cid);
+        return rdmpi_err_comm(intercomm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    *newintracomm = nc->handle;
+    return MPI_SUCCESS;
+}
+
+/* A new intercomm between the local members lw[0..ln) and the remote ones
+ * rw[0..rn), for members of c; those with either side empty get
+ * MPI_COMM_NULL but still take part in the agreements. */
+static int sub_intercomm(struct rdmpi_comm *c, const int *lw, int ln, const int *rw, int rn,
+                         MPI_Comm *out)
+{
+    int part = ln > 0 && rn > 0, err;
+    struct rdmpi_group *lg, *rg;
+    struct rdmpi_comm *ic;
+    uint32_t cid, lcid;
+
+    *out = MPI_COMM_NULL;
+    if ((err = rt_cid_agree(c->local, NULL, c->size, c->rank, RT_TAG_COMM, NULL, 0, 0, part,
+                            &lcid)))
+        return err;
+    if ((err = rt_cid_agree(c->local, NULL, c->size, c->rank, RT_TAG_COMM, c, 0, RT_TAG_COMM,
+                            part, &cid))) {
+        if (part)
+            rt_cid_release(lcid);
+        return err;
+    }
+    if (!part)
+        return MPI_SUCCESS;
+    lg = rt_group_new(lw, ln);
+    rg = rt_group_new(rw, rn);
+    ic = lg && rg ? rt_comm_new(lg, rg, cid, c, &err) : NULL;
+    if (ic && !(ic->local = rt_comm_new(lg, NULL, lcid, c, &err))) {
+        rt_comm_destroy(ic);
+        ic = NULL;
+        lcid = cid = UINT32_MAX; /* released with ic */
+    }
+    if (lg)
+        rt_group_release(lg);
+    if (rg)
+        rt_group_release(rg);
+    if (!ic) {
+        rt_cid_release(lcid);
+        rt_cid_release(cid);
+        return MPI_ERR_NO_MEM;
+    }
+    *out = ic->handle;
+    return MPI_SUCCESS;
+}
+
+/* The leaders swap n ints each way over the intercomm and broadcast what
+ * they got to their groups. */
+static int swap_and_share(struct rdmpi_comm *c, const int *mine, int n, int *theirs, int rn)
+{
+    int err = MPI_SUCCESS;
+
+    if (c->rank == 0)
+        err = pml_comm_sendrecv(c, mine, (size_t)n * sizeof(int), 0, theirs,
+                                (size_t)rn * sizeof(int), 0, RT_TAG_COMM);
+    if (!err)
+        err = rt_comm_bcast(c->local, NULL, c->size, c->rank, RT_TAG_COMM, theirs,
+                            (size_t)rn * sizeof(int));
+    return err;
+}
+
+struct ckey {
+    int key, rank;
+};
+
+static int by_ckey(const void *a, const void *b)
+{
+    const struct ckey *x = a, *y = b;
+
+    return x->key != y->key ? (x->key < y->key ? -1 : 1) : x->rank - y->rank;
+}
+
+/* World ranks of the members of one side with this color, ordered by
+ * (key, rank); cw[2i], cw[2i+1] are rank i's color and key. */
+static int pick(const int *ck, int n, const int *world, int color, int *out, struct ckey *tmp)
+{
+    int m = 0;
+
+    if (color == MPI_UNDEFINED)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (ck[2 * i] == color)
+            tmp[m++] = (struct ckey){ck[2 * i + 1], i};
+    qsort(tmp, (size_t)m, sizeof(*tmp), by_ckey);
+    for (int i = 0; i < m; i++)
+        out[i] = world[tmp[i].rank];
+    return m;
+}
+
+int rt_inter_split(struct rdmpi_comm *c, int color, int key, MPI_Comm *out)
+{
+    int mine[2] = {color, key}, n = c->size, rn = c->remote_size, ln, rrn, err;
+    size_t most = (size_t)(n > rn ? n : rn) + 1;
+    int *lck = malloc(2 * most * sizeof(int)), *rck = malloc(2 * most * sizeof(int));
+    int *lw = malloc(most * sizeof(int)), *rw = malloc(most * sizeof(int));
+    struct ckey *tmp = malloc(most * sizeof(*tmp));
+
+    err = MPI_ERR_NO_MEM;
+    if (!lck || !rck || !lw || !rw || !tmp)
+        goto out;
+    if ((err = PMPI_Allgather(mine, 2, MPI_INT, lck, 2, MPI_INT, c->local->handle)) ||
+        (err = swap_and_share(c, lck, 2 * n, rck, 2 * rn)))
+        goto out;
+    ln = pick(lck, n, c->world, color, lw, tmp);
+    rrn = pick(rck, rn, c->remote_world, color, rw, tmp);
+    err = sub_intercomm(c, lw, ln, rw, rrn, out);
+out:
+    free(lck);
+    free(rck);
+    free(lw);
+    free(rw);
+    free(tmp);
+    return err;
+}
+
+int rt_inter_create(struct rdmpi_comm *c, struct rdmpi_group *g, MPI_Comm *out)
+{
+    int n = 0, rn = 0, err, *rw = NULL;
+
+    /* sizes first, then the member lists */
+    if ((err = swap_and_share(c, &g->size, 1, &rn, 1)))
+        return err;
+    if (!(rw = malloc(((size_t)rn + 1) * sizeof(int))))
+        return MPI_ERR_NO_MEM;
+    if (!(err = swap_and_share(c, g->world, g->size, rw, rn))) {
+        n = g->rank == MPI_UNDEFINED ? 0 : g->size;
+        err = sub_intercomm(c, g->world, n, rw, rn, out);
+    }
+    free(rw);
+    return err;
+}

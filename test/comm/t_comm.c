@@ -1,0 +1,230 @@
+/* Communicator constructors against hand-computed expectations: dup, split
+ * (colors, keys, MPI_UNDEFINED), create, create_group, split_type, compare,
+ * names, freeing with a receive pending, create/free loops, and traffic and
+ * collectives on every new communicator. */
+#include "../p2p/mpitest.h"
+
+#include <unistd.h>
+
+static int sum_of_world_ranks(MPI_Comm c)
+{
+    int v = mt_rank, s = -1;
+
+    MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, c);
+    return s;
+}
+
+/* A dup'ed communicator is a separate matching space: the same tag on
+ * both, received in the opposite order, must not cross. */
+static void test_dup(void)
+{
+    MPI_Comm d;
+    int r, cmp, a = -1, b = -1, len;
+    char name[MPI_MAX_OBJECT_NAME];
+
+    MPI_Comm_dup(MPI_COMM_WORLD, &d);
+    MPI_Comm_rank(d, &r);
+    mt_check(r == mt_rank, "dup rank %d", r);
+    MPI_Comm_compare(MPI_COMM_WORLD, d, &cmp);
+    mt_check(cmp == MPI_CONGRUENT, "compare(world, dup) = %d", cmp);
+    MPI_Comm_compare(d, d, &cmp);
+    mt_check(cmp == MPI_IDENT, "compare(dup, dup) = %d", cmp);
+    MPI_Comm_get_name(d, name, &len);
+    mt_check(len == 0 && !name[0], "a new communicator has name '%s'", name);
+    MPI_Comm_set_name(d, "my dup");
+    MPI_Comm_get_name(d, name, &len);
+    mt_check(!strcmp(name, "my dup") && len == 6, "name '%s'", name);
+    MPI_Comm_get_name(MPI_COMM_WORLD, name, &len);
+    mt_check(!strcmp(name, "MPI_COMM_WORLD"), "world name '%s'", name);
+    if (mt_size > 1) {
+        int peer = mt_rank ^ 1;
+        if (peer < mt_size) {
+            int x = 100 + mt_rank, y = 200 + mt_rank;
+            MPI_Request q[2];
+            MPI_Isend(&x, 1, MPI_INT, peer, 5, MPI_COMM_WORLD, &q[0]);
+            MPI_Isend(&y, 1, MPI_INT, peer, 5, d, &q[1]);
+            MPI_Recv(&b, 1, MPI_INT, peer, 5, d, MPI_STATUS_IGNORE);
+            MPI_Recv(&a, 1, MPI_INT, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+            mt_check(a == 100 + peer && b == 200 + peer, "dup crossed: world %d dup %d", a, b);
+        }
+    }
+    mt_check(sum_of_world_ranks(d) == mt_size * (mt_size - 1) / 2, "allreduce on dup");
+    MPI_Comm_free(&d);
+    mt_check(d == MPI_COMM_NULL, "free sets MPI_COMM_NULL");
+}
+
+/* color = rank % 3, key = -rank: each color's ranks in reverse order; the
+ * last rank opts out with MPI_UNDEFINED. */
+static void test_split(void)
+{
+    int color = mt_rank % 3, undef = mt_size > 1 && mt_rank == mt_size - 1;
+    int r, n, expect_n = 0, expect_r = 0, expect_sum = 0;
+    MPI_Comm s;
+
+    MPI_Comm_split(MPI_COMM_WORLD, undef ? MPI_UNDEFINED : color, -mt_rank, &s);
+    if (undef) {
+        mt_check(s == MPI_COMM_NULL, "MPI_UNDEFINED gives MPI_COMM_NULL");
+        return;
+    }
+    for (int i = 0; i < mt_size - (mt_size > 1); i++) {
+        if (i % 3 != color)
+            continue;
+        expect_n++;
+        expect_sum += i;
+        if (i > mt_rank)
+            expect_r++;
+    }
+    MPI_Comm_size(s, &n);
+    MPI_Comm_rank(s, &r);
+    mt_check(n == expect_n && r == expect_r, "split: size %d rank %d, expected %d %d", n, r,
+             expect_n, expect_r);
+    mt_check(sum_of_world_ranks(s) == expect_sum, "allreduce on split");
+    /* ring over the split communicator */
+    {
+        int right = (r + 1) % n, left = (r - 1 + n) % n, got = -1;
+        MPI_Sendrecv(&mt_rank, 1, MPI_INT, right, 1, &got, 1, MPI_INT, left, 1, s,
+                     MPI_STATUS_IGNORE);
+        int g_left;
+        MPI_Group wg, sg;
+        MPI_Comm_group(MPI_COMM_WORLD, &wg);
+        MPI_Comm_group(s, &sg);
+        MPI_Group_translate_ranks(sg, 1, &left, wg, &g_left);
+        mt_check(got == g_left, "split ring got %d expected %d", got, g_left);
+        MPI_Group_free(&wg);
+        MPI_Group_free(&sg);
+    }
+    MPI_Comm_free(&s);
+}
+
+static void test_create(void)
+{
+    MPI_Group wg, even, odd;
+    MPI_Comm c;
+    int ranges[1][3] = {{0, mt_size - 1, 2}}, n;
+
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group_range_incl(wg, 1, ranges, &even);
+    MPI_Group_difference(wg, even, &odd);
+    MPI_Comm_create(MPI_COMM_WORLD, even, &c);
+    if (mt_rank % 2) {
+        mt_check(c == MPI_COMM_NULL, "create: odd rank got a communicator");
+    } else {
+        MPI_Comm_size(c, &n);
+        mt_check(n == (mt_size + 1) / 2, "create: size %d", n);
+        mt_check(sum_of_world_ranks(c) == ((mt_size + 1) / 2) * ((mt_size + 1) / 2 - 1),
+                 "allreduce on create");
+        MPI_Comm_free(&c);
+    }
+    /* create_group: only the odd ranks call it. */
+    if (mt_rank % 2) {
+        MPI_Comm_create_group(MPI_COMM_WORLD, odd, 42, &c);
+        MPI_Comm_size(c, &n);
+        mt_check(n == mt_size / 2, "create_group: size %d", n);
+        int k = mt_size / 2, expect = k * k; /* sum of the first k odd numbers */
+        mt_check(sum_of_world_ranks(c) == expect, "allreduce on create_group");
+        MPI_Comm_free(&c);
+    }
+    MPI_Group_free(&odd);
+    MPI_Group_free(&even);
+    MPI_Group_free(&wg);
+}
+
+static void test_split_type(void)
+{
+    MPI_Comm c;
+    int n, flag;
+
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c);
+    MPI_Comm_size(c, &n);
+    mt_check(n == mt_size, "split_type shared: %d of %d on one host", n, mt_size);
+    MPI_Comm_test_inter(c, &flag);
+    mt_check(!flag, "test_inter on an intracomm");
+    MPI_Comm_free(&c);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c);
+    mt_check(c == MPI_COMM_NULL, "hw_unguided on one host: no strict subset");
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c);
+    mt_check(c == MPI_COMM_NULL, "split_type MPI_UNDEFINED");
+}
+
+/* A receive posted on a communicator that is then freed still completes. */
+static void test_free_pending(void)
+{
+    MPI_Comm d;
+    MPI_Request q = MPI_REQUEST_NULL;
+    int v = -1;
+
+    MPI_Comm_dup(MPI_COMM_WORLD, &d);
+    if (mt_size > 1 && mt_rank == 1)
+        MPI_Irecv(&v, 1, MPI_INT, 0, 3, d, &q);
+    if (mt_size > 1 && mt_rank == 0) {
+        int x = 77;
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Send(&x, 1, MPI_INT, 1, 3, d);
+        MPI_Comm_free(&d);
+    } else {
+        MPI_Comm_free(&d);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (q != MPI_REQUEST_NULL) {
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        mt_check(v == 77, "receive on a freed communicator got %d", v);
+    }
+}
+
+/* Many communicators created and freed: ids recycle, nothing leaks. */
+static void test_loop(void)
+{
+    for (int i = 0; i < 300; i++) {
+        MPI_Comm a, b;
+        MPI_Comm_dup(MPI_COMM_WORLD, &a);
+        MPI_Comm_split(a, mt_rank % 2, 0, &b);
+        if (i % 50 == 0)
+            mt_check(sum_of_world_ranks(b) >= 0, "loop allreduce");
+        MPI_Comm_free(&a);
+        MPI_Comm_free(&b);
+    }
+    /* 100 live at once, freed in creation order. */
+    MPI_Comm live[100];
+    for (int i = 0; i < 100; i++)
+        MPI_Comm_dup(MPI_COMM_WORLD, &live[i]);
+    for (int i = 0; i < 100; i++)
+        MPI_Comm_free(&live[i]);
+}
+
+static void test_badinput(void)
+{
+    MPI_Comm w = MPI_COMM_WORLD, c;
+    int err, cls, n;
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    err = MPI_Comm_free(&w);
+    MPI_Error_class(err, &cls);
+    mt_check(cls == MPI_ERR_COMM, "freeing MPI_COMM_WORLD: class %d", cls);
+    err = MPI_Comm_split(MPI_COMM_WORLD, -5, 0, &c);
+    MPI_Error_class(err, &cls);
+    mt_check(cls == MPI_ERR_ARG, "split with color -5: class %d", cls);
+    err = MPI_Comm_remote_size(MPI_COMM_WORLD, &n);
+    MPI_Error_class(err, &cls);
+    mt_check(cls == MPI_ERR_COMM, "remote_size of an intracomm: class %d", cls);
+    c = MPI_COMM_NULL;
+    err = MPI_Comm_dup(c, &c);
+    MPI_Error_class(err, &cls);
+    mt_check(cls == MPI_ERR_COMM, "dup of MPI_COMM_NULL: class %d", cls);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    test_dup();
+    test_split();
+    test_create();
+    test_split_type();
+    test_free_pending();
+    test_loop();
+    test_badinput();
+    return mt_finish("t_comm");
+}
