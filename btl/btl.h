@@ -55,6 +55,7 @@ struct btl_report {
     char transport[BTL_REPORT_TEXT];          /* what carries the bytes: provider, fabric,
                                                  domain and link, or the mechanism */
     uint64_t reads, read_bytes;               /* get() operations started, and their bytes */
+    uint64_t writes, write_bytes;             /* put() operations started, and their bytes */
     const char *extra_name[BTL_REPORT_EXTRA]; /* BTL-specific counts, NULL-ended */
     uint64_t extra[BTL_REPORT_EXTRA];
 };

@@ -17,8 +17,8 @@ RT_PARAM(p_report, "REPORT", RT_PARAM_BOOL, "0",
          "messages and bytes sent eagerly and by rendezvous, RDMA reads, fallbacks taken "
          "(mpirun --report-transport). Set it for every rank")
 
-#define PML_TAG_REPORT (-3)
-#define MAX_BTLS       4 /* BTLs a rank may run (self, sm, ofi) */
+#define PML_TAG_REPORT (-4) /* clear of the barrier (-2), communicators (-3), coll */
+#define MAX_BTLS       4    /* BTLs a rank may run (self, sm, ofi) */
 #define CLASS_KEY      "rdmpi.pml.class"
 
 extern struct btl_module **pml_btls;
@@ -34,13 +34,15 @@ enum {
     V_RNDV_BYTES,
     V_READS,
     V_READ_BYTES,
+    V_WRITES,
+    V_WRITE_BYTES,
     V_FB_READ,
     V_FB_NORDMA,
     V_FB_CREDIT,
     NV
 };
-static const char *const vname[NV] = {"eager_msgs", "eager_bytes", "rndv_msgs",
-                                      "rndv_bytes", "reads",       "read_bytes",
+static const char *const vname[NV] = {"eager_msgs", "eager_bytes", "rndv_msgs", "rndv_bytes",
+                                      "reads",      "read_bytes",  "writes",    "write_bytes",
                                       "fb_read",    "fb_nordma",   "fb_credit"};
 struct row {
     char btl[16]; /* empty: unused slot */
@@ -166,6 +168,8 @@ static void fill(struct row *rows)
         w->v[V_RNDV_BYTES] = s->rndv_bytes;
         w->v[V_READS] = r.reads;
         w->v[V_READ_BYTES] = r.read_bytes;
+        w->v[V_WRITES] = r.writes;
+        w->v[V_WRITE_BYTES] = r.write_bytes;
         w->v[V_FB_READ] = s->fb_read;
         w->v[V_FB_NORDMA] = s->fb_nordma;
         w->v[V_FB_CREDIT] = s->fb_credit;
@@ -241,10 +245,12 @@ static void print(const struct row *job, int njob)
                     (unsigned long long)job[j].extra[k],
                     k + 1 < BTL_REPORT_EXTRA && job[j].extra_name[k + 1][0] ? "" : "\n");
     }
-    fprintf(f, "msgs, bytes: MPI messages sent and their payload; reads: RDMA reads issued by "
-               "receivers\nfb_read: RDMA read failed, message copied; fb_nordma: rendezvous by "
-               "copy pipeline (no RDMA read:\nCMA refused or off, registration failed); "
-               "fb_credit: eager-sized, sent by rendezvous (no credits)\n");
+    fputs(
+        "msgs, bytes: MPI messages sent and their payload; reads: RDMA reads by receivers;\n"
+        "writes: RDMA writes by senders (their half of a split rendezvous); fallbacks:\n"
+        "fb_read RDMA read failed, message copied; fb_nordma copy pipeline, no RDMA read (CMA\n"
+        "refused or off, registration failed); fb_credit eager-sized, by rendezvous (no credits)\n",
+        f);
     fclose(f);
     fputs(text, stderr);
     fflush(stderr);

@@ -30,8 +30,8 @@ struct self_msg {
 /* Delivery queue, and delivered messages kept for reuse. */
 static struct self_msg *head, **tail = &head, *spare;
 
-/* get() calls, for the transport report. */
-static uint64_t reads, read_bytes;
+/* get() and put() calls, for the transport report. */
+static uint64_t reads, read_bytes, writes, write_bytes;
 
 /* The pml needs a non-NULL endpoint; self has no per-peer state. */
 static struct {
@@ -153,6 +153,8 @@ static int self_put(struct btl_endpoint *ep, const void *local, struct btl_reg *
     (void)lreg;
     (void)rkey;
     memcpy((void *)(uintptr_t)raddr, local, len);
+    writes++;
+    write_bytes += len;
     cb(ctx, 0);
     return 0;
 }
@@ -194,7 +196,7 @@ static int self_finalize(struct btl_module *btl)
         }
     head = spare = NULL;
     tail = &head;
-    reads = read_bytes = 0;
+    reads = read_bytes = writes = write_bytes = 0;
     return 0;
 }
 
@@ -204,6 +206,8 @@ static int self_report(struct btl_module *btl, struct btl_report *r)
     snprintf(r->transport, sizeof(r->transport), "loopback within the process, by memcpy");
     r->reads = reads;
     r->read_bytes = read_bytes;
+    r->writes = writes;
+    r->write_bytes = write_bytes;
     return 0;
 }
 

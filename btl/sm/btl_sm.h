@@ -93,7 +93,8 @@ struct btl_sm_state {
     size_t seg_size;
     char name[NAME_MAX + 1];
     /* For the transport report; off the fast path. */
-    uint64_t reads, read_bytes; /* process_vm_readv gets */
+    uint64_t reads, read_bytes;   /* process_vm_readv gets */
+    uint64_t writes, write_bytes; /* process_vm_writev puts */
     uint64_t ring_full;         /* sends refused because a ring was full */
 };
 extern struct btl_sm_state btl_sm;

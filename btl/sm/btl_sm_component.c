@@ -375,6 +375,8 @@ static int sm_report(struct btl_module *btl, struct btl_report *r)
                  "single copy refused (process_vm_readv: %s)", strerror(-btl_sm.cma_off));
     r->reads = btl_sm.reads;
     r->read_bytes = btl_sm.read_bytes;
+    r->writes = btl_sm.writes;
+    r->write_bytes = btl_sm.write_bytes;
     r->extra_name[0] = "ring full";
     r->extra[0] = btl_sm.ring_full;
     return 0;

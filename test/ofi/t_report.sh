@@ -6,7 +6,7 @@
 # forced); the verbosity-1 choice lines; a peer dying mid-transfer over ofi.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/ofi/t_report"
-plan 26
+plan 30
 
 # val BTL COLUMN: a number from the report table in $err (first row of BTL).
 val() {
@@ -16,8 +16,9 @@ val() {
 }
 # transport BTL: the row's transport text.
 transport() {
-    echo "$err" | awk -v b="$1" '$1 == b && $2 ~ /^[0-9]+$/ {
-        for (i = 0; i < 11; i++) sub(/^[^ ]+ +/, ""); print; exit }'
+    echo "$err" | awk -v b="$1" '
+        $1 == "btl" && $2 == "ranks" { for (i = 1; i <= NF; i++) if ($i == "transport") k = i; next }
+        k && $1 == b && $2 ~ /^[0-9]+$/ { for (i = 1; i < k; i++) sub(/^[^ ]+ +/, ""); print; exit }'
 }
 # expect DESC BTL COLUMN=VALUE...: every column equals its value (>=N: at least).
 expect() {
@@ -33,15 +34,28 @@ expect() {
     ok $good "$desc"
 }
 tables() { echo "$err" | grep -c "^rdmpi transport report: "; }
+# split DESC BTL N BYTES: N messages above the eager limit went by rendezvous
+# (besides any eager-sized ones out of credits, fb_credit), with at least
+# BYTES; one RDMA read each, and reads plus the senders' writes (split
+# rendezvous over sm) moved every rendezvous byte; no other fallback.
+split() {
+    desc=$1 b=$2 n=$3 bytes=$4
+    rm=$(val "$b" rndv_msgs) rb=$(val "$b" rndv_bytes) fc=$(val "$b" fb_credit)
+    rd=$(val "$b" reads) r=$(val "$b" read_bytes) w=$(val "$b" write_bytes)
+    [ -n "$rm" ] && [ $((rm - fc)) -eq "$n" ] && [ "$rb" -ge "$bytes" ] && [ "$rd" -eq "$rm" ] &&
+        [ $((r + w)) -eq "$rb" ] && [ "$(val "$b" fb_read)" = 0 ] && [ "$(val "$b" fb_nordma)" = 0 ]
+    ok $? "$desc"
+    [ $? -eq 0 ] || diag "$b: rndv_msgs $rm, rndv_bytes $rb, fb_credit $fc, reads $rd of $r bytes, $w bytes written"
+}
 
 # sm: 4080 + 16 bytes of header is the eager limit, 4081 goes by rendezvous.
 run "$MPIRUN" --timeout 60 --report-transport -n 2 "$t" 4080:10 4081:5 1m:2
 [ $rc -eq 0 ] && [ "$(tables)" -eq 1 ] && echo "$err" | grep -q "^rdmpi transport report: 2 ranks on 1 host"
 ok $? "sm: one table for the job, printed once"
 [ $rc -eq 0 ] || diag "exit $rc" "$err"
-expect "sm: eager/rendezvous split at the eager limit, a CMA read per rendezvous" sm ranks=2 \
-    eager_msgs='>=20' rndv_msgs=14 rndv_bytes=$((2 * (5 * 4081 + 2 * 1048576))) reads=14 \
-    read_bytes=$((2 * (5 * 4081 + 2 * 1048576))) fb_read=0 fb_nordma=0 fb_credit=0
+expect "sm: counts from both ranks" sm ranks=2 eager_msgs='>=20'
+split "sm: eager/rendezvous split at the eager limit, a CMA read per rendezvous" sm 14 \
+    $((2 * (5 * 4081 + 2 * 1048576)))
 transport sm | grep -q "^shared memory rings of .* KiB, single copy by process_vm_readv$"
 ok $? "sm: the transport says single copy by process_vm_readv"
 expect "self: each rank's message to itself" self ranks=2 eager_msgs=2 eager_bytes=200
@@ -60,9 +74,8 @@ ok $? "tcp: one table"
 [ $rc -eq 0 ] || diag "exit $rc" "$err"
 transport ofi | grep -q "^tcp;ofi_rxm on .* (fabric .*, domain .*, Ethernet (TCP))$"
 ok $? "tcp: the row names provider, interface, fabric, domain and link"
-expect "tcp: split at 64 KiB, one fi_read per rendezvous" ofi ranks=2 eager_msgs='>=8' \
-    rndv_msgs=10 rndv_bytes=$((2 * (3 * 65521 + 2 * 1048576))) reads=10 \
-    read_bytes=$((2 * (3 * 65521 + 2 * 1048576))) fb_read=0 fb_nordma=0
+expect "tcp: counts from both ranks, nothing written" ofi ranks=2 writes=0
+split "tcp: split at 64 KiB, one fi_read per rendezvous" ofi 10 $((2 * (3 * 65521 + 2 * 1048576)))
 echo "$err" | grep -q "^ *also: fi_inject [0-9]*, provider EAGAIN [0-9]*, window stalls [0-9]*, credit-only [0-9]*, reordered [0-9]*, read errors 0, reg errors 0$"
 ok $? "tcp: btl/ofi's own counters follow its row"
 [ -z "$(val sm ranks)" ]
@@ -74,9 +87,8 @@ run env RDMPI_BTL=ofi,self FI_PROVIDER=shm RDMPI_REPORT=1 "$MPIRUN" --timeout 60
 [ $rc -eq 0 ] || diag "exit $rc" "$err"
 transport ofi | grep -q "^shm on shm (fabric shm, domain shm, shared memory)$"
 ok $? "shm: the row names the shm provider"
-expect "shm: split at 4 KiB, one fi_read per rendezvous" ofi ranks=3 eager_msgs='>=30' \
-    rndv_msgs=21 rndv_bytes=$((3 * (5 * 4081 + 2 * 1048576))) reads=21 \
-    read_bytes=$((3 * (5 * 4081 + 2 * 1048576))) fb_read=0 fb_nordma=0
+expect "shm: counts from the 3 ranks" ofi ranks=3 eager_msgs='>=10'
+split "shm: split at 4 KiB, one fi_read per rendezvous" ofi 21 $((3 * (5 * 4081 + 2 * 1048576)))
 
 # Mixed: ranks 0-1 reach each other over sm, every other pair over ofi; in
 # the ring 0->1 is sm, 1->2, 2->3 and 3->0 are ofi.
@@ -85,10 +97,10 @@ run env FI_PROVIDER=tcp RDMPI_REPORT=1 RDMPI_VERBOSE=1 "$MPIRUN" --timeout 60 -n
 [ $rc -eq 0 ] && [ "$(tables)" -eq 1 ]
 ok $? "mixed: one table"
 [ $rc -eq 0 ] || diag "exit $rc" "$err"
-expect "mixed: sm row for the pair on sm" sm ranks=2 rndv_msgs=2 reads=2 \
-    rndv_bytes=$((2 * 1048576))
-expect "mixed: ofi row for the pairs on ofi" ofi ranks=4 rndv_msgs=6 reads=6 \
-    rndv_bytes=$((6 * 1048576))
+[ "$(val sm ranks)" = 2 ] && [ "$(val ofi ranks)" = 4 ]
+ok $? "mixed: the sm row counts 2 ranks, the ofi row 4"
+split "mixed: sm row for the pair on sm" sm 2 $((2 * 1048576))
+split "mixed: ofi row for the pairs on ofi" ofi 6 $((6 * 1048576))
 expect "mixed: self row" self ranks=4 eager_msgs=4
 echo "$err" | grep -q "^rdmpi\[0\]: pml: rank 0 and the ranks like it on .* (opened self,sm,ofi from RDMPI_BTL=self,sm,ofi) reach itself by self (.*); 1 rank by sm (shared memory .*); 2 ranks by ofi (tcp;ofi_rxm on .*): each peer takes" &&
     echo "$err" | grep -q "^rdmpi\[2\]: pml: rank 2 and the ranks like it on .* (opened self,ofi from RDMPI_BTL=self,ofi) reach itself by self (.*); 3 ranks by ofi (tcp;ofi_rxm on .*)" &&
@@ -101,7 +113,7 @@ expect "RDMPI_SM_CMA=0: every rendezvous counted as copy pipeline, no reads" sm 
     fb_nordma=4 reads=0 fb_read=0
 transport sm | grep -q "single copy off (RDMPI_SM_CMA=0)$"
 ok $? "RDMPI_SM_CMA=0: the transport says single copy is off"
-run env RDMPI_PML_CREDITS=2 "$MPIRUN" --timeout 60 --report-transport -n 2 "$t" 100:20
+run env RDMPI_PML_CREDITS=2 "$MPIRUN" --timeout 60 --report-transport -n 2 "$t" 4000:20
 n=$(val sm fb_credit)
 [ $rc -eq 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" = "$(val sm rndv_msgs)" ]
 ok $? "out of credits: small messages by rendezvous counted as fb_credit ($n)"
