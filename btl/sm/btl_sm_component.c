@@ -362,8 +362,12 @@ static int sm_report(struct btl_module *btl, struct btl_report *r)
     int n;
 
     (void)btl;
+    if (!btl_sm.seg) {
+        snprintf(r->transport, sizeof(r->transport), "shared memory, no local peer");
+        return 0;
+    }
     n = snprintf(r->transport, sizeof(r->transport), "shared memory rings of %u KiB, ",
-                 btl_sm.seg ? btl_sm.seg->ring_bytes >> 10 : 0);
+                 btl_sm.seg->ring_bytes >> 10);
     if (btl_sm.cma)
         snprintf(r->transport + n, sizeof(r->transport) - (size_t)n,
                  "single copy by process_vm_readv");
