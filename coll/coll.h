@@ -54,6 +54,7 @@ enum { COLL_SRC_LOWER = 0, COLL_SRC_HIGHER = 1 };
 struct coll_step {
     uint8_t kind;
     uint8_t order;   /* COLL_REDUCE: COLL_SRC_* */
+    uint8_t local;   /* SEND, RECV: on an intercomm's local group, not the remote one */
     int peer;        /* SEND, RECV */
     void *buf;       /* send/recv buffer; copy/reduce destination */
     const void *src; /* copy/reduce source */
@@ -71,7 +72,9 @@ struct coll_mem;
 
 struct coll_sched {
     struct rdmpi_comm *comm;
-    struct pml_comm *pc;
+    struct pml_comm *pc;  /* the peers: an intercomm's remote group */
+    struct pml_comm *lpc; /* an intercomm's local group (else pc) */
+    bool build_local;     /* sends and receives being added go to lpc */
     int rank, size;
     const char *fn;      /* the MPI function, for messages */
     struct rdmpi_op *op; /* reductions: held until the schedule dies */
@@ -84,11 +87,13 @@ struct coll_sched {
     int tag; /* this run's internal tag */
     int err; /* first error class, 0 if none */
     int err_peer;
+    bool err_local; /* err_peer is in an intercomm's local group */
     size_t err_got, err_want;
     bool oom;             /* building ran out of memory */
     struct coll_mem *mem; /* scratch blocks beyond the inline space */
     size_t scratch_used;
     struct pml_req *req;              /* the user's request, if not blocking */
+    struct pml_req *hold;             /* keeps an intercomm's lpc alive (see coll_req.c) */
     struct coll_sched *anext, *aprev; /* the engine's active list */
     struct coll_step step_space[COLL_INLINE_STEPS];
     struct pml_req *req_space[COLL_INLINE_REQS];
@@ -109,6 +114,15 @@ void coll_copy(struct coll_sched *s, const void *src, size_t scount, struct rdmp
  * non-commutative op src is clobbered, so it must be scratch). */
 void coll_reduce(struct coll_sched *s, const void *src, void *dst, size_t count,
                  struct rdmpi_datatype *dt, int order);
+/* Intercommunicators: sends and receives added after coll_on_local(s, true)
+ * address the local group (s->rank and s->size are already the local
+ * group's, so intracomm algorithms build local phases unchanged), after
+ * coll_on_local(s, false) the remote group. Both use the schedule's tag:
+ * the hidden local communicator carries no other collective traffic. */
+static inline void coll_on_local(struct coll_sched *s, bool local)
+{
+    s->build_local = local;
+}
 /* Later steps wait until every send and receive before the fence is done. */
 void coll_fence(struct coll_sched *s);
 /* Scratch for count elements of dt in dt's own layout, freed with s. */

@@ -20,6 +20,7 @@ int coll_begin(struct coll_call *call, MPI_Comm comm, enum coll_mode mode, MPI_R
     call->nheap = 0;
     if (RT_UNLIKELY((err = pml_check_comm(comm, fn, &call->c))))
         return err;
+    call->nblocks = call->c->remote_size;
     if (mode != COLL_BLOCKING && RT_UNLIKELY((err = pml_check_reqp(comm, req, fn))))
         return err;
     return MPI_SUCCESS;
@@ -50,19 +51,22 @@ int coll_abort(struct coll_call *call, int err)
 
 static int raise_run_error(struct coll_call *call, const struct coll_sched *s)
 {
+    /* On an intercomm the peer is in one group or the other. */
+    const char *who = !call->c->inter ? "rank" : s->err_local ? "local rank" : "remote rank";
+
     switch (s->err) {
     case MPI_ERR_TRUNCATE:
         return rdmpi_err_comm(call->comm, s->err, call->fn,
-                              "rank %d sent more than the %zu bytes this rank expected: the "
+                              "%s %d sent more than the %zu bytes this rank expected: the "
                               "counts or datatypes differ across ranks",
-                              s->err_peer, s->err_want);
+                              who, s->err_peer, s->err_want);
     case MPI_ERR_NOT_SAME:
         return rdmpi_err_comm(call->comm, s->err, call->fn,
-                              "rank %d sent %zu bytes where this rank expected %zu: the counts "
+                              "%s %d sent %zu bytes where this rank expected %zu: the counts "
                               "or datatypes differ across ranks",
-                              s->err_peer, s->err_got, s->err_want);
+                              who, s->err_peer, s->err_got, s->err_want);
     default:
-        return rdmpi_err_comm(call->comm, s->err, call->fn, "a transfer with rank %d failed",
+        return rdmpi_err_comm(call->comm, s->err, call->fn, "a transfer with %s %d failed", who,
                               s->err_peer);
     }
 }
@@ -172,7 +176,7 @@ int coll_check_alias(const struct coll_call *call, const void *sbuf, size_t scou
 int coll_counts(struct coll_call *call, const int *v, const MPI_Count *vc, const char *what,
                 const MPI_Count **out)
 {
-    int n = call->c->size;
+    int n = call->nblocks;
     MPI_Count *o;
 
     if (RT_UNLIKELY(!v && !vc))
@@ -201,7 +205,7 @@ int coll_counts(struct coll_call *call, const int *v, const MPI_Count *vc, const
 
 int coll_counts_same(struct coll_call *call, MPI_Count count, const MPI_Count **out)
 {
-    int n = call->c->size;
+    int n = call->nblocks;
     MPI_Count *o = call_alloc(call, (size_t)n * sizeof(*o));
 
     if (!o)
@@ -215,7 +219,7 @@ int coll_counts_same(struct coll_call *call, MPI_Count count, const MPI_Count **
 int coll_displs(struct coll_call *call, const int *v, const MPI_Aint *vc, const char *what,
                 const MPI_Aint **out)
 {
-    int n = call->c->size;
+    int n = call->nblocks;
     MPI_Aint *o;
 
     if (RT_UNLIKELY(!v && !vc))
@@ -236,7 +240,7 @@ int coll_displs(struct coll_call *call, const int *v, const MPI_Aint *vc, const 
 int coll_types(struct coll_call *call, const MPI_Datatype *v, const char *what,
                struct rdmpi_datatype *const **out)
 {
-    int n = call->c->size, err;
+    int n = call->nblocks, err;
     struct rdmpi_datatype **o;
 
     if (RT_UNLIKELY(!v))

@@ -17,8 +17,9 @@ struct coll_call {
     enum coll_mode mode;
     MPI_Request *req;
     struct rdmpi_op *op; /* reductions */
+    int nblocks;         /* entries of per-rank arrays: the remote group's size */
     /* Converted arrays live here until the schedule is built. */
-    char small[1024];
+    _Alignas(16) char small[1024];
     size_t used;
     void *heap[8];
     int nheap;
@@ -56,6 +57,47 @@ int coll_types(struct coll_call *call, const MPI_Datatype *v, const char *what,
                struct rdmpi_datatype *const **out);
 /* The sum of a per-rank count array. */
 size_t coll_sum(const MPI_Count *v, int n);
+
+/* ---- intercommunicators (coll_inter_*.c) ----
+ * Entry points called right after coll_begin when call->c is an
+ * intercommunicator: each checks its arguments by the intercomm rules (a
+ * root is MPI_ROOT, MPI_PROC_NULL or a remote rank; MPI_IN_PLACE is never
+ * allowed) and runs the collective between the two groups. `big`: the
+ * arrays hold MPI_Count/MPI_Aint, else int; `form` says which of the
+ * regular, v and w forms was called (its arrays may be NULL: an error). */
+enum coll_form { COLL_REGULAR, COLL_V, COLL_W };
+int coll_inter_barrier(struct coll_call *call);
+int coll_inter_bcast(struct coll_call *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                     int root);
+int coll_inter_reduce(struct coll_call *call, const void *sbuf, void *rbuf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Op op, int root);
+int coll_inter_allreduce(struct coll_call *call, const void *sbuf, void *rbuf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Op op);
+/* counts NULL: the block form, bcount for every rank. */
+int coll_inter_reduce_scatter(struct coll_call *call, const void *sbuf, void *rbuf,
+                              const void *counts, MPI_Count bcount, MPI_Datatype datatype,
+                              MPI_Op op, bool big);
+int coll_inter_gather(struct coll_call *call, enum coll_form form, const void *sbuf,
+                      MPI_Count scount, MPI_Datatype sdt, void *rbuf, MPI_Count rcount,
+                      const void *rcounts, const void *displs, MPI_Datatype rdt, int root,
+                      bool big);
+int coll_inter_scatter(struct coll_call *call, enum coll_form form, const void *sbuf,
+                       MPI_Count scount, const void *scounts, const void *displs, MPI_Datatype sdt,
+                       void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int root, bool big);
+int coll_inter_allgather(struct coll_call *call, enum coll_form form, const void *sbuf,
+                         MPI_Count scount, MPI_Datatype sdt, void *rbuf, MPI_Count rcount,
+                         const void *rcounts, const void *displs, MPI_Datatype rdt, bool big);
+int coll_inter_alltoall(struct coll_call *call, enum coll_form form, const void *sbuf,
+                        MPI_Count scount, const void *scounts, const void *sdispls,
+                        MPI_Datatype sdt, const MPI_Datatype *sdts, void *rbuf, MPI_Count rcount,
+                        const void *rcounts, const void *rdispls, MPI_Datatype rdt,
+                        const MPI_Datatype *rdts, bool big);
+/* Scan and Exscan: MPI_ERR_COMM, they are not defined on intercomms. */
+int coll_inter_invalid(const struct coll_call *call);
+
+/* Shared by the intercomm entry points (coll_inter.c). */
+int coll_inter_check_root(const struct coll_call *call, int root);
+int coll_inter_no_inplace(const struct coll_call *call, const void *buf, const char *what);
 
 /* A size tunable, read once. */
 static inline size_t coll_size_param(const struct rt_param *p, size_t *cache)

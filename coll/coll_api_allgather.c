@@ -85,8 +85,12 @@ static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     a.rbuf = recvbuf;
     a.rcount = (size_t)recvcount;
     (void)big;
-    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
-                    (err = check_send(&call, &a, sendbuf, sendcount, sendtype)) ||
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_allgather(&call, COLL_REGULAR, sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcount, NULL, NULL, recvtype, big);
+    if (RT_UNLIKELY((err = check_send(&call, &a, sendbuf, sendcount, sendtype)) ||
                     (err = coll_check_buf(&call, recvbuf, recvcount, recvtype, &a.rdt))))
         return err;
     if (!a.inplace && RT_UNLIKELY((err = coll_check_alias(&call, a.sbuf, a.scount, a.sdt, recvbuf,
@@ -106,8 +110,12 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 
     coll_args_init(&a);
     a.rbuf = recvbuf;
-    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
-                    (err = check_send(&call, &a, sendbuf, sendcount, sendtype)) ||
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_allgather(&call, COLL_V, sendbuf, sendcount, sendtype, recvbuf, 0,
+                                    recvcounts, displs, recvtype, big);
+    if (RT_UNLIKELY((err = check_send(&call, &a, sendbuf, sendcount, sendtype)) ||
                     (err = coll_check_type(&call, recvtype, &a.rdt))))
         return err;
     if (RT_UNLIKELY((err = coll_counts(&call, big ? NULL : recvcounts, big ? recvcounts : NULL,

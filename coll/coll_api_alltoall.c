@@ -115,8 +115,12 @@ static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     a.rbuf = recvbuf;
     a.rcount = (size_t)recvcount;
     (void)big;
-    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
-                    (err = coll_check_buf(&call, recvbuf, recvcount, recvtype, &a.rdt))))
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_alltoall(&call, COLL_REGULAR, sendbuf, sendcount, NULL, NULL, sendtype,
+                                   NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, big);
+    if (RT_UNLIKELY((err = coll_check_buf(&call, recvbuf, recvcount, recvtype, &a.rdt))))
         return err;
     if (sendbuf == MPI_IN_PLACE) {
         a.inplace = true;
@@ -143,8 +147,12 @@ static int alltoallv(const void *sendbuf, const void *sendcounts, const void *sd
 
     coll_args_init(&a);
     a.rbuf = recvbuf;
-    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
-                    (err = coll_check_type(&call, recvtype, &a.rdt))))
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_alltoall(&call, COLL_V, sendbuf, 0, sendcounts, sdispls, sendtype, NULL,
+                                   recvbuf, 0, recvcounts, rdispls, recvtype, NULL, big);
+    if (RT_UNLIKELY((err = coll_check_type(&call, recvtype, &a.rdt))))
         return err;
     if (RT_UNLIKELY((err = coll_counts(&call, big ? NULL : recvcounts, big ? recvcounts : NULL,
                                        "recvcounts", &a.rcounts)) ||
@@ -178,6 +186,10 @@ static int alltoallw(const void *sendbuf, const void *sendcounts, const void *sd
     a.rbuf = recvbuf;
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
         return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_alltoall(&call, COLL_W, sendbuf, 0, sendcounts, sdispls,
+                                   MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
+                                   MPI_DATATYPE_NULL, recvtypes, big);
     if (RT_UNLIKELY((err = coll_types(&call, recvtypes, "recvtypes", &a.rdts)) ||
                     (err = coll_counts(&call, big ? NULL : recvcounts, big ? recvcounts : NULL,
                                        "recvcounts", &a.rcounts)) ||

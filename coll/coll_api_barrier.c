@@ -24,6 +24,8 @@ static int barrier(MPI_Comm comm, MPI_Request *req, enum coll_mode mode, const c
     coll_args_init(&a);
     if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
         return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_barrier(&call);
     return coll_execute(&call, build, &a);
 }
 

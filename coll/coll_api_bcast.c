@@ -39,8 +39,11 @@ static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
     a.rcount = (size_t)count;
     a.root = root;
     (void)big;
-    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
-                    (err = coll_check_root(&call, root))))
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_bcast(&call, buffer, count, datatype, root);
+    if (RT_UNLIKELY((err = coll_check_root(&call, root))))
         return err;
     if (RT_UNLIKELY(buffer == MPI_IN_PLACE))
         return rdmpi_err_comm(comm, MPI_ERR_BUFFER, fn,

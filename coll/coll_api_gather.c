@@ -54,8 +54,12 @@ static int gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     a.rcount = (size_t)recvcount;
     a.root = root;
     (void)big;
-    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
-                    (err = coll_check_root(&call, root)) ||
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_gather(&call, COLL_REGULAR, sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcount, NULL, NULL, recvtype, root, big);
+    if (RT_UNLIKELY((err = coll_check_root(&call, root)) ||
                     (err = check_send(&call, &a, sendbuf, sendcount, sendtype, root))))
         return err;
     if (call.c->rank == root) {
@@ -83,8 +87,12 @@ static int gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     coll_args_init(&a);
     a.rbuf = recvbuf;
     a.root = root;
-    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
-                    (err = coll_check_root(&call, root)) ||
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_gather(&call, COLL_V, sendbuf, sendcount, sendtype, recvbuf, 0,
+                                 recvcounts, displs, recvtype, root, big);
+    if (RT_UNLIKELY((err = coll_check_root(&call, root)) ||
                     (err = check_send(&call, &a, sendbuf, sendcount, sendtype, root))))
         return err;
     if (call.c->rank == root &&

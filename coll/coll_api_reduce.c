@@ -84,8 +84,11 @@ static int reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
     a.rcount = (size_t)count;
     a.root = root;
     (void)big;
-    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
-                    (err = coll_check_root(&call, root))))
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_reduce(&call, sendbuf, recvbuf, count, datatype, op, root);
+    if (RT_UNLIKELY((err = coll_check_root(&call, root))))
         return err;
     at_root = call.c->rank == root;
     if (RT_UNLIKELY((err = check_send(&call, &a, sendbuf, count, datatype, at_root))))
@@ -112,8 +115,11 @@ static int allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     a.rbuf = recvbuf;
     a.rcount = (size_t)count;
     (void)big;
-    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
-                    (err = check_send(&call, &a, sendbuf, count, datatype, true)) ||
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_allreduce(&call, sendbuf, recvbuf, count, datatype, op);
+    if (RT_UNLIKELY((err = check_send(&call, &a, sendbuf, count, datatype, true)) ||
                     (err = coll_check_buf(&call, recvbuf, count, datatype, &a.rdt)) ||
                     (!a.inplace && (err = coll_check_alias(&call, sendbuf, a.rcount, a.rdt, recvbuf,
                                                            a.rcount, a.rdt))) ||

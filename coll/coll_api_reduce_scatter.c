@@ -63,8 +63,12 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const void *counts
 
     coll_args_init(&a);
     a.rbuf = recvbuf;
-    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
-                    (err = coll_check_type(&call, datatype, &a.rdt))))
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_reduce_scatter(&call, sendbuf, recvbuf, counts, bcount, datatype, op,
+                                         big);
+    if (RT_UNLIKELY((err = coll_check_type(&call, datatype, &a.rdt))))
         return err;
     if (counts) {
         err =

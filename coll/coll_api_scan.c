@@ -46,8 +46,11 @@ static int scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
     a.rcount = (size_t)count;
     a.sbuf = sendbuf;
     (void)big;
-    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
-                    (err = coll_check_buf(&call, recvbuf, count, datatype, &a.rdt))))
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_invalid(&call);
+    if (RT_UNLIKELY((err = coll_check_buf(&call, recvbuf, count, datatype, &a.rdt))))
         return err;
     if (sendbuf == MPI_IN_PLACE)
         a.inplace = true;

@@ -53,8 +53,12 @@ static int scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     a.scount = (size_t)sendcount;
     a.root = root;
     (void)big;
-    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
-                    (err = coll_check_root(&call, root)) ||
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_scatter(&call, COLL_REGULAR, sendbuf, sendcount, NULL, NULL, sendtype,
+                                  recvbuf, recvcount, recvtype, root, big);
+    if (RT_UNLIKELY((err = coll_check_root(&call, root)) ||
                     (err = check_recv(&call, &a, recvbuf, recvcount, recvtype, root))))
         return err;
     if (call.c->rank == root) {
@@ -83,8 +87,12 @@ static int scatterv(const void *sendbuf, const void *sendcounts, const void *dis
     coll_args_init(&a);
     a.sbuf = sendbuf;
     a.root = root;
-    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn)) ||
-                    (err = coll_check_root(&call, root)) ||
+    if (RT_UNLIKELY((err = coll_begin(&call, comm, mode, req, fn))))
+        return err;
+    if (RT_UNLIKELY(call.c->inter))
+        return coll_inter_scatter(&call, COLL_V, sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
+                                  recvcount, recvtype, root, big);
+    if (RT_UNLIKELY((err = coll_check_root(&call, root)) ||
                     (err = check_recv(&call, &a, recvbuf, recvcount, recvtype, root))))
         return err;
     if (call.c->rank == root &&

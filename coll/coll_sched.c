@@ -53,6 +53,8 @@ void coll_sched_init(struct coll_sched *s, struct rdmpi_comm *c, const char *fn)
 {
     s->comm = c;
     s->pc = c->pml;
+    s->lpc = c->inter ? c->local->pml : c->pml;
+    s->build_local = false;
     s->rank = c->rank;
     s->size = c->size;
     s->fn = fn;
@@ -70,6 +72,7 @@ void coll_sched_init(struct coll_sched *s, struct rdmpi_comm *c, const char *fn)
     s->mem = NULL;
     s->scratch_used = 0;
     s->req = NULL;
+    s->hold = NULL;
     s->anext = s->aprev = NULL;
 }
 
@@ -123,6 +126,7 @@ void coll_send(struct coll_sched *s, const void *buf, size_t count, struct rdmpi
     st->count = count;
     st->dt = dt;
     st->peer = peer;
+    st->local = s->build_local;
     s->comm_steps++;
 }
 
@@ -136,6 +140,7 @@ void coll_recv(struct coll_sched *s, void *buf, size_t count, struct rdmpi_datat
     st->count = count;
     st->dt = dt;
     st->peer = peer;
+    st->local = s->build_local;
     s->comm_steps++;
 }
 
@@ -242,12 +247,13 @@ static struct pml_req *req_new(struct coll_sched *s)
     return r;
 }
 
-static void fail(struct coll_sched *s, int err, int peer, size_t got, size_t want)
+static void fail(struct coll_sched *s, const struct pml_req *r, int err, size_t got, size_t want)
 {
     if (s->err)
         return;
     s->err = err;
-    s->err_peer = peer;
+    s->err_peer = r->peer;
+    s->err_local = r->pc != s->pc;
     s->err_got = got;
     s->err_want = want;
 }
@@ -261,9 +267,9 @@ static void reap(struct coll_sched *s)
         const MPI_Status *st = &r->base.status;
 
         if (RT_UNLIKELY(st->MPI_ERROR))
-            fail(s, st->MPI_ERROR, r->peer, (size_t)st->rdmpi_count, r->len);
+            fail(s, r, st->MPI_ERROR, (size_t)st->rdmpi_count, r->len);
         else if (RT_UNLIKELY(!r->send && (size_t)st->rdmpi_count != r->len))
-            fail(s, MPI_ERR_NOT_SAME, r->peer, (size_t)st->rdmpi_count, r->len);
+            fail(s, r, MPI_ERR_NOT_SAME, (size_t)st->rdmpi_count, r->len);
         pml_req_release(r);
     }
     s->nreqs = s->reaped = 0;
@@ -311,20 +317,23 @@ static void reduce(const struct coll_sched *s, const struct coll_step *st)
 
 static void issue(struct coll_sched *s, const struct coll_step *st)
 {
+    struct pml_comm *pc;
     struct pml_req *r;
     bool done;
 
     switch (st->kind) {
     case COLL_SEND:
-        pml_send_now(st->buf, st->count, st->dt, st->peer, s->tag, s->pc, PML_STANDARD, &done);
+        pc = st->local ? s->lpc : s->pc;
+        pml_send_now(st->buf, st->count, st->dt, st->peer, s->tag, pc, PML_STANDARD, &done);
         if (done)
             break;
         r = req_new(s);
-        pml_isend(st->buf, st->count, st->dt, st->peer, s->tag, s->pc, PML_STANDARD, r);
+        pml_isend(st->buf, st->count, st->dt, st->peer, s->tag, pc, PML_STANDARD, r);
         break;
     case COLL_RECV:
+        pc = st->local ? s->lpc : s->pc;
         r = req_new(s);
-        pml_recv_setup(r, st->buf, st->count, st->dt, st->peer, s->tag, s->pc);
+        pml_recv_setup(r, st->buf, st->count, st->dt, st->peer, s->tag, pc);
         pml_irecv(r);
         break;
     case COLL_COPY: copy(st); break;

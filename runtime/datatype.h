@@ -22,6 +22,7 @@ struct rdmpi_datatype {
     MPI_Aint true_lb, true_extent;
     uint32_t flags;
     int refs;
+    struct rt_attr *attrs;     /* cached attributes (runtime/attr.h) */
     char name[MPI_MAX_OBJECT_NAME];
 };
 

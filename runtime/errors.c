@@ -72,6 +72,24 @@ static const struct {
     [MPI_ERR_VALUE_TOO_LARGE] = {"MPI_ERR_VALUE_TOO_LARGE", "value too large to store"},
     [MPI_ERR_WIN] = {"MPI_ERR_WIN", "invalid window"},
     [MPI_ERR_ERRHANDLER] = {"MPI_ERR_ERRHANDLER", "invalid error handler"},
+    [MPI_T_ERR_MEMORY] = {"MPI_T_ERR_MEMORY", "out of memory in the tool interface"},
+    [MPI_T_ERR_NOT_INITIALIZED] = {"MPI_T_ERR_NOT_INITIALIZED", "the tool interface is not initialized"},
+    [MPI_T_ERR_CANNOT_INIT] = {"MPI_T_ERR_CANNOT_INIT", "the tool interface cannot be initialized"},
+    [MPI_T_ERR_INVALID] = {"MPI_T_ERR_INVALID", "invalid use of the tool interface"},
+    [MPI_T_ERR_INVALID_INDEX] = {"MPI_T_ERR_INVALID_INDEX", "invalid tool variable or category index"},
+    [MPI_T_ERR_INVALID_ITEM] = {"MPI_T_ERR_INVALID_ITEM", "invalid item index in a tool enumeration"},
+    [MPI_T_ERR_INVALID_HANDLE] = {"MPI_T_ERR_INVALID_HANDLE", "invalid tool handle"},
+    [MPI_T_ERR_INVALID_NAME] = {"MPI_T_ERR_INVALID_NAME", "no tool variable or category of that name"},
+    [MPI_T_ERR_INVALID_SESSION] = {"MPI_T_ERR_INVALID_SESSION", "invalid performance variable session"},
+    [MPI_T_ERR_OUT_OF_HANDLES] = {"MPI_T_ERR_OUT_OF_HANDLES", "no more tool handles available"},
+    [MPI_T_ERR_OUT_OF_SESSIONS] = {"MPI_T_ERR_OUT_OF_SESSIONS", "no more performance variable sessions available"},
+    [MPI_T_ERR_CVAR_SET_NOT_NOW] = {"MPI_T_ERR_CVAR_SET_NOT_NOW", "the control variable cannot be set now"},
+    [MPI_T_ERR_CVAR_SET_NEVER] = {"MPI_T_ERR_CVAR_SET_NEVER", "the control variable can never be set"},
+    [MPI_T_ERR_PVAR_NO_STARTSTOP] = {"MPI_T_ERR_PVAR_NO_STARTSTOP", "the performance variable cannot be started or stopped"},
+    [MPI_T_ERR_PVAR_NO_WRITE] = {"MPI_T_ERR_PVAR_NO_WRITE", "the performance variable cannot be written or reset"},
+    [MPI_T_ERR_PVAR_NO_ATOMIC] = {"MPI_T_ERR_PVAR_NO_ATOMIC", "the performance variable cannot be read and reset atomically"},
+    [MPI_T_ERR_NOT_ACCESSIBLE] = {"MPI_T_ERR_NOT_ACCESSIBLE", "the requested tool information is not accessible"},
+    [MPI_T_ERR_NOT_SUPPORTED] = {"MPI_T_ERR_NOT_SUPPORTED", "the requested tool functionality is not supported"},
 };
 
 /* The detail of the last error raised on this thread, so MPI_Error_string
@@ -88,6 +106,10 @@ static struct rdmpi_errhandler errh_predef[NPREDEF_ERRH] = {
     {.obj = {RT_KIND_ERRHANDLER, 3}, .builtin = RT_ERRH_ABORT, .refs = 1},
 };
 
+/* Errors on MPI_FILE_NULL (and on files, which do not exist yet) use this;
+ * the standard makes ERRORS_RETURN the initial one. */
+struct rdmpi_errhandler *rt_errh_file_default = &errh_predef[1];
+
 struct rdmpi_errhandler *rt_errh_get(MPI_Errhandler h)
 {
     uintptr_t v = (uintptr_t)h;
@@ -101,7 +123,7 @@ struct rdmpi_errhandler *rt_errh_get(MPI_Errhandler h)
     return e->obj.kind == RT_KIND_ERRHANDLER ? e : NULL;
 }
 
-static MPI_Errhandler errh_handle(struct rdmpi_errhandler *e)
+MPI_Errhandler rt_errh_handle(struct rdmpi_errhandler *e)
 {
     if (e >= errh_predef && e < errh_predef + NPREDEF_ERRH)
         return (MPI_Errhandler)(uintptr_t)(RDMPI_ERRHANDLER_BASE + 1 + (e - errh_predef));
@@ -124,12 +146,15 @@ int rt_err_class_of(int code)
 {
     if (code >= 0 && code < RDMPI_ERR_CLASS_COUNT && classes[code].name)
         return code;
-    return -1;
+    return rt_err_user_class(code);
 }
 
 const char *rt_err_class_name(int errclass)
 {
-    return rt_err_class_of(errclass) >= 0 ? classes[errclass].name : "unknown error class";
+    if (errclass >= 0 && errclass < RDMPI_ERR_CLASS_COUNT && classes[errclass].name)
+        return classes[errclass].name;
+    return rt_err_user_class(errclass) == errclass ? "user-defined error class"
+                                                   : "unknown error class";
 }
 
 _Noreturn void rt_not_initialized(const char *func)
@@ -141,8 +166,7 @@ _Noreturn void rt_not_initialized(const char *func)
     rt_abort_job(1, msg);
 }
 
-/* Runs handler `e` for an error on `handle`; returns the code to return. */
-static int run_handler(struct rdmpi_errhandler *e, void *handle, int code,
+int rt_errh_run(struct rdmpi_errhandler *e, void *handle, int code,
                        const char *func, const char *msg)
 {
     char line[1024];
@@ -168,8 +192,8 @@ static int run_handler(struct rdmpi_errhandler *e, void *handle, int code,
     case RT_ERRH_ABORT:
         break;
     }
-    snprintf(line, sizeof(line), "%s: %s (%s)", func, msg,
-             rt_err_class_name(rt_err_class_of(code)));
+    snprintf(line, sizeof(line), "%s: %s (%s, error %d)", func, msg,
+             rt_err_class_name(rt_err_class_of(code)), code);
     rt_abort_job(code > 0 && code < 256 ? code : 1, line);
 }
 
@@ -181,7 +205,7 @@ int rt_err_raise_comm(MPI_Comm comm, int code, const char *func, const char *msg
         comm = MPI_COMM_SELF;
         c = rt_comm_get(comm);
     }
-    return run_handler(c ? c->errh : NULL, &comm, code, func, msg);
+    return rt_errh_run(c ? c->errh : NULL, &comm, code, func, msg);
 }
 
 #define FORMAT(buf, fmt)                                                     \
@@ -199,9 +223,9 @@ int rdmpi_err_comm(MPI_Comm comm, int errclass, const char *func, const char *fm
     return rt_err_raise_comm(comm, errclass, func, msg);
 }
 
-/* Windows, files and sessions do not exist as objects yet: their errors go
- * to MPI_COMM_SELF's handler, except files, whose default is ERRORS_RETURN
- * as the standard says for MPI_FILE_NULL. */
+/* Windows, files and sessions do not exist as objects yet: errors on them
+ * go to MPI_COMM_SELF's handler, as for any invalid handle, except files,
+ * which use the handler of MPI_FILE_NULL (MPI_File_set_errhandler). */
 int rdmpi_err_win(MPI_Win win, int errclass, const char *func, const char *fmt, ...)
 {
     (void)win;
@@ -212,7 +236,7 @@ int rdmpi_err_win(MPI_Win win, int errclass, const char *func, const char *fmt, 
 int rdmpi_err_file(MPI_File fh, int errclass, const char *func, const char *fmt, ...)
 {
     FORMAT(msg, fmt);
-    return run_handler(&errh_predef[1], &fh, errclass, func, msg);
+    return rt_errh_run(rt_errh_file_default, &fh, errclass, func, msg);
 }
 
 int rdmpi_err_session(MPI_Session s, int errclass, const char *func, const char *fmt, ...)
@@ -232,6 +256,9 @@ int PMPI_Error_class(int errorcode, int *errorclass)
     if (c < 0)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Error_class",
                               "errorcode %d is not an MPI error code", errorcode);
+    if (!errorclass)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Error_class",
+                              "errorclass is NULL; pass the address of an int");
     *errorclass = c;
     return MPI_SUCCESS;
 }
@@ -240,108 +267,25 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     int c = rt_err_class_of(errorcode);
+    const char *user;
     int n;
 
     if (c < 0)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Error_string",
                               "errorcode %d is not an MPI error code", errorcode);
-    if (c != MPI_SUCCESS && last.code == errorcode && last.msg[0])
+    if (!string || !resultlen)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Error_string",
+                              "%s is NULL; pass a buffer of MPI_MAX_ERROR_STRING chars "
+                              "and the address of an int", string ? "resultlen" : "string");
+    /* A user code says what its MPI_Add_error_string said, "" if nothing. */
+    if ((user = rt_err_user_string(errorcode)))
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", user);
+    else if (c != MPI_SUCCESS && last.code == errorcode && last.msg[0])
         n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s (last: %s)",
                      classes[c].name, classes[c].text, last.msg);
     else
         n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", classes[c].name,
                      classes[c].text);
     *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
-{
-    struct rdmpi_errhandler *e;
-
-    if (!fn || !errhandler)
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Comm_create_errhandler",
-                              "%s is NULL", fn ? "errhandler" : "the function");
-    e = rt_obj_new(RT_KIND_ERRHANDLER, sizeof(*e));
-    if (!e)
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler",
-                              "out of memory");
-    e->builtin = RT_ERRH_USER;
-    e->kind = RT_ERRH_COMM;
-    e->fn = (void (*)(void))fn;
-    e->refs = 1;
-    *errhandler = (MPI_Errhandler)e;
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
-{
-    static const char fn[] = "MPI_Comm_set_errhandler";
-    struct rdmpi_comm *c;
-    struct rdmpi_errhandler *e, *old;
-    int err;
-
-    RT_CHECK_INIT(fn);
-    if (!(c = rt_comm_check(comm, fn, &err)))
-        return err;
-    e = rt_errh_get(errhandler);
-    if (!e)
-        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
-    if (e->builtin == RT_ERRH_USER && e->kind != RT_ERRH_COMM)
-        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn,
-                              "errhandler was created for windows or files; use "
-                              "MPI_Comm_create_errhandler");
-    rt_errh_retain(e);
-    old = c->errh;
-    c->errh = e;
-    if (old)
-        rt_errh_release(old);
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
-{
-    static const char fn[] = "MPI_Comm_get_errhandler";
-    struct rdmpi_comm *c;
-    int err;
-
-    RT_CHECK_INIT(fn);
-    if (!(c = rt_comm_check(comm, fn, &err)))
-        return err;
-    if (!errhandler)
-        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "errhandler is NULL");
-    rt_errh_retain(c->errh);
-    *errhandler = errh_handle(c->errh);
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
-int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
-{
-    static const char fn[] = "MPI_Comm_call_errhandler";
-    struct rdmpi_comm *c;
-    int err;
-
-    RT_CHECK_INIT(fn);
-    if (!(c = rt_comm_check(comm, fn, &err)))
-        return err;
-    run_handler(c->errh, &comm, errorcode, fn, "error raised by the application");
-    /* The standard: returns MPI_SUCCESS when the handler returned. */
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
-int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
-{
-    struct rdmpi_errhandler *e;
-
-    if (!errhandler || !(e = rt_errh_get(*errhandler)))
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Errhandler_free",
-                              "errhandler is not a valid error handler");
-    rt_errh_release(e);
-    *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }

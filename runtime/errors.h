@@ -22,6 +22,14 @@ struct rdmpi_errhandler {
 struct rdmpi_errhandler *rt_errh_get(MPI_Errhandler h);
 void rt_errh_retain(struct rdmpi_errhandler *e);
 void rt_errh_release(struct rdmpi_errhandler *e);
+/* The handle the user sees for e (a constant for the predefined ones). */
+MPI_Errhandler rt_errh_handle(struct rdmpi_errhandler *e);
+/* Runs handler e (NULL: fatal) for error `code` on *handle and returns the
+ * code to hand back; func and msg are what a fatal handler prints. */
+int rt_errh_run(struct rdmpi_errhandler *e, void *handle, int code, const char *func,
+                const char *msg);
+/* The handler of MPI_FILE_NULL, used for every file error. */
+extern struct rdmpi_errhandler *rt_errh_file_default;
 
 /* Each returns the error code to hand back to the user (after the handler
  * ran; a fatal handler does not return). `func` is the MPI function name. */
@@ -40,6 +48,14 @@ int rt_err_raise_comm(MPI_Comm comm, int code, const char *func, const char *msg
 /* The class of a code, or -1 when the code is not one we know. */
 int rt_err_class_of(int code);
 const char *rt_err_class_name(int errclass);
+
+/* Classes and codes added by the user (errcodes.c) take values above
+ * MPI_ERR_LASTCODE; this is the highest handed out (MPI_LASTUSEDCODE). */
+extern int rt_err_lastusedcode;
+/* The class of a live user code or class, else -1. */
+int rt_err_user_class(int code);
+/* Its MPI_Add_error_string text ("" if none), or NULL if not a user code. */
+const char *rt_err_user_string(int code);
 
 /* Calls before MPI_Init or after MPI_Finalize are fatal, as the standard
  * leaves them undefined; this names the function. Only a handful of

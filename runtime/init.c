@@ -146,7 +146,12 @@ int PMPI_Finalized(int *flag)
 #pragma weak MPI_Finalize = PMPI_Finalize
 int PMPI_Finalize(void)
 {
+    int rc;
+
     RT_CHECK_INIT("MPI_Finalize");
+    /* MPI_COMM_SELF's delete callbacks run first, while MPI still works. */
+    if ((rc = rt_attr_finalize()))
+        return rc;
     /* Layers drain their traffic (FINs, credits) before the last fence, so
      * no peer waits on a message we never send. */
     finalize_layers(layers);

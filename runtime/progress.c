@@ -9,7 +9,7 @@
 RT_PARAM(p_yield, "YIELD", RT_PARAM_BOOL, "auto",
          "Blocked ranks yield the CPU after a short spin (auto: when ranks "
          "outnumber this host's cores)")
-RT_PARAM(p_spin, "SPIN", RT_PARAM_INT, "64",
+RT_PARAM(p_spin, "SPIN", RT_PARAM_INT, "1",
          "Polls a blocked rank makes before it yields the CPU (with YIELD)")
 
 #define MAX_SOURCES 8

@@ -1,0 +1,266 @@
+/* The error handler API: create, set, get and call handlers on
+ * communicators, windows, files and sessions, and free them.  Windows,
+ * files and sessions do not exist yet, so only their handler creation and
+ * the MPI_FILE_NULL handler (the default for file errors) work; the rest
+ * report the invalid handle. */
+#include "comm.h"
+#include "errors.h"
+#include "obj.h"
+
+static int create(enum rt_errh_kind kind, void (*fn)(void), MPI_Errhandler *errhandler,
+                  const char *func)
+{
+    struct rdmpi_errhandler *e;
+
+    if (!fn || !errhandler)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, func, "%s is NULL",
+                              fn ? "errhandler" : "the handler function");
+    e = rt_obj_new(RT_KIND_ERRHANDLER, sizeof(*e));
+    if (!e)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_NO_MEM, func, "out of memory");
+    e->builtin = RT_ERRH_USER;
+    e->kind = kind;
+    e->fn = fn;
+    e->refs = 1;
+    *errhandler = (MPI_Errhandler)e;
+    return MPI_SUCCESS;
+}
+
+/* The handler to install on an object served by `kind`, or NULL with *why
+ * set: predefined handlers serve every kind, user ones the kind they were
+ * created for. */
+static struct rdmpi_errhandler *usable(MPI_Errhandler h, enum rt_errh_kind kind,
+                                       const char **why)
+{
+    struct rdmpi_errhandler *e = rt_errh_get(h);
+
+    if (!e)
+        *why = h == MPI_ERRHANDLER_NULL ? "errhandler is MPI_ERRHANDLER_NULL"
+                                        : "errhandler is not a valid error handler (freed?)";
+    else if (e->builtin == RT_ERRH_USER && e->kind != kind)
+        *why = "errhandler was created for another kind of object; create it with the "
+               "matching MPI_*_create_errhandler";
+    else
+        return e;
+    return NULL;
+}
+
+static void replace(struct rdmpi_errhandler **slot, struct rdmpi_errhandler *e)
+{
+    struct rdmpi_errhandler *old = *slot;
+
+    rt_errh_retain(e);
+    *slot = e;
+    if (old)
+        rt_errh_release(old);
+}
+
+/* ---- communicators ---- */
+
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create(RT_ERRH_COMM, (void (*)(void))fn, errhandler, "MPI_Comm_create_errhandler");
+}
+
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    static const char fn[] = "MPI_Comm_set_errhandler";
+    struct rdmpi_comm *c;
+    struct rdmpi_errhandler *e;
+    const char *why;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (!(c = rt_comm_check(comm, fn, &err)))
+        return err;
+    if (!(e = usable(errhandler, RT_ERRH_COMM, &why)))
+        return rdmpi_err_comm(comm, MPI_ERR_ERRHANDLER, fn, "%s", why);
+    replace(&c->errh, e);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    static const char fn[] = "MPI_Comm_get_errhandler";
+    struct rdmpi_comm *c;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (!(c = rt_comm_check(comm, fn, &err)))
+        return err;
+    if (!errhandler)
+        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "errhandler is NULL");
+    /* The user frees what get returns, so it counts as a reference. */
+    rt_errh_retain(c->errh);
+    *errhandler = rt_errh_handle(c->errh);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    static const char fn[] = "MPI_Comm_call_errhandler";
+    struct rdmpi_comm *c;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (!(c = rt_comm_check(comm, fn, &err)))
+        return err;
+    rt_errh_run(c->errh, &comm, errorcode, fn, "error raised by the application");
+    /* The standard: returns MPI_SUCCESS when the handler returned. */
+    return MPI_SUCCESS;
+}
+
+/* ---- windows and sessions: no object exists yet ---- */
+
+static int no_win(MPI_Win win, const char *fn)
+{
+    return rdmpi_err_win(win, MPI_ERR_WIN, fn, "%s", win == MPI_WIN_NULL
+        ? "win is MPI_WIN_NULL; pass a window"
+        : "win is not a valid window (rdmpi does not implement one-sided "
+          "communication yet, so no window exists)");
+}
+
+static int no_session(MPI_Session s, const char *fn)
+{
+    return rdmpi_err_session(s, MPI_ERR_SESSION, fn, "%s", s == MPI_SESSION_NULL
+        ? "session is MPI_SESSION_NULL; pass a session"
+        : "session is not a valid session (rdmpi does not implement the sessions "
+          "model yet, so no session exists)");
+}
+
+#pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create(RT_ERRH_WIN, (void (*)(void))fn, errhandler, "MPI_Win_create_errhandler");
+}
+
+#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    (void)errhandler;
+    RT_CHECK_INIT("MPI_Win_set_errhandler");
+    return no_win(win, "MPI_Win_set_errhandler");
+}
+
+#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    (void)errhandler;
+    RT_CHECK_INIT("MPI_Win_get_errhandler");
+    return no_win(win, "MPI_Win_get_errhandler");
+}
+
+#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    (void)errorcode;
+    RT_CHECK_INIT("MPI_Win_call_errhandler");
+    return no_win(win, "MPI_Win_call_errhandler");
+}
+
+#pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn,
+                                   MPI_Errhandler *errhandler)
+{
+    return create(RT_ERRH_SESSION, (void (*)(void))fn, errhandler,
+                  "MPI_Session_create_errhandler");
+}
+
+#pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+{
+    (void)errhandler;
+    return no_session(session, "MPI_Session_set_errhandler");
+}
+
+#pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
+{
+    (void)errhandler;
+    return no_session(session, "MPI_Session_get_errhandler");
+}
+
+#pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
+{
+    (void)errorcode;
+    return no_session(session, "MPI_Session_call_errhandler");
+}
+
+/* ---- files: only MPI_FILE_NULL, whose handler is the default ---- */
+
+static int no_file(MPI_File file, const char *fn)
+{
+    return rdmpi_err_file(file, MPI_ERR_FILE, fn,
+                          "file is not a valid file handle (rdmpi does not implement "
+                          "MPI-IO yet; only MPI_FILE_NULL, the default handler, is valid)");
+}
+
+#pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
+int PMPI_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create(RT_ERRH_FILE, (void (*)(void))fn, errhandler, "MPI_File_create_errhandler");
+}
+
+#pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
+int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+{
+    static const char fn[] = "MPI_File_set_errhandler";
+    struct rdmpi_errhandler *e;
+    const char *why;
+
+    if (file != MPI_FILE_NULL)
+        return no_file(file, fn);
+    if (!(e = usable(errhandler, RT_ERRH_FILE, &why)))
+        return rdmpi_err_file(file, MPI_ERR_ERRHANDLER, fn, "%s", why);
+    replace(&rt_errh_file_default, e);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
+int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
+{
+    static const char fn[] = "MPI_File_get_errhandler";
+
+    if (file != MPI_FILE_NULL)
+        return no_file(file, fn);
+    if (!errhandler)
+        return rdmpi_err_file(file, MPI_ERR_ARG, fn, "errhandler is NULL");
+    rt_errh_retain(rt_errh_file_default);
+    *errhandler = rt_errh_handle(rt_errh_file_default);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
+int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
+{
+    static const char fn[] = "MPI_File_call_errhandler";
+
+    if (fh != MPI_FILE_NULL)
+        return no_file(fh, fn);
+    rt_errh_run(rt_errh_file_default, &fh, errorcode, fn, "error raised by the application");
+    return MPI_SUCCESS;
+}
+
+/* ---- all kinds ---- */
+
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    struct rdmpi_errhandler *e;
+
+    if (!errhandler)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Errhandler_free",
+                              "errhandler is NULL; pass the address of a handle");
+    if (!(e = rt_errh_get(*errhandler)))
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ERRHANDLER, "MPI_Errhandler_free",
+                              "*errhandler is not a valid error handler (null or freed)");
+    /* Objects using it keep their reference; it goes with the last one. */
+    rt_errh_release(e);
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
