@@ -46,6 +46,20 @@ typedef void (*btl_rdma_fn)(void *ctx, int status);
  * into rendezvous headers as the remote key. */
 struct btl_reg;
 
+/* What one BTL tells the transport report (RDMPI_REPORT): the pml adds its
+ * own per-BTL counts (eager, rendezvous, fallbacks) and rank 0 prints the
+ * job's sums. */
+#define BTL_REPORT_TEXT  160
+#define BTL_REPORT_EXTRA 8
+struct btl_report {
+    char transport[BTL_REPORT_TEXT];          /* what carries the bytes: provider, fabric,
+                                                 domain and link, or the mechanism */
+    uint64_t reads, read_bytes;               /* get() operations started, and their bytes */
+    uint64_t writes, write_bytes;             /* put() operations started, and their bytes */
+    const char *extra_name[BTL_REPORT_EXTRA]; /* BTL-specific counts, NULL-ended */
+    uint64_t extra[BTL_REPORT_EXTRA];
+};
+
 struct btl_module {
     size_t size;                 /* sizeof(struct btl_module) of the builder */
     uint32_t version;            /* BTL_IFACE_VERSION */
@@ -98,7 +112,18 @@ struct btl_module {
     int (*progress)(struct btl_module *btl);
     /* Completes everything this BTL owes its peers (finalize). */
     int (*flush)(struct btl_module *btl);
+
+    /* Operations added after the first version; test with BTL_HAS. */
+
+    /* Fills *r (zeroed by the caller) for the transport report; between
+     * connect and flush. */
+    int (*report)(struct btl_module *btl, struct btl_report *r);
 };
+
+/* The table is size-prefixed: a module built against an older btl.h is
+ * shorter and lacks the later operations. */
+#define BTL_HAS(m, op)                                                                             \
+    ((m)->size >= offsetof(struct btl_module, op) + sizeof((m)->op) && (m)->op != NULL)
 
 /* Receive callbacks, set by the pml before any BTL is initialised. */
 extern btl_recv_fn btl_recv_table[BTL_MAX_TAGS];

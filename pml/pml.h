@@ -49,11 +49,25 @@ static inline void pml_list_remove(struct pml_link *e)
 
 #define pml_container(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
+/* ---- transport report counters (pml_stats.c) ---- */
+
+/* Per BTL, what the pml sent through it: plain per-process counters (no
+ * atomics: the pml is serialised), bumped on the paths that send. */
+struct pml_stats {
+    uint64_t eager_msgs, eager_bytes; /* MPI messages sent eagerly; payload bytes */
+    uint64_t rndv_msgs, rndv_bytes;   /* MPI messages sent by rendezvous */
+    uint64_t fb_read;                 /* receives whose RDMA read failed: copy pipeline */
+    uint64_t fb_nordma; /* rendezvous by copy pipeline: the BTL cannot read (CMA refused or
+                           off), or registration failed */
+    uint64_t fb_credit; /* eager-sized sends by rendezvous: out of credits */
+};
+
 /* ---- peers (by world rank) ---- */
 
 struct pml_peer {
     struct btl_module *btl;     /* the BTL with the highest exclusivity reaching it */
     struct btl_endpoint *ep;
+    struct pml_stats *stats;    /* that BTL's counters */
     uint32_t credits;           /* eager credit units we may still spend on it */
     uint32_t owed;              /* units of its eager messages we consumed, not yet returned */
     bool credit_queued;         /* a CREDIT is waiting in the control queue */
@@ -216,6 +230,13 @@ void pml_get_continue(struct pml_req *r);
 void pml_get_start(struct pml_req *r);
 int pml_progress(void);
 void pml_dump(FILE *out);
+
+/* The transport report: counters bound to peers once BTLs are chosen (and
+ * at verbosity 1 the rank class's choice said); at finalize, when
+ * RDMPI_REPORT is set, rank 0 gathers and prints the job's table. */
+void pml_stats_publish(void);
+void pml_stats_connect(void);
+void pml_stats_report(void);
 
 /* A blocking send out of eager credits completes from a private copy, so
  * programs that count on small sends being buffered still run; the bytes

@@ -48,6 +48,7 @@ static int pml_init(void)
         return -1;
     if ((rc = btl_open_all(&pml_btls, &pml_nbtls)))
         return rc;
+    pml_stats_publish();
     for (int i = 0; i < pml_nbtls; i++)
         if ((rc = pml_btls[i]->init(pml_btls[i])))
             return rc;
@@ -110,6 +111,7 @@ static int pml_connect(void)
                      "add ofi for ranks on other hosts", r, rt.rank, rt.hostname);
         pml_peers[r].credits = peer_credits(r);
     }
+    pml_stats_connect();
     if (rt_verbosity >= 1 && rt.rank == 0)
         for (int i = 0; i < pml_nbtls; i++)
             rt_info(1, "btl %s: eager limit %zu, %s", pml_btls[i]->name,
@@ -130,6 +132,7 @@ static int pml_finalize(void)
 {
     unsigned spins = 0;
 
+    pml_stats_report();
     /* Owed FINs, CTSs and credits go out before anyone leaves; the barrier
      * then proves no peer still needs this rank's progress. */
     while (!pml_idle()) {

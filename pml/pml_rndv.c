@@ -53,6 +53,7 @@ static void get_finish(struct pml_req *r)
                                   .rreq = pml_req_handle(r)};
         rt_info(1, "RDMA read from rank %d failed; falling back to the copy pipeline",
                 r->wpeer);
+        pml_peers[r->wpeer].stats->fb_read++;
         r->error = 0;
         r->state = PML_S_FRAGS;
         r->done = 0;

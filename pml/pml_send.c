@@ -40,6 +40,8 @@ int pml_send_now(const void *buf, size_t count, struct rdmpi_datatype *dt, int d
         return 0;
     cp->send_seq++;
     p->credits -= pml_credit_cost(len);
+    p->stats->eager_msgs++;
+    p->stats->eager_bytes += len;
     *done = true;
     return 0;
 }
@@ -98,6 +100,8 @@ static int send_eager(struct pml_req *r, struct pml_peer *p)
     p->btl->send(p->ep, d);
 sent:
     p->credits -= pml_credit_cost(r->len);
+    p->stats->eager_msgs++;
+    p->stats->eager_bytes += r->len;
     pml_req_complete(r);
     return 0;
 }
@@ -146,6 +150,11 @@ no_get:
     d->len = hl + extra;
     r->state = PML_S_WAIT_FIN;
     p->btl->send(p->ep, d);
+    p->stats->rndv_msgs++;
+    p->stats->rndv_bytes += r->len;
+    p->stats->fb_nordma += !(flags & (PML_F_INLINE | PML_F_GET)) && r->len;
+    p->stats->fb_credit +=
+        r->mode != PML_SYNC && sizeof(struct pml_hdr_match) + r->len <= p->btl->eager_limit;
     return 0;
 }
 

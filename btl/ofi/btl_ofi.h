@@ -146,6 +146,11 @@ struct btl_ofi_peer {
     uint32_t credits;                    /* messages we may still send it */
     uint32_t owed;                       /* its messages consumed, credits not yet returned */
     int due;                             /* on the list of peers owed a credit message */
+    /* A read from it failed. rxm (tcp, verbs) closes the connection then,
+     * and fi_inject into a closed one loses the message without a word,
+     * so its messages go by fi_senddata: a dead connection then fails a
+     * send completion and ends the job instead of hanging it. */
+    int suspect;
     struct btl_ofi_held *held;           /* arrived early, by number */
     struct btl_ofi_frag *qhead, **qtail; /* sends held back, in order */
     struct btl_ofi_peer *next_busy;      /* on the list of peers with a queue */

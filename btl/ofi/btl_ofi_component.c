@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 RT_PARAM(p_provider, "OFI_PROVIDER", RT_PARAM_STRING, "",
@@ -121,9 +122,15 @@ static int choose(void)
     }
     rc = btl_ofi_select(list, &want, &btl_ofi_host, &btl_ofi.choice);
     if (rc) {
-        if (want.provider[0] || want.iface[0])
+        if (want.provider[0] || want.iface[0]) {
+            /* Every rank of the host finds the same: its first rank says
+             * it, the others leave the launcher time to end the job first,
+             * so the user reads one line, not one per rank. */
+            if (rt.local_rank != 0)
+                nanosleep(&(struct timespec){2, 0}, NULL);
             rt_fatal("btl/ofi: %s%s%s", btl_ofi.choice.text,
                      fip ? "; FI_PROVIDER limits libfabric to " : "", fip ? fip : "");
+        }
         rt_info(1, "btl/ofi: not used: %s", btl_ofi.choice.text);
         fi_freeinfo(list);
         return 0;
@@ -554,6 +561,30 @@ const char *btl_ofi_report(struct btl_ofi_counters *c)
     return transport;
 }
 
+static int ofi_report(struct btl_module *btl, struct btl_report *r)
+{
+    static const char *const names[] = {"fi_inject",   "provider EAGAIN", "window stalls",
+                                        "credit-only", "reordered",       "read errors",
+                                        "reg errors"};
+    _Static_assert(sizeof(names) / sizeof(names[0]) <= BTL_REPORT_EXTRA, "extras fit");
+    struct btl_ofi_counters c;
+    const char *line = btl_ofi_report(&c);
+    const uint64_t v[] = {c.inject_msgs, c.eagain,      c.stalls,    c.credit_msgs,
+                          c.reordered,   c.read_errors, c.reg_errors};
+
+    (void)btl;
+    if (!line)
+        return -ENOENT;
+    snprintf(r->transport, sizeof(r->transport), "%s", line);
+    r->reads = c.reads;
+    r->read_bytes = c.read_bytes;
+    for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+        r->extra_name[k] = names[k];
+        r->extra[k] = v[k];
+    }
+    return 0;
+}
+
 /* Limits here are placeholders until init reads the provider's. */
 struct btl_module btl_ofi_module = {
     .size = sizeof(struct btl_module),
@@ -580,4 +611,5 @@ struct btl_module btl_ofi_module = {
     .deregister_mem = btl_ofi_deregister,
     .progress = btl_ofi_progress,
     .flush = ofi_flush,
+    .report = ofi_report,
 };

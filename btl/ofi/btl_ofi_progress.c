@@ -182,6 +182,9 @@ static int on_error(void)
     if (rc < 0)
         rt_fatal("btl/ofi: fi_cq_readerr failed on %s: %s", prov, fi_strerror((int)-rc));
     op = err.op_context;
+    /* shm 1.17 reports a failed read with a negative code and no context. */
+    if (err.err < 0)
+        err.err = -err.err;
     detail = fi_cq_strerror(btl_ofi.cq, err.prov_errno, err.err_data, buf, sizeof(buf));
     if (!detail)
         detail = "";
@@ -190,12 +193,13 @@ static int on_error(void)
 
         if (!warned++)
             rt_warn("btl/ofi: an RDMA read of %zu bytes from rank %d failed: %s (%s: %s); "
-                    "that message is copied instead",
+                    "that message is copied instead if the connection survived",
                     r->len, r->peer, fi_strerror(err.err), prov, detail);
         else
             rt_info(1, "btl/ofi: an RDMA read of %zu bytes from rank %d failed: %s (%s: %s)",
                     r->len, r->peer, fi_strerror(err.err), prov, detail);
         btl_ofi.count.read_errors++;
+        btl_ofi.peers[r->peer].suspect = 1;
         btl_ofi_read_done(r, btl_ofi_errno(-err.err));
         return 1;
     }
@@ -204,15 +208,22 @@ static int on_error(void)
 
         if (!btl_ofi.closing)
             rt_fatal("btl/ofi: a %zu-byte send to rank %d failed: %s (%s: %s); rank %d may have "
-                     "died",
+                     "died%s",
                      f->desc.len, f->peer->world, fi_strerror(err.err), prov, detail,
-                     f->peer->world);
+                     f->peer->world,
+                     f->peer->suspect
+                         ? ", or the provider closed the connection after a failed RDMA read"
+                         : "");
         btl_ofi_send_done(f);
         return 1;
     }
+    if (!btl_ofi.closing && op)
+        rt_fatal("btl/ofi: a receive failed: %s (%s: %s)", fi_strerror(err.err), prov, detail);
     if (!btl_ofi.closing)
-        rt_fatal("btl/ofi: %s failed: %s (%s: %s)", op ? "a receive" : "an operation",
-                 fi_strerror(err.err), prov, detail);
+        rt_fatal("btl/ofi: an operation failed: %s (%s: %s), and the provider's report names "
+                 "no operation, so it cannot be retried or traced to a peer (%d sends and reads "
+                 "were in flight)",
+                 fi_strerror(err.err), prov, detail, btl_ofi.outstanding);
     return 0;
 }
 

@@ -41,8 +41,9 @@ static void send_failed(const struct btl_ofi_peer *p, size_t len, ssize_t rc)
         return;
     }
     rt_fatal("btl/ofi: a %zu-byte send to rank %d failed: %s (provider %s); rank %d may have "
-             "died",
-             len, p->world, fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name, p->world);
+             "died%s",
+             len, p->world, fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name, p->world,
+             p->suspect ? ", or the provider closed the connection after a failed RDMA read" : "");
 }
 
 /* Credits this message can return (all that is owed, up to 16 bits). */
@@ -76,7 +77,7 @@ static int post(struct btl_ofi_frag *f)
         btl_ofi.count.stalls++;
         return -EAGAIN;
     }
-    if (len <= btl_ofi.inject) {
+    if (len <= btl_ofi.inject && !p->suspect) {
         rc = fi_injectdata(btl_ofi.ep, f->desc.buf, len, data, p->addr);
         if (!rc) {
             btl_ofi.count.inject_msgs++;
@@ -138,7 +139,7 @@ int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const v
         btl_ofi.count.stalls++;
         return -EAGAIN;
     }
-    if (len <= btl_ofi.inject) {
+    if (len <= btl_ofi.inject && !p->suspect) {
         memcpy(btl_ofi.inject_buf, hdr, hlen);
         if (dlen)
             memcpy(btl_ofi.inject_buf + hlen, data, dlen);

@@ -88,9 +88,14 @@ struct btl_sm_state {
     int npeers;
     struct btl_sm_out *out;
     int cma;                /* process_vm_readv works with every peer */
+    int cma_off;            /* why not: 1 RDMPI_SM_CMA=0, else the probe's -errno */
     struct btl_sm_seg *seg; /* our segment */
     size_t seg_size;
     char name[NAME_MAX + 1];
+    /* For the transport report; off the fast path. */
+    uint64_t reads, read_bytes;   /* process_vm_readv gets */
+    uint64_t writes, write_bytes; /* process_vm_writev puts */
+    uint64_t ring_full;         /* sends refused because a ring was full */
 };
 extern struct btl_sm_state btl_sm;
 

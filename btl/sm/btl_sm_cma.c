@@ -65,6 +65,8 @@ int btl_sm_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint6
         return -ENOTSUP;
     if ((rc = cma_copy((const struct btl_sm_out *)ep, local, raddr, len, 0)))
         return rc;
+    btl_sm.reads++;
+    btl_sm.read_bytes += len;
     cb(ctx, 0);
     return 0;
 }
@@ -80,6 +82,8 @@ int btl_sm_put(struct btl_endpoint *ep, const void *local, struct btl_reg *lreg,
         return -ENOTSUP;
     if ((rc = cma_copy((const struct btl_sm_out *)ep, (void *)local, raddr, len, 1)))
         return rc;
+    btl_sm.writes++;
+    btl_sm.write_bytes += len;
     cb(ctx, 0);
     return 0;
 }

@@ -259,6 +259,7 @@ static void probe_cma(int i, const struct btl_sm_card *c)
     if (!btl_sm.cma || (rc = btl_sm_cma_probe(&btl_sm.out[i], c->seg_addr)) == 0)
         return;
     btl_sm.cma = 0;
+    btl_sm.cma_off = rc;
     if (my_index == 0)
         rt_warn("btl/sm: cannot read rank %d's memory with process_vm_readv (%s); large "
                 "messages on this host use the copy pipeline instead of single copy "
@@ -283,6 +284,7 @@ static int sm_connect(struct btl_module *btl, uint8_t *reach)
         return -ENOMEM;
     }
     btl_sm.cma = rt_param_bool(&p_cma) != 0;
+    btl_sm.cma_off = !btl_sm.cma;
     for (int i = 0; i < npeers; i++) {
         int world = rt.local_peers[i < my_index ? i : i + 1];
         struct btl_sm_card *c = NULL;
@@ -355,6 +357,35 @@ static int sm_finalize(struct btl_module *btl)
     return 0;
 }
 
+static int sm_report(struct btl_module *btl, struct btl_report *r)
+{
+    int n;
+
+    (void)btl;
+    if (!btl_sm.seg) {
+        snprintf(r->transport, sizeof(r->transport), "shared memory, no local peer");
+        return 0;
+    }
+    n = snprintf(r->transport, sizeof(r->transport), "shared memory rings of %u KiB, ",
+                 btl_sm.seg->ring_bytes >> 10);
+    if (btl_sm.cma)
+        snprintf(r->transport + n, sizeof(r->transport) - (size_t)n,
+                 "single copy by process_vm_readv");
+    else if (btl_sm.cma_off == 1)
+        snprintf(r->transport + n, sizeof(r->transport) - (size_t)n,
+                 "single copy off (RDMPI_SM_CMA=0)");
+    else
+        snprintf(r->transport + n, sizeof(r->transport) - (size_t)n,
+                 "single copy refused (process_vm_readv: %s)", strerror(-btl_sm.cma_off));
+    r->reads = btl_sm.reads;
+    r->read_bytes = btl_sm.read_bytes;
+    r->writes = btl_sm.writes;
+    r->write_bytes = btl_sm.write_bytes;
+    r->extra_name[0] = "ring full";
+    r->extra[0] = btl_sm.ring_full;
+    return 0;
+}
+
 struct btl_module btl_sm_module = {
     .size = sizeof(struct btl_module),
     .version = BTL_IFACE_VERSION,
@@ -381,4 +412,5 @@ struct btl_module btl_sm_module = {
     .deregister_mem = btl_sm_deregister,
     .progress = btl_sm_progress,
     .flush = sm_flush,
+    .report = sm_report,
 };

@@ -18,8 +18,10 @@ int btl_sm_reserve_slow(struct btl_sm_out *o, uint32_t n, uint32_t *at)
     uint32_t pad = off + n > o->nslots ? o->nslots - off : 0;
 
     o->rcache = __atomic_load_n(o->rpub, __ATOMIC_ACQUIRE);
-    if (btl_sm_after(w + pad + n + 1, o->rcache + o->nslots))
+    if (btl_sm_after(w + pad + n + 1, o->rcache + o->nslots)) {
+        btl_sm.ring_full++;
         return -EAGAIN;
+    }
     if (pad) {
         /* The reader skips the tail and finds slot 0 zeroed until our entry
          * there is published. */

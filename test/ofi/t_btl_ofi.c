@@ -414,6 +414,34 @@ static void test_reads(uint8_t *gsrc, uint8_t *gdst)
     ofi->deregister_mem(ofi, reg);
 }
 
+/* A read outside the peer's registration: the provider's error comes back
+ * through the completion queue as a failed get, counted, and the first is a
+ * warning with fi_strerror and the provider's name (t_btl_ofi.sh checks
+ * its text). rxm closes the connection then: the next send fails and ends
+ * the job naming the peer, before the barrier could hang; shm goes on. */
+static void test_bad_read(uint8_t *gsrc, uint8_t *gdst)
+{
+    int right = (rt.rank + 1) % rt.size, chunks, eagain, rc;
+    struct key_msg k = {BTL_TAG_TEST, K_KEY, {0}, 0, GBUF, {0}};
+    struct btl_ofi_counters c;
+    struct btl_reg *reg;
+
+    phase = "bad read";
+    if (ofi->register_mem(ofi, gsrc, GBUF, &reg, k.rkey, &k.raddr))
+        harness_die("register_mem of %u bytes failed", GBUF);
+    send_ctl((rt.rank + rt.size - 1) % rt.size, &k, sizeof(k));
+    while (st[right].keys < 1)
+        harness_progress(&h);
+    /* Page 1 is never mapped: out of the region, and unreadable. */
+    rc = read_all(right, gdst, 4096, st[right].key.rkey, 4096, 4096, &chunks, &eagain);
+    btl_ofi_report(&c);
+    check(rc < 0 && c.read_errors == 1, "a read outside the registration fails (%d: %s), %llu "
+          "read errors", rc, strerror(-rc), (unsigned long long)c.read_errors);
+    barrier();
+    check(1, "messages flow after the failed read");
+    ofi->deregister_mem(ofi, reg);
+}
+
 /* Unmapped and mapped again at the same address: a stale registration
  * would show the first contents. */
 static void test_remap(void)
@@ -510,6 +538,14 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "--crash")) {
         rt_modex_fence();
         _exit(3);
+    }
+    if (!strcmp(mode, "--bad-read")) {
+        barrier();
+        test_bad_read(gsrc, gdst);
+        harness_finalize(&h);
+        rt_modex_fence();
+        rt_modex_finalize();
+        return failures != 0;
     }
     if (!strcmp(mode, "--die")) {
         barrier();

@@ -2,10 +2,10 @@
 # btl/ofi without the pml (t_btl_ofi.c) over tcp;ofi_rxm and shm: order,
 # back-pressure, RDMA reads of 1 B .. 64 MiB, re-registration at a reused
 # address, /dev/shm hygiene; then provider and interface choice, the
-# verbosity-1 line, bad input, a crash and a dying peer.
+# verbosity-1 line, bad input, a crash, a dying peer, a failed RDMA read.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/ofi/t_btl_ofi"
-plan 20
+plan 22
 
 # job DESCRIPTION N MESSAGES ENV... : one run of t_btl_ofi; passes if
 # every rank passed and nothing of the job is left in /dev/shm.
@@ -83,4 +83,19 @@ ok $? "a rank that dies mid-stream ends the job with a message naming it"
 run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=shm "$MPIRUN" --timeout 60 -n 2 "$t" --die
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && echo "$err" | grep -q "rank 1"
 ok $? "the same over shm"
+# A read outside the peer's registration: fi_cq_readerr's error is reported
+# with fi_strerror, the provider's text and name. rxm then closes the
+# connection; the next send fails and ends the job naming the peer (not a
+# hang). shm 1.17 reports it without the operation: fatal, said so.
+run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=tcp "$MPIRUN" --timeout 60 -n 2 "$t" --bad-read
+[ $rc -ne 0 ] && [ $rc -ne 124 ] &&
+    echo "$err" | grep -q "btl/ofi: an RDMA read of 4096 bytes from rank [01] failed: .* (tcp;ofi_rxm: .*)" &&
+    echo "$err" | grep -q "send to rank [01] failed: .*; rank [01] may have died, or the provider closed the connection after a failed RDMA read"
+ok $? "tcp: a failed read is reported with fi_strerror and the provider; the broken connection ends the job"
+[ $rc -ne 124 ] || diag "timed out: $err"
+run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=shm "$MPIRUN" --timeout 60 -n 2 "$t" --bad-read
+[ $rc -ne 0 ] && [ $rc -ne 124 ] &&
+    echo "$err" | grep -q "btl/ofi: .* failed: Input/output error (shm: "
+ok $? "shm: a failed read ends the job with fi_strerror and the provider's name"
+[ $rc -ne 124 ] || diag "timed out: $err"
 finish
