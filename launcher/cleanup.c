@@ -4,7 +4,7 @@
  * Two kinds of files belong to a job:
  *   - the PMIx server's directory $TMPDIR/rdmpi.<uid>.<mpirun pid>, made
  *     here with mode 0700 and removed on every way out of mpirun;
- *   - the shared-memory BTL's segments /dev/shm/rdmpi-<uid>-<nspace>-<noderank>
+ *   - the shared-memory BTL's segments /dev/shm/rdmpi-<uid>-<nspace>-<nodeid>.<noderank>
  *     where nspace is "rdmpi.<mpirun pid>".  The ranks unlink them once
  *     attached; whatever a crash leaves is removed at job end, and, should
  *     mpirun itself be killed, by the next mpirun's sweep, which takes every
