@@ -12,6 +12,7 @@
  */
 #include "launcher.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -139,7 +140,15 @@ void ln_shm_remove_job(const struct ln_job *job)
     if (!(d = opendir(SHM_DIR)))
         return;
     while ((e = readdir(d))) {
+        const char *rest = e->d_name + plen;
+
         if (strncmp(e->d_name, prefix, plen))
+            continue;
+        /* Several hosts may share /dev/shm (namespace test hosts): take
+         * only this host's, <nodeid>.<node rank> and ofi<local rank>. */
+        if (job->nnodes > 1 && ((!strncmp(rest, "ofi", 3) &&
+                                 (atoi(rest + 3) >= job->size || !ln_is_local(job, atoi(rest + 3)))) ||
+                                (isdigit((unsigned char)*rest) && atoi(rest) != job->nodeid)))
             continue;
         snprintf(path, sizeof(path), SHM_DIR "/%s", e->d_name);
         unlink(path);
