@@ -266,6 +266,42 @@ static void read_ctl(struct ln_job *j)
         mpirun_gone(j);
 }
 
+/* If this daemon is killed (SIGKILL: no cleanup of its own), its ranks
+ * die with it (PR_SET_PDEATHSIG) and this child removes what the job left
+ * on the host: the PMIx directory and the host's /dev/shm segments.  It
+ * waits for the end of a pipe only the daemon holds, in a session of its
+ * own, so that killing the daemon's process group spares it.  Forked
+ * before PMIx starts threads. */
+static void janitor(void)
+{
+    int p[2];
+    pid_t pid;
+    char c;
+
+    if (pipe(p) < 0)
+        return;
+    pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+
+        setsid();
+        dup2(null, 0), dup2(null, 1), dup2(null, 2);
+        if (p[0] > 3)
+            close_range(3, (unsigned)p[0] - 1, 0);
+        close_range((unsigned)p[0] + 1, ~0U, 0);
+        while (read(p[0], &c, 1) < 0 && errno == EINTR)
+            ;
+        ln_shm_remove_job(&job);
+        ln_tmpdir_remove(&job);
+        _exit(0);
+    }
+    close(p[0]);
+    if (pid > 0)
+        fcntl(p[1], F_SETFD, FD_CLOEXEC);
+    else
+        close(p[1]);
+}
+
 static const struct ln_daemon_ops ops = {.report = report, .fence = fence, .read = read_ctl};
 
 int main(int argc, char **argv)
@@ -313,6 +349,11 @@ int main(int argc, char **argv)
     memset(secret, 0, sizeof(secret));
     if (ln_ctl_send(ctl.fd, LN_MSG_HELLO, proof, sizeof(proof)) ||
         !ln_conn_wait(&ctl, 30, &type, &p, &len) || type != LN_MSG_JOB) {
+        if (p && type == LN_MSG_END) { /* the job ended before it began */
+            code = 0;
+            free(p);
+            goto out_conn;
+        }
         ln_err("mpirun at %s refused this daemon or sent no job", hostport);
         goto out_conn;
     }
@@ -331,6 +372,7 @@ int main(int argc, char **argv)
         goto out_job;
     if (ln_tmpdir_create(&job))
         goto out_job;
+    janitor();
     if (ln_pmix_init(&job) || ln_pmix_register_clients(&job))
         goto out_pmix;
     ln_job_spawn(&job);

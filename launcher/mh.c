@@ -446,10 +446,10 @@ static void accept_daemon(struct mh *m)
     ln_verbose(&(struct ln_job){.opts = m->o}, "daemon of host %s connected after %.1f ms",
                m->d[node].host, (ln_now() - m->t0) * 1e3);
     m->d[node].connected = 1;
-    if (ln_ctl_send(c.fd, LN_MSG_JOB, m->job, m->njob))
+    /* Too late to start anything: it goes without a job. */
+    if (m->failed ? ln_ctl_send_u32(c.fd, LN_MSG_END, SIGTERM, NULL, 0)
+                  : ln_ctl_send(c.fd, LN_MSG_JOB, m->job, m->njob))
         daemon_gone(m, (int)node);
-    else if (m->failed)
-        ln_ctl_send_u32(c.fd, LN_MSG_END, SIGTERM, NULL, 0);
     return;
 reject:
     free(p);
