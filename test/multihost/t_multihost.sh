@@ -26,7 +26,7 @@ like() {
 
 B=$top_builddir
 MPIRUN="${MPIRUN:-$B/launcher/mpirun}"
-NTESTS=33
+NTESTS=34
 plan $NTESTS
 skip_all() {
 	for _i in $(seq $NTESTS); do skip "$1"; done
@@ -192,5 +192,21 @@ like "$(tail -n 1 "$T/err")" "^mpirun: the daemon on host $H1 was killed by sign
 	"daemon killed: the line names the host"
 [ $ms -lt 10000 ] && clean
 ok $? "daemon killed: ended within seconds ($ms ms), no process, no file on any host"
+
+# A daemon that does not know the job's secret is refused: a stand-in
+# daemon passes the real one a wrong secret.
+cat >"$T/badlaunchd" <<EOF2
+#!/bin/sh
+read -r secret
+{ echo 0000000000000000000000000000000000000000000000000000000000000000; cat; } |
+	exec "$B/launcher/rdmpi-launchd" "\$@"
+EOF2
+chmod +x "$T/badlaunchd"
+RDMPI_LAUNCHD="$T/badlaunchd" mrun -v -v --host "$H0,$H1" "$B/examples/hello"
+[ $rc -eq 1 ] && printf '%s\n' "$err" | grep -q "^mpirun: refused a control connection that did not prove the job's secret" &&
+	printf '%s\n' "$err" | grep -q "rdmpi-launchd (host $H1): mpirun at .* refused this daemon" &&
+	! printf '%s\n' "$out" | grep -q Hello
+ok $? "a daemon with the wrong secret is refused, no rank starts, the job fails (rc=$rc)"
+[ $rc -eq 1 ] || show
 
 finish

@@ -81,11 +81,11 @@ ReturnToService=2
 SlurmdParameters=config_overrides
 EOF
 	if [ "$_nodes" -eq 1 ]; then
-		echo "NodeName=localhost NodeAddr=127.0.0.1 CPUs=8 State=UNKNOWN"
+		echo "NodeName=localhost NodeAddr=127.0.0.1 CPUs=${SL_CPUS:-8} State=UNKNOWN"
 	else
 		_k=0
 		while [ $_k -lt "$_nodes" ]; do
-			echo "NodeName=$SL_PREFIX$_k NodeAddr=198.51.100.$((_k + 1)) CPUs=4 State=UNKNOWN"
+			echo "NodeName=$SL_PREFIX$_k NodeAddr=198.51.100.$((_k + 1)) CPUs=${SL_CPUS:-4} State=UNKNOWN"
 			_k=$((_k + 1))
 		done
 	fi
