@@ -46,6 +46,12 @@ const char *__lsan_default_suppressions(void)
     return "leak:libpmix.so\n";
 }
 
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+    return "print_suppressions=0";
+}
+
 static void usage(void)
 {
     ln_err("usage: rdmpi-launchd --ctl ADDR:PORT --node K --name HOST (started by mpirun, "
