@@ -26,7 +26,7 @@ like() {
 
 B=$top_builddir
 MPIRUN="${MPIRUN:-$B/launcher/mpirun}"
-NTESTS=34
+NTESTS=38
 plan $NTESTS
 skip_all() {
 	for _i in $(seq $NTESTS); do skip "$1"; done
@@ -54,7 +54,8 @@ mkdir -p "$T/tmp"
 mrun() {
 	_s=$(date +%s%N)
 	TMPDIR="$T/tmp" timeout -k 2 150 sh -c 'echo $$ >"$0.pid"; exec ip netns exec "$@"' "$T/run" \
-		"$H0" "$MPIRUN" --launch-agent "ip netns exec" -x RDMPI_YIELD=1 "$@" >"$T/out" 2>"$T/err" </dev/null
+		"$H0" "$MPIRUN" --launch-agent "ip netns exec" -x RDMPI_YIELD=1 "$@" >"$T/out" 2>"$T/err" \
+		<"${LRUN_IN:-/dev/null}"
 	rc=$?
 	ms=$((($(date +%s%N) - _s) / 1000000))
 	out=$(cat "$T/out")
@@ -149,6 +150,12 @@ ok $rc "4x2: connectivity ($ms ms)"
 clean
 ok $? "after the suites: no process, no file"
 
+# Standard input reaches rank 0 on another host; the others get EOF.
+printf 'line one\nline two\n' >"$T/in"
+LRUN_IN="$T/in" mrun --host "$H1,$H0" "$B/test/launcher/ln_client" stdin
+want=$(printf '0 stdin: line one\n0 stdin: line two\n0 stdin: EOF\n1 stdin: EOF')
+is "$rc/$(printf '%s\n' "$out" | sort)" "0/$want" "stdin goes to rank 0 (on the remote host), the other rank gets EOF"
+
 # --- failures -----------------------------------------------------------------
 LNMPI="$T/ln_mpi_mh$$"
 cp "$B/test/launcher/ln_mpi" "$LNMPI"
@@ -192,6 +199,12 @@ like "$(tail -n 1 "$T/err")" "^mpirun: the daemon on host $H1 was killed by sign
 	"daemon killed: the line names the host"
 [ $ms -lt 10000 ] && clean
 ok $? "daemon killed: ended within seconds ($ms ms), no process, no file on any host"
+
+mrun --timeout 2 --host "$H0:2,$H1:2" "$LNMPI" segv 0 99
+is "$rc" 124 "--timeout 2 over two hosts: exit 124"
+like "$(tail -n 1 "$T/err")" "^mpirun: timeout after 2 s; ending the job$" "--timeout: mpirun's line"
+[ $ms -lt 7000 ] && clean
+ok $? "--timeout: every host's ranks ended within seconds ($ms ms), nothing left"
 
 # A daemon that does not know the job's secret is refused: a stand-in
 # daemon passes the real one a wrong secret.
