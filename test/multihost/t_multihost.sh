@@ -153,7 +153,7 @@ ok $? "after the suites: no process, no file"
 # Standard input reaches rank 0 on another host; the others get EOF.
 printf 'line one\nline two\n' >"$T/in"
 LRUN_IN="$T/in" mrun --host "$H1,$H0" "$B/test/launcher/ln_client" stdin
-want=$(printf '0 stdin: line one\n0 stdin: line two\n0 stdin: EOF\n1 stdin: EOF')
+want=$(printf '0 stdin: line one\n0 stdin: line two\n0 stdin: EOF\n1 stdin: EOF' | sort)
 is "$rc/$(printf '%s\n' "$out" | sort)" "0/$want" "stdin goes to rank 0 (on the remote host), the other rank gets EOF"
 
 # --- failures -----------------------------------------------------------------
