@@ -30,6 +30,12 @@ fakehost_check() {
 		echo "cannot create a network namespace"
 		return 1
 	fi
+	# Entering one is what the tests do (ip netns exec also mounts a sysfs).
+	if ! ip netns exec "$_probe" true 2>/dev/null; then
+		ip netns del "$_probe" 2>/dev/null
+		echo "cannot enter a network namespace (ip netns exec)"
+		return 1
+	fi
 	ip netns del "$_probe" 2>/dev/null
 	return 0
 }
