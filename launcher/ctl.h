@@ -5,9 +5,11 @@
  * One TCP connection per daemon, daemon to mpirun, opened when the daemon
  * starts.  Every message is a header of two 32-bit big-endian words (the
  * payload length, the type) and the payload.  The first exchange
- * authenticates the daemon (auth.c): mpirun sends LN_MSG_CHALLENGE, the
- * daemon answers LN_MSG_HELLO with its node id and the proof; mpirun drops
- * a connection that fails it.
+ * authenticates both ends (auth.c): mpirun sends LN_MSG_CHALLENGE, the
+ * daemon answers LN_MSG_HELLO with its node id, its proof and a challenge
+ * of its own; mpirun drops a connection that fails, else answers
+ * LN_MSG_PROVEN with its proof, which the daemon checks before it takes
+ * any job or command.
  */
 #ifndef LN_CTL_H
 #define LN_CTL_H
@@ -21,7 +23,7 @@
 
 enum ln_msg {
     LN_MSG_CHALLENGE = 1, /* m->d: LN_CHAL_LEN random bytes */
-    LN_MSG_HELLO,         /* d->m: u32 node, 32-byte proof */
+    LN_MSG_HELLO,         /* d->m: u32 node, 32-byte proof, LN_CHAL_LEN challenge */
     LN_MSG_JOB,           /* m->d: the job, NUL-separated words (launchd.c) */
     LN_MSG_FENCE,         /* d->m: this host's fence data */
     LN_MSG_FENCE_DONE,    /* m->d: every host's fence data, in node order */
@@ -29,7 +31,11 @@ enum ln_msg {
     LN_MSG_DONE,          /* d->m: u32 exit code; every local rank has ended */
     LN_MSG_END,           /* m->d: u32 signal: end the job (ranks get it first) */
     LN_MSG_SIGNAL,        /* m->d: u32 signal to pass to every rank */
+    LN_MSG_PROVEN,        /* m->d: mpirun's 32-byte proof */
 };
+
+/* The node id mpirun proves itself under (no daemon has it). */
+#define LN_NODE_MPIRUN 0xffffffffu
 
 /* A connection with what has been read of its next messages. */
 struct ln_conn {

@@ -314,7 +314,7 @@ int main(int argc, char **argv)
 {
     const char *hostport = NULL, *name = NULL;
     char secret[LN_SECRET_HEX + 1];
-    uint8_t proof[36], *p = NULL;
+    uint8_t proof[36 + LN_CHAL_LEN], want[32], *p = NULL;
     uint32_t type;
     size_t len;
     int node = -1, code = LN_EXIT_INTERNAL, rc;
@@ -352,12 +352,24 @@ int main(int argc, char **argv)
     ln_auth_proof(secret, p, (uint32_t)node, proof + 4);
     free(p);
     p = NULL;
+    /* Our challenge: whoever answers must know the secret too. */
+    if (ln_random(proof + 36, LN_CHAL_LEN))
+        goto out_conn;
+    ln_auth_proof(secret, proof + 36, LN_NODE_MPIRUN, want);
     memset(secret, 0, sizeof(secret));
     if (ln_ctl_send(ctl.fd, LN_MSG_HELLO, proof, sizeof(proof)) ||
-        !ln_conn_wait(&ctl, 30, &type, &p, &len) || type != LN_MSG_JOB) {
+        !ln_conn_wait(&ctl, 10, &type, &p, &len) || type != LN_MSG_PROVEN || len != 32 ||
+        !ln_auth_equal(want, p)) {
+        ln_err("mpirun at %s refused this daemon, or it is not the job's mpirun (it did not "
+               "prove the job's secret)",
+               hostport);
+        goto out_conn;
+    }
+    free(p);
+    p = NULL;
+    if (!ln_conn_wait(&ctl, 30, &type, &p, &len) || type != LN_MSG_JOB) {
         if (p && type == LN_MSG_END) { /* the job ended before it began */
             code = 0;
-            free(p);
             goto out_conn;
         }
         ln_err("mpirun at %s refused this daemon or sent no job", hostport);
@@ -403,8 +415,8 @@ out_job:
     opts.argv = NULL;
     ln_job_free(&job);
     ln_opts_free(&opts);
-    free(p);
 out_conn:
+    free(p);
     ln_conn_close(&ctl);
     return code;
 }

@@ -435,13 +435,19 @@ static void accept_daemon(struct mh *m)
         return;
     setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     if (ln_random(chal, sizeof(chal)) || ln_ctl_send(c.fd, LN_MSG_CHALLENGE, chal, sizeof(chal)) ||
-        !ln_conn_wait(&c, 5, &type, &p, &len) || type != LN_MSG_HELLO || len != 36)
+        !ln_conn_wait(&c, 5, &type, &p, &len) || type != LN_MSG_HELLO ||
+        len != 36 + LN_CHAL_LEN)
         goto reject;
     node = ln_get_u32(p);
     ln_auth_proof(m->secret, chal, node, want);
     if (node >= (uint32_t)m->n || !ln_auth_equal(want, p + 4) || m->d[node].conn.fd >= 0)
         goto reject;
+    ln_auth_proof(m->secret, p + 36, LN_NODE_MPIRUN, want);
     free(p);
+    if (ln_ctl_send(c.fd, LN_MSG_PROVEN, want, sizeof(want))) {
+        ln_conn_close(&c);
+        return;
+    }
     m->d[node].conn = c;
     ln_verbose(&(struct ln_job){.opts = m->o}, "daemon of host %s connected after %.1f ms",
                m->d[node].host, (ln_now() - m->t0) * 1e3);
