@@ -199,6 +199,12 @@ static int read_job(char *payload, size_t len, int node, const char *name)
     for (int i = 0; i < argc; i++)
         if (!(opts.argv[i] = (char *)next_word(&w)))
             return -EPROTO;
+    if (!(s = next_word(&w)))
+        return -EPROTO;
+    if (*s && chdir(s) < 0)
+        ln_err("cannot enter mpirun's directory %s on this host (%s); the ranks start in "
+               "the daemon's",
+               s, strerror(errno));
     job.bind = opts.bind == LN_BIND_CORE ||
                (opts.bind == LN_BIND_DEFAULT && job.nlocal <= job.ncpus);
     return 0;

@@ -169,6 +169,11 @@ static int build_job(struct mh *m)
     rc |= word(m, "%d", argc);
     for (int i = 0; i < argc; i++)
         rc |= word(m, "%s", o->argv[i]);
+    /* Ranks start in mpirun's directory, as on one host (relative paths
+     * in the program's arguments and --output-filename mean the same). */
+    char cwd[PATH_MAX];
+
+    rc |= word(m, "%s", getcwd(cwd, sizeof(cwd)) ? cwd : "");
     return rc ? -ENOMEM : 0;
 }
 
