@@ -24,7 +24,7 @@ why=$(slurm_check) || skip_all "no Slurm cluster possible here: $why"
 
 D=$(mktemp -d "${TMPDIR:-/tmp}/rdmpi-slurm.XXXXXX") && chmod 755 "$D"  # munged (user munge) walks it
 P="sl$$n"
-trap 'slurm_down' EXIT
+trap 'slurm_down; rm -rf "$D"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -122,5 +122,4 @@ slurm_down
 left=$(ls /dev/shm | grep "^rdmpi-$(id -u)-slurm\.pmix" | head -n 3)
 [ -z "$(ip netns list | grep "^$P")" ] && [ ! -e "$D/two" ] && [ -z "$left" ]
 ok $? "two-node cluster down: no namespace, no file, no segment${left:+ (left: $left)}"
-rmdir "$D" 2>/dev/null
 finish
