@@ -4,7 +4,7 @@
  * Two kinds of files belong to a job:
  *   - the PMIx server's directory $TMPDIR/rdmpi.<uid>.<mpirun pid>, made
  *     here with mode 0700 and removed on every way out of mpirun;
- *   - the shared-memory BTL's segments /dev/shm/rdmpi-<uid>-<nspace>-<noderank>
+ *   - the shared-memory BTL's segments /dev/shm/rdmpi-<uid>-<nspace>-<nodeid>.<noderank>
  *     where nspace is "rdmpi.<mpirun pid>".  The ranks unlink them once
  *     attached; whatever a crash leaves is removed at job end, and, should
  *     mpirun itself be killed, by the next mpirun's sweep, which takes every
@@ -12,6 +12,7 @@
  */
 #include "launcher.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -139,7 +140,15 @@ void ln_shm_remove_job(const struct ln_job *job)
     if (!(d = opendir(SHM_DIR)))
         return;
     while ((e = readdir(d))) {
+        const char *rest = e->d_name + plen;
+
         if (strncmp(e->d_name, prefix, plen))
+            continue;
+        /* Several hosts may share /dev/shm (namespace test hosts): take
+         * only this host's, <nodeid>.<node rank> and ofi<local rank>. */
+        if (job->nnodes > 1 && ((!strncmp(rest, "ofi", 3) &&
+                                 (atoi(rest + 3) >= job->size || !ln_is_local(job, atoi(rest + 3)))) ||
+                                (isdigit((unsigned char)*rest) && atoi(rest) != job->nodeid)))
             continue;
         snprintf(path, sizeof(path), SHM_DIR "/%s", e->d_name);
         unlink(path);

@@ -87,6 +87,9 @@ int ln_job_init(struct ln_job *job, struct ln_opts *o)
     memset(job, 0, sizeof(*job));
     job->opts = o;
     job->size = o->np;
+    job->nnodes = 1;
+    job->nlocal = o->np;
+    job->ctl_fd = -1;
     job->sfd = -1;
     job->devnull = -1;
     job->t0 = ln_now();
@@ -120,7 +123,7 @@ int ln_job_init(struct ln_job *job, struct ln_opts *o)
     for (int c = 0, k = 0; c < CPU_SETSIZE && k < job->ncpus; c++)
         if (CPU_ISSET(c, &cs))
             job->cpus[k++] = c;
-    job->bind = o->bind == LN_BIND_CORE || (o->bind == LN_BIND_DEFAULT && job->size <= job->ncpus);
+    job->bind = o->bind == LN_BIND_CORE || (o->bind == LN_BIND_DEFAULT && job->nlocal <= job->ncpus);
 
     job->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (job->devnull < 0) {
@@ -208,7 +211,11 @@ static void fail(struct ln_job *job, int code, int spare, const char *fmt, ...)
     va_end(ap);
     job->failed = 1;
     job->exit_code = code;
-    ln_err("%s", msg);
+    /* A daemon's verdict goes to mpirun, which prints the job's first. */
+    if (job->daemon)
+        job->daemon->report(job, code, msg);
+    else
+        ln_err("%s", msg);
     start_teardown(job, SIGTERM, spare);
 }
 
@@ -289,6 +296,10 @@ static void handle_events(struct ln_job *job)
             } else {
                 fail(job, code, -1, "a process called PMIx_Abort with status %d", s);
             }
+        } else if (ln_pmix_event_type(ev) == LN_EV_FENCE && job->daemon) {
+            /* The other hosts' data comes back through mpirun. */
+            job->daemon->fence(job, ev);
+            continue;
         }
         ln_pmix_event_done(ev);
     }
@@ -299,6 +310,25 @@ static void forward_to_all(struct ln_job *job, int sig)
     for (int i = 0; i < job->size; i++)
         if (job->ranks[i].state == LN_RANK_RUNNING)
             signal_rank(&job->ranks[i], sig);
+}
+
+void ln_job_signal(struct ln_job *job, int sig)
+{
+    forward_to_all(job, sig);
+}
+
+/* End the job by signal sig (SIGKILL: at once), as when mpirun gets it. */
+void ln_job_end(struct ln_job *job, int sig)
+{
+    if (sig == SIGKILL) {
+        job->failed = 1;
+        kill_all(job);
+        return;
+    }
+    job->failed = 1;
+    forward_to_all(job, job->opts->kill_grace > 0 ? sig : SIGKILL);
+    if (!job->kill_at)
+        job->kill_at = ln_now() + job->opts->kill_grace;
 }
 
 /* Returns 1 if a terminating signal arrived. */
@@ -411,7 +441,7 @@ static void reap_groups(struct ln_job *job)
 
 int ln_job_run(struct ln_job *job)
 {
-    size_t cap = 2 + 2 * (size_t)job->size;
+    size_t cap = 3 + 2 * (size_t)job->size;
     struct pollfd *pfd = malloc(cap * sizeof(*pfd));
     struct ln_stream **who = malloc(cap * sizeof(*who));
     int groups_reaped = 0;
@@ -463,6 +493,11 @@ int ln_job_run(struct ln_job *job)
         pfd[n].fd = ln_pmix_wake_fd();
         pfd[n].events = POLLIN;
         who[n++] = NULL;
+        if (job->ctl_fd >= 0) {
+            pfd[n].fd = job->ctl_fd;
+            pfd[n].events = POLLIN;
+            who[n++] = NULL;
+        }
 
         int rc = poll(pfd, n, next_timeout_ms(job, now));
 
@@ -470,9 +505,12 @@ int ln_job_run(struct ln_job *job)
             ln_err("poll: %s", strerror(errno));
             break;
         }
-        for (size_t i = 0; rc > 0 && i < n; i++)
+        for (size_t i = 0; rc > 0 && i < n; i++) {
             if (who[i] && pfd[i].revents)
                 ln_iof_read(job, who[i]);
+            else if (pfd[i].revents && pfd[i].fd == job->ctl_fd && job->daemon)
+                job->daemon->read(job);
+        }
     }
 
     for (int i = 0; i < job->size; i++) {
@@ -597,10 +635,12 @@ int ln_job_spawn(struct ln_job *job)
     memset(&plan, 0, sizeof(plan));
     plan.parent = getpid();
     plan.nofile = orig_nofile;
-    for (int r = 0; r < job->size; r++) {
+    for (int r = 0, local = 0; r < job->size; r++) {
         struct ln_rank *rk = &job->ranks[r];
         pid_t pid;
 
+        if (!ln_is_local(job, r))
+            continue;
         /* A Ctrl-C during startup stops it here. */
         if (handle_signals(job) || job->failed)
             break;
@@ -626,7 +666,7 @@ int ln_job_spawn(struct ln_job *job)
         plan.bind = job->bind;
         if (plan.bind) {
             CPU_ZERO(&plan.cpus);
-            CPU_SET(job->cpus[r % job->ncpus], &plan.cpus);
+            CPU_SET(job->cpus[local % job->ncpus], &plan.cpus);
         }
         snprintf(plan.errprefix, sizeof(plan.errprefix),
                  "mpirun: cannot start rank %d: execve(%s): ", r, job->opts->prog);
@@ -655,6 +695,7 @@ int ln_job_spawn(struct ln_job *job)
         rk->pid = pid;
         rk->state = LN_RANK_RUNNING;
         job->nlive++;
+        local++;
     }
     free_env(plan.env);
     free(base);

@@ -49,6 +49,13 @@ struct ln_opts {
     size_t nrank_env;
     char **argv; /* the program's argv, argv[0] as typed */
     char *prog;  /* argv[0] resolved through PATH */
+    /* Several hosts (hosts.c, mh.c); np stays 0 here when not given. */
+    char *hosts;              /* --host lists, joined by commas, or NULL */
+    const char *hostfile;     /* --hostfile, or NULL */
+    int ppn;                  /* -ppn: ranks per host, 0 = by slots */
+    int map_by_node;          /* --map-by node: round robin over hosts */
+    const char *launch_agent; /* --launch-agent, default "ssh" */
+    int np_given;
 };
 
 /* Parse argv and the environment into *o.  Returns 0, a negative errno on
@@ -104,9 +111,34 @@ struct ln_job {
     int signals_seen;  /* SIGINT/TERM/HUP received */
     int sfd;           /* signalfd */
     double t0;         /* start time, for -v -v timings */
+
+    /* A job over several hosts, seen by the daemon of one of them
+     * (launchd.c); one host: nnodes 1 and node_of, node_names NULL. */
+    int nnodes, nodeid;
+    int *node_of;      /* host of each rank */
+    char **node_names; /* host names, in node order */
+    int nlocal;        /* ranks on this host */
+    int ctl_fd;        /* control connection to mpirun, -1 if none */
+    struct ln_event *fence; /* a fence waiting for the other hosts */
+    const struct ln_daemon_ops *daemon; /* NULL in mpirun itself */
 };
 
+/* A daemon's side of its job loop (launchd.c): a failure's line goes to
+ * mpirun, fences go through mpirun, and the control connection is read
+ * when ctl_fd is readable. */
+struct ln_daemon_ops {
+    void (*report)(struct ln_job *job, int code, const char *msg);
+    void (*fence)(struct ln_job *job, struct ln_event *ev);
+    void (*read)(struct ln_job *job);
+};
+
+static inline int ln_is_local(const struct ln_job *job, int rank)
+{
+    return !job->node_of || job->node_of[rank] == job->nodeid;
+}
+
 /* util.c */
+extern const char *ln_prefix; /* "mpirun", or the daemon's name and host */
 void ln_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ln_verbose(const struct ln_job *job, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -143,6 +175,9 @@ int ln_pmix_event_rank(const struct ln_event *ev);
 int ln_pmix_event_status(const struct ln_event *ev);
 /* Answer the event (run the PMIx callback, if any) and free it. */
 void ln_pmix_event_done(struct ln_event *ev);
+/* A fence's local data; completing it with every host's data. */
+const char *ln_pmix_fence_data(const struct ln_event *ev, size_t *len);
+void ln_pmix_fence_complete(struct ln_event *ev, int ok, char *all, size_t len);
 
 /* iof.c: stdout/stderr forwarding. */
 int ln_iof_prepare(struct ln_job *job, struct ln_rank *r, int child_fds[2]);
@@ -156,6 +191,8 @@ int ln_output_dirs(struct ln_job *job);
 int ln_job_init(struct ln_job *job, struct ln_opts *o);
 int ln_job_spawn(struct ln_job *job);
 int ln_job_run(struct ln_job *job);
+void ln_job_end(struct ln_job *job, int sig);
+void ln_job_signal(struct ln_job *job, int sig);
 void ln_job_free(struct ln_job *job);
 
 #endif /* LN_LAUNCHER_H */

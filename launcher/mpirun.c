@@ -8,6 +8,7 @@
  * cleanup at the end of main.
  */
 #include "launcher.h"
+#include "mh.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -105,6 +106,26 @@ int main(int argc, char **argv)
         return 0;
     if (rc)
         return exit_for(rc);
+    if (opts.hosts || opts.hostfile) {
+        /* Hosts that are all this one run as ever; others through a
+         * daemon on each host (mh.c). */
+        struct ln_hosts hosts;
+
+        rc = ln_hosts_parse(&opts, &hosts);
+        if (!rc)
+            rc = ln_hosts_map(&opts, &hosts);
+        if (!rc && !ln_hosts_all_local(&hosts)) {
+            code = ln_mh_run(&opts, &hosts);
+            ln_hosts_free(&hosts);
+            ln_opts_free(&opts);
+            return code;
+        }
+        ln_hosts_free(&hosts);
+        if (rc) {
+            ln_opts_free(&opts);
+            return exit_for(rc);
+        }
+    }
     if (ln_job_init(&job, &opts)) {
         code = LN_EXIT_INTERNAL;
         goto out_job;

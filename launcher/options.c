@@ -43,6 +43,11 @@ enum opt_id {
     O_ROOT,
     O_MCA,
     O_GRACE,
+    O_HOST,
+    O_HOSTFILE,
+    O_PPN,
+    O_MAPBY,
+    O_AGENT,
 };
 
 struct opt {
@@ -84,6 +89,16 @@ static const struct opt table[] = {
     {"mca", O_MCA, 2, "--mca btl sm,self"},
     {"gmca", O_MCA, 2, "--gmca btl sm,self"},
     {"kill-grace", O_GRACE, 1, "--kill-grace 5"},
+    {"host", O_HOST, 1, "--host node1,node2:4"},
+    {"H", O_HOST, 1, "-H node1,node2:4"},
+    {"hosts", O_HOST, 1, "-hosts node1,node2:4"},
+    {"hostfile", O_HOSTFILE, 1, "--hostfile hosts.txt"},
+    {"machinefile", O_HOSTFILE, 1, "-machinefile hosts.txt"},
+    {"f", O_HOSTFILE, 1, "-f hosts.txt"},
+    {"ppn", O_PPN, 1, "-ppn 4"},
+    {"npernode", O_PPN, 1, "--npernode 4"},
+    {"map-by", O_MAPBY, 1, "--map-by node"},
+    {"launch-agent", O_AGENT, 1, "--launch-agent 'ssh -x'"},
 };
 
 static const char help_text[] =
@@ -108,6 +123,11 @@ static const char help_text[] =
     "  --report-transport      ranks report the transport (sets RDMPI_REPORT=1)\n"
     "  --mca KEY VAL           sets RDMPI_<KEY in capitals>=VAL for ranks\n"
     "  --kill-grace S          seconds between SIGTERM and SIGKILL at teardown (2)\n"
+    "  --host A,B:4, -H        run on these hosts (B with 4 slots)\n"
+    "  --hostfile F, -f        hosts from F: 'host slots=N' or 'host:N' lines\n"
+    "  -ppn N, --npernode N    N consecutive ranks per host\n"
+    "  --map-by slot|node      fill each host's slots (default) or round robin\n"
+    "  --launch-agent CMD      starts the per-host daemon: CMD HOST ... (ssh)\n"
     "  -v, --verbose           ranks verbose (RDMPI_VERBOSE); twice: mpirun too\n"
     "  --oversubscribe, --allow-run-as-root, -genvall   accepted, no effect\n"
     "  -h, --help              this text\n"
@@ -256,7 +276,7 @@ static int from_env(struct ln_opts *o)
     int rc = 0;
 
     if ((v = getenv("RDMPI_NP")) && *v)
-        rc = rc ? rc : parse_np("RDMPI_NP", v, &o->np);
+        rc = rc ? rc : (o->np_given = 1, parse_np("RDMPI_NP", v, &o->np));
     if ((v = getenv("RDMPI_TIMEOUT")) && *v)
         rc = rc ? rc : parse_seconds("RDMPI_TIMEOUT", v, &o->timeout, 1, "RDMPI_TIMEOUT=60");
     else if ((v = getenv("MPIEXEC_TIMEOUT")) && *v)
@@ -370,7 +390,7 @@ static int apply(struct ln_opts *o, const struct opt *op, const char *word, cons
     char key[256];
 
     switch (op->id) {
-    case O_NP: return parse_np(word, a1, &o->np);
+    case O_NP: o->np_given = 1; return parse_np(word, a1, &o->np);
     case O_X: return opt_x(o, word, a1);
     case O_GENV:
         if (!valid_env_name(a1, strlen(a1))) {
@@ -430,6 +450,38 @@ static int apply(struct ln_opts *o, const struct opt *op, const char *word, cons
         return add_env(o, key, a2);
     case O_GRACE:
         return parse_seconds(word, a1, &o->kill_grace, 1, "mpirun --kill-grace 5 -n 4 ./app");
+    case O_HOST: {
+        size_t n = (o->hosts ? strlen(o->hosts) + 1 : 0) + strlen(a1) + 1;
+        char *h = realloc(o->hosts, n);
+
+        if (!h)
+            return -ENOMEM;
+        if (o->hosts)
+            strcat(strcat(h, ","), a1);
+        else
+            strcpy(h, a1);
+        o->hosts = h;
+        return 0;
+    }
+    case O_HOSTFILE: o->hostfile = a1; return 0;
+    case O_PPN: return parse_np(word, a1, &o->ppn);
+    case O_MAPBY:
+        if (strcmp(a1, "node") && strcmp(a1, "slot") && strcmp(a1, "core")) {
+            ln_err("%s needs 'node' or 'slot', got '%s' (example: mpirun --map-by node "
+                   "--host a,b -n 4 ./app)",
+                   word, a1);
+            return -EINVAL;
+        }
+        o->map_by_node = !strcmp(a1, "node");
+        return 0;
+    case O_AGENT:
+        if (!*a1) {
+            ln_err("%s needs a command (example: mpirun --launch-agent ssh --host a,b ./app)",
+                   word);
+            return -EINVAL;
+        }
+        o->launch_agent = a1;
+        return 0;
     }
     return -EINVAL;
 }
@@ -504,7 +556,7 @@ int ln_opts_parse(struct ln_opts *o, int argc, char **argv)
         if ((rc = add_env(o, "RDMPI_VERBOSE", v)))
             return rc;
     }
-    if (o->np == 0)
+    if (o->np == 0 && !o->hosts && !o->hostfile)
         o->np = allowed_cpus();
     return resolve_program(o);
 }
@@ -515,5 +567,6 @@ void ln_opts_free(struct ln_opts *o)
         free(o->rank_env[i]);
     free(o->rank_env);
     free(o->prog);
+    free(o->hosts);
     memset(o, 0, sizeof(*o));
 }

@@ -268,6 +268,24 @@ void ln_pmix_event_done(struct ln_event *ev)
     free(ev);
 }
 
+const char *ln_pmix_fence_data(const struct ln_event *ev, size_t *len)
+{
+    *len = ev->ndata;
+    return ev->data;
+}
+
+/* Hand every host's data (malloc'd, now the library's until it releases
+ * it) to the fence's callback. */
+void ln_pmix_fence_complete(struct ln_event *ev, int ok, char *all, size_t len)
+{
+    free(ev->data);
+    if (ev->mcb)
+        ev->mcb(ok ? PMIX_SUCCESS : PMIX_ERROR, all, len, ev->cbdata, release_blob, all);
+    else
+        free(all);
+    free(ev);
+}
+
 /* Waiting for the library's asynchronous registration calls. */
 struct waiter {
     pthread_mutex_t m;
@@ -348,32 +366,103 @@ static void waiter_free(struct waiter *w, pmix_status_t st)
         }                                                                                          \
     } while (0)
 
-/* Build the job, node and per-process info and register the namespace. */
+/* "a,b,c" of the ranks on node k (sep ','), or of all nodes (';'). */
+static char *rank_lists(const struct ln_job *job, int only)
+{
+    size_t cap = (size_t)job->size * 8 + (size_t)job->nnodes + 1, len = 0;
+    char *s = malloc(cap);
+
+    if (!s)
+        return NULL;
+    s[0] = 0;
+    for (int k = 0; k < job->nnodes; k++) {
+        int first = 1;
+
+        if (only >= 0 && k != only)
+            continue;
+        if (only < 0 && k)
+            len += snprintf(s + len, cap - len, ";");
+        for (int r = 0; r < job->size; r++)
+            if ((job->node_of ? job->node_of[r] : 0) == k) {
+                len += snprintf(s + len, cap - len, first ? "%d" : ",%d", r);
+                first = 0;
+            }
+    }
+    return s;
+}
+
+static const char *node_name(const struct ln_job *job, int k)
+{
+    return job->node_names ? job->node_names[k] : job->host;
+}
+
+/* The node-level facts of node k, as an info list. */
+static void *node_list(const struct ln_job *job, int k, const char *peers, uint32_t nsize,
+                       pmix_rank_t leader)
+{
+    uint32_t id = (uint32_t)k;
+    void *nl = PMIx_Info_list_start();
+
+    if (!nl || PMIx_Info_list_add(nl, PMIX_HOSTNAME, node_name(job, k), PMIX_STRING) ||
+        PMIx_Info_list_add(nl, PMIX_NODEID, &id, PMIX_UINT32) ||
+        PMIx_Info_list_add(nl, PMIX_NODE_SIZE, &nsize, PMIX_UINT32) ||
+        PMIx_Info_list_add(nl, PMIX_LOCAL_SIZE, &nsize, PMIX_UINT32) ||
+        PMIx_Info_list_add(nl, PMIX_LOCALLDR, &leader, PMIX_PROC_RANK) ||
+        PMIx_Info_list_add(nl, PMIX_LOCAL_PEERS, peers, PMIX_STRING)) {
+        if (nl)
+            PMIx_Info_list_release(nl);
+        return NULL;
+    }
+    return nl;
+}
+
+/* Build the job, node and per-process info and register the namespace.
+ * With several hosts every daemon describes the whole job (every node and
+ * every rank) and starts only its own ranks. */
 static int register_nspace(struct ln_job *job)
 {
-    uint32_t n = job->size, one = 1, zero = 0;
+    uint32_t n = job->size, one = 1, zero = 0, nnodes = (uint32_t)job->nnodes;
+    uint32_t me = (uint32_t)job->nodeid, nlocal = (uint32_t)job->nlocal;
     pmix_rank_t leader = 0;
-    char *peers = NULL, *nodemap = NULL, *procmap = NULL;
+    char *peers = NULL, *nodemap = NULL, *procmap = NULL, *names = NULL, *allranks = NULL;
     void *jl = NULL, *nl = NULL, *pl = NULL;
     pmix_data_array_t jarr = {0}, darr;
     struct waiter *w = NULL;
     pmix_status_t st;
-    size_t cap = (size_t)n * 7 + 1, len = 0;
+    uint16_t *lrank = NULL;
+    int *count = NULL;
+    size_t ncap = 1, nlen = 0;
     int rc = -EIO;
 
-    /* "0,1,2,...": the local peers, and the same list for the proc map. */
-    peers = malloc(cap);
-    if (!peers) {
+    lrank = calloc(n, sizeof(*lrank));
+    count = calloc((size_t)job->nnodes, sizeof(*count));
+    for (int k = 0; k < job->nnodes; k++)
+        ncap += strlen(node_name(job, k)) + 1;
+    names = malloc(ncap);
+    peers = rank_lists(job, job->nodeid);
+    allranks = rank_lists(job, -1);
+    if (!lrank || !count || !names || !peers || !allranks) {
         ln_err("out of memory");
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
-    peers[0] = 0;
-    for (uint32_t r = 0; r < n; r++)
-        len += snprintf(peers + len, cap - len, r ? ",%u" : "%u", r);
+    names[0] = 0;
+    for (int k = 0; k < job->nnodes; k++)
+        nlen += snprintf(names + nlen, ncap - nlen, k ? ",%s" : "%s", node_name(job, k));
+    for (uint32_t r = 0; r < n; r++) {
+        int k = job->node_of ? job->node_of[r] : 0;
 
-    st = PMIx_generate_regex(job->host, &nodemap);
+        lrank[r] = (uint16_t)count[k]++;
+    }
+    for (uint32_t r = 0; r < n; r++)
+        if (ln_is_local(job, (int)r)) {
+            leader = r;
+            break;
+        }
+
+    st = PMIx_generate_regex(names, &nodemap);
     if (st == PMIX_SUCCESS)
-        st = PMIx_generate_ppn(peers, &procmap);
+        st = PMIx_generate_ppn(allranks, &procmap);
     if (st != PMIX_SUCCESS) {
         ln_err("PMIx cannot encode the node and process maps: %s", PMIx_Error_string(st));
         goto out;
@@ -385,48 +474,54 @@ static int register_nspace(struct ln_job *job)
     ADD(jl, PMIX_MAX_PROCS, &n, PMIX_UINT32);
     ADD(jl, PMIX_APP_SIZE, &n, PMIX_UINT32);
     ADD(jl, PMIX_JOB_NUM_APPS, &one, PMIX_UINT32);
-    ADD(jl, PMIX_NUM_NODES, &one, PMIX_UINT32);
+    ADD(jl, PMIX_NUM_NODES, &nnodes, PMIX_UINT32);
     ADD(jl, PMIX_APPNUM, &zero, PMIX_UINT32);
     ADD(jl, PMIX_JOBID, job->nspace, PMIX_STRING);
     ADD(jl, PMIX_TMPDIR, job->tmpdir, PMIX_STRING);
     ADD(jl, PMIX_NODE_MAP, nodemap, PMIX_REGEX);
     ADD(jl, PMIX_PROC_MAP, procmap, PMIX_REGEX);
-    /* Node-level facts, both at job level (what simple clients ask for
-     * without naming a node) and as this node's array. */
+    /* This node's facts, both at job level (what simple clients ask for
+     * without naming a node) and as node arrays for every node. */
     ADD(jl, PMIX_HOSTNAME, job->host, PMIX_STRING);
-    ADD(jl, PMIX_NODEID, &zero, PMIX_UINT32);
-    ADD(jl, PMIX_LOCAL_SIZE, &n, PMIX_UINT32);
-    ADD(jl, PMIX_NODE_SIZE, &n, PMIX_UINT32);
+    ADD(jl, PMIX_NODEID, &me, PMIX_UINT32);
+    ADD(jl, PMIX_LOCAL_SIZE, &nlocal, PMIX_UINT32);
+    ADD(jl, PMIX_NODE_SIZE, &nlocal, PMIX_UINT32);
     ADD(jl, PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
     ADD(jl, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
 
-    nl = PMIx_Info_list_start();
-    ADD(nl, PMIX_HOSTNAME, job->host, PMIX_STRING);
-    ADD(nl, PMIX_NODEID, &zero, PMIX_UINT32);
-    ADD(nl, PMIX_NODE_SIZE, &n, PMIX_UINT32);
-    ADD(nl, PMIX_LOCAL_SIZE, &n, PMIX_UINT32);
-    ADD(nl, PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
-    ADD(nl, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
-    st = PMIx_Info_list_convert(nl, &darr);
-    if (st != PMIX_SUCCESS)
-        goto conv_fail;
-    ADD(jl, PMIX_NODE_INFO_ARRAY, &darr, PMIX_DATA_ARRAY);
-    PMIx_Data_array_destruct(&darr);
+    for (int k = 0; k < job->nnodes; k++) {
+        char *kpeers = rank_lists(job, k);
+        pmix_rank_t kl = (pmix_rank_t)atoi(kpeers ? kpeers : "0");
+
+        nl = kpeers ? node_list(job, k, kpeers, (uint32_t)count[k], kl) : NULL;
+        free(kpeers);
+        if (!nl) {
+            ln_err("cannot describe node %d to PMIx", k);
+            goto out;
+        }
+        st = PMIx_Info_list_convert(nl, &darr);
+        PMIx_Info_list_release(nl);
+        nl = NULL;
+        if (st != PMIX_SUCCESS)
+            goto conv_fail;
+        ADD(jl, PMIX_NODE_INFO_ARRAY, &darr, PMIX_DATA_ARRAY);
+        PMIx_Data_array_destruct(&darr);
+    }
 
     /* One array per rank; PMIX_RANK must come first. */
     for (uint32_t r = 0; r < n; r++) {
         pmix_rank_t pr = r;
-        uint16_t lr = (uint16_t)r;
+        uint32_t k = job->node_of ? (uint32_t)job->node_of[r] : 0;
 
         pl = PMIx_Info_list_start();
         ADD(pl, PMIX_RANK, &pr, PMIX_PROC_RANK);
         ADD(pl, PMIX_GLOBAL_RANK, &pr, PMIX_PROC_RANK);
         ADD(pl, PMIX_APP_RANK, &pr, PMIX_PROC_RANK);
-        ADD(pl, PMIX_LOCAL_RANK, &lr, PMIX_UINT16);
-        ADD(pl, PMIX_NODE_RANK, &lr, PMIX_UINT16);
+        ADD(pl, PMIX_LOCAL_RANK, &lrank[r], PMIX_UINT16);
+        ADD(pl, PMIX_NODE_RANK, &lrank[r], PMIX_UINT16);
         ADD(pl, PMIX_APPNUM, &zero, PMIX_UINT32);
-        ADD(pl, PMIX_NODEID, &zero, PMIX_UINT32);
-        ADD(pl, PMIX_HOSTNAME, job->host, PMIX_STRING);
+        ADD(pl, PMIX_NODEID, &k, PMIX_UINT32);
+        ADD(pl, PMIX_HOSTNAME, node_name(job, (int)k), PMIX_STRING);
         st = PMIx_Info_list_convert(pl, &darr);
         if (st != PMIX_SUCCESS)
             goto conv_fail;
@@ -446,7 +541,7 @@ static int register_nspace(struct ln_job *job)
         rc = -ENOMEM;
         goto out;
     }
-    st = PMIx_server_register_nspace(job->nspace, (int)n, jarr.array, jarr.size, op_done, w);
+    st = PMIx_server_register_nspace(job->nspace, (int)nlocal, jarr.array, jarr.size, op_done, w);
     if (st == PMIX_OPERATION_SUCCEEDED)
         op_done(PMIX_SUCCESS, w);
     else if (st != PMIX_SUCCESS)
@@ -474,6 +569,10 @@ out:
     free(procmap);
     free(nodemap);
     free(peers);
+    free(allranks);
+    free(names);
+    free(lrank);
+    free(count);
     return rc;
 }
 
@@ -570,7 +669,7 @@ int ln_pmix_init(struct ln_job *job)
  * must know a client before that client connects. */
 int ln_pmix_register_clients(struct ln_job *job)
 {
-    struct waiter *w = waiter_new(job->size);
+    struct waiter *w = waiter_new(job->nlocal);
     pmix_status_t st;
 
     if (!w) {
@@ -580,6 +679,8 @@ int ln_pmix_register_clients(struct ln_job *job)
     for (int r = 0; r < job->size; r++) {
         pmix_proc_t proc;
 
+        if (!ln_is_local(job, r))
+            continue;
         PMIX_LOAD_PROCID(&proc, job->nspace, r);
         st = PMIx_server_register_client(&proc, geteuid(), getegid(), NULL, op_done, w);
         if (st == PMIX_OPERATION_SUCCEEDED)

@@ -15,10 +15,12 @@
 /* Every message of mpirun is one line on stderr that starts with
  * "mpirun: ".  It is written with a single write() so that it can never
  * land inside a line forwarded from a rank. */
+const char *ln_prefix = "mpirun";
+
 static void vline(const char *fmt, va_list ap)
 {
     char buf[2048];
-    int n = snprintf(buf, sizeof(buf), "mpirun: ");
+    int n = snprintf(buf, sizeof(buf), "%s: ", ln_prefix);
     int m = vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
 
     if (m < 0)

@@ -1,0 +1,225 @@
+#!/bin/bash
+# mpirun over several hosts: fake hosts (network namespaces, see
+# test/fakehost) with `ip netns exec` as the launch agent and mpirun
+# itself on the first host.  Ranks on one host use sm, ranks on different
+# hosts ofi over the hosts' eth0; placement follows --host, --hostfile,
+# -ppn and --map-by; a host that cannot be reached, a daemon killed
+# mid-job, a remote rank's crash and a remote MPI_Abort each end the job
+# within seconds with the right status and a line naming the host, and
+# leave no process and no file.  Skips, saying why, without root or
+# network namespaces.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+. "$top_srcdir/test/tap.sh"
+FAKEHOST_LIB=1 . "$top_srcdir/test/fakehost/fakehost.sh"
+# is GOT WANT DESC / like TEXT REGEX DESC
+is() {
+	[ "$1" = "$2" ]
+	ok $? "$3"
+	[ "$1" = "$2" ] || diag "got '$1', want '$2'"
+}
+like() {
+	printf '%s\n' "$1" | grep -Eq -- "$2"
+	ok $? "$3"
+	printf '%s\n' "$1" | grep -Eq -- "$2" || diag "'$1' does not match $2"
+}
+
+B=$top_builddir
+MPIRUN="${MPIRUN:-$B/launcher/mpirun}"
+NTESTS=38
+plan $NTESTS
+skip_all() {
+	for _i in $(seq $NTESTS); do skip "$1"; done
+	exit 0
+}
+why=$(fakehost_check) || skip_all "no fake hosts here: $why"
+[ -x "$B/examples/hello" ] && [ -x "$B/test/coll/t_coll" ] && [ -x "$B/launcher/rdmpi-launchd" ] ||
+	skip_all "test programs not built"
+
+P="mh$$h"
+T=$(mktemp -d "${TMPDIR:-/tmp}/rdmpi-mh.XXXXXX")
+trap 'fakehost_down "$P"; rm -rf "$T"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+FH_NOTRAP=1 fakehost_up 4 "$P" || skip_all "cannot create fake hosts"
+H0=${P}0 H1=${P}1 H2=${P}2 H3=${P}3
+# The fake hosts share the machine's cores: each host's ranks fit its
+# CPU count, so no rank knows the machine is oversubscribed and they would
+# busy-poll against each other (8x slower); RDMPI_YIELD=1 says so.
+# Every daemon's PMIx directory lands here, so leftovers are easy to see.
+mkdir -p "$T/tmp"
+
+# mrun [mpirun args...]: mpirun on host 0 under a safety timeout; sets
+# $rc, $out, $err, $ms and $mpid (its PMIx namespace is rdmpi.<mpid>).
+mrun() {
+	_s=$(date +%s%N)
+	TMPDIR="$T/tmp" timeout -k 2 150 sh -c 'echo $$ >"$0.pid"; exec ip netns exec "$@"' "$T/run" \
+		"$H0" "$MPIRUN" --launch-agent "ip netns exec" -x RDMPI_YIELD=1 "$@" >"$T/out" 2>"$T/err" \
+		<"${LRUN_IN:-/dev/null}"
+	rc=$?
+	ms=$((($(date +%s%N) - _s) / 1000000))
+	out=$(cat "$T/out")
+	err=$(cat "$T/err")
+	mpid=$(cat "$T/run.pid" 2>/dev/null)
+}
+show() { diag "rc=$rc ($ms ms)"; diag "$(tail -n 20 "$T/err")"; diag "$(tail -n 10 "$T/out")"; }
+
+# hosts_of N: the host of each rank, from hello's lines, in rank order.
+hosts_of() {
+	printf '%s\n' "$out" | sed -n 's/^Hello from rank \([0-9]*\) of [0-9]* on \(.*\)$/\1 \2/p' |
+		sort -n | awk '{print $2}' | tr '\n' ' '
+}
+
+# No process of the job and no file: nothing of the job in any host's
+# namespace, no daemon directory, no /dev/shm segment of the job.
+clean() {
+	_i=0
+	while [ $_i -lt 50 ]; do
+		_left=""
+		for _h in $H0 $H1 $H2 $H3; do _left="$_left$(ip netns pids "$_h")"; done
+		[ -z "$_left" ] && [ -z "$(ls -A "$T/tmp")" ] &&
+			[ -z "$(ls /dev/shm | grep "^rdmpi-$(id -u)-rdmpi\.$mpid-")" ] && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	diag "left: processes '$_left' files '$(ls -A "$T/tmp")' shm '$(ls /dev/shm | grep "rdmpi\.$mpid-")'"
+	return 1
+}
+
+# --- placement and a first job --------------------------------------------
+mrun --host "$H0:2,$H1:2" "$B/examples/hello"
+[ $rc -eq 0 ] && [ "$(hosts_of)" = "$H0 $H0 $H1 $H1 " ] && [ -z "$err" ]
+ok $? "--host a:2,b:2: ranks 0,1 on a and 2,3 on b, exit 0, nothing on stderr ($ms ms)"
+[ $rc -eq 0 ] || show
+clean
+ok $? "... and nothing left behind"
+
+mrun --host "$H0,$H1" -n 4 --map-by node "$B/examples/hello"
+is_="$(hosts_of)"
+[ $rc -eq 0 ] && [ "$is_" = "$H0 $H1 $H0 $H1 " ]
+ok $? "--map-by node -n 4 over 2 hosts: round robin ($is_)"
+
+printf '# Open MPI format\n%s slots=1\n%s slots=3 max_slots=4\n' "$H1" "$H2" >"$T/ompi"
+mrun --hostfile "$T/ompi" "$B/examples/hello"
+is_="$(hosts_of)"
+[ $rc -eq 0 ] && [ "$is_" = "$H1 $H2 $H2 $H2 " ]
+ok $? "--hostfile 'host slots=N': 4 ranks from the slots, in order ($is_)"
+
+printf '%s:2\n\n%s:2 # Hydra\n' "$H3" "$H0" >"$T/hydra"
+mrun -f "$T/hydra" -n 3 "$B/examples/hello"
+is_="$(hosts_of)"
+[ $rc -eq 0 ] && [ "$is_" = "$H3 $H3 $H0 " ]
+ok $? "-f with 'host:N' lines, -n 3 ($is_)"
+
+mrun --host "$H0,$H1,$H2" -ppn 2 -n 5 "$B/examples/hello"
+is_="$(hosts_of)"
+[ $rc -eq 0 ] && [ "$is_" = "$H0 $H0 $H1 $H1 $H2 " ]
+ok $? "-ppn 2 -n 5 over 3 hosts ($is_)"
+
+# Transports: sm inside a host, ofi on eth0 between hosts (the first rank
+# of each host prints its choices at RDMPI_VERBOSE=1).
+mrun --host "$H0:2,$H1:2" -x RDMPI_VERBOSE=1 "$B/examples/hello"
+sm=$(printf '%s\n' "$err$out" | grep -c "btl/sm: 1 of 1 local peers")
+ofi=$(printf '%s\n' "$err$out" | grep -c "btl/ofi: tcp;ofi_rxm on eth0")
+[ $rc -eq 0 ] && [ "$sm" -eq 2 ] && [ "$ofi" -eq 2 ]
+ok $? "2x2: sm to the one other rank of the host, ofi (tcp;ofi_rxm on eth0) between hosts (sm=$sm ofi=$ofi)"
+[ $rc -eq 0 ] || show
+
+# --- the suites at 2 hosts x 2 ranks and 4 hosts x 2 ranks ------------------
+for prog in coll/t_coll coll/t_ops coll/t_nbc p2p/t_order p2p/t_semantics p2p/t_stress; do
+	mrun --timeout 120 --host "$H0:2,$H1:2" "$B/test/$prog"
+	ok $rc "2x2: $(basename $prog) ($ms ms)"
+	[ $rc -eq 0 ] || show
+done
+mrun --timeout 120 --host "$H0,$H1" "$B/test/p2p/t_sizes"
+ok $rc "2x1: t_sizes, every size across hosts ($ms ms)"
+[ $rc -eq 0 ] || show
+mrun --timeout 120 --host "$H0:2,$H1:2" "$B/examples/ring"
+ok $rc "2x2: ring ($ms ms)"
+H4="$H0:2,$H1:2,$H2:2,$H3:2"
+mrun --host "$H4" "$B/examples/hello"
+[ $rc -eq 0 ] && [ "$(hosts_of)" = "$H0 $H0 $H1 $H1 $H2 $H2 $H3 $H3 " ]
+ok $? "4x2: hello, two ranks on each host ($ms ms)"
+for prog in coll/t_coll p2p/t_order p2p/t_stress; do
+	mrun --timeout 120 --host "$H4" "$B/test/$prog"
+	ok $rc "4x2: $(basename $prog) ($ms ms)"
+	[ $rc -eq 0 ] || show
+done
+mrun --timeout 120 --host "$H4" "$B/examples/connectivity"
+ok $rc "4x2: connectivity ($ms ms)"
+clean
+ok $? "after the suites: no process, no file"
+
+# Standard input reaches rank 0 on another host; the others get EOF.
+printf 'line one\nline two\n' >"$T/in"
+LRUN_IN="$T/in" mrun --host "$H1,$H0" "$B/test/launcher/ln_client" stdin
+want=$(printf '0 stdin: line one\n0 stdin: line two\n0 stdin: EOF\n1 stdin: EOF' | sort)
+is "$rc/$(printf '%s\n' "$out" | sort)" "0/$want" "stdin goes to rank 0 (on the remote host), the other rank gets EOF"
+
+# --- failures -----------------------------------------------------------------
+LNMPI="$T/ln_mpi_mh$$"
+cp "$B/test/launcher/ln_mpi" "$LNMPI"
+[ -d "$B/test/launcher/.libs" ] && mkdir -p "$T/.libs" && cp "$B/test/launcher/.libs/"* "$T/.libs/" 2>/dev/null
+
+mrun --host "$H0:2,nosuchhost:2" "$B/examples/hello"
+is "$rc" 1 "unreachable host: exit 1"
+like "$(tail -n 1 "$T/err")" "^mpirun: cannot reach host nosuchhost: .*ending the job$" \
+	"unreachable host: the line names the host"
+[ $ms -lt 5000 ] && clean
+ok $? "unreachable host: ended at once ($ms ms), nothing left"
+
+mrun --host "$H0:2,$H1:2" "$LNMPI" abort 7 3
+is "$rc" 7 "remote MPI_Abort(7) on rank 3: exit 7"
+like "$(tail -n 1 "$T/err")" "^mpirun: rank 3 \(pid [0-9]+\) on host $H1 called MPI_Abort with error code 7$" \
+	"remote MPI_Abort: mpirun's line names rank and host, after the rank's own message"
+[ $ms -lt 8000 ] && clean
+ok $? "remote MPI_Abort: ended within seconds ($ms ms), nothing left"
+
+mrun --host "$H0:2,$H1:2" "$LNMPI" segv 0 2
+is "$rc" 139 "remote SIGSEGV on rank 2: exit 139"
+like "$(tail -n 1 "$T/err")" "^mpirun: rank 2 \(pid [0-9]+\) on host $H1 was killed by signal 11 \(SIGSEGV\)$" \
+	"remote SIGSEGV: the line names rank, host and signal"
+[ $ms -lt 8000 ] && clean
+ok $? "remote SIGSEGV: ended within seconds ($ms ms), nothing left"
+
+# A daemon killed mid-job (its ranks sleep in the test program).
+( sleep 4
+  for p in $(ip netns pids "$H1"); do
+	  # The daemon, not its janitor child (same command line, younger).
+	  if tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | grep -q "^$B/launcher/.*rdmpi-launchd .*--node 1 " &&
+		  [ "$(ps -o comm= -p "$(ps -o ppid= -p "$p" | tr -d ' ')")" != rdmpi-launchd ]; then
+		  kill -9 "$p"
+	  fi
+  done ) &
+killer=$!
+mrun --host "$H0:2,$H1:2" "$LNMPI" segv 0 99
+wait $killer
+is "$rc" 1 "daemon killed: exit 1"
+like "$(tail -n 1 "$T/err")" "^mpirun: the daemon on host $H1 was killed by signal 9 \(SIGKILL\); ending the job$" \
+	"daemon killed: the line names the host"
+[ $ms -lt 10000 ] && clean
+ok $? "daemon killed: ended within seconds ($ms ms), no process, no file on any host"
+
+mrun --timeout 2 --host "$H0:2,$H1:2" "$LNMPI" segv 0 99
+is "$rc" 124 "--timeout 2 over two hosts: exit 124"
+like "$(tail -n 1 "$T/err")" "^mpirun: timeout after 2 s; ending the job$" "--timeout: mpirun's line"
+[ $ms -lt 7000 ] && clean
+ok $? "--timeout: every host's ranks ended within seconds ($ms ms), nothing left"
+
+# A daemon that does not know the job's secret is refused: a stand-in
+# daemon passes the real one a wrong secret.
+cat >"$T/badlaunchd" <<EOF2
+#!/bin/sh
+read -r secret
+{ echo 0000000000000000000000000000000000000000000000000000000000000000; cat; } |
+	exec "$B/launcher/rdmpi-launchd" "\$@"
+EOF2
+chmod +x "$T/badlaunchd"
+RDMPI_LAUNCHD="$T/badlaunchd" mrun -v -v --host "$H0,$H1" "$B/examples/hello"
+[ $rc -eq 1 ] && printf '%s\n' "$err" | grep -q "^mpirun: refused a control connection that did not prove the job's secret" &&
+	printf '%s\n' "$err" | grep -q "rdmpi-launchd (host $H1): mpirun at .* refused this daemon" &&
+	! printf '%s\n' "$out" | grep -q Hello
+ok $? "a daemon with the wrong secret is refused, no rank starts, the job fails (rc=$rc)"
+[ $rc -eq 1 ] || show
+
+finish
