@@ -130,19 +130,38 @@ static void test_create(void)
     MPI_Group_free(&wg);
 }
 
+/* One communicator per host: every member sees the same size, the hosts'
+ * sizes add up to the world, and HW_UNGUIDED gives the host only when the
+ * job spans several. */
 static void test_split_type(void)
 {
-    MPI_Comm c;
-    int n, flag;
+    MPI_Comm c, u;
+    int n, r, flag, lo, hi, lead[2], tot[2];
 
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c);
     MPI_Comm_size(c, &n);
-    mt_check(n == mt_size, "split_type shared: %d of %d on one host", n, mt_size);
+    MPI_Comm_rank(c, &r);
+    MPI_Allreduce(&n, &lo, 1, MPI_INT, MPI_MIN, c);
+    MPI_Allreduce(&n, &hi, 1, MPI_INT, MPI_MAX, c);
+    mt_check(lo == n && hi == n, "split_type shared: members disagree on the size");
+    lead[0] = r == 0;
+    lead[1] = r == 0 ? n : 0;
+    MPI_Allreduce(lead, tot, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    mt_check(tot[1] == mt_size, "split_type shared: host sizes add up to %d", tot[1]);
     MPI_Comm_test_inter(c, &flag);
     mt_check(!flag, "test_inter on an intracomm");
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &u);
+    if (tot[0] == 1) {
+        mt_check(u == MPI_COMM_NULL, "hw_unguided on one host: no strict subset");
+    } else {
+        int m = -1;
+        if (u != MPI_COMM_NULL)
+            MPI_Comm_size(u, &m);
+        mt_check(m == n, "hw_unguided over %d hosts: the host (%d of %d)", tot[0], m, n);
+        if (u != MPI_COMM_NULL)
+            MPI_Comm_free(&u);
+    }
     MPI_Comm_free(&c);
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c);
-    mt_check(c == MPI_COMM_NULL, "hw_unguided on one host: no strict subset");
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c);
     mt_check(c == MPI_COMM_NULL, "split_type MPI_UNDEFINED");
 }

@@ -26,7 +26,7 @@ like() {
 
 B=$top_builddir
 MPIRUN="${MPIRUN:-$B/launcher/mpirun}"
-NTESTS=38
+NTESTS=42
 plan $NTESTS
 skip_all() {
 	for _i in $(seq $NTESTS); do skip "$1"; done
@@ -124,9 +124,17 @@ ofi=$(printf '%s\n' "$err$out" | grep -c "btl/ofi: tcp;ofi_rxm on eth0")
 [ $rc -eq 0 ] && [ "$sm" -eq 2 ] && [ "$ofi" -eq 2 ]
 ok $? "2x2: sm to the one other rank of the host, ofi (tcp;ofi_rxm on eth0) between hosts (sm=$sm ofi=$ofi)"
 [ $rc -eq 0 ] || show
+# The transport report at MPI_Finalize shows both: a ring sends to the
+# host's other rank and to the next host.
+mrun --timeout 60 --host "$H0:2,$H1:2" --report-transport "$B/examples/ring"
+printf '%s\n' "$err" | grep -Eq '^sm +[0-9]+ +[1-9]' &&
+	printf '%s\n' "$err" | grep -Eq '^ofi +[0-9]+ +[1-9].*tcp;ofi_rxm'
+ok $? "2x2: --report-transport shows eager traffic on sm and on ofi (tcp;ofi_rxm)"
+[ $rc -eq 0 ] || show
 
 # --- the suites at 2 hosts x 2 ranks and 4 hosts x 2 ranks ------------------
-for prog in coll/t_coll coll/t_ops coll/t_nbc p2p/t_order p2p/t_semantics p2p/t_stress; do
+for prog in coll/t_coll coll/t_ops coll/t_nbc p2p/t_order p2p/t_semantics p2p/t_stress \
+	comm/t_comm comm/t_inter; do
 	mrun --timeout 120 --host "$H0:2,$H1:2" "$B/test/$prog"
 	ok $rc "2x2: $(basename $prog) ($ms ms)"
 	[ $rc -eq 0 ] || show
@@ -140,7 +148,7 @@ H4="$H0:2,$H1:2,$H2:2,$H3:2"
 mrun --host "$H4" "$B/examples/hello"
 [ $rc -eq 0 ] && [ "$(hosts_of)" = "$H0 $H0 $H1 $H1 $H2 $H2 $H3 $H3 " ]
 ok $? "4x2: hello, two ranks on each host ($ms ms)"
-for prog in coll/t_coll p2p/t_order p2p/t_stress; do
+for prog in coll/t_coll p2p/t_order p2p/t_stress comm/t_comm; do
 	mrun --timeout 120 --host "$H4" "$B/test/$prog"
 	ok $rc "4x2: $(basename $prog) ($ms ms)"
 	[ $rc -eq 0 ] || show

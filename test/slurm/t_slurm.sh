@@ -13,7 +13,7 @@
 . "$top_srcdir/test/slurm/slurm.sh"
 
 B=$top_builddir
-NTESTS=21
+NTESTS=24
 plan $NTESTS
 skip_all() {
 	for _i in $(seq $NTESTS); do skip "$1"; done
@@ -95,7 +95,15 @@ rc=$?
 ok $? "2x4 hello: 4 ranks on each node"
 [ $rc -eq 0 ] || diag "$out"
 transports 8 4 1
-for prog in coll/t_coll coll/t_ops coll/t_nbc p2p/t_order p2p/t_semantics p2p/t_stress; do
+# shellcheck disable=SC2086
+out=$(slurm_srun 30 --mpi=pmix $N2 env RDMPI_REPORT=1 "$B/examples/ring" 2>&1 </dev/null)
+rc=$?
+[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -Eq '^sm +[0-9]+ +[1-9]' &&
+	printf '%s\n' "$out" | grep -Eq '^ofi +[0-9]+ +[1-9].*tcp;ofi_rxm'
+ok $? "2x4 ring: the transport report shows eager traffic on sm and on ofi (tcp;ofi_rxm)"
+[ $rc -eq 0 ] || diag "$out"
+for prog in coll/t_coll coll/t_ops coll/t_nbc p2p/t_order p2p/t_semantics p2p/t_stress \
+	comm/t_comm comm/t_inter; do
 	# shellcheck disable=SC2086
 	srun_ok 90 "2x4: $(basename $prog)" --mpi=pmix $N2 "$B/test/$prog"
 done
