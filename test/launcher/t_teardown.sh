@@ -14,8 +14,10 @@ lrun -n 3 --timeout 2 "$c" exit 0 2
 is "$rc" 124 "--timeout 2: exit 124"
 like "$err" "^mpirun: timeout after 2 s; ranks still running: 0,1 \(pids [0-9]+,[0-9]+\)$" \
 	"--timeout: the line names the ranks still running"
-[ "$ms" -ge 2000 ] && [ "$ms" -lt 5000 ]
-ok $? "--timeout 2: ends after about 2 s ($ms ms)"
+# The upper bound only proves the job ends: hang reports (SIGUSR1) and
+# teardown under a sanitizer on a loaded machine take seconds.
+[ "$ms" -ge 2000 ] && [ "$ms" -lt 15000 ]
+ok $? "--timeout 2: ends after 2 s, within seconds ($ms ms)"
 is "$(alive "^$T/lnt_tmo_$$")$(leftovers "$mpid")" 0 "--timeout: nothing left behind"
 MPIEXEC_TIMEOUT=1 lrun -n 2 "$c" sleep 20
 is "$rc" 124 "MPIEXEC_TIMEOUT=1: exit 124 ($ms ms)"
