@@ -86,6 +86,16 @@ void coll_sched_fini(struct coll_sched *s)
         free(s->reqs);
     if (s->op)
         coll_op_release(s->op);
+    /* Steps hold references on their types (a non-blocking collective may
+     * outlive the caller's handles). */
+    for (int i = 0; i < s->nsteps; i++) {
+        struct coll_step *st = &s->steps[i];
+        if (st->kind == COLL_FENCE)
+            continue;
+        rt_dt_release(st->dt);
+        if (st->kind == COLL_COPY)
+            rt_dt_release(st->sdt);
+    }
 }
 
 static struct coll_step *add(struct coll_sched *s, enum coll_step_kind kind)
@@ -122,6 +132,7 @@ void coll_send(struct coll_sched *s, const void *buf, size_t count, struct rdmpi
     st->buf = (void *)buf;
     st->count = count;
     st->dt = dt;
+    rt_dt_retain(dt);
     st->peer = peer;
     s->comm_steps++;
 }
@@ -135,6 +146,7 @@ void coll_recv(struct coll_sched *s, void *buf, size_t count, struct rdmpi_datat
     st->buf = buf;
     st->count = count;
     st->dt = dt;
+    rt_dt_retain(dt);
     st->peer = peer;
     s->comm_steps++;
 }
@@ -155,6 +167,8 @@ void coll_copy(struct coll_sched *s, const void *src, size_t scount, struct rdmp
     st->buf = dst;
     st->count = dcount;
     st->dt = ddt;
+    rt_dt_retain(sdt);
+    rt_dt_retain(ddt);
 }
 
 void coll_reduce(struct coll_sched *s, const void *src, void *dst, size_t count,
@@ -168,6 +182,7 @@ void coll_reduce(struct coll_sched *s, const void *src, void *dst, size_t count,
     st->buf = dst;
     st->count = count;
     st->dt = dt;
+    rt_dt_retain(dt);
     st->order = (uint8_t)order;
 }
 
