@@ -32,7 +32,7 @@ static void one(unsigned iter)
     switch (iter % 3) {
     case 0: count = 1; break;
     case 1: count = 5; break;
-    default: count = 300000 / size + 1; break; /* well past the eager limit */
+    default: count = 150000 / size + 1; break; /* well past the eager limit */
     }
     n = (size_t)size * (size_t)count;
     char *src = span_alloc(t, count, &smem, &span);
