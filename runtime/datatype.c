@@ -52,12 +52,50 @@ static void set_predef(int v, const char *name, const char *ctype, size_t size, 
     snprintf(d->name, sizeof(d->name), "%s", name);
 }
 
+/* The value/index pair types hold two basic elements: their size leaves
+ * out the padding their extent has (MPI_DOUBLE_INT: size 12, extent 16). */
+static void set_pair(MPI_Datatype h, size_t vsize, size_t ioff, size_t isize)
+{
+    static struct rt_dt_seg segs[16][2];
+    static size_t cums[16][3];
+    static int used;
+    struct rdmpi_datatype *d = rt_dt_get(h);
+
+    d->size = vsize + isize;
+    d->true_extent = (MPI_Aint)(ioff + isize);
+    if (vsize == ioff)
+        d->seg1.len = d->size; /* no padding between: still one run */
+    else {
+        d->segs = segs[used];
+        d->cum = cums[used++];
+        d->nsegs = 2;
+        d->segs[0] = (struct rt_dt_seg){.off = 0, .len = vsize, .count = 1};
+        d->segs[1] = (struct rt_dt_seg){.off = (MPI_Aint)ioff, .len = isize, .count = 1};
+        d->cum[0] = 0;
+        d->cum[1] = vsize;
+        d->flags &= ~(uint32_t)RT_DT_CONTIG;
+    }
+    d->cum[d->nsegs] = d->size;
+}
+
+#define PAIR(h, st) set_pair(h, sizeof(((st *)0)->value), offsetof(st, index), \
+                             sizeof(((st *)0)->index))
+
 void rt_dt_init(void)
 {
     /* sizeof(void) is a GNU extension (1); set_predef replaces it. */
 #define X(name, value, type) set_predef(value, #name, #type, sizeof(type), alignof(type));
     RDMPI_FOREACH_PREDEF_DATATYPE(X)
 #undef X
+    PAIR(MPI_FLOAT_INT, struct rdmpi_float_int);
+    PAIR(MPI_DOUBLE_INT, struct rdmpi_double_int);
+    PAIR(MPI_LONG_INT, struct rdmpi_long_int);
+    PAIR(MPI_2INT, struct rdmpi_2int);
+    PAIR(MPI_SHORT_INT, struct rdmpi_short_int);
+    PAIR(MPI_LONG_DOUBLE_INT, struct rdmpi_long_double_int);
+    PAIR(MPI_2INTEGER, struct rdmpi_2int);
+    PAIR(MPI_2REAL, struct rdmpi_2float);
+    PAIR(MPI_2DOUBLE_PRECISION, struct rdmpi_2double);
 }
 
 void rt_dt_retain(struct rdmpi_datatype *dt)

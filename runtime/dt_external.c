@@ -7,7 +7,7 @@
 #include <float.h>
 #include <stdlib.h>
 
-enum conv { C_SWAP, C_NARROW_S, C_NARROW_U, C_LDOUBLE, C_PAD };
+enum conv { C_SWAP, C_NARROW_S, C_NARROW_U, C_LDOUBLE };
 
 struct ent {
     uint8_t kind;
@@ -57,7 +57,6 @@ static void predef(struct map *m, const struct rdmpi_datatype *d, size_t reps)
     for (size_t i = 0; i < reps; i++) {                                                            \
         put(m, C_SWAP, a, a, 1);                                                                   \
         put(m, C_SWAP, b, b, 1);                                                                   \
-        put(m, C_PAD, s - (a) - (b), 0, 1);                                                        \
     }
     if (h == MPI_LONG)
         put(m, C_NARROW_S, s, 4, reps);
@@ -86,13 +85,11 @@ static void predef(struct map *m, const struct rdmpi_datatype *d, size_t reps)
         for (size_t i = 0; i < reps; i++) {
             put(m, C_NARROW_S, sizeof(long), 4, 1);
             put(m, C_SWAP, 4, 4, 1);
-            put(m, C_PAD, s - sizeof(long) - 4, 0, 1);
         }
     } else if (h == MPI_LONG_DOUBLE_INT) {
         for (size_t i = 0; i < reps; i++) {
             put(m, C_LDOUBLE, sizeof(long double), 16, 1);
             put(m, C_SWAP, 4, 4, 1);
-            put(m, C_PAD, s - sizeof(long double) - 4, 0, 1);
         }
     } else
         put(m, C_SWAP, s, s, reps);
@@ -209,10 +206,6 @@ static void convert(const struct map *m, unsigned char *nat, unsigned char *ext,
                         ld_out(ext, nat);
                     else
                         ld_in(nat, ext);
-                    break;
-                case C_PAD:
-                    if (!to_ext)
-                        memset(nat, 0, e->nsize);
                     break;
                 }
             }

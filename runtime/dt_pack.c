@@ -66,10 +66,12 @@ static inline size_t walk(const struct rdmpi_datatype *dt, char *buf, size_t cou
     k = b / dt->segs[si].len;
     b %= dt->segs[si].len;
     left = len;
-    for (char *base = buf + (MPI_Aint)elem * dt->extent;; base += dt->extent, si = 0) {
+    /* Integer arithmetic: buf is MPI_BOTTOM (NULL) with absolute addresses. */
+    for (char *base = (char *)((uintptr_t)buf + (uintptr_t)((MPI_Aint)elem * dt->extent));;
+         base = (char *)((uintptr_t)base + (uintptr_t)dt->extent), si = 0) {
         for (; si < dt->nsegs; si++, k = 0) {
             const struct rt_dt_seg *s = &dt->segs[si];
-            char *p = base + s->off + (MPI_Aint)k * s->stride;
+            char *p = (char *)((uintptr_t)base + (uintptr_t)(s->off + (MPI_Aint)k * s->stride));
             size_t whole;
 
             if (b) { /* finish a block cut by the previous call */

@@ -215,6 +215,9 @@ static void fixed(void)
     }
     MPI_Type_get_name(MPI_CHAR, name, &len);
     ok(!strcmp(name, "MPI_CHAR") && len == 8, "MPI_CHAR is named \"MPI_CHAR\"");
+    MPI_Type_size(MPI_DOUBLE_INT, &len);
+    MPI_Type_get_extent(MPI_DOUBLE_INT, &lb, &ext);
+    ok(len == 12 && ext == 16, "MPI_DOUBLE_INT: size 12, extent 16");
     MPI_Type_get_name(MPI_DOUBLE_INT, name, &len);
     ok(!strcmp(name, "MPI_DOUBLE_INT"), "MPI_DOUBLE_INT is named");
     MPI_Type_set_name(v, "my vector");
@@ -300,6 +303,26 @@ static void fixed(void)
         ok(dst[0] == 100 && dst[2] == 102 && dst[3] == 103 && dst[5] == 105 && dst[1] == 0 &&
                dst[4] == 0,
            "types freed while in use by a derived type and by requests stay alive");
+    }
+    /* MPI_BOTTOM with absolute addresses. */
+    {
+        int x = 11, y = 0, bl[2] = {1, 1};
+        double z = 2.5, w = 0;
+        MPI_Aint ad[2];
+        MPI_Datatype ts[2] = {MPI_INT, MPI_DOUBLE}, sa, ra;
+        MPI_Get_address(&x, &ad[0]);
+        MPI_Get_address(&z, &ad[1]);
+        MPI_Type_create_struct(2, bl, ad, ts, &sa);
+        MPI_Get_address(&y, &ad[0]);
+        MPI_Get_address(&w, &ad[1]);
+        MPI_Type_create_struct(2, bl, ad, ts, &ra);
+        MPI_Type_commit(&sa);
+        MPI_Type_commit(&ra);
+        MPI_Sendrecv(MPI_BOTTOM, 1, sa, 0, 4, MPI_BOTTOM, 1, ra, 0, 4, MPI_COMM_SELF,
+                     MPI_STATUS_IGNORE);
+        ok(y == 11 && w == 2.5, "MPI_BOTTOM with absolute addresses");
+        MPI_Type_free(&sa);
+        MPI_Type_free(&ra);
     }
     /* get_contents hands back derived types the caller frees. */
     {
