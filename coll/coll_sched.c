@@ -75,6 +75,16 @@ void coll_sched_init(struct coll_sched *s, struct rdmpi_comm *c, const char *fn)
 
 void coll_sched_fini(struct coll_sched *s)
 {
+    /* Steps hold references on their types (a non-blocking collective may
+     * outlive the caller's handles). */
+    for (int i = 0; i < s->nsteps; i++) {
+        struct coll_step *st = &s->steps[i];
+        if (st->kind == COLL_FENCE)
+            continue;
+        rt_dt_release(st->dt);
+        if (st->kind == COLL_COPY)
+            rt_dt_release(st->sdt);
+    }
     while (s->mem) {
         struct coll_mem *m = s->mem;
         s->mem = m->next;
@@ -86,16 +96,6 @@ void coll_sched_fini(struct coll_sched *s)
         free(s->reqs);
     if (s->op)
         coll_op_release(s->op);
-    /* Steps hold references on their types (a non-blocking collective may
-     * outlive the caller's handles). */
-    for (int i = 0; i < s->nsteps; i++) {
-        struct coll_step *st = &s->steps[i];
-        if (st->kind == COLL_FENCE)
-            continue;
-        rt_dt_release(st->dt);
-        if (st->kind == COLL_COPY)
-            rt_dt_release(st->sdt);
-    }
 }
 
 static struct coll_step *add(struct coll_sched *s, enum coll_step_kind kind)
