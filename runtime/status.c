@@ -163,6 +163,81 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
     return MPI_SUCCESS;
 }
 
+/* The MPI 4.1 accessors of the public fields. */
+static int status_arg(const MPI_Status *status, const char *fn)
+{
+    if (!status || status == MPI_STATUS_IGNORE)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
+                              "status is NULL or MPI_STATUS_IGNORE; pass a real status");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_get_source = PMPI_Status_get_source
+int PMPI_Status_get_source(const MPI_Status *status, int *source)
+{
+    int err = status_arg(status, "MPI_Status_get_source");
+
+    if (!err && !source)
+        err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Status_get_source", "source is NULL");
+    if (!err)
+        *source = status->MPI_SOURCE;
+    return err;
+}
+
+#pragma weak MPI_Status_set_source = PMPI_Status_set_source
+int PMPI_Status_set_source(MPI_Status *status, int source)
+{
+    int err = status_arg(status, "MPI_Status_set_source");
+
+    if (!err)
+        status->MPI_SOURCE = source;
+    return err;
+}
+
+#pragma weak MPI_Status_get_tag = PMPI_Status_get_tag
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
+{
+    int err = status_arg(status, "MPI_Status_get_tag");
+
+    if (!err && !tag)
+        err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Status_get_tag", "tag is NULL");
+    if (!err)
+        *tag = status->MPI_TAG;
+    return err;
+}
+
+#pragma weak MPI_Status_set_tag = PMPI_Status_set_tag
+int PMPI_Status_set_tag(MPI_Status *status, int tag)
+{
+    int err = status_arg(status, "MPI_Status_set_tag");
+
+    if (!err)
+        status->MPI_TAG = tag;
+    return err;
+}
+
+#pragma weak MPI_Status_get_error = PMPI_Status_get_error
+int PMPI_Status_get_error(const MPI_Status *status, int *error)
+{
+    int err = status_arg(status, "MPI_Status_get_error");
+
+    if (!err && !error)
+        err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Status_get_error", "error is NULL");
+    if (!err)
+        *error = status->MPI_ERROR;
+    return err;
+}
+
+#pragma weak MPI_Status_set_error = PMPI_Status_set_error
+int PMPI_Status_set_error(MPI_Status *status, int error)
+{
+    int err = status_arg(status, "MPI_Status_set_error");
+
+    if (!err)
+        status->MPI_ERROR = error;
+    return err;
+}
+
 /* The size of a type. */
 static int type_size(MPI_Datatype datatype, MPI_Count *size, const char *fn)
 {

@@ -239,6 +239,17 @@ static void fixed(void)
         MPI_Get_address(&x[1], &a2);
         ok(MPI_Aint_diff(a2, a1) == 8, "Get_address and Aint_diff");
     }
+    {
+        MPI_Status st;
+        int a = 0, b = 0, c = 0;
+        MPI_Status_set_source(&st, 3);
+        MPI_Status_set_tag(&st, 44);
+        MPI_Status_set_error(&st, MPI_ERR_TRUNCATE);
+        MPI_Status_get_source(&st, &a);
+        MPI_Status_get_tag(&st, &b);
+        MPI_Status_get_error(&st, &c);
+        ok(a == 3 && b == 44 && c == MPI_ERR_TRUNCATE, "Status_set/get_source, _tag, _error");
+    }
     /* Contiguous derived types are flagged to go without packing. */
     {
         MPI_Datatype cc;
