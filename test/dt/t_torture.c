@@ -32,7 +32,7 @@ static void one(unsigned iter)
     switch (iter % 3) {
     case 0: count = 1; break;
     case 1: count = 5; break;
-    default: count = 100000 / size + 1; break; /* well past the eager limit */
+    default: count = 64000 / size + 1; break; /* well past the eager limit */
     }
     n = (size_t)size * (size_t)count;
     char *src = span_alloc(t, count, &smem, &span);
@@ -172,7 +172,7 @@ static void collectives(void)
 
 int main(int argc, char **argv)
 {
-    int iters = 60;
+    int iters = 40;
 
     mt_init(&argc, &argv);
     if (argc > 1)
