@@ -9,13 +9,26 @@
 static inline void blocks(char *mem, MPI_Aint stride, size_t blen, size_t nb, char *packed,
                           int unpack)
 {
-#define LOOP(n)                                                                \
-    for (size_t i = 0; i < nb; i++, mem += stride, packed += (n)) {            \
+    size_t i = 0;
+
+#define COPY(m, p, n)                                                          \
+    do {                                                                       \
         if (unpack)                                                            \
-            memcpy(mem, packed, (n));                                          \
+            memcpy((m), (p), (n));                                             \
         else                                                                   \
-            memcpy(packed, mem, (n));                                          \
+            memcpy((p), (m), (n));                                             \
+    } while (0)
+    /* Small fixed sizes: four blocks per iteration keep the loads and
+     * stores independent. */
+#define LOOP(n)                                                                \
+    for (; i + 4 <= nb; i += 4, mem += 4 * stride, packed += 4 * (n)) {        \
+        COPY(mem, packed, (n));                                                \
+        COPY(mem + stride, packed + (n), (n));                                 \
+        COPY(mem + 2 * stride, packed + 2 * (n), (n));                         \
+        COPY(mem + 3 * stride, packed + 3 * (n), (n));                         \
     }                                                                          \
+    for (; i < nb; i++, mem += stride, packed += (n))                          \
+        COPY(mem, packed, (n));                                                \
     return;
     switch (blen) {
     case 1: LOOP(1)
@@ -23,9 +36,12 @@ static inline void blocks(char *mem, MPI_Aint stride, size_t blen, size_t nb, ch
     case 4: LOOP(4)
     case 8: LOOP(8)
     case 16: LOOP(16)
-    default: LOOP(blen)
+    default:
+        for (; i < nb; i++, mem += stride, packed += blen)
+            COPY(mem, packed, blen);
     }
 #undef LOOP
+#undef COPY
 }
 
 /* The segment holding packed byte `rem` of one element. */
