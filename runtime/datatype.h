@@ -19,7 +19,6 @@ enum {
     RT_DT_COMMITTED = 1u << 1,
     RT_DT_PREDEF = 1u << 2,
     RT_DT_RESIZED = 1u << 3,   /* lb/ub set explicitly: no alignment padding */
-    RT_DT_LARGE = 1u << 4,     /* built by a _c constructor (envelope in large counts) */
 };
 
 struct rt_dt_seg {

@@ -160,8 +160,6 @@ static int build(const struct arr *a, MPI_Datatype oldtype, MPI_Datatype *newtyp
         return DT_ERR(err, fn, "out of memory");
     }
     t->align = old->align;
-    if (env->nc)
-        t->flags |= RT_DT_LARGE;
     *newtype = (MPI_Datatype)t;
     return MPI_SUCCESS;
 }

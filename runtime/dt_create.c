@@ -38,8 +38,6 @@ static int make(const struct blocks *k, bool pad, const struct dt_env *env, MPI_
                   (size_t)(k->bls ? k->bls[i] : k->bl));
     if (!(d = dtb_finish(&b, env, pad)))
         return DT_ERR(MPI_ERR_NO_MEM, fn, "out of memory building the datatype");
-    if (env->nc)
-        d->flags |= RT_DT_LARGE;
     *out = (MPI_Datatype)d;
     return MPI_SUCCESS;
 }
@@ -483,8 +481,8 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         return err;
     d = (struct rdmpi_datatype *)*newtype;
     /* A duplicate is the same type: same flags, committed state included. */
-    d->flags = (d->flags & ~(uint32_t)(RT_DT_RESIZED | RT_DT_COMMITTED | RT_DT_LARGE)) |
-               (old->flags & (RT_DT_RESIZED | RT_DT_COMMITTED | RT_DT_LARGE));
+    d->flags = (d->flags & ~(uint32_t)(RT_DT_RESIZED | RT_DT_COMMITTED)) |
+               (old->flags & (RT_DT_RESIZED | RT_DT_COMMITTED));
     d->true_lb = old->true_lb;
     d->true_extent = old->true_extent;
     err = rt_attr_copy(RT_KIND_DATATYPE, (void *)oldtype, old->attrs, (void *)*newtype,
