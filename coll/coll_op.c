@@ -60,14 +60,34 @@ const char *coll_op_unsupported(const struct rdmpi_op *op, const struct rdmpi_da
 
     if (op->index < 0 || op->index >= COLL_OP_REPLACE)
         return NULL;
-    t = type_index(dt);
+    t = dt->basic ? type_index(dt->basic) : -1;
     if (t < 0)
-        return "predefined operations on derived datatypes are not supported yet; use a "
-               "predefined datatype or a user operation (MPI_Op_create)";
+        return "predefined operations on derived datatypes need every basic element to be of "
+               "one predefined type; use such a type or a user operation (MPI_Op_create)";
     if (!coll_kernel_allowed(op->index, t) || !coll_kernel(op->index, t))
         return "the standard does not define this operation on this datatype (MPI 4.1 "
                "sec. 6.9.2 lists the types each predefined operation accepts)";
     return NULL;
+}
+
+/* A derived type made of one predefined type: the kernel runs over each
+ * block of its flattened form. */
+static void apply_derived(coll_kernel_fn k, const void *in, void *inout, size_t count,
+                          const struct rdmpi_datatype *dt)
+{
+    size_t bs = dt->basic->size;
+
+    if (rt_dt_contig(dt, count)) {
+        k((const char *)in + dt->lb, (char *)inout + dt->lb, count * dt->nbasic);
+        return;
+    }
+    for (size_t e = 0; e < count; e++)
+        for (size_t i = 0; i < dt->nsegs; i++) {
+            const struct rt_dt_seg *s = &dt->segs[i];
+            MPI_Aint off = (MPI_Aint)e * dt->extent + s->off;
+            for (size_t b = 0; b < s->count; b++, off += s->stride)
+                k((const char *)in + off, (char *)inout + off, s->len / bs);
+        }
 }
 
 void coll_op_apply(const struct rdmpi_op *op, const void *in, void *inout, size_t count,
@@ -81,6 +101,10 @@ void coll_op_apply(const struct rdmpi_op *op, const void *in, void *inout, size_
             if (count)
                 memcpy((char *)inout + dt->true_lb, (const char *)in + dt->true_lb,
                        (size_t)dt->true_extent + (count - 1) * (size_t)dt->extent);
+            return;
+        }
+        if (RT_UNLIKELY(!(dt->flags & RT_DT_PREDEF))) {
+            apply_derived(coll_kernel(op->index, type_index(dt->basic)), in, inout, count, dt);
             return;
         }
         coll_kernel(op->index, type_index(dt))(in, inout, count);

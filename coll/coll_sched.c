@@ -78,6 +78,16 @@ void coll_sched_init(struct coll_sched *s, struct rdmpi_comm *c, const char *fn)
 
 void coll_sched_fini(struct coll_sched *s)
 {
+    /* Steps hold references on their types (a non-blocking collective may
+     * outlive the caller's handles). */
+    for (int i = 0; i < s->nsteps; i++) {
+        struct coll_step *st = &s->steps[i];
+        if (st->kind == COLL_FENCE)
+            continue;
+        rt_dt_release(st->dt);
+        if (st->kind == COLL_COPY)
+            rt_dt_release(st->sdt);
+    }
     while (s->mem) {
         struct coll_mem *m = s->mem;
         s->mem = m->next;
@@ -125,6 +135,7 @@ void coll_send(struct coll_sched *s, const void *buf, size_t count, struct rdmpi
     st->buf = (void *)buf;
     st->count = count;
     st->dt = dt;
+    rt_dt_retain(dt);
     st->peer = peer;
     st->local = s->build_local;
     s->comm_steps++;
@@ -139,6 +150,7 @@ void coll_recv(struct coll_sched *s, void *buf, size_t count, struct rdmpi_datat
     st->buf = buf;
     st->count = count;
     st->dt = dt;
+    rt_dt_retain(dt);
     st->peer = peer;
     st->local = s->build_local;
     s->comm_steps++;
@@ -160,6 +172,8 @@ void coll_copy(struct coll_sched *s, const void *src, size_t scount, struct rdmp
     st->buf = dst;
     st->count = dcount;
     st->dt = ddt;
+    rt_dt_retain(sdt);
+    rt_dt_retain(ddt);
 }
 
 void coll_reduce(struct coll_sched *s, const void *src, void *dst, size_t count,
@@ -173,6 +187,7 @@ void coll_reduce(struct coll_sched *s, const void *src, void *dst, size_t count,
     st->buf = dst;
     st->count = count;
     st->dt = dt;
+    rt_dt_retain(dt);
     st->order = (uint8_t)order;
 }
 

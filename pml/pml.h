@@ -136,6 +136,17 @@ static inline uint64_t pml_req_handle(const struct pml_req *r)
     return (uint64_t)r->slot | ((uint64_t)r->gen << 32);
 }
 
+/* A request holds a reference on its datatype until it is released. */
+static inline void pml_req_set_dt(struct pml_req *r, struct rdmpi_datatype *dt)
+{
+    if (r->dt == dt)
+        return;
+    rt_dt_retain(dt);
+    if (r->dt)
+        rt_dt_release(r->dt);
+    r->dt = dt;
+}
+
 void pml_req_init(void);
 struct pml_req *pml_req_alloc(void);
 void pml_req_release(struct pml_req *r);

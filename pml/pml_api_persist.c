@@ -63,7 +63,7 @@ static int send_init(const void *buf, MPI_Count count, MPI_Datatype datatype, in
     r->base.ops = &persist_ops;
     r->buf = (void *)buf;
     r->count = (size_t)count;
-    r->dt = dt;
+    pml_req_set_dt(r, dt);
     r->peer = dest;
     r->tag = tag;
     r->pc = c->pml;

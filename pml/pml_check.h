@@ -109,7 +109,7 @@ static inline void pml_recv_setup(struct pml_req *r, void *buf, size_t count,
     r->base.comm = pc->handle;
     r->buf = buf;
     r->count = count;
-    r->dt = dt;
+    pml_req_set_dt(r, dt);
     r->len = count * dt->size;
     r->peer = source;
     r->tag = tag;

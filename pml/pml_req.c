@@ -67,6 +67,10 @@ struct pml_req *pml_req_alloc(void)
 
 void pml_req_release(struct pml_req *r)
 {
+    if (r->dt) {
+        rt_dt_release(r->dt);
+        r->dt = NULL;
+    }
     r->base.obj.kind = 0;
     r->gen++;
     r->base.comm = (MPI_Comm)free_list;

@@ -187,7 +187,7 @@ int pml_isend(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst,
     r->base.comm = pc->handle;
     r->buf = (void *)buf;
     r->count = count;
-    r->dt = dt;
+    pml_req_set_dt(r, dt);
     r->len = count * dt->size;
     r->peer = dst;
     r->tag = tag;

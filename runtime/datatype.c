@@ -1,7 +1,11 @@
+/* The predefined types, references, and counting basic elements. */
 #include "datatype.h"
 #include "errors.h"
+#include "obj.h"
 
+#include <stdalign.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <wchar.h>
 
 struct rdmpi_datatype rt_dt_predef[RDMPI_DATATYPE_COUNT];
@@ -22,58 +26,136 @@ static size_t void_size(const char *name)
     return 0;
 }
 
-static void set_predef(int v, const char *name, const char *ctype, size_t size)
+static void set_predef(int v, const char *name, const char *ctype, size_t size, size_t align)
 {
     struct rdmpi_datatype *d = &rt_dt_predef[v - RDMPI_DATATYPE_BASE - 1];
 
     if (!strcmp(ctype, "void"))
-        size = void_size(name);
+        align = size = void_size(name);
+    if (align > 16)
+        align = 16;
     d->obj.kind = RT_KIND_DATATYPE;
     d->obj.findex = v - RDMPI_DATATYPE_BASE;
     d->size = size;
     d->extent = d->true_extent = (MPI_Aint)size;
     d->flags = RT_DT_CONTIG | RT_DT_COMMITTED | RT_DT_PREDEF;
     d->refs = 1;
+    d->segs = &d->seg1;
+    d->cum = d->cum1;
+    d->nsegs = 1;
+    d->seg1 = (struct rt_dt_seg){.off = 0, .len = size, .count = 1};
+    d->cum1[1] = size;
+    d->nbasic = 1;
+    d->basic = d;
+    d->align = align;
+    d->combiner = MPI_COMBINER_NAMED;
     snprintf(d->name, sizeof(d->name), "%s", name);
 }
+
+/* The value/index pair types hold two basic elements: their size leaves
+ * out the padding their extent has (MPI_DOUBLE_INT: size 12, extent 16). */
+static void set_pair(MPI_Datatype h, size_t vsize, size_t ioff, size_t isize)
+{
+    static struct rt_dt_seg segs[16][2];
+    static size_t cums[16][3];
+    static int used;
+    struct rdmpi_datatype *d = rt_dt_get(h);
+
+    d->size = vsize + isize;
+    d->true_extent = (MPI_Aint)(ioff + isize);
+    if (vsize == ioff)
+        d->seg1.len = d->size; /* no padding between: still one run */
+    else {
+        d->segs = segs[used];
+        d->cum = cums[used++];
+        d->nsegs = 2;
+        d->segs[0] = (struct rt_dt_seg){.off = 0, .len = vsize, .count = 1};
+        d->segs[1] = (struct rt_dt_seg){.off = (MPI_Aint)ioff, .len = isize, .count = 1};
+        d->cum[0] = 0;
+        d->cum[1] = vsize;
+        d->flags &= ~(uint32_t)RT_DT_CONTIG;
+    }
+    d->cum[d->nsegs] = d->size;
+}
+
+#define PAIR(h, st) set_pair(h, sizeof(((st *)0)->value), offsetof(st, index), \
+                             sizeof(((st *)0)->index))
 
 void rt_dt_init(void)
 {
     /* sizeof(void) is a GNU extension (1); set_predef replaces it. */
-#define X(name, value, type) set_predef(value, #name, #type, sizeof(type));
+#define X(name, value, type) set_predef(value, #name, #type, sizeof(type), alignof(type));
     RDMPI_FOREACH_PREDEF_DATATYPE(X)
 #undef X
+    PAIR(MPI_FLOAT_INT, struct rdmpi_float_int);
+    PAIR(MPI_DOUBLE_INT, struct rdmpi_double_int);
+    PAIR(MPI_LONG_INT, struct rdmpi_long_int);
+    PAIR(MPI_2INT, struct rdmpi_2int);
+    PAIR(MPI_SHORT_INT, struct rdmpi_short_int);
+    PAIR(MPI_LONG_DOUBLE_INT, struct rdmpi_long_double_int);
+    PAIR(MPI_2INTEGER, struct rdmpi_2int);
+    PAIR(MPI_2REAL, struct rdmpi_2float);
+    PAIR(MPI_2DOUBLE_PRECISION, struct rdmpi_2double);
 }
 
-size_t rt_dt_pack(const struct rdmpi_datatype *dt, const void *buf, size_t count,
-                  size_t offset, void *out, size_t len)
+void rt_dt_retain(struct rdmpi_datatype *dt)
 {
-    size_t total = dt->size * count;
-
-    if (offset >= total || !len)
-        return 0;
-    if (len > total - offset)
-        len = total - offset;
-    if (rt_dt_contig(dt, count)) {
-        memcpy(out, (const char *)buf + dt->lb + offset, len);
-        return len;
-    }
-    /* Derived non-contiguous types plug in here with the type engine. */
-    return 0;
+    if (!(dt->flags & RT_DT_PREDEF))
+        __atomic_add_fetch(&dt->refs, 1, __ATOMIC_RELAXED);
 }
 
-size_t rt_dt_unpack(const struct rdmpi_datatype *dt, void *buf, size_t count,
-                    size_t offset, const void *in, size_t len)
+void rt_dt_release(struct rdmpi_datatype *dt)
 {
-    size_t total = dt->size * count;
-
-    if (offset >= total || !len)
-        return 0;
-    if (len > total - offset)
-        len = total - offset;
-    if (rt_dt_contig(dt, count)) {
-        memcpy((char *)buf + dt->lb + offset, in, len);
-        return len;
+    if ((dt->flags & RT_DT_PREDEF) || __atomic_sub_fetch(&dt->refs, 1, __ATOMIC_ACQ_REL))
+        return;
+    for (int i = 0; i < dt->nd; i++)
+        rt_dt_release(dt->types[i]);
+    if (dt->segs != &dt->seg1) {
+        free(dt->segs);
+        free(dt->cum);
     }
-    return 0;
+    free(dt->kids);
+    free(dt->ints);
+    free(dt->aints);
+    free(dt->counts);
+    free(dt->types);
+    rt_obj_delete(dt);
+}
+
+MPI_Count rt_dt_elements(const struct rdmpi_datatype *dt, size_t bytes)
+{
+    MPI_Count n;
+
+    if (!dt->size)
+        return 0;
+    n = (MPI_Count)(bytes / dt->size * dt->nbasic);
+    bytes %= dt->size;
+    for (size_t i = 0; bytes && i < dt->nkids; i++) {
+        const struct rt_dt_kid *k = &dt->kids[i];
+        size_t kb = k->dt->size * k->reps;
+        if (bytes < kb)
+            return n + rt_dt_elements(k->dt, bytes);
+        n += (MPI_Count)(k->dt->nbasic * k->reps);
+        bytes -= kb;
+    }
+    return n;
+}
+
+size_t rt_dt_elements_bytes(const struct rdmpi_datatype *dt, MPI_Count n)
+{
+    size_t b;
+
+    if (!dt->nbasic)
+        return 0;
+    b = (size_t)n / dt->nbasic * dt->size;
+    n %= (MPI_Count)dt->nbasic;
+    for (size_t i = 0; n && i < dt->nkids; i++) {
+        const struct rt_dt_kid *k = &dt->kids[i];
+        MPI_Count kn = (MPI_Count)(k->dt->nbasic * k->reps);
+        if (n < kn)
+            return b + rt_dt_elements_bytes(k->dt, n);
+        b += k->dt->size * k->reps;
+        n -= kn;
+    }
+    return b;
 }

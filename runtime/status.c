@@ -67,13 +67,32 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
     return get_count(status, datatype, count, "MPI_Get_count_c");
 }
 
-/* For predefined (and so far all) types, elements are whole elements;
- * partial elements of derived types come with the type engine. */
+/* Basic elements, partial elements of derived types included. */
+static int get_elements(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count,
+                        const char *fn)
+{
+    struct rdmpi_datatype *d;
+    int err;
+
+    if (!status || status == MPI_STATUS_IGNORE)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
+                              "status is NULL or MPI_STATUS_IGNORE; pass a real status");
+    if (!(d = check_dt(datatype, fn, &err)))
+        return err;
+    if (!count)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "count is NULL");
+    if (d->size && d->nbasic == 1 && status->rdmpi_count % (MPI_Count)d->size)
+        *count = MPI_UNDEFINED; /* a predefined type cut in the middle */
+    else
+        *count = rt_dt_elements(d, (size_t)status->rdmpi_count);
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     MPI_Count c = 0;
-    int err = get_count(status, datatype, &c, "MPI_Get_elements");
+    int err = get_elements(status, datatype, count ? &c : NULL, "MPI_Get_elements");
 
     return err ? err : narrow(c, count, "MPI_Get_elements");
 }
@@ -81,13 +100,13 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    return get_count(status, datatype, count, "MPI_Get_elements_x");
+    return get_elements(status, datatype, count, "MPI_Get_elements_x");
 }
 
 #pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    return get_count(status, datatype, count, "MPI_Get_elements_c");
+    return get_elements(status, datatype, count, "MPI_Get_elements_c");
 }
 
 static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count count, const char *fn)
@@ -102,7 +121,8 @@ static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count cou
     if (count < 0)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_COUNT, fn, "count is %lld; it must be >= 0",
                               (long long)count);
-    status->rdmpi_count = count * (MPI_Count)d->size;
+    /* count is in basic elements: store the bytes that hold them. */
+    status->rdmpi_count = (MPI_Count)rt_dt_elements_bytes(d, count);
     return MPI_SUCCESS;
 }
 
@@ -143,7 +163,82 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
     return MPI_SUCCESS;
 }
 
-/* Type queries the protocols' users need from day one. */
+/* The MPI 4.1 accessors of the public fields. */
+static int status_arg(const MPI_Status *status, const char *fn)
+{
+    if (!status || status == MPI_STATUS_IGNORE)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
+                              "status is NULL or MPI_STATUS_IGNORE; pass a real status");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_get_source = PMPI_Status_get_source
+int PMPI_Status_get_source(const MPI_Status *status, int *source)
+{
+    int err = status_arg(status, "MPI_Status_get_source");
+
+    if (!err && !source)
+        err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Status_get_source", "source is NULL");
+    if (!err)
+        *source = status->MPI_SOURCE;
+    return err;
+}
+
+#pragma weak MPI_Status_set_source = PMPI_Status_set_source
+int PMPI_Status_set_source(MPI_Status *status, int source)
+{
+    int err = status_arg(status, "MPI_Status_set_source");
+
+    if (!err)
+        status->MPI_SOURCE = source;
+    return err;
+}
+
+#pragma weak MPI_Status_get_tag = PMPI_Status_get_tag
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
+{
+    int err = status_arg(status, "MPI_Status_get_tag");
+
+    if (!err && !tag)
+        err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Status_get_tag", "tag is NULL");
+    if (!err)
+        *tag = status->MPI_TAG;
+    return err;
+}
+
+#pragma weak MPI_Status_set_tag = PMPI_Status_set_tag
+int PMPI_Status_set_tag(MPI_Status *status, int tag)
+{
+    int err = status_arg(status, "MPI_Status_set_tag");
+
+    if (!err)
+        status->MPI_TAG = tag;
+    return err;
+}
+
+#pragma weak MPI_Status_get_error = PMPI_Status_get_error
+int PMPI_Status_get_error(const MPI_Status *status, int *error)
+{
+    int err = status_arg(status, "MPI_Status_get_error");
+
+    if (!err && !error)
+        err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Status_get_error", "error is NULL");
+    if (!err)
+        *error = status->MPI_ERROR;
+    return err;
+}
+
+#pragma weak MPI_Status_set_error = PMPI_Status_set_error
+int PMPI_Status_set_error(MPI_Status *status, int error)
+{
+    int err = status_arg(status, "MPI_Status_set_error");
+
+    if (!err)
+        status->MPI_ERROR = error;
+    return err;
+}
+
+/* The size of a type. */
 static int type_size(MPI_Datatype datatype, MPI_Count *size, const char *fn)
 {
     struct rdmpi_datatype *d;

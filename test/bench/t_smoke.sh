@@ -8,9 +8,9 @@
 bench=$top_builddir/bench/rdmpi-bench
 limits=$top_builddir/bench/rdmpi-bench-limits
 benches="latency bw bibw mbw_mr multi_lat barrier bcast reduce allreduce gather scatter
-allgather alltoall reduce_scatter iallreduce startup"
+allgather alltoall reduce_scatter iallreduce startup pack bw_vector"
 
-plan 21
+plan 23
 for b in $benches; do
     run "$MPIRUN" --timeout 60 -n 2 "$bench" $b -m 0:16384 -i 3 -x 1 -W 4 -c -f
     if echo "$out" | grep -q '^# SKIP'; then

@@ -1,0 +1,425 @@
+/* Datatypes on one rank: random nested types packed by the engine (whole
+ * and cut at random offsets) against the reference walker, Pack/Unpack and
+ * Pack_external round trips, extents, envelope/contents, Get_elements,
+ * names, darray, external32 bytes, reference counting and bad input. */
+#include "datatype.h"
+#include "dtref.h"
+#include "tap.h"
+
+#include <stdio.h>
+
+static void fill(char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (char)(seed * 31u + i * 7u + (i >> 8));
+}
+
+static int ref_basic_n;
+static size_t ref_budget;
+static void count_fn(char *p, size_t n, void *ctx)
+{
+    (void)p, (void)ctx;
+    if (n <= ref_budget) {
+        ref_basic_n++;
+        ref_budget -= n;
+    } else {
+        ref_budget = 0;
+    }
+}
+
+/* Every check of one random type; returns the number of failures. */
+static int one_type(unsigned seed)
+{
+    MPI_Datatype t;
+    int fails = 0, count, size;
+    char *smem, *dmem, *emem;
+    size_t span, n;
+
+    rnd_state = seed;
+    t = rnd_type(3);
+    MPI_Type_commit(&t);
+    count = rnd_range(1, 4);
+    MPI_Type_size(t, &size);
+    char *src = span_alloc(t, count, &smem, &span);
+    char *dst = span_alloc(t, count, &dmem, &span);
+    char *exp = span_alloc(t, count, &emem, &span);
+    fill(smem, span, seed);
+    fill(dmem, span, seed + 1);
+    memcpy(emem, dmem, span);
+    n = (size_t)size * (size_t)count;
+    char *ref = malloc(n + 1), *pk = malloc(n + 1), *cut = malloc(n + 1);
+    char *ext32 = NULL;
+
+    if (ref_pack(t, count, src, ref) != n) {
+        diag("seed %u: reference size differs from MPI_Type_size %d", seed, size);
+        fails++;
+    }
+    int pos = 0;
+    MPI_Pack(src, count, t, pk, (int)n, &pos, MPI_COMM_SELF);
+    if ((size_t)pos != n || memcmp(pk, ref, n)) {
+        diag("seed %u: MPI_Pack differs from the reference", seed);
+        fails++;
+    }
+    /* The engine resumed at random cuts gives the same stream. */
+    {
+        struct rdmpi_datatype *d = rt_dt_get(t);
+        size_t off = 0;
+        while (off < n) {
+            size_t k = 1 + rnd((unsigned)(n - off < 67 ? n - off : 67));
+            rt_dt_pack(d, src, (size_t)count, off, cut + off, k);
+            off += k;
+        }
+        if (memcmp(cut, ref, n)) {
+            diag("seed %u: pack cut at random offsets differs", seed);
+            fails++;
+        }
+        ref_unpack(t, count, exp, ref);
+        off = 0;
+        while (off < n) {
+            size_t k = 1 + rnd((unsigned)(n - off < 53 ? n - off : 53));
+            rt_dt_unpack(d, dst, (size_t)count, off, ref + off, k);
+            off += k;
+        }
+        if (memcmp(dmem, emem, span)) {
+            diag("seed %u: unpack cut at random offsets differs", seed);
+            fails++;
+        }
+    }
+    /* Unpack whole. */
+    fill(dmem, span, seed + 1);
+    pos = 0;
+    MPI_Unpack(ref, (int)n, &pos, dst, count, t, MPI_COMM_SELF);
+    if (memcmp(dmem, emem, span)) {
+        diag("seed %u: MPI_Unpack differs", seed);
+        fails++;
+    }
+    /* external32 round trip. */
+    {
+        MPI_Aint esz, epos = 0, upos = 0;
+        MPI_Pack_external_size("external32", count, t, &esz);
+        ext32 = malloc((size_t)esz + 1);
+        fill(dmem, span, seed + 1);
+        MPI_Pack_external("external32", src, count, t, ext32, esz, &epos);
+        MPI_Unpack_external("external32", ext32, esz, &upos, dst, count, t);
+        if (epos != esz || upos != esz || memcmp(dmem, emem, span)) {
+            diag("seed %u: external32 round trip differs", seed);
+            fails++;
+        }
+    }
+    /* Get_elements on a partial message. */
+    {
+        int k = (int)rnd((unsigned)n + 1), got;
+        MPI_Status st;
+        MPI_Sendrecv(ref, k, MPI_BYTE, 0, 5, dst, count, t, 0, 5, MPI_COMM_SELF, &st);
+        ref_basic_n = 0;
+        ref_budget = (size_t)k;
+        {
+            MPI_Aint ext = ref_extent(t);
+            for (int i = 0; i < count; i++)
+                ref_walk(t, src + i * ext, count_fn, NULL);
+        }
+        MPI_Get_elements(&st, t, &got);
+        if (got != ref_basic_n && !(got == MPI_UNDEFINED)) {
+            diag("seed %u: Get_elements %d for %d bytes, expected %d", seed, got, k, ref_basic_n);
+            fails++;
+        }
+    }
+    free(ref), free(pk), free(cut), free(ext32);
+    free(smem), free(dmem), free(emem);
+    rnd_free(&t);
+    return fails;
+}
+
+static void fixed(void)
+{
+    MPI_Datatype v, s, r, c, sub, d;
+    MPI_Aint lb, ext, tlb, text;
+    int ni, na, nd, comb, ints[8], len;
+    MPI_Aint aints[4];
+    MPI_Datatype types[4];
+    char name[MPI_MAX_OBJECT_NAME];
+
+    MPI_Type_vector(3, 2, 4, MPI_INT, &v);
+    MPI_Type_get_extent(v, &lb, &ext);
+    ok(lb == 0 && ext == 40, "vector(3,2,4,int): lb 0 extent 40 (got %ld %ld)", (long)lb, (long)ext);
+    MPI_Type_get_envelope(v, &ni, &na, &nd, &comb);
+    ok(comb == MPI_COMBINER_VECTOR && ni == 3 && na == 0 && nd == 1, "vector envelope");
+    MPI_Type_get_contents(v, 8, 4, 4, ints, aints, types);
+    ok(ints[0] == 3 && ints[1] == 2 && ints[2] == 4 && types[0] == MPI_INT, "vector contents");
+
+    {
+        int bl[2] = {1, 1};
+        MPI_Aint ds[2] = {0, 8};
+        MPI_Datatype ts[2] = {MPI_DOUBLE, MPI_CHAR};
+        MPI_Type_create_struct(2, bl, ds, ts, &s);
+        MPI_Type_get_extent(s, &lb, &ext);
+        ok(ext == 16, "struct {double, char}: extent padded to 16 (got %ld)", (long)ext);
+        MPI_Type_size(s, &len);
+        ok(len == 9, "struct {double, char}: size 9 (got %d)", len);
+    }
+    MPI_Type_create_resized(MPI_INT, -4, 12, &r);
+    MPI_Type_get_extent(r, &lb, &ext);
+    MPI_Type_get_true_extent(r, &tlb, &text);
+    ok(lb == -4 && ext == 12 && tlb == 0 && text == 4, "resized int: lb -4 extent 12, true 0/4");
+    {
+        int bl[2] = {1, 1}, ds[2] = {-2, 3};
+        MPI_Type_indexed(2, bl, ds, MPI_INT, &c);
+        MPI_Type_get_true_extent(c, &tlb, &text);
+        ok(tlb == -8 && text == 24, "indexed with negative displacement: true lb -8 extent 24");
+    }
+    {
+        int sz[2] = {6, 8}, ss[2] = {3, 4}, st[2] = {1, 2};
+        MPI_Type_create_subarray(2, sz, ss, st, MPI_ORDER_C, MPI_DOUBLE, &sub);
+        MPI_Type_get_extent(sub, &lb, &ext);
+        MPI_Type_get_true_extent(sub, &tlb, &text);
+        ok(lb == 0 && ext == 6 * 8 * 8 && tlb == (1 * 8 + 2) * 8 && text == (2 * 8 + 4) * 8,
+           "subarray 6x8 [1:4,2:6]: extent %ld true lb %ld true extent %ld", (long)ext, (long)tlb,
+           (long)text);
+        MPI_Type_get_envelope(sub, &ni, &na, &nd, &comb);
+        ok(comb == MPI_COMBINER_SUBARRAY && ni == 8 && nd == 1, "subarray envelope");
+    }
+    /* darray: 10 ints block over 4 processes, rank 3 holds 9; cyclic(2) rank 1 holds 2,3,6,7 */
+    {
+        int g = 10, dist = MPI_DISTRIBUTE_BLOCK, darg = MPI_DISTRIBUTE_DFLT_DARG, p = 4, sz;
+        MPI_Type_create_darray(4, 3, 1, &g, &dist, &darg, &p, MPI_ORDER_C, MPI_INT, &d);
+        MPI_Type_size(d, &sz);
+        MPI_Type_get_true_extent(d, &tlb, &text);
+        MPI_Type_get_extent(d, &lb, &ext);
+        ok(sz == 4 && tlb == 36 && ext == 40, "darray block rank 3: one int at 9 (size %d lb %ld)",
+           sz, (long)tlb);
+        MPI_Type_free(&d);
+        dist = MPI_DISTRIBUTE_CYCLIC;
+        darg = 2;
+        p = 2;
+        MPI_Type_create_darray(2, 1, 1, &g, &dist, &darg, &p, MPI_ORDER_C, MPI_INT, &d);
+        MPI_Type_commit(&d);
+        int in[10], out[4] = {0}, pos = 0;
+        for (int i = 0; i < 10; i++)
+            in[i] = i;
+        MPI_Pack(in, 1, d, out, sizeof(out), &pos, MPI_COMM_SELF);
+        ok(pos == 16 && out[0] == 2 && out[1] == 3 && out[2] == 6 && out[3] == 7,
+           "darray cyclic(2) over 2, rank 1: elements 2 3 6 7");
+        MPI_Type_free(&d);
+        int gs[2] = {4, 6}, ds2[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC},
+            da[2] = {MPI_DISTRIBUTE_DFLT_DARG, 1}, ps[2] = {2, 2}, a2[24], o2[6];
+        MPI_Type_create_darray(4, 3, 2, gs, ds2, da, ps, MPI_ORDER_C, MPI_INT, &d);
+        MPI_Type_commit(&d);
+        for (int i = 0; i < 24; i++)
+            a2[i] = i;
+        pos = 0;
+        MPI_Pack(a2, 1, d, o2, sizeof(o2), &pos, MPI_COMM_SELF);
+        /* rank 3 = coords (1,1): rows 2-3, columns 1,3,5 */
+        ok(pos == 24 && o2[0] == 13 && o2[1] == 15 && o2[2] == 17 && o2[3] == 19 && o2[5] == 23,
+           "darray 4x6 block x cyclic on 2x2, rank 3");
+        MPI_Type_free(&d);
+    }
+    MPI_Type_get_name(MPI_CHAR, name, &len);
+    ok(!strcmp(name, "MPI_CHAR") && len == 8, "MPI_CHAR is named \"MPI_CHAR\"");
+    MPI_Type_size(MPI_DOUBLE_INT, &len);
+    MPI_Type_get_extent(MPI_DOUBLE_INT, &lb, &ext);
+    ok(len == 12 && ext == 16, "MPI_DOUBLE_INT: size 12, extent 16");
+    MPI_Type_get_name(MPI_DOUBLE_INT, name, &len);
+    ok(!strcmp(name, "MPI_DOUBLE_INT"), "MPI_DOUBLE_INT is named");
+    MPI_Type_set_name(v, "my vector");
+    MPI_Type_get_name(v, name, &len);
+    ok(!strcmp(name, "my vector"), "set_name/get_name on a derived type");
+    {
+        MPI_Datatype m;
+        MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &m);
+        ok(m == MPI_REAL8, "match_size(REAL, 8) is MPI_REAL8");
+        MPI_Type_create_f90_integer(9, &m);
+        ok(m == MPI_INTEGER4, "f90_integer(9) is MPI_INTEGER4");
+        MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &m);
+        ok(m == MPI_DOUBLE_INT, "value_index(double, int) is MPI_DOUBLE_INT");
+    }
+    {
+        MPI_Aint a1, a2;
+        double x[2];
+        MPI_Get_address(&x[0], &a1);
+        MPI_Get_address(&x[1], &a2);
+        ok(MPI_Aint_diff(a2, a1) == 8, "Get_address and Aint_diff");
+    }
+    {
+        MPI_Status st;
+        int a = 0, b = 0, c = 0;
+        MPI_Status_set_source(&st, 3);
+        MPI_Status_set_tag(&st, 44);
+        MPI_Status_set_error(&st, MPI_ERR_TRUNCATE);
+        MPI_Status_get_source(&st, &a);
+        MPI_Status_get_tag(&st, &b);
+        MPI_Status_get_error(&st, &c);
+        ok(a == 3 && b == 44 && c == MPI_ERR_TRUNCATE, "Status_set/get_source, _tag, _error");
+    }
+    /* Contiguous derived types are flagged to go without packing. */
+    {
+        MPI_Datatype cc;
+        MPI_Type_contiguous(5, MPI_DOUBLE, &cc);
+        ok(rt_dt_contig(rt_dt_get(cc), 3), "contiguous(5, double) is contiguous");
+        ok(!rt_dt_contig(rt_dt_get(v), 1), "vector(3,2,4) is not");
+        ok(rt_dt_get(sub)->nsegs == 1, "2-D subarray flattens to one strided segment");
+        MPI_Type_free(&cc);
+    }
+    /* external32 bytes. */
+    {
+        int i1 = 1;
+        double d1 = 1.0;
+        long l1 = -2;
+        long double ld = 1.0L;
+        unsigned char o[16];
+        MPI_Aint pos = 0, sz;
+        MPI_Pack_external("external32", &i1, 1, MPI_INT, o, 16, &pos);
+        ok(pos == 4 && o[0] == 0 && o[3] == 1, "external32 int 1 is 00 00 00 01");
+        pos = 0;
+        MPI_Pack_external("external32", &d1, 1, MPI_DOUBLE, o, 16, &pos);
+        ok(pos == 8 && o[0] == 0x3f && o[1] == 0xf0 && o[7] == 0, "external32 double 1.0");
+        pos = 0;
+        MPI_Pack_external_size("external32", 1, MPI_LONG, &sz);
+        MPI_Pack_external("external32", &l1, 1, MPI_LONG, o, 16, &pos);
+        ok(sz == 4 && pos == 4 && o[0] == 0xff && o[3] == 0xfe, "external32 long is 4 bytes");
+        long back = 0;
+        MPI_Aint up = 0;
+        MPI_Unpack_external("external32", o, 4, &up, &back, 1, MPI_LONG);
+        ok(back == -2, "external32 long -2 comes back sign-extended");
+        pos = 0;
+        MPI_Pack_external("external32", &ld, 1, MPI_LONG_DOUBLE, o, 16, &pos);
+        ok(pos == 16 && o[0] == 0x3f && o[1] == 0xff && o[2] == 0 && o[15] == 0,
+           "external32 long double 1.0 is binary128");
+        long double ldb = 0;
+        up = 0;
+        MPI_Unpack_external("external32", o, 16, &up, &ldb, 1, MPI_LONG_DOUBLE);
+        ok(ldb == 1.0L, "external32 long double round trip");
+        struct { double v; int i; } di = {2.5, 7}, dib = {0, 0};
+        pos = up = 0;
+        MPI_Pack_external_size("external32", 1, MPI_DOUBLE_INT, &sz);
+        MPI_Pack_external("external32", &di, 1, MPI_DOUBLE_INT, o, 16, &pos);
+        MPI_Unpack_external("external32", o, 16, &up, &dib, 1, MPI_DOUBLE_INT);
+        ok(sz == 12 && pos == 12 && dib.v == 2.5 && dib.i == 7, "external32 MPI_DOUBLE_INT: 12 bytes");
+    }
+    /* References: a type freed while a derived type and a request use it. */
+    {
+        MPI_Datatype inner, outer;
+        int src[16], dst[16] = {0};
+        MPI_Request rq[2];
+        for (int i = 0; i < 16; i++)
+            src[i] = i + 100;
+        MPI_Type_vector(2, 1, 2, MPI_INT, &inner);
+        MPI_Type_contiguous(2, inner, &outer);
+        MPI_Type_free(&inner);
+        MPI_Type_commit(&outer);
+        MPI_Irecv(dst, 1, outer, 0, 9, MPI_COMM_SELF, &rq[0]);
+        MPI_Isend(src, 1, outer, 0, 9, MPI_COMM_SELF, &rq[1]);
+        MPI_Type_free(&outer);
+        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+        /* vector(2,1,2) has extent 3 ints: elements 0, 2, 3, 5 */
+        ok(dst[0] == 100 && dst[2] == 102 && dst[3] == 103 && dst[5] == 105 && dst[1] == 0 &&
+               dst[4] == 0,
+           "types freed while in use by a derived type and by requests stay alive");
+    }
+    /* MPI_BOTTOM with absolute addresses. */
+    {
+        int x = 11, y = 0, bl[2] = {1, 1};
+        double z = 2.5, w = 0;
+        MPI_Aint ad[2];
+        MPI_Datatype ts[2] = {MPI_INT, MPI_DOUBLE}, sa, ra;
+        MPI_Get_address(&x, &ad[0]);
+        MPI_Get_address(&z, &ad[1]);
+        MPI_Type_create_struct(2, bl, ad, ts, &sa);
+        MPI_Get_address(&y, &ad[0]);
+        MPI_Get_address(&w, &ad[1]);
+        MPI_Type_create_struct(2, bl, ad, ts, &ra);
+        MPI_Type_commit(&sa);
+        MPI_Type_commit(&ra);
+        MPI_Sendrecv(MPI_BOTTOM, 1, sa, 0, 4, MPI_BOTTOM, 1, ra, 0, 4, MPI_COMM_SELF,
+                     MPI_STATUS_IGNORE);
+        ok(y == 11 && w == 2.5, "MPI_BOTTOM with absolute addresses");
+        MPI_Type_free(&sa);
+        MPI_Type_free(&ra);
+    }
+    /* get_contents hands back derived types the caller frees. */
+    {
+        MPI_Datatype outer, got[1];
+        MPI_Type_contiguous(2, v, &outer);
+        MPI_Type_get_contents(outer, 1, 0, 1, ints, aints, got);
+        MPI_Type_get_envelope(got[0], &ni, &na, &nd, &comb);
+        ok(comb == MPI_COMBINER_VECTOR, "get_contents returns the vector");
+        MPI_Type_free(&got[0]);
+        MPI_Type_free(&outer);
+    }
+    /* A collective-free reduction check: Allreduce on a derived type of doubles. */
+    {
+        MPI_Datatype c3;
+        double a[6] = {1, 2, 3, 4, 5, 6}, b[6];
+        MPI_Type_contiguous(3, MPI_DOUBLE, &c3);
+        MPI_Type_commit(&c3);
+        int err = MPI_Allreduce(a, b, 2, c3, MPI_SUM, MPI_COMM_SELF);
+        ok(!err && b[0] == 1 && b[5] == 6, "Allreduce MPI_SUM on contiguous(3, double)");
+        MPI_Type_free(&c3);
+    }
+    MPI_Type_free(&v);
+    MPI_Type_free(&s);
+    MPI_Type_free(&r);
+    MPI_Type_free(&c);
+    MPI_Type_free(&sub);
+}
+
+static void bad_input(void)
+{
+    MPI_Datatype t = MPI_DATATYPE_NULL, u, pre = MPI_INT;
+    int buf[4], pos = 0, e;
+    char out[4];
+
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    ok(MPI_Type_contiguous(-1, MPI_INT, &t) == MPI_ERR_COUNT, "negative count: MPI_ERR_COUNT");
+    ok(MPI_Type_vector(2, 1, 1, MPI_DATATYPE_NULL, &t) == MPI_ERR_TYPE,
+       "MPI_DATATYPE_NULL oldtype: MPI_ERR_TYPE");
+    ok(MPI_Type_free(&pre) == MPI_ERR_TYPE, "freeing a predefined type: MPI_ERR_TYPE");
+    MPI_Type_contiguous(2, MPI_INT, &u);
+    e = MPI_Send(buf, 1, u, 0, 1, MPI_COMM_SELF);
+    ok(e == MPI_ERR_TYPE, "sending with an uncommitted type: MPI_ERR_TYPE");
+    e = MPI_Pack(buf, 1, u, out, 4, &pos, MPI_COMM_SELF);
+    ok(e == MPI_ERR_TYPE, "packing an uncommitted type: MPI_ERR_TYPE");
+    MPI_Type_commit(&u);
+    pos = 0;
+    ok(MPI_Pack(buf, 1, u, out, 4, &pos, MPI_COMM_SELF) == MPI_ERR_TRUNCATE,
+       "packing 8 bytes into 4: MPI_ERR_TRUNCATE");
+    {
+        MPI_Aint p = 0;
+        ok(MPI_Pack_external("native", buf, 1, u, out, 4, &p) == MPI_ERR_UNSUPPORTED_DATAREP,
+           "datarep \"native\": MPI_ERR_UNSUPPORTED_DATAREP");
+    }
+    {
+        int ints[1];
+        ok(MPI_Type_get_contents(MPI_INT, 1, 0, 0, ints, NULL, NULL) == MPI_ERR_ARG,
+           "get_contents of a predefined type: MPI_ERR_ARG");
+    }
+    {
+        int bl[1] = {-1}, ds[1] = {0};
+        ok(MPI_Type_indexed(1, bl, ds, MPI_INT, &t) == MPI_ERR_ARG,
+           "negative blocklength: MPI_ERR_ARG");
+    }
+    {
+        int sz = 4, ss = 5, st = 0;
+        ok(MPI_Type_create_subarray(1, &sz, &ss, &st, MPI_ORDER_C, MPI_INT, &t) == MPI_ERR_ARG,
+           "subarray larger than the array: MPI_ERR_ARG");
+    }
+    MPI_Datatype stale = u;
+    MPI_Type_free(&u);
+    ok(u == MPI_DATATYPE_NULL, "MPI_Type_free sets the handle to MPI_DATATYPE_NULL");
+    ok(MPI_Type_commit(&stale) == MPI_ERR_TYPE, "a freed type: MPI_ERR_TYPE");
+}
+
+int main(int argc, char **argv)
+{
+    int fails = 0, n = argc > 1 ? atoi(argv[1]) : 400;
+
+    MPI_Init(&argc, &argv);
+    for (int i = 0; i < n; i++)
+        fails += one_type(1000u + (unsigned)i);
+    ok(fails == 0, "%d random nested types: pack, cut pack/unpack, unpack, external32, "
+       "Get_elements (%d failures)", n, fails);
+    fixed();
+    bad_input();
+    MPI_Finalize();
+    return done_testing();
+}
