@@ -63,9 +63,16 @@ static int isend_common(const void *buf, MPI_Count count, MPI_Datatype datatype,
             return err;
         r = pml_req_done(comm, dest == MPI_PROC_NULL);
     } else {
-        r = pml_req_alloc();
-        if (r)
+        /* A small message that goes out at once needs no protocol state:
+         * hand back a request that is already complete. */
+        bool done = false;
+        if (mode != PML_SYNC)
+            pml_send_now(buf, (size_t)count, dt, dest, tag, c->pml, mode, &done);
+        if (done) {
+            r = pml_req_done(comm, 0);
+        } else if ((r = pml_req_alloc())) {
             pml_isend(buf, (size_t)count, dt, dest, tag, c->pml, mode, r);
+        }
     }
     if (!r)
         return rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of requests");
