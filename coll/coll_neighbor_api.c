@@ -49,15 +49,15 @@ static int side(struct coll_call *call, int n, const void *counts, const void *d
     return twhat ? coll_types(call, types, twhat, ot) : MPI_SUCCESS;
 }
 
-static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool big,
-                     MPI_Request *req, enum coll_mode mode, const char *fn)
+/* Allgather and alltoall: the same count and type for every neighbour. */
+static int fixed(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req,
+                 enum coll_mode mode, const char *fn, coll_build_fn build)
 {
     struct coll_call call;
     struct coll_args a;
     int err;
 
-    (void)big;
     coll_args_init(&a);
     a.sbuf = sendbuf;
     a.scount = (size_t)sendcount;
@@ -67,7 +67,16 @@ static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
         (err = coll_check_buf(&call, sendbuf, sendcount, sendtype, &a.sdt)) ||
         (err = coll_check_buf(&call, recvbuf, recvcount, recvtype, &a.rdt)))
         return err;
-    return coll_execute(&call, coll_neighbor_allgather, &a);
+    return coll_execute(&call, build, &a);
+}
+
+static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool big,
+                     MPI_Request *req, enum coll_mode mode, const char *fn)
+{
+    (void)big;
+    return fixed(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req, mode, fn,
+                 coll_neighbor_allgather);
 }
 
 static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -97,21 +106,9 @@ static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool big,
                     MPI_Request *req, enum coll_mode mode, const char *fn)
 {
-    struct coll_call call;
-    struct coll_args a;
-    int err;
-
     (void)big;
-    coll_args_init(&a);
-    a.sbuf = sendbuf;
-    a.scount = (size_t)sendcount;
-    a.rbuf = recvbuf;
-    a.rcount = (size_t)recvcount;
-    if ((err = begin(&call, comm, mode, req, fn)) || (err = no_inplace(&call, sendbuf)) ||
-        (err = coll_check_buf(&call, sendbuf, sendcount, sendtype, &a.sdt)) ||
-        (err = coll_check_buf(&call, recvbuf, recvcount, recvtype, &a.rdt)))
-        return err;
-    return coll_execute(&call, coll_neighbor_alltoall, &a);
+    return fixed(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req, mode, fn,
+                 coll_neighbor_alltoall);
 }
 
 static int alltoallv(const void *sendbuf, const void *sendcounts, const void *sdispls,

@@ -59,11 +59,15 @@ void rt_comm_finalize(void);
 /* The local group (created on first use for predefined communicators). */
 struct rdmpi_group *rt_comm_group(struct rdmpi_comm *c);
 
-/* A communicator over group g (and remote group rg for an intercomm, else
- * NULL) with context id cid, inheriting parent's error handler; references
- * to the groups are taken. NULL with *err set (an MPI class) on failure. */
-struct rdmpi_comm *rt_comm_new(struct rdmpi_group *g, struct rdmpi_group *rg, uint32_t cid,
-                               struct rdmpi_comm *parent, int *err);
+/* An intracommunicator over group g with context id cid, inheriting
+ * parent's error handler; it takes a reference to g and owns cid (released
+ * on failure too). NULL with *err set (an MPI class) on failure. */
+struct rdmpi_comm *rt_comm_new(struct rdmpi_group *g, uint32_t cid, struct rdmpi_comm *parent,
+                               int *err);
+/* An intercommunicator between local group g and remote group rg with id
+ * cid, and its hidden local intracommunicator with id lcid; as above. */
+struct rdmpi_comm *rt_intercomm_new(struct rdmpi_group *g, struct rdmpi_group *rg, uint32_t cid,
+                                    uint32_t lcid, struct rdmpi_comm *parent, int *err);
 /* Releases everything a communicator holds (after attribute deletion). */
 void rt_comm_destroy(struct rdmpi_comm *c);
 

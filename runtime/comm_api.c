@@ -92,17 +92,16 @@ static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_
             rt_cid_release(lcid);
         return cid_error(comm, err, fn);
     }
-    if (!(g = rt_comm_group(c)) || !(nc = rt_comm_new(g, c->remote_group, cid, c, &err))) {
+    if (!(g = rt_comm_group(c))) {
         rt_cid_release(cid);
         if (c->inter)
             rt_cid_release(lcid);
         return rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of memory for a communicator");
     }
-    if (c->inter && !(nc->local = rt_comm_new(g, NULL, lcid, c, &err))) {
-        rt_cid_release(lcid);
-        rt_comm_destroy(nc);
-        return rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of memory for a communicator");
-    }
+    nc = c->inter ? rt_intercomm_new(g, c->remote_group, cid, lcid, c, &err)
+                  : rt_comm_new(g, cid, c, &err);
+    if (!nc)
+        return rdmpi_err_comm(comm, err, fn, "out of memory for a communicator");
     if ((err = inherit(c, nc, with_info ? info : MPI_INFO_NULL))) {
         rt_attr_delete_all(RT_KIND_COMM, nc->handle, &nc->attrs);
         rt_comm_destroy(nc);
@@ -167,13 +166,13 @@ static int make_comm(struct rdmpi_comm *c, const int *w, int n, uint32_t cid,
     int err = MPI_ERR_NO_MEM;
 
     if (g) {
-        nc = rt_comm_new(g, NULL, cid, c, &err);
+        nc = rt_comm_new(g, cid, c, &err);
         rt_group_release(g);
-    }
-    if (!nc) {
+    } else {
         rt_cid_release(cid);
-        return rdmpi_err_comm(c->handle, err, fn, "out of memory for a communicator");
     }
+    if (!nc)
+        return rdmpi_err_comm(c->handle, err, fn, "out of memory for a communicator");
     *newcomm = nc->handle;
     return MPI_SUCCESS;
 }

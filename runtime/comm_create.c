@@ -20,12 +20,13 @@ struct rdmpi_group *rt_comm_group(struct rdmpi_comm *c)
     return c->group;
 }
 
-struct rdmpi_comm *rt_comm_new(struct rdmpi_group *g, struct rdmpi_group *rg, uint32_t cid,
-                               struct rdmpi_comm *parent, int *err)
+static struct rdmpi_comm *comm_new(struct rdmpi_group *g, struct rdmpi_group *rg, uint32_t cid,
+                                   struct rdmpi_comm *parent, int *err)
 {
     struct rdmpi_comm *c = rt_obj_new(RT_KIND_COMM, sizeof(*c));
 
     if (!c) {
+        rt_cid_release(cid);
         *err = MPI_ERR_NO_MEM;
         return NULL;
     }
@@ -54,6 +55,28 @@ struct rdmpi_comm *rt_comm_new(struct rdmpi_group *g, struct rdmpi_group *rg, ui
         return NULL;
     }
     return c;
+}
+
+struct rdmpi_comm *rt_comm_new(struct rdmpi_group *g, uint32_t cid, struct rdmpi_comm *parent,
+                               int *err)
+{
+    return comm_new(g, NULL, cid, parent, err);
+}
+
+struct rdmpi_comm *rt_intercomm_new(struct rdmpi_group *g, struct rdmpi_group *rg, uint32_t cid,
+                                    uint32_t lcid, struct rdmpi_comm *parent, int *err)
+{
+    struct rdmpi_comm *ic = comm_new(g, rg, cid, parent, err);
+
+    if (!ic) {
+        rt_cid_release(lcid);
+        return NULL;
+    }
+    if (!(ic->local = comm_new(g, NULL, lcid, parent, err))) {
+        rt_comm_destroy(ic);
+        return NULL;
+    }
+    return ic;
 }
 
 void rt_comm_destroy(struct rdmpi_comm *c)

@@ -18,41 +18,48 @@ static int *rotated(const struct rdmpi_comm *c, int leader)
     return m;
 }
 
-/* Builds the intercomm over local group lg and remote world ranks rw[0..rn),
- * agreeing on ids over `over` (members m, ours at me), the leader bridging
- * to bridge_peer on bridge. */
-static int build(struct rdmpi_comm *over, const int *m, int me, struct rdmpi_comm *bridge,
-                 int bridge_peer, int btag, const int *rw, int rn, MPI_Comm *out)
+/* A new intercommunicator between local members lw[0..ln) and remote ones
+ * rw[0..rn), inheriting parent's error handler. Two ids are agreed over
+ * `over` (members m, NULL for all of it, ours at me): one for the hidden
+ * local communicator, then one for the intercommunicator, whose first member
+ * also agrees with bridge_peer on bridge (tag btag). A process with either
+ * side empty gets MPI_COMM_NULL but still takes part in the agreements. */
+static int make_intercomm(struct rdmpi_comm *over, const int *m, int me,
+                          struct rdmpi_comm *bridge, int bridge_peer, int btag,
+                          struct rdmpi_comm *parent, const int *lw, int ln, const int *rw, int rn,
+                          MPI_Comm *out)
 {
-    struct rdmpi_group *lg = rt_comm_group(over), *rg;
-    struct rdmpi_comm *ic, *lc;
+    int part = ln > 0 && rn > 0, err;
+    struct rdmpi_group *lg, *rg;
+    struct rdmpi_comm *ic = NULL;
     uint32_t cid, lcid;
-    int err;
 
-    if ((err = rt_cid_agree(over, m, over->size, me, RT_TAG_COMM, NULL, 0, 0, 1, &lcid)))
+    *out = MPI_COMM_NULL;
+    if ((err = rt_cid_agree(over, m, over->size, me, RT_TAG_COMM, NULL, 0, 0, part, &lcid)))
         return err;
-    if ((err = rt_cid_agree(over, m, over->size, me, RT_TAG_COMM, bridge, bridge_peer, btag, 1,
-                            &cid))) {
-        rt_cid_release(lcid);
+    if ((err = rt_cid_agree(over, m, over->size, me, RT_TAG_COMM, bridge, bridge_peer, btag,
+                            part, &cid))) {
+        if (part)
+            rt_cid_release(lcid);
         return err;
     }
-    if (!lg || !(rg = rt_group_new(rw, rn))) {
+    if (!part)
+        return MPI_SUCCESS;
+    lg = rt_group_new(lw, ln);
+    rg = rt_group_new(rw, rn);
+    if (lg && rg) {
+        ic = rt_intercomm_new(lg, rg, cid, lcid, parent, &err);
+    } else {
         rt_cid_release(lcid);
         rt_cid_release(cid);
-        return MPI_ERR_NO_MEM;
+        err = MPI_ERR_NO_MEM;
     }
-    ic = rt_comm_new(lg, rg, cid, over, &err);
-    rt_group_release(rg);
-    if (!ic) {
-        rt_cid_release(lcid);
+    if (lg)
+        rt_group_release(lg);
+    if (rg)
+        rt_group_release(rg);
+    if (!ic)
         return err;
-    }
-    if (!(lc = rt_comm_new(lg, NULL, lcid, over, &err))) {
-        rt_cid_release(lcid);
-        rt_comm_destroy(ic);
-        return err;
-    }
-    ic->local = lc;
     *out = ic->handle;
     return MPI_SUCCESS;
 }
@@ -113,7 +120,11 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     }
     if ((err = rt_comm_bcast(c, m, c->size, me, RT_TAG_COMM, rw, (size_t)rn * sizeof(int))))
         goto fail;
-    err = build(c, m, me, pc, remote_leader, tag, rw, rn, newintercomm);
+    if (!rt_comm_group(c))
+        err = MPI_ERR_NO_MEM;
+    else
+        err = make_intercomm(c, m, me, pc, remote_leader, tag, c, c->group->world, c->size, rw,
+                             rn, newintercomm);
 fail:
     free(m);
     free(rw);
@@ -166,58 +177,14 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         w[(first ? c->size : 0) + i] = c->remote_world[i];
     g = rt_group_new(w, c->size + c->remote_size);
     free(w);
-    nc = g ? rt_comm_new(g, NULL, cid, c, &err) : NULL;
+    if (!g)
+        rt_cid_release(cid);
+    nc = g ? rt_comm_new(g, cid, c, &err) : NULL;
     if (g)
         rt_group_release(g);
-    if (!nc) {
-        rt_cid_release(cid);
+    if (!nc)
         return rdmpi_err_comm(intercomm, MPI_ERR_NO_MEM, fn, "out of memory");
-    }
     *newintracomm = nc->handle;
-    return MPI_SUCCESS;
-}
-
-/* A new intercomm between the local members lw[0..ln) and the remote ones
- * rw[0..rn), for members of c; those with either side empty get
- * MPI_COMM_NULL but still take part in the agreements. */
-static int sub_intercomm(struct rdmpi_comm *c, const int *lw, int ln, const int *rw, int rn,
-                         MPI_Comm *out)
-{
-    int part = ln > 0 && rn > 0, err;
-    struct rdmpi_group *lg, *rg;
-    struct rdmpi_comm *ic;
-    uint32_t cid, lcid;
-
-    *out = MPI_COMM_NULL;
-    if ((err = rt_cid_agree(c->local, NULL, c->size, c->rank, RT_TAG_COMM, NULL, 0, 0, part,
-                            &lcid)))
-        return err;
-    if ((err = rt_cid_agree(c->local, NULL, c->size, c->rank, RT_TAG_COMM, c, 0, RT_TAG_COMM,
-                            part, &cid))) {
-        if (part)
-            rt_cid_release(lcid);
-        return err;
-    }
-    if (!part)
-        return MPI_SUCCESS;
-    lg = rt_group_new(lw, ln);
-    rg = rt_group_new(rw, rn);
-    ic = lg && rg ? rt_comm_new(lg, rg, cid, c, &err) : NULL;
-    if (ic && !(ic->local = rt_comm_new(lg, NULL, lcid, c, &err))) {
-        rt_comm_destroy(ic);
-        ic = NULL;
-        lcid = cid = UINT32_MAX; /* released with ic */
-    }
-    if (lg)
-        rt_group_release(lg);
-    if (rg)
-        rt_group_release(rg);
-    if (!ic) {
-        rt_cid_release(lcid);
-        rt_cid_release(cid);
-        return MPI_ERR_NO_MEM;
-    }
-    *out = ic->handle;
     return MPI_SUCCESS;
 }
 
@@ -280,7 +247,7 @@ int rt_inter_split(struct rdmpi_comm *c, int color, int key, MPI_Comm *out)
         goto out;
     ln = pick(lck, n, c->world, color, lw, tmp);
     rrn = pick(rck, rn, c->remote_world, color, rw, tmp);
-    err = sub_intercomm(c, lw, ln, rw, rrn, out);
+    err = make_intercomm(c->local, NULL, c->rank, c, 0, RT_TAG_COMM, c, lw, ln, rw, rrn, out);
 out:
     free(lck);
     free(rck);
@@ -301,7 +268,8 @@ int rt_inter_create(struct rdmpi_comm *c, struct rdmpi_group *g, MPI_Comm *out)
         return MPI_ERR_NO_MEM;
     if (!(err = swap_and_share(c, g->world, g->size, rw, rn))) {
         n = g->rank == MPI_UNDEFINED ? 0 : g->size;
-        err = sub_intercomm(c, g->world, n, rw, rn, out);
+        err = make_intercomm(c->local, NULL, c->rank, c, 0, RT_TAG_COMM, c, g->world, n, rw, rn,
+                             out);
     }
     free(rw);
     return err;

@@ -98,16 +98,9 @@ void rt_dt_init(void)
     PAIR(MPI_2DOUBLE_PRECISION, struct rdmpi_2double);
 }
 
-void rt_dt_retain(struct rdmpi_datatype *dt)
+/* The last reference to a derived type went. */
+void rt_dt_free_derived(struct rdmpi_datatype *dt)
 {
-    if (!(dt->flags & RT_DT_PREDEF))
-        __atomic_add_fetch(&dt->refs, 1, __ATOMIC_RELAXED);
-}
-
-void rt_dt_release(struct rdmpi_datatype *dt)
-{
-    if ((dt->flags & RT_DT_PREDEF) || __atomic_sub_fetch(&dt->refs, 1, __ATOMIC_ACQ_REL))
-        return;
     for (int i = 0; i < dt->nd; i++)
         rt_dt_release(dt->types[i]);
     if (dt->segs != &dt->seg1) {

@@ -101,9 +101,21 @@ static inline int rt_dt_contig(const struct rdmpi_datatype *dt, size_t count)
 }
 
 /* References: a derived type lives while its handle, a type built from
- * it, or a pending operation holds one. Predefined types ignore them. */
-void rt_dt_retain(struct rdmpi_datatype *dt);
-void rt_dt_release(struct rdmpi_datatype *dt);
+ * it, or a pending operation holds one. Predefined types ignore them, here
+ * inline, since every request takes and drops one. */
+void rt_dt_free_derived(struct rdmpi_datatype *dt);
+
+static inline void rt_dt_retain(struct rdmpi_datatype *dt)
+{
+    if (!(dt->flags & RT_DT_PREDEF))
+        __atomic_add_fetch(&dt->refs, 1, __ATOMIC_RELAXED);
+}
+
+static inline void rt_dt_release(struct rdmpi_datatype *dt)
+{
+    if (!(dt->flags & RT_DT_PREDEF) && !__atomic_sub_fetch(&dt->refs, 1, __ATOMIC_ACQ_REL))
+        rt_dt_free_derived(dt);
+}
 
 /* Packs bytes [offset, offset + len) of the packed form of (buf, count, dt)
  * into out; unpack is the inverse. Both return the bytes moved. */
