@@ -93,7 +93,7 @@ struct coll_sched {
     struct coll_mem *mem; /* scratch blocks beyond the inline space */
     size_t scratch_used;
     struct pml_req *req;              /* the user's request, if not blocking */
-    struct pml_req *hold;             /* keeps an intercomm's lpc alive (see coll_req.c) */
+    bool held;                        /* holds pc and lpc (see coll_sched_post) */
     struct coll_sched *anext, *aprev; /* the engine's active list */
     struct coll_step step_space[COLL_INLINE_STEPS];
     struct pml_req *req_space[COLL_INLINE_REQS];

@@ -97,30 +97,28 @@ struct coll_sched *coll_sched_new(struct rdmpi_comm *c, const char *fn)
 
 void coll_sched_free(struct coll_sched *s)
 {
-    if (s->hold)
-        pml_req_release(s->hold);
+    if (s->held) {
+        pml_comm_unhold(s->pc);
+        if (s->lpc != s->pc)
+            pml_comm_unhold(s->lpc);
+    }
     coll_sched_fini(s);
     free(s);
 }
 
-/* The pml lets go of a freed communicator's matching state once no request
- * names it (pml_comm_remove), but a schedule posts its later rounds after
- * MPI_Comm_free may have run: the user's request names the communicator's
- * state, and on an intercomm a request that is never posted (`hold`)
- * names the local group's. */
+/* A schedule posts its later rounds after MPI_Comm_free may have run, so it
+ * holds the matching state of the communicator (and of an intercomm's
+ * local group) until it is freed. */
 int coll_sched_post(struct coll_sched *s, MPI_Request *request, bool persistent)
 {
     struct pml_req *r = pml_req_alloc();
 
     if (!r)
         return MPI_ERR_NO_MEM;
-    if (s->lpc != s->pc) {
-        if (!(s->hold = pml_req_alloc())) {
-            pml_req_release(r);
-            return MPI_ERR_NO_MEM;
-        }
-        s->hold->pc = s->lpc;
-    }
+    pml_comm_hold(s->pc);
+    if (s->lpc != s->pc)
+        pml_comm_hold(s->lpc);
+    s->held = true;
     r->pc = s->pc;
     r->base.type = RT_REQ_COLL;
     r->base.comm = s->comm->handle;

@@ -72,7 +72,7 @@ void coll_sched_init(struct coll_sched *s, struct rdmpi_comm *c, const char *fn)
     s->mem = NULL;
     s->scratch_used = 0;
     s->req = NULL;
-    s->hold = NULL;
+    s->held = false;
     s->anext = s->aprev = NULL;
 }
 

@@ -183,6 +183,8 @@ struct pml_comm {
     struct pml_link any_posted; /* ANY_SOURCE receives */
     uint64_t next_stamp;
     int last_probed;            /* ANY_SOURCE scans start after it */
+    int holds;                  /* layers above (schedules) still using it */
+    bool freed;                 /* its communicator is gone; lingers for requests */
     struct pml_comm_peer peers[];
 };
 
@@ -194,6 +196,10 @@ static inline int pml_world(const struct pml_comm *pc, int r)
 struct pml_comm *pml_comm_lookup(uint32_t cid);
 void pml_comm_park(int wsrc, const void *data, size_t len);
 void pml_comm_finalize(void);
+/* A layer that will post requests on pc later (a collective schedule)
+ * holds it, so a communicator freed meanwhile keeps its matching state. */
+void pml_comm_hold(struct pml_comm *pc);
+void pml_comm_unhold(struct pml_comm *pc);
 /* Whether any live request still uses pc (a freed communicator lingers). */
 bool pml_req_using(const struct pml_comm *pc);
 

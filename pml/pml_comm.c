@@ -117,11 +117,16 @@ static void release(struct pml_comm *pc)
     free(pc);
 }
 
+static bool in_use(const struct pml_comm *pc)
+{
+    return pc->holds || pml_req_using(pc);
+}
+
 /* Releases lingering communicators whose requests have all completed. */
 static void sweep(void)
 {
     for (int i = 0; i < nzombies;) {
-        if (pml_req_using(zombies[i])) {
+        if (in_use(zombies[i])) {
             i++;
             continue;
         }
@@ -138,7 +143,7 @@ int pml_comm_remove(struct rdmpi_comm *c)
     if (!pc)
         return 0;
     c->pml = NULL;
-    if (!pml_req_using(pc)) {
+    if (!in_use(pc)) {
         release(pc);
         return 0;
     }
@@ -151,8 +156,20 @@ int pml_comm_remove(struct rdmpi_comm *c)
         zombies_cap = cap;
     }
     pc->handle = MPI_COMM_NULL;
+    pc->freed = true;
     zombies[nzombies++] = pc;
     return 1;
+}
+
+void pml_comm_hold(struct pml_comm *pc)
+{
+    pc->holds++;
+}
+
+void pml_comm_unhold(struct pml_comm *pc)
+{
+    if (--pc->holds == 0 && pc->freed)
+        sweep();
 }
 
 /* At finalize: everything left, freed or not. */
