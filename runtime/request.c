@@ -6,6 +6,8 @@
 
 #include <stdlib.h>
 
+unsigned rt_req_done_count;
+
 struct rdmpi_request *rt_req_check(MPI_Request h, const char *func, int *err)
 {
     struct rdmpi_request *r = rt_req_get(h);

@@ -35,10 +35,17 @@ static inline struct rdmpi_request *rt_req_get(MPI_Request h)
     return ((uintptr_t)h >= RDMPI_PREDEF_LIMIT && r->obj.kind == RT_KIND_REQUEST) ? r : NULL;
 }
 
+/* Completions so far. Transports stop a burst of deliveries once this
+ * moves, so a waiter sees its request done before later arrivals are
+ * queued as unexpected (and copied twice). A hint: relaxed, not exact. */
+extern unsigned rt_req_done_count;
+
 /* Owners call this when an operation finishes; it releases requests the
  * user already freed. */
 static inline void rt_req_complete(struct rdmpi_request *r)
 {
+    __atomic_store_n(&rt_req_done_count, __atomic_load_n(&rt_req_done_count, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
     __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
     if (r->freed)
         r->ops->release(r);

@@ -4,6 +4,7 @@
 
 #include "btl_sm.h"
 #include "btl_sm_ring.h"
+#include "request.h"
 
 /* Entries taken from one peer per call, so a fast writer cannot starve the
  * others. */
@@ -18,13 +19,18 @@ static inline void publish(struct btl_sm_in *in, uint32_t r)
     in->rlast = r;
 }
 
+/* The peer polled first: after a burst cut short, the next call starts
+ * with the peer after it, so no peer waits behind a busy one. */
+static int first;
+
 int btl_sm_progress(struct btl_module *btl)
 {
     const uint32_t nslots = btl_sm.nslots;
+    const unsigned done = rt_req_done_count;
     int delivered = 0;
 
     (void)btl;
-    for (int i = 0; i < btl_sm.npeers; i++) {
+    for (int j = 0, i = first; j < btl_sm.npeers; j++, i = i + 1 < btl_sm.npeers ? i + 1 : 0) {
         struct btl_sm_in *in = &btl_sm.in[i];
         uint32_t r = in->r;
         int k;
@@ -45,6 +51,12 @@ int btl_sm_progress(struct btl_module *btl)
             in->r = r;
             if (r - in->rlast >= nslots / 4)
                 publish(in, r);
+            /* A request completed: let its waiter see it before more
+             * arrivals are matched (or queued as unexpected). */
+            if (__atomic_load_n(&rt_req_done_count, __ATOMIC_RELAXED) != done) {
+                first = i + 1 < btl_sm.npeers ? i + 1 : 0;
+                return delivered;
+            }
         }
         if (!k && r != in->rlast)
             publish(in, r);
