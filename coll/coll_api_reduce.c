@@ -3,7 +3,7 @@
 #include "coll_api.h"
 
 RT_PARAM(p_ralgo, "COLL_REDUCE_ALGORITHM", RT_PARAM_STRING, "auto",
-         "Reduce algorithm: auto or binomial")
+         "Reduce algorithm: auto, binomial or chain (pipelined in segments)")
 RT_PARAM(p_algo, "COLL_ALLREDUCE_ALGORITHM", RT_PARAM_STRING, "auto",
          "Allreduce algorithm: auto, recursive_doubling, rabenseifner or ring (commutative "
          "ops only)")
@@ -12,8 +12,10 @@ RT_PARAM(p_large, "COLL_ALLREDUCE_LARGE", RT_PARAM_SIZE, "16k",
          "allgather (Rabenseifner on powers of two, else the ring for commutative ops) instead "
          "of exchanging whole vectors by recursive doubling")
 
+enum { RBINOMIAL, RCHAIN };
 static const struct coll_algo ralgos[] = {
-    {"binomial", coll_reduce_binomial, NULL},
+    [RBINOMIAL] = {"binomial", coll_reduce_binomial, NULL},
+    [RCHAIN] = {"chain", coll_reduce_chain, NULL},
     {NULL, NULL, NULL},
 };
 static struct coll_choice rchoice = {&p_ralgo, ralgos, -2};
@@ -37,7 +39,7 @@ static size_t large = (size_t)-1;
 static void rbuild(struct coll_sched *s, const struct coll_args *a)
 {
     if (a->rcount)
-        coll_choose(&rchoice, s, a, 0)(s, a);
+        coll_choose(&rchoice, s, a, RBINOMIAL)(s, a);
 }
 
 static void build(struct coll_sched *s, const struct coll_args *a)
