@@ -262,6 +262,7 @@ void coll_exscan_linear(struct coll_sched *s, const struct coll_args *a);
 void coll_bcast_chain(struct coll_sched *s, const struct coll_args *a);
 void coll_bcast_binary(struct coll_sched *s, const struct coll_args *a);
 void coll_reduce_chain(struct coll_sched *s, const struct coll_args *a);
+void coll_reduce_binary(struct coll_sched *s, const struct coll_args *a);
 
 /* Largest power of two <= n (n >= 1). */
 static inline int coll_pow2_floor(int n)

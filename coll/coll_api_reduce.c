@@ -3,7 +3,8 @@
 #include "coll_api.h"
 
 RT_PARAM(p_ralgo, "COLL_REDUCE_ALGORITHM", RT_PARAM_STRING, "auto",
-         "Reduce algorithm: auto, binomial or chain (pipelined in segments)")
+         "Reduce algorithm: auto, binomial, chain or binary (the last two pipelined in "
+         "segments)")
 RT_PARAM(p_algo, "COLL_ALLREDUCE_ALGORITHM", RT_PARAM_STRING, "auto",
          "Allreduce algorithm: auto, recursive_doubling, rabenseifner or ring (commutative "
          "ops only)")
@@ -12,10 +13,11 @@ RT_PARAM(p_large, "COLL_ALLREDUCE_LARGE", RT_PARAM_SIZE, "16k",
          "allgather (Rabenseifner on powers of two, else the ring for commutative ops) instead "
          "of exchanging whole vectors by recursive doubling")
 
-enum { RBINOMIAL, RCHAIN };
+enum { RBINOMIAL, RCHAIN, RBINARY };
 static const struct coll_algo ralgos[] = {
     [RBINOMIAL] = {"binomial", coll_reduce_binomial, NULL},
     [RCHAIN] = {"chain", coll_reduce_chain, NULL},
+    [RBINARY] = {"binary", coll_reduce_binary, NULL},
     {NULL, NULL, NULL},
 };
 static struct coll_choice rchoice = {&p_ralgo, ralgos, -2};
