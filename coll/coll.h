@@ -258,8 +258,10 @@ void coll_scan_recursive_doubling(struct coll_sched *s, const struct coll_args *
 void coll_exscan_recursive_doubling(struct coll_sched *s, const struct coll_args *a);
 void coll_scan_linear(struct coll_sched *s, const struct coll_args *a);
 void coll_exscan_linear(struct coll_sched *s, const struct coll_args *a);
-/* Segmented pipelines (coll_bcast_pipeline.c, coll_reduce_pipeline.c). */
+/* Segmented pipelines (coll_bcast_pipeline.c, coll_reduce_pipeline.c) and
+ * the flat broadcast (coll_bcast_linear.c). */
 void coll_bcast_chain(struct coll_sched *s, const struct coll_args *a);
+void coll_bcast_linear(struct coll_sched *s, const struct coll_args *a);
 void coll_bcast_binary(struct coll_sched *s, const struct coll_args *a);
 void coll_reduce_chain(struct coll_sched *s, const struct coll_args *a);
 void coll_reduce_binary(struct coll_sched *s, const struct coll_args *a);

@@ -2,18 +2,19 @@
 #include "coll_api.h"
 
 RT_PARAM(p_algo, "COLL_BCAST_ALGORITHM", RT_PARAM_STRING, "auto",
-         "Broadcast algorithm: auto, binomial, scatter_allgather, chain or binary (the last two "
-         "pipelined in segments)")
+         "Broadcast algorithm: auto, binomial, scatter_allgather, chain, binary (those two "
+         "pipelined in segments) or linear")
 RT_PARAM(p_large, "COLL_BCAST_LARGE", RT_PARAM_SIZE, "256k",
          "Broadcasts of at least this many bytes on more than two ranks scatter the message "
          "and allgather it instead of sending it down a binomial tree")
 
-enum { BINOMIAL, SCATTER_ALLGATHER, CHAIN, BINARY };
+enum { BINOMIAL, SCATTER_ALLGATHER, CHAIN, BINARY, LINEAR };
 static const struct coll_algo algos[] = {
     [BINOMIAL] = {"binomial", coll_bcast_binomial, NULL},
     [SCATTER_ALLGATHER] = {"scatter_allgather", coll_bcast_scatter_allgather, NULL},
     [CHAIN] = {"chain", coll_bcast_chain, NULL},
     [BINARY] = {"binary", coll_bcast_binary, NULL},
+    [LINEAR] = {"linear", coll_bcast_linear, NULL},
     {NULL, NULL, NULL},
 };
 static struct coll_choice choice = {&p_algo, algos, -2};
