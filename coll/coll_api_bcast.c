@@ -4,9 +4,15 @@
 RT_PARAM(p_algo, "COLL_BCAST_ALGORITHM", RT_PARAM_STRING, "auto",
          "Broadcast algorithm: auto, binomial, scatter_allgather, chain, binary (those two "
          "pipelined in segments) or linear")
-RT_PARAM(p_large, "COLL_BCAST_LARGE", RT_PARAM_SIZE, "256k",
-         "Broadcasts of at least this many bytes on more than two ranks scatter the message "
-         "and allgather it instead of sending it down a binomial tree")
+RT_PARAM(p_pipe, "COLL_BCAST_PIPELINE", RT_PARAM_SIZE, "128k",
+         "Broadcasts of at least this many bytes on more than two ranks (with no more ranks "
+         "than cores) go down the pipelined binary tree instead of the binomial one")
+RT_PARAM(p_linear, "COLL_BCAST_LINEAR", RT_PARAM_SIZE, "8k",
+         "With more ranks than cores, broadcasts of at least this many bytes are sent by the "
+         "root to every rank at once (on up to COLL_BCAST_LINEAR_RANKS ranks; the pipelined "
+         "binary tree beyond)")
+RT_PARAM(p_linear_ranks, "COLL_BCAST_LINEAR_RANKS", RT_PARAM_INT, "8",
+         "Largest communicator on which oversubscribed large broadcasts are flat")
 
 enum { BINOMIAL, SCATTER_ALLGATHER, CHAIN, BINARY, LINEAR };
 static const struct coll_algo algos[] = {
@@ -18,7 +24,31 @@ static const struct coll_algo algos[] = {
     {NULL, NULL, NULL},
 };
 static struct coll_choice choice = {&p_algo, algos, -2};
-static size_t large = (size_t)-1;
+static size_t pipe = (size_t)-1, linear = (size_t)-1;
+static long linear_ranks;
+
+/* Measured with 4 and 8 ranks on 2 cores (docs/coll.md): every tree level
+ * waits for its forwarding rank to be scheduled, so the flat broadcast
+ * beat binomial, pipelined and scatter-allgather ones from 8 KiB to 1 MiB.
+ * With a core per rank the pipelined binary tree keeps every level copying
+ * at once. Two ranks exchange one message whatever the tree. */
+static int pick(const struct coll_sched *s, size_t bytes)
+{
+    if (s->size == 2)
+        return BINOMIAL;
+    if (coll_oversubscribed) {
+        if (RT_UNLIKELY(linear == (size_t)-1)) {
+            linear = rt_param_size(&p_linear);
+            linear_ranks = rt_param_int(&p_linear_ranks);
+        }
+        if (bytes < linear)
+            return BINOMIAL;
+        return s->size <= linear_ranks ? LINEAR : BINARY;
+    }
+    if (RT_UNLIKELY(pipe == (size_t)-1))
+        pipe = rt_param_size(&p_pipe);
+    return bytes >= pipe ? BINARY : BINOMIAL;
+}
 
 static void build(struct coll_sched *s, const struct coll_args *a)
 {
@@ -26,9 +56,7 @@ static void build(struct coll_sched *s, const struct coll_args *a)
 
     if (!bytes || s->size == 1)
         return;
-    coll_choose(&choice, s, a,
-                bytes >= coll_threshold(&p_large, &large) && s->size > 2 ? SCATTER_ALLGATHER
-                                                                          : BINOMIAL)(s, a);
+    coll_choose(&choice, s, a, pick(s, bytes))(s, a);
 }
 
 static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,

@@ -5,6 +5,15 @@
 RT_PARAM(p_ralgo, "COLL_REDUCE_ALGORITHM", RT_PARAM_STRING, "auto",
          "Reduce algorithm: auto, binomial, chain or binary (the last two pipelined in "
          "segments)")
+RT_PARAM(p_rpipe, "COLL_REDUCE_PIPELINE", RT_PARAM_SIZE, "8k",
+         "Reduces of at least this many bytes on more than two ranks go up the pipelined "
+         "binary tree instead of the binomial one")
+RT_PARAM(p_rpipe2, "COLL_REDUCE_PIPELINE_TWO", RT_PARAM_SIZE, "256k",
+         "Reduces of at least this many bytes on two ranks send the vector in segments "
+         "(COLL_REDUCE_SEGMENT), folded as they arrive")
+RT_PARAM(p_rwhole2, "COLL_REDUCE_WHOLE_TWO", RT_PARAM_SIZE, "1m",
+         "Reduces of at least this many bytes on two ranks send the vector whole again (the "
+         "pml's split rendezvous then copies it on both cores)")
 RT_PARAM(p_algo, "COLL_ALLREDUCE_ALGORITHM", RT_PARAM_STRING, "auto",
          "Allreduce algorithm: auto, recursive_doubling, rabenseifner or ring (commutative "
          "ops only)")
@@ -21,6 +30,24 @@ static const struct coll_algo ralgos[] = {
     {NULL, NULL, NULL},
 };
 static struct coll_choice rchoice = {&p_ralgo, ralgos, -2};
+static size_t rpipe = (size_t)-1, rpipe2 = (size_t)-1, rwhole2 = (size_t)-1;
+
+/* Measured (docs/coll.md): on more than two ranks the pipelined binary
+ * tree takes in two children's segments per round and beat the binomial
+ * tree from 8 KiB; on two ranks segments fold in cache, which wins from
+ * 256 KiB until the pml's split rendezvous (two cores copying one whole
+ * message) wins back at 1 MiB. */
+static int rpick(const struct coll_sched *s, size_t bytes)
+{
+    if (RT_UNLIKELY(rpipe == (size_t)-1)) {
+        rpipe = rt_param_size(&p_rpipe);
+        rpipe2 = rt_param_size(&p_rpipe2);
+        rwhole2 = rt_param_size(&p_rwhole2);
+    }
+    if (s->size > 2)
+        return bytes >= rpipe ? RBINARY : RBINOMIAL;
+    return bytes >= rpipe2 && bytes < rwhole2 ? RCHAIN : RBINOMIAL;
+}
 
 static bool commutative(const struct coll_sched *s, const struct coll_args *a)
 {
@@ -41,7 +68,7 @@ static size_t large = (size_t)-1;
 static void rbuild(struct coll_sched *s, const struct coll_args *a)
 {
     if (a->rcount)
-        coll_choose(&rchoice, s, a, RBINOMIAL)(s, a);
+        coll_choose(&rchoice, s, a, rpick(s, a->rcount * a->rdt->size))(s, a);
 }
 
 static void build(struct coll_sched *s, const struct coll_args *a)
