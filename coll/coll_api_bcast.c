@@ -9,8 +9,8 @@ RT_PARAM(p_pipe, "COLL_BCAST_PIPELINE", RT_PARAM_SIZE, "128k",
          "than cores) go down the pipelined binary tree instead of the binomial one")
 RT_PARAM(p_linear, "COLL_BCAST_LINEAR", RT_PARAM_SIZE, "8k",
          "With more ranks than cores, broadcasts of at least this many bytes are sent by the "
-         "root to every rank at once (on up to COLL_BCAST_LINEAR_RANKS ranks; the pipelined "
-         "binary tree beyond)")
+         "root to every rank at once (on up to COLL_BCAST_LINEAR_RANKS ranks; binomial "
+         "beyond)")
 RT_PARAM(p_linear_ranks, "COLL_BCAST_LINEAR_RANKS", RT_PARAM_INT, "8",
          "Largest communicator on which oversubscribed large broadcasts are flat")
 
@@ -29,9 +29,11 @@ static long linear_ranks;
 
 /* Measured with 4 and 8 ranks on 2 cores (docs/coll.md): every tree level
  * waits for its forwarding rank to be scheduled, so the flat broadcast
- * beat binomial, pipelined and scatter-allgather ones from 8 KiB to 1 MiB.
- * With a core per rank the pipelined binary tree keeps every level copying
- * at once. Two ranks exchange one message whatever the tree. */
+ * beat binomial, pipelined and scatter-allgather ones from 8 KiB to 1 MiB
+ * on 4 ranks and tied with binomial on 8, where small pipeline segments
+ * lost (a round each). With a core per rank the pipelined binary tree
+ * keeps every level copying at once. Two ranks exchange one message
+ * whatever the tree. */
 static int pick(const struct coll_sched *s, size_t bytes)
 {
     if (s->size == 2)
@@ -41,9 +43,7 @@ static int pick(const struct coll_sched *s, size_t bytes)
             linear = rt_param_size(&p_linear);
             linear_ranks = rt_param_int(&p_linear_ranks);
         }
-        if (bytes < linear)
-            return BINOMIAL;
-        return s->size <= linear_ranks ? LINEAR : BINARY;
+        return bytes >= linear && s->size <= linear_ranks ? LINEAR : BINOMIAL;
     }
     if (RT_UNLIKELY(pipe == (size_t)-1))
         pipe = rt_param_size(&p_pipe);
