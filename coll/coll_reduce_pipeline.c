@@ -87,7 +87,8 @@ static void pipeline(struct coll_sched *s, const struct coll_args *a, int fanout
     }
     if (RT_UNLIKELY(seg_bytes == (size_t)-1))
         seg_bytes = rt_param_size(&p_seg);
-    g.seg = seg_bytes / dt->size ? seg_bytes / dt->size : 1;
+    /* Elements of a zero-size type carry no data: one segment. */
+    g.seg = !dt->size ? g.count : seg_bytes / dt->size ? seg_bytes / dt->size : 1;
     g.n = (g.count + g.seg - 1) / g.seg;
     tree_of(&t, v, n, fanout);
     parent = (t.parent + top) % n;
