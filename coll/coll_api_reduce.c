@@ -11,7 +11,7 @@ RT_PARAM(p_rpipe, "COLL_REDUCE_PIPELINE", RT_PARAM_SIZE, "8k",
 RT_PARAM(p_rpipe2, "COLL_REDUCE_PIPELINE_TWO", RT_PARAM_SIZE, "256k",
          "Reduces of at least this many bytes on two ranks send the vector in segments "
          "(COLL_REDUCE_SEGMENT), folded as they arrive")
-RT_PARAM(p_rwhole2, "COLL_REDUCE_WHOLE_TWO", RT_PARAM_SIZE, "1m",
+RT_PARAM(p_rwhole2, "COLL_REDUCE_WHOLE_TWO", RT_PARAM_SIZE, "512k",
          "Reduces of at least this many bytes on two ranks send the vector whole again (the "
          "pml's split rendezvous then copies it on both cores)")
 RT_PARAM(p_algo, "COLL_ALLREDUCE_ALGORITHM", RT_PARAM_STRING, "auto",
@@ -34,9 +34,9 @@ static size_t rpipe = (size_t)-1, rpipe2 = (size_t)-1, rwhole2 = (size_t)-1;
 
 /* Measured (docs/coll.md): on more than two ranks the pipelined binary
  * tree takes in two children's segments per round and beat the binomial
- * tree from 8 KiB; on two ranks segments fold in cache, which wins from
- * 256 KiB until the pml's split rendezvous (two cores copying one whole
- * message) wins back at 1 MiB. */
+ * tree from 8 KiB; on two ranks segments fold in cache, which won at
+ * 256 KiB, while from 512 KiB the pml's split rendezvous (two cores
+ * copying one whole message) wins. */
 static int rpick(const struct coll_sched *s, size_t bytes)
 {
     if (RT_UNLIKELY(rpipe == (size_t)-1)) {
