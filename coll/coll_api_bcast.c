@@ -32,11 +32,11 @@ static long linear_ranks;
 
 /* Measured with 4 and 8 ranks on 2 cores (docs/coll.md): every tree level
  * waits for its forwarding rank to be scheduled, so the flat broadcast
- * beat binomial, pipelined and scatter-allgather ones from 8 KiB to 512 KiB
- * on 4 ranks (binomial won at 1 MiB) and tied with binomial on 8, where small pipeline segments
- * lost (a round each). With a core per rank the pipelined binary tree
- * keeps every level copying at once. Two ranks exchange one message
- * whatever the tree. */
+ * beat binomial, pipelined and scatter-allgather ones from 8 KiB to
+ * 512 KiB on 4 ranks (binomial won at 1 MiB) and tied with binomial on 8,
+ * where small pipeline segments lost (a round each). With a core per rank
+ * the pipelined binary tree keeps every level copying at once. Two ranks
+ * exchange one message whatever the tree. */
 static int pick(const struct coll_sched *s, size_t bytes)
 {
     if (s->size == 2)
