@@ -32,6 +32,12 @@ int coll_begin(struct coll_call *call, MPI_Comm comm, enum coll_mode mode, MPI_R
 /* Builds the schedule with `build`, then runs or posts it; frees the call's
  * arrays either way. */
 int coll_execute(struct coll_call *call, coll_build_fn build, const struct coll_args *a);
+/* A blocking collective whose messages are empty: the standard's matching
+ * rules make the size the same on every rank, so every rank skips it. */
+static inline bool coll_nothing(const struct coll_call *call, size_t bytes)
+{
+    return call->mode == COLL_BLOCKING && !bytes;
+}
 /* Frees the call's arrays after a failed check. */
 int coll_abort(struct coll_call *call, int err);
 

@@ -96,6 +96,8 @@ static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     if (!a.inplace && RT_UNLIKELY((err = coll_check_alias(&call, a.sbuf, a.scount, a.sdt, recvbuf,
                                                           (size_t)call.c->size * a.rcount, a.rdt))))
         return err;
+    if (coll_nothing(&call, coll_bytes(a.rcount, a.rdt)))
+        return MPI_SUCCESS;
     return coll_execute(&call, build, &a);
 }
 

@@ -133,6 +133,8 @@ static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                                         recvbuf, (size_t)call.c->size * a.rcount, a.rdt))))
             return err;
     }
+    if (coll_nothing(&call, coll_bytes(a.rcount, a.rdt)))
+        return MPI_SUCCESS;
     return coll_execute(&call, build, &a);
 }
 

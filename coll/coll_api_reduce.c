@@ -125,6 +125,8 @@ static int allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
                                                            a.rcount, a.rdt))) ||
                     (err = coll_check_op(&call, op, a.rdt))))
         return err;
+    if (coll_nothing(&call, coll_bytes(a.rcount, a.rdt)))
+        return MPI_SUCCESS;
     return coll_execute(&call, build, &a);
 }
 
