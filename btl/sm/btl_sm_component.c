@@ -21,9 +21,10 @@
 RT_PARAM(p_budget, "SM_RING_BUDGET", RT_PARAM_SIZE, "4m",
          "Shared memory per process for the rings its local peers send into: each "
          "ring gets budget / local ranks, clamped to 8k..64k")
-RT_PARAM(p_eager, "SM_EAGER_LIMIT", RT_PARAM_SIZE, "4096",
+RT_PARAM(p_eager, "SM_EAGER_LIMIT", RT_PARAM_SIZE, "4112",
          "Largest pml message (header + payload) btl/sm sends in one piece; larger "
-         "ones go by rendezvous. At most half a ring, at least 64")
+         "ones go by rendezvous. At most half a ring, at least 64. The default holds a "
+         "4 KiB payload and its 16-byte match header")
 RT_PARAM(p_cma, "SM_CMA", RT_PARAM_BOOL, "1",
          "Single-copy large messages by process_vm_readv (cross-memory attach); "
          "0 uses the copy pipeline and skips the probe and its warning")
@@ -393,8 +394,8 @@ struct btl_module btl_sm_module = {
     .size = sizeof(struct btl_module),
     .version = BTL_IFACE_VERSION,
     .name = "sm",
-    .eager_limit = 4096,
-    .sendi_limit = 4096,
+    .eager_limit = 4112,
+    .sendi_limit = 4112,
     .get_limit = 4u << 20,
     .get_align = 1,
     .rkey_size = 0,
