@@ -81,19 +81,7 @@ static void attach_done(struct btl_sm_seg *s, uint32_t n, const char *name)
 
 static int make_name(char *name, size_t size)
 {
-    char ns[sizeof(rt.nspace)];
-    int n;
-
-    /* The launcher sweeps /dev/shm/rdmpi-<uid>-<nspace>-*: keep that shape.
-     * The node id keeps hosts apart that share /dev/shm (network-namespace
-     * fake hosts, where every host has a node rank 0). */
-    snprintf(ns, sizeof(ns), "%s", rt.nspace);
-    for (char *c = ns; *c; c++)
-        if (*c == '/')
-            *c = '_';
-    n = snprintf(name, size, "/rdmpi-%u-%s-%d.%d", (unsigned)getuid(), ns, rt.nodeid,
-                 rt.node_rank);
-    if (n >= (int)size) {
+    if (rt_shm_name(name, size, ".%d", rt.node_rank)) {
         rt_warn("btl/sm: the segment name for namespace %s is too long", rt.nspace);
         return -ENAMETOOLONG;
     }
