@@ -22,11 +22,13 @@ RT_PARAM(p_shm, "COLL_SHM", RT_PARAM_BOOL, "1",
 RT_PARAM(p_after, "COLL_SHM_AFTER", RT_PARAM_INT, "16",
          "Blocking collectives a communicator runs by messages before it sets up its shared "
          "segment (so short-lived communicators never make one)")
-RT_PARAM(p_max, "COLL_SHM_MAX", RT_PARAM_SIZE, "4096",
+RT_PARAM(p_max, "COLL_SHM_MAX", RT_PARAM_SIZE, "8192",
          "Largest contribution of one rank (bytes; for alltoall all its blocks) the shared "
-         "segment carries")
+         "segment carries; reductions stop at 4096 (beyond that messages measured faster), "
+         "and large communicators get less (a segment stays within 4 MiB)")
 
 #define MAX_RANKS 64
+#define BUDGET    (4u << 20)
 #define NEVER     UINT32_MAX
 
 /* Rank 0's first message. */
@@ -78,8 +80,11 @@ static void *map(const char *name, size_t size, bool create)
 /* Rank 0: make the segment and fill in the offer (name empty on failure). */
 static void *offer(struct rdmpi_comm *c, struct shm_offer *o)
 {
-    size_t max = rt_param_size(&p_max);
+    size_t max = rt_param_size(&p_max), fit = BUDGET / ((size_t)c->size * COLL_SHM_SLOTS);
     void *p;
+
+    if (COLL_SHM_STRIDE(max) > fit)
+        max = (fit & ~(size_t)(COLL_SHM_LINE - 1)) - COLL_SHM_DATA;
 
     o->max = max;
     o->size = (size_t)c->size * COLL_SHM_LINE +

@@ -14,6 +14,9 @@
  * collective's data shares the word's cache line (one line moves between
  * cores, not two); 16 keeps every predefined type aligned. */
 #define COLL_SHM_DATA 16
+/* Reductions beyond this measured faster by messages (recursive doubling
+ * reads half the data a rank reads here). */
+#define COLL_SHM_REDUCE_MAX 4096
 #define COLL_SHM_STRIDE(max) \
     (((max) + COLL_SHM_DATA + COLL_SHM_LINE - 1) & ~(size_t)(COLL_SHM_LINE - 1))
 

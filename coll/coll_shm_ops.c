@@ -174,7 +174,7 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
     size_t span = (size_t)dt->true_extent + (count - 1) * (size_t)dt->extent;
     uint64_t seq, *sl;
 
-    if (!count || span > s->max || !(dt->flags & RT_DT_PREDEF))
+    if (!count || span > s->max || span > COLL_SHM_REDUCE_MAX || !(dt->flags & RT_DT_PREDEF))
         return false;
     seq = ++s->op;
     sl = slot(s, s->me, seq);
