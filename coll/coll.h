@@ -92,6 +92,8 @@ struct coll_sched {
     bool oom;             /* building ran out of memory */
     struct coll_mem *mem; /* scratch blocks beyond the inline space */
     size_t scratch_used;
+    bool now;    /* blocking: each step runs as it is built (coll_sched_now) */
+    bool posted; /* now: a send or receive went out */
     struct pml_req *req;              /* the user's request, if not blocking */
     bool held;                        /* holds pc and lpc (see coll_sched_post) */
     struct coll_sched *anext, *aprev; /* the engine's active list */
@@ -128,6 +130,14 @@ void coll_fence(struct coll_sched *s);
 /* Scratch for count elements of dt in dt's own layout, freed with s. */
 void *coll_tmp(struct coll_sched *s, size_t count, const struct rdmpi_datatype *dt);
 void *coll_tmp_bytes(struct coll_sched *s, size_t bytes);
+
+/* Blocking collectives skip the recording: after coll_sched_now(s) (which
+ * takes the tag) each builder call runs its step at once and each fence
+ * waits, in the order a recorded schedule would run them; coll_sched_wait
+ * ends it and returns its error. A failed allocation after a send or
+ * receive went out is fatal: the peers could not be told. */
+void coll_sched_now(struct coll_sched *s);
+int coll_sched_wait(struct coll_sched *s);
 
 /* Runs: start takes a fresh tag; advance issues what it can and returns
  * true once the whole schedule is done; run does both, blocking. */

@@ -79,6 +79,7 @@ int coll_execute(struct coll_call *call, coll_build_fn build, const struct coll_
     if (call->mode == COLL_BLOCKING) {
         s = &local;
         coll_sched_init(s, call->c, call->fn);
+        coll_sched_now(s);
     } else if (!(s = coll_sched_new(call->c, call->fn))) {
         return coll_abort(call, rdmpi_err_comm(call->comm, MPI_ERR_NO_MEM, call->fn,
                                                "out of memory for the schedule"));
@@ -104,7 +105,7 @@ int coll_execute(struct coll_call *call, coll_build_fn build, const struct coll_
         }
         return MPI_SUCCESS;
     }
-    err = coll_sched_run(s);
+    err = coll_sched_wait(s);
     if (RT_UNLIKELY(err))
         err = raise_run_error(call, s);
     coll_sched_fini(s);

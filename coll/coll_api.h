@@ -6,6 +6,7 @@
 #define COLL_API_H
 
 #include "coll.h"
+#include "coll_shm.h"
 #include "param.h"
 
 enum coll_mode { COLL_BLOCKING, COLL_NONBLOCKING, COLL_PERSISTENT };
@@ -32,6 +33,18 @@ int coll_begin(struct coll_call *call, MPI_Comm comm, enum coll_mode mode, MPI_R
 /* Builds the schedule with `build`, then runs or posts it; frees the call's
  * arrays either way. */
 int coll_execute(struct coll_call *call, coll_build_fn build, const struct coll_args *a);
+/* A blocking collective whose messages are empty: the standard's matching
+ * rules make the size the same on every rank, so every rank skips it. */
+static inline bool coll_nothing(const struct coll_call *call, size_t bytes)
+{
+    return call->mode == COLL_BLOCKING && !bytes;
+}
+/* A blocking call's shared segment, if its communicator has one (see
+ * coll_shm.h; non-blocking and persistent calls stay on schedules). */
+static inline struct coll_shm *coll_shm_for(const struct coll_call *call)
+{
+    return call->mode == COLL_BLOCKING ? coll_shm_get(call->c) : NULL;
+}
 /* Frees the call's arrays after a failed check. */
 int coll_abort(struct coll_call *call, int err);
 

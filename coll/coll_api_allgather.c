@@ -79,6 +79,7 @@ static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 {
     struct coll_call call;
     struct coll_args a;
+    struct coll_shm *shm;
     int err;
 
     coll_args_init(&a);
@@ -96,6 +97,10 @@ static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     if (!a.inplace && RT_UNLIKELY((err = coll_check_alias(&call, a.sbuf, a.scount, a.sdt, recvbuf,
                                                           (size_t)call.c->size * a.rcount, a.rdt))))
         return err;
+    if (coll_nothing(&call, coll_bytes(a.rcount, a.rdt)))
+        return MPI_SUCCESS;
+    if ((shm = coll_shm_for(&call)) && coll_shm_allgather(shm, &a, false))
+        return MPI_SUCCESS;
     return coll_execute(&call, build, &a);
 }
 

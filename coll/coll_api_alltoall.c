@@ -109,6 +109,7 @@ static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 {
     struct coll_call call;
     struct coll_args a;
+    struct coll_shm *shm;
     int err;
 
     coll_args_init(&a);
@@ -133,6 +134,10 @@ static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                                         recvbuf, (size_t)call.c->size * a.rcount, a.rdt))))
             return err;
     }
+    if (coll_nothing(&call, coll_bytes(a.rcount, a.rdt)))
+        return MPI_SUCCESS;
+    if ((shm = coll_shm_for(&call)) && coll_shm_allgather(shm, &a, true))
+        return MPI_SUCCESS;
     return coll_execute(&call, build, &a);
 }
 

@@ -19,6 +19,7 @@ static int barrier(MPI_Comm comm, MPI_Request *req, enum coll_mode mode, const c
 {
     struct coll_call call;
     struct coll_args a;
+    struct coll_shm *shm;
     int err;
 
     coll_args_init(&a);
@@ -26,6 +27,10 @@ static int barrier(MPI_Comm comm, MPI_Request *req, enum coll_mode mode, const c
         return err;
     if (RT_UNLIKELY(call.c->inter))
         return coll_inter_barrier(&call);
+    if ((shm = coll_shm_for(&call))) {
+        coll_shm_barrier(shm);
+        return MPI_SUCCESS;
+    }
     return coll_execute(&call, build, &a);
 }
 

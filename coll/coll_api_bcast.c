@@ -68,6 +68,7 @@ static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
 {
     struct coll_call call;
     struct coll_args a;
+    struct coll_shm *shm;
     int err;
 
     coll_args_init(&a);
@@ -86,6 +87,8 @@ static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
                               "MPI_IN_PLACE is not allowed here; pass the buffer");
     if (RT_UNLIKELY((err = coll_check_buf(&call, buffer, count, datatype, &a.rdt))))
         return err;
+    if ((shm = coll_shm_for(&call)) && coll_shm_bcast(shm, buffer, a.rcount, a.rdt, root))
+        return MPI_SUCCESS;
     return coll_execute(&call, build, &a);
 }
 

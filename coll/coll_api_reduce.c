@@ -107,6 +107,7 @@ static int reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 {
     struct coll_call call;
     struct coll_args a;
+    struct coll_shm *shm;
     bool at_root;
     int err;
 
@@ -131,6 +132,9 @@ static int reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
         return err;
     if (RT_UNLIKELY((err = coll_check_op(&call, op, a.rdt))))
         return err;
+    if ((shm = coll_shm_for(&call)) &&
+        coll_shm_reduce(shm, sendbuf, recvbuf, a.rcount, a.rdt, call.op, root))
+        return MPI_SUCCESS;
     return coll_execute(&call, rbuild, &a);
 }
 
@@ -140,6 +144,7 @@ static int allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 {
     struct coll_call call;
     struct coll_args a;
+    struct coll_shm *shm;
     int err;
 
     coll_args_init(&a);
@@ -156,6 +161,11 @@ static int allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
                                                            a.rcount, a.rdt))) ||
                     (err = coll_check_op(&call, op, a.rdt))))
         return err;
+    if (coll_nothing(&call, coll_bytes(a.rcount, a.rdt)))
+        return MPI_SUCCESS;
+    if ((shm = coll_shm_for(&call)) &&
+        coll_shm_reduce(shm, sendbuf, recvbuf, a.rcount, a.rdt, call.op, -1))
+        return MPI_SUCCESS;
     return coll_execute(&call, build, &a);
 }
 

@@ -71,6 +71,7 @@ void coll_sched_init(struct coll_sched *s, struct rdmpi_comm *c, const char *fn)
     s->oom = false;
     s->mem = NULL;
     s->scratch_used = 0;
+    s->now = s->posted = false;
     s->req = NULL;
     s->held = false;
     s->anext = s->aprev = NULL;
@@ -101,17 +102,33 @@ void coll_sched_fini(struct coll_sched *s)
         coll_op_release(s->op);
 }
 
-static struct coll_step *add(struct coll_sched *s, enum coll_step_kind kind)
+static void issue(struct coll_sched *s, const struct coll_step *st);
+static void wait_round(struct coll_sched *s);
+
+static void out_of_memory(struct coll_sched *s)
+{
+    if (s->now && s->posted)
+        rt_fatal("%s: out of memory in the middle of the collective", s->fn);
+    s->oom = true;
+}
+
+/* The step to fill: a slot in the schedule, or (now) one on the caller's
+ * stack, run by done(). */
+static struct coll_step *add(struct coll_sched *s, enum coll_step_kind kind, struct coll_step *now)
 {
     struct coll_step *st;
 
     if (RT_UNLIKELY(s->oom))
         return NULL;
+    if (s->now) {
+        now->kind = (uint8_t)kind;
+        return now;
+    }
     if (RT_UNLIKELY(s->nsteps == s->cap)) {
         int cap = 2 * s->cap;
         struct coll_step *n = malloc((size_t)cap * sizeof(*n));
         if (!n) {
-            s->oom = true;
+            out_of_memory(s);
             return NULL;
         }
         memcpy(n, s->steps, (size_t)s->nsteps * sizeof(*n));
@@ -125,46 +142,59 @@ static struct coll_step *add(struct coll_sched *s, enum coll_step_kind kind)
     return st;
 }
 
+/* A filled step: run it now, or keep it (and its types) for the run. */
+static void done(struct coll_sched *s, struct coll_step *st)
+{
+    if (s->now) {
+        s->posted |= st->kind == COLL_SEND || st->kind == COLL_RECV;
+        issue(s, st);
+        return;
+    }
+    rt_dt_retain(st->dt);
+    if (st->kind == COLL_COPY)
+        rt_dt_retain(st->sdt);
+    else if (st->kind != COLL_REDUCE)
+        s->comm_steps++;
+}
+
 void coll_send(struct coll_sched *s, const void *buf, size_t count, struct rdmpi_datatype *dt,
                int peer)
 {
-    struct coll_step *st = add(s, COLL_SEND);
+    struct coll_step now, *st = add(s, COLL_SEND, &now);
 
     if (!st)
         return;
     st->buf = (void *)buf;
     st->count = count;
     st->dt = dt;
-    rt_dt_retain(dt);
     st->peer = peer;
     st->local = s->build_local;
-    s->comm_steps++;
+    done(s, st);
 }
 
 void coll_recv(struct coll_sched *s, void *buf, size_t count, struct rdmpi_datatype *dt, int peer)
 {
-    struct coll_step *st = add(s, COLL_RECV);
+    struct coll_step now, *st = add(s, COLL_RECV, &now);
 
     if (!st)
         return;
     st->buf = buf;
     st->count = count;
     st->dt = dt;
-    rt_dt_retain(dt);
     st->peer = peer;
     st->local = s->build_local;
-    s->comm_steps++;
+    done(s, st);
 }
 
 void coll_copy(struct coll_sched *s, const void *src, size_t scount, struct rdmpi_datatype *sdt,
                void *dst, size_t dcount, struct rdmpi_datatype *ddt)
 {
-    struct coll_step *st;
+    struct coll_step now, *st;
 
     if (scount * sdt->size == 0 || dcount * ddt->size == 0 ||
         (src == dst && sdt == ddt && scount == dcount))
         return;
-    if (!(st = add(s, COLL_COPY)))
+    if (!(st = add(s, COLL_COPY, &now)))
         return;
     st->src = src;
     st->scount = scount;
@@ -172,31 +202,34 @@ void coll_copy(struct coll_sched *s, const void *src, size_t scount, struct rdmp
     st->buf = dst;
     st->count = dcount;
     st->dt = ddt;
-    rt_dt_retain(sdt);
-    rt_dt_retain(ddt);
+    done(s, st);
 }
 
 void coll_reduce(struct coll_sched *s, const void *src, void *dst, size_t count,
                  struct rdmpi_datatype *dt, int order)
 {
-    struct coll_step *st;
+    struct coll_step now, *st;
 
-    if (!count || !(st = add(s, COLL_REDUCE)))
+    if (!count || !(st = add(s, COLL_REDUCE, &now)))
         return;
     st->src = src;
     st->buf = dst;
     st->count = count;
     st->dt = dt;
-    rt_dt_retain(dt);
     st->order = (uint8_t)order;
+    done(s, st);
 }
 
 /* Fences after no communication would only split local steps: skip them. */
 void coll_fence(struct coll_sched *s)
 {
+    if (s->now) {
+        wait_round(s);
+        return;
+    }
     if (!s->comm_steps)
         return;
-    if (add(s, COLL_FENCE))
+    if (add(s, COLL_FENCE, NULL))
         s->comm_steps = 0;
 }
 
@@ -213,7 +246,7 @@ void *coll_tmp_bytes(struct coll_sched *s, size_t bytes)
         return p;
     }
     if (!(m = mem_get(bytes))) {
-        s->oom = true;
+        out_of_memory(s);
         return NULL;
     }
     m->next = s->mem;
@@ -376,6 +409,32 @@ bool coll_sched_advance(struct coll_sched *s)
             issue(s, st);
         }
     }
+}
+
+static void wait_round(struct coll_sched *s)
+{
+    unsigned spins = 0;
+
+    while (s->reaped < s->nreqs) {
+        if (__atomic_load_n(&s->reqs[s->reaped]->base.complete, __ATOMIC_ACQUIRE))
+            s->reaped++;
+        else if (!rt_progress())
+            rt_progress_idle(&spins);
+    }
+    if (s->nreqs)
+        reap(s);
+}
+
+void coll_sched_now(struct coll_sched *s)
+{
+    coll_sched_start(s);
+    s->now = true;
+}
+
+int coll_sched_wait(struct coll_sched *s)
+{
+    wait_round(s);
+    return s->err;
 }
 
 int coll_sched_run(struct coll_sched *s)

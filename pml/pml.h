@@ -71,6 +71,7 @@ struct pml_peer {
     uint32_t credits;           /* eager credit units we may still spend on it */
     uint32_t owed;              /* units of its eager messages we consumed, not yet returned */
     bool credit_queued;         /* a CREDIT is waiting in the control queue */
+    bool stalled;               /* it returned no credits within the wait; reset by a CREDIT */
     int npending;               /* sends to it waiting for resources: keep order */
     uint32_t blocked_pass;      /* the retry pass in which a send to it failed */
 };

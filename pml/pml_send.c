@@ -50,7 +50,40 @@ RT_PARAM(p_detach, "PML_DETACH_LIMIT", RT_PARAM_SIZE, "64m",
          "Bytes of small blocking sends a rank may hold in private copies while "
          "their receivers are out of eager credits (0: such sends block until matched)")
 
+RT_PARAM(p_credit_wait, "PML_CREDIT_WAIT", RT_PARAM_INT, "2000",
+         "Microseconds a small blocking send out of eager credits waits for its receiver to "
+         "return some before it goes by rendezvous from a private copy")
+
 size_t pml_detached_bytes;
+
+/* A receiver that keeps up returns credits in batches of half the window
+ * (a few hundred microseconds of tiny messages), and an eager message costs
+ * it far less than the rendezvous (a read and a FIN) a detached send
+ * becomes: a stream whose sender detached every message once it ran ahead
+ * slowed to a crawl. So wait for credits first, unless this receiver
+ * already let a wait run out (it may be waiting for a later message). */
+static bool await_credits(struct pml_peer *p, size_t len)
+{
+    static double wait = -1;
+    unsigned spins = 0;
+    double until;
+
+    if (wait < 0)
+        wait = rt_param_int(&p_credit_wait) * 1e-6;
+    if (p->stalled)
+        return false;
+    until = rt_wtime() + wait;
+    while (p->credits < pml_credit_cost(len)) {
+        if (rt_progress())
+            continue;
+        if (rt_wtime() > until) {
+            p->stalled = true;
+            return false;
+        }
+        rt_progress_idle(&spins);
+    }
+    return true;
+}
 
 bool pml_send_detached(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst,
                        int tag, struct pml_comm *pc)
@@ -63,8 +96,8 @@ bool pml_send_detached(const void *buf, size_t count, struct rdmpi_datatype *dt,
 
     if (limit == (size_t)-1)
         limit = rt_param_size(&p_detach);
-    if (p->credits >= pml_credit_cost(len) ||
-        len + sizeof(struct pml_hdr_match) > p->btl->eager_limit ||
+    if (len + sizeof(struct pml_hdr_match) > p->btl->eager_limit ||
+        p->credits >= pml_credit_cost(len) || await_credits(p, len) ||
         pml_detached_bytes + len > limit || !(r = pml_req_alloc()))
         return false;
     if (!(copy = malloc(len ? len : 1))) {

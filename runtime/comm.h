@@ -25,6 +25,8 @@ struct rdmpi_comm {
     MPI_Comm handle;                /* what the user holds (a constant for predefined) */
     void *pml;                      /* per-communicator matching state */
     uint32_t coll_seq;              /* collectives started: internal tag source */
+    struct coll_shm *coll_shm;      /* the collectives' shared segment, or NULL */
+    uint32_t coll_shm_calls;        /* calls that count towards setting it up */
     struct rt_topo *topo;           /* virtual topology, or NULL */
     struct rt_attr *attrs;          /* cached attributes */
     MPI_Info info;                  /* hints set by the user, or MPI_INFO_NULL */
@@ -96,6 +98,11 @@ void rt_cid_release(uint32_t cid);
 /* Binomial broadcast of len bytes from members[0] over intracomm `over`. */
 int rt_comm_bcast(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
                   void *buf, size_t len);
+
+/* ---- services of the collectives ---- */
+
+/* Releases what the collectives keep per communicator. */
+void coll_comm_release(struct rdmpi_comm *c);
 
 /* ---- services of the pml ---- */
 

@@ -176,14 +176,23 @@ static int finish_many(int count, MPI_Request *reqs, MPI_Status *statuses, int *
     return MPI_SUCCESS;
 }
 
-static int all_done(int count, MPI_Request *reqs)
+/* The first request from `from` on still running, or count. Completion
+ * lasts until the request is finished, so Waitall resumes from there
+ * rather than rescanning the done prefix after every progress call
+ * (quadratic for 100000 requests completing one per call). */
+static int first_running(int from, int count, MPI_Request *reqs)
 {
-    for (int i = 0; i < count; i++) {
+    for (int i = from; i < count; i++) {
         struct rdmpi_request *r = rt_req_get(reqs[i]);
         if (!is_idle(reqs[i]) && !__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE))
-            return 0;
+            return i;
     }
-    return 1;
+    return count;
+}
+
+static int all_done(int count, MPI_Request *reqs)
+{
+    return first_running(0, count, reqs) == count;
 }
 
 /* -1: every request is null or inactive; else how many have completed. */
@@ -220,10 +229,9 @@ int PMPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of
     RT_CHECK_INIT(fn);
     if (check_array(count, array_of_requests, fn, &err))
         return err;
-    while (!all_done(count, array_of_requests)) {
+    for (int i = 0; (i = first_running(i, count, array_of_requests)) < count;)
         if (!rt_progress())
             rt_progress_idle(&spins);
-    }
     empty_statuses(count, array_of_requests, array_of_statuses);
     return finish_many(count, array_of_requests, array_of_statuses, NULL, NULL, fn);
 }

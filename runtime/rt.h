@@ -88,5 +88,10 @@ void rt_progress_set_dump(void (*fn)(FILE *out));
 _Noreturn void rt_abort_job(int status, const char *msg);
 
 double rt_wtime(void);
+/* "/rdmpi-<uid>-<nspace>-<nodeid>" and then fmt: the shape of every
+ * /dev/shm name the launcher sweeps after the job; -ENAMETOOLONG if it does
+ * not fit. */
+int rt_shm_name(char *name, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -21,9 +21,10 @@
 RT_PARAM(p_budget, "SM_RING_BUDGET", RT_PARAM_SIZE, "4m",
          "Shared memory per process for the rings its local peers send into: each "
          "ring gets budget / local ranks, clamped to 8k..64k")
-RT_PARAM(p_eager, "SM_EAGER_LIMIT", RT_PARAM_SIZE, "4096",
+RT_PARAM(p_eager, "SM_EAGER_LIMIT", RT_PARAM_SIZE, "4112",
          "Largest pml message (header + payload) btl/sm sends in one piece; larger "
-         "ones go by rendezvous. At most half a ring, at least 64")
+         "ones go by rendezvous. At most half a ring, at least 64. The default holds a "
+         "4 KiB payload and its 16-byte match header")
 RT_PARAM(p_cma, "SM_CMA", RT_PARAM_BOOL, "1",
          "Single-copy large messages by process_vm_readv (cross-memory attach); "
          "0 uses the copy pipeline and skips the probe and its warning")
@@ -80,19 +81,7 @@ static void attach_done(struct btl_sm_seg *s, uint32_t n, const char *name)
 
 static int make_name(char *name, size_t size)
 {
-    char ns[sizeof(rt.nspace)];
-    int n;
-
-    /* The launcher sweeps /dev/shm/rdmpi-<uid>-<nspace>-*: keep that shape.
-     * The node id keeps hosts apart that share /dev/shm (network-namespace
-     * fake hosts, where every host has a node rank 0). */
-    snprintf(ns, sizeof(ns), "%s", rt.nspace);
-    for (char *c = ns; *c; c++)
-        if (*c == '/')
-            *c = '_';
-    n = snprintf(name, size, "/rdmpi-%u-%s-%d.%d", (unsigned)getuid(), ns, rt.nodeid,
-                 rt.node_rank);
-    if (n >= (int)size) {
+    if (rt_shm_name(name, size, ".%d", rt.node_rank)) {
         rt_warn("btl/sm: the segment name for namespace %s is too long", rt.nspace);
         return -ENAMETOOLONG;
     }
@@ -393,8 +382,8 @@ struct btl_module btl_sm_module = {
     .size = sizeof(struct btl_module),
     .version = BTL_IFACE_VERSION,
     .name = "sm",
-    .eager_limit = 4096,
-    .sendi_limit = 4096,
+    .eager_limit = 4112,
+    .sendi_limit = 4112,
     .get_limit = 4u << 20,
     .get_align = 1,
     .rkey_size = 0,

@@ -111,10 +111,14 @@ static void persistent(void)
 }
 
 /* A request freed while the collective runs: the operation still
- * completes, which the next collective's result shows. */
+ * completes, which the next collective's result shows. Its buffers are
+ * static: nothing tells the caller when the freed one is done with them
+ * (MPI 4.1 section 3.7.3), and a blocking collective through the shared
+ * segment can return before the freed one's last message arrives. */
 static void freed_active(void)
 {
-    int x = 1, y = 0, z = 0;
+    static int x = 1, y = 0;
+    int z = 0;
     MPI_Request rq;
 
     MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq);

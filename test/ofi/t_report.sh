@@ -48,14 +48,14 @@ split() {
     [ $? -eq 0 ] || diag "$b: rndv_msgs $rm, rndv_bytes $rb, fb_credit $fc, reads $rd of $r bytes, $w bytes written"
 }
 
-# sm: 4080 + 16 bytes of header is the eager limit, 4081 goes by rendezvous.
-run "$MPIRUN" --timeout 60 --report-transport -n 2 "$t" 4080:10 4081:5 1m:2
+# sm: 4096 + 16 bytes of header is the eager limit, 4097 goes by rendezvous.
+run "$MPIRUN" --timeout 60 --report-transport -n 2 "$t" 4096:10 4097:5 1m:2
 [ $rc -eq 0 ] && [ "$(tables)" -eq 1 ] && echo "$err" | grep -q "^rdmpi transport report: 2 ranks on 1 host"
 ok $? "sm: one table for the job, printed once"
 [ $rc -eq 0 ] || diag "exit $rc" "$err"
 expect "sm: counts from both ranks" sm ranks=2 eager_msgs='>=20'
 split "sm: eager/rendezvous split at the eager limit, a CMA read per rendezvous" sm 14 \
-    $((2 * (5 * 4081 + 2 * 1048576)))
+    $((2 * (5 * 4097 + 2 * 1048576)))
 transport sm | grep -q "^shared memory rings of .* KiB, single copy by process_vm_readv$"
 ok $? "sm: the transport says single copy by process_vm_readv"
 expect "self: each rank's message to itself" self ranks=2 eager_msgs=2 eager_bytes=200

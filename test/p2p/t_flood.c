@@ -1,7 +1,9 @@
 /* A sender far ahead of its receiver: 100000 small messages before the
  * receiver posts anything. Eager credits must bound the receiver's memory
  * (RSS growth stays far below 100000 * eager data), and every message must
- * arrive in order. */
+ * arrive in order. MT_FLOOD_BLOCKING=1 sends with MPI_Send: once credits
+ * run out the sender waits for some, gives up (the receiver is waiting
+ * for the later message) and goes on from private copies. */
 #include "mpitest.h"
 
 #include <unistd.h>
@@ -37,6 +39,12 @@ int main(int argc, char **argv)
         char *all = calloc((size_t)n, sizeof(buf));
         for (int i = 0; i < n; i++) {
             memcpy(all + (size_t)i * sizeof(buf), &i, sizeof(i));
+            if (getenv("MT_FLOOD_BLOCKING")) {
+                MPI_Send(all + (size_t)i * sizeof(buf), sizeof(buf), MPI_BYTE, 0, 1,
+                         MPI_COMM_WORLD);
+                rq[i] = MPI_REQUEST_NULL;
+                continue;
+            }
             MPI_Isend(all + (size_t)i * sizeof(buf), sizeof(buf), MPI_BYTE, 0, 1, MPI_COMM_WORLD,
                       &rq[i]);
         }

@@ -1,0 +1,179 @@
+/* The shared segment of a communicator whose ranks are all on this host.
+ * Rank 0 creates it and names it to the others; each maps it and says
+ * whether that worked; rank 0 then unlinks it (a crash from here on leaves
+ * nothing in /dev/shm) and tells everyone whether to use it. All three
+ * rounds are messages on one collective tag, inside the collective call
+ * that every rank reaches as its COLL_SHM_AFTER-th. */
+#include "coll_shm.h"
+#include "param.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+RT_PARAM(p_shm, "COLL_SHM", RT_PARAM_BOOL, "1",
+         "Small blocking collectives (barrier, bcast, reduce, allreduce, allgather, alltoall) "
+         "on a communicator whose ranks share a host go through a shared segment instead of "
+         "messages")
+RT_PARAM(p_after, "COLL_SHM_AFTER", RT_PARAM_INT, "16",
+         "Blocking collectives a communicator runs by messages before it sets up its shared "
+         "segment (so short-lived communicators never make one)")
+RT_PARAM(p_max, "COLL_SHM_MAX", RT_PARAM_SIZE, "8192",
+         "Largest contribution of one rank (bytes; for alltoall all its blocks) the shared "
+         "segment carries; reductions stop at 4096 (beyond that messages measured faster), "
+         "and large communicators get less (a segment stays within 4 MiB)")
+
+#define MAX_RANKS 64
+#define BUDGET    (4u << 20)
+#define NEVER     UINT32_MAX
+
+/* Rank 0's first message. */
+struct shm_offer {
+    uint64_t size, max;
+    char name[200]; /* empty: no segment */
+};
+
+static bool all_local(const struct rdmpi_comm *c)
+{
+    for (int r = 0; r < c->size; r++) {
+        int w = rt_comm_world_rank(c, r), i;
+
+        for (i = 0; i < rt.local_size && rt.local_peers[i] != w; i++)
+            ;
+        if (i == rt.local_size && w != rt.rank)
+            return false;
+    }
+    return true;
+}
+
+static void *map(const char *name, size_t size, bool create)
+{
+    int fd = shm_open(name, O_RDWR | (create ? O_CREAT | O_EXCL : 0), 0600);
+    void *p;
+
+    if (fd < 0 && create && errno == EEXIST) {
+        /* A dead job's, whose launcher had our launcher's pid. */
+        shm_unlink(name);
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd < 0)
+        return NULL;
+    if (create && posix_fallocate(fd, 0, (off_t)size)) {
+        close(fd);
+        shm_unlink(name);
+        return NULL;
+    }
+    p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        if (create)
+            shm_unlink(name);
+        return NULL;
+    }
+    return p;
+}
+
+/* Rank 0: make the segment and fill in the offer (name empty on failure). */
+static void *offer(struct rdmpi_comm *c, struct shm_offer *o)
+{
+    size_t max = rt_param_size(&p_max), fit = BUDGET / ((size_t)c->size * COLL_SHM_SLOTS);
+    void *p;
+
+    if (COLL_SHM_STRIDE(max) > fit)
+        max = (fit & ~(size_t)(COLL_SHM_LINE - 1)) - COLL_SHM_DATA;
+
+    o->max = max;
+    o->size = (size_t)c->size * COLL_SHM_LINE +
+              (size_t)c->size * COLL_SHM_SLOTS * COLL_SHM_STRIDE(max);
+    o->name[0] = 0;
+    if (rt_shm_name(o->name, sizeof(o->name), ".coll%u.%d", c->cid, rt.rank)) {
+        o->name[0] = 0;
+        return NULL;
+    }
+    if (!(p = map(o->name, o->size, true)))
+        o->name[0] = 0;
+    return p;
+}
+
+static void setup(struct rdmpi_comm *c)
+{
+    bool ok = c->size <= MAX_RANKS && !c->inter && rt_param_bool(&p_shm) && all_local(c);
+    int tag = coll_comm_next_tag(c), n = c->size;
+    struct shm_offer o;
+    struct coll_shm *s;
+    uint8_t mine, all;
+    void *p = NULL;
+
+    memset(&o, 0, sizeof(o));
+    if (c->rank == 0) {
+        if (ok)
+            p = offer(c, &o);
+        all = o.name[0] != 0;
+        for (int r = 1; r < n; r++)
+            pml_comm_sendrecv(c, &o, sizeof(o), r, NULL, 0, MPI_PROC_NULL, tag);
+        for (int r = 1; r < n; r++) {
+            if (pml_comm_sendrecv(c, NULL, 0, MPI_PROC_NULL, &mine, 1, r, tag) || !mine)
+                all = 0;
+        }
+        if (o.name[0])
+            shm_unlink(o.name);
+        for (int r = 1; r < n; r++)
+            pml_comm_sendrecv(c, &all, 1, r, NULL, 0, MPI_PROC_NULL, tag);
+    } else {
+        if (pml_comm_sendrecv(c, NULL, 0, MPI_PROC_NULL, &o, sizeof(o), 0, tag))
+            o.name[0] = 0;
+        if (ok && o.name[0])
+            p = map(o.name, o.size, false);
+        mine = p != NULL;
+        pml_comm_sendrecv(c, &mine, 1, 0, NULL, 0, MPI_PROC_NULL, tag);
+        if (pml_comm_sendrecv(c, NULL, 0, MPI_PROC_NULL, &all, 1, 0, tag))
+            all = 0;
+    }
+    c->coll_shm_calls = NEVER;
+    if (!all || !(s = calloc(1, sizeof(*s)))) {
+        if (p)
+            munmap(p, o.size);
+        rt_info(2, "coll: %s keeps its collectives on messages (no shared segment)", c->name);
+        return;
+    }
+    s->base = p;
+    s->size = o.size;
+    s->max = o.max;
+    s->stride = COLL_SHM_STRIDE(o.max);
+    s->n = n;
+    s->me = c->rank;
+    c->coll_shm = s;
+    rt_info(2, "coll: %s: small collectives through a %zu KiB shared segment", c->name,
+            o.size >> 10);
+}
+
+struct coll_shm *coll_shm_get(struct rdmpi_comm *c)
+{
+    static int after = -1;
+
+    if (RT_LIKELY(c->coll_shm != NULL))
+        return c->coll_shm;
+    if (c->coll_shm_calls == NEVER || c->size < 2)
+        return NULL;
+    if (after < 0)
+        after = rt_param_int(&p_after);
+    if (c->coll_shm_calls++ < (uint32_t)after)
+        return NULL;
+    setup(c);
+    return c->coll_shm;
+}
+
+void coll_comm_release(struct rdmpi_comm *c)
+{
+    struct coll_shm *s = c->coll_shm;
+
+    if (!s)
+        return;
+    munmap(s->base, s->size);
+    free(s);
+    c->coll_shm = NULL;
+}

@@ -1,0 +1,50 @@
+/* Small blocking collectives through a segment the ranks of a
+ * communicator share, when they are all on one host: each rank publishes
+ * into its own slots and reads the others' directly, with no messages,
+ * matching or requests (coll_shm.c sets the segment up, coll_shm_ops.c
+ * runs the collectives). */
+#ifndef COLL_SHM_H
+#define COLL_SHM_H
+
+#include "coll.h"
+
+#define COLL_SHM_SLOTS 16 /* collectives a rank may run ahead of the slowest */
+#define COLL_SHM_LINE  64
+/* A slot: its sequence word, then the data from this offset, so a small
+ * collective's data shares the word's cache line (one line moves between
+ * cores, not two); 16 keeps every predefined type aligned. */
+#define COLL_SHM_DATA 16
+/* Reductions beyond this measured faster by messages (recursive doubling
+ * reads half the data a rank reads here). */
+#define COLL_SHM_REDUCE_MAX 4096
+#define COLL_SHM_STRIDE(max) \
+    (((max) + COLL_SHM_DATA + COLL_SHM_LINE - 1) & ~(size_t)(COLL_SHM_LINE - 1))
+
+struct coll_shm {
+    char *base;        /* the mapping: n "done" lines, then n x SLOTS slots */
+    size_t size;
+    size_t stride;     /* bytes per slot: COLL_SHM_STRIDE(max) */
+    size_t max;        /* the largest collective it carries, agreed at setup */
+    int n, me;
+    uint64_t op;       /* collectives run through it so far */
+    uint64_t min_done; /* the lowest "done" seen on any rank (a cache) */
+};
+
+/* The communicator's segment, or NULL: the first COLL_SHM_AFTER blocking
+ * barrier, bcast, reduce, allreduce, allgather and alltoall calls on it
+ * go by messages, the next one
+ * sets the segment up (every rank counts the same calls, so they all set
+ * up in the same call). */
+struct coll_shm *coll_shm_get(struct rdmpi_comm *c);
+
+/* Each returns true if it ran the collective, false to leave it to the
+ * schedules (too large, or a type the segment cannot carry). */
+bool coll_shm_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_datatype *dt,
+                    int root);
+bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
+                     struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root);
+void coll_shm_barrier(struct coll_shm *s);
+/* Allgather, or alltoall (all_to_all), of the regular (block) forms. */
+bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all);
+
+#endif

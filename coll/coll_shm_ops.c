@@ -1,0 +1,199 @@
+/* Collectives through the shared segment. Collective number `op` uses slot
+ * op % SLOTS of each rank: a rank writes its data there and then the
+ * slot's sequence word (release); readers wait for that word to say `op`
+ * (acquire) and read the data in place. A rank announces it has read
+ * everything of collective `op` in its "done" line; a slot is written
+ * again (for op + SLOTS) only once every rank is done with op, so a fast
+ * rank runs up to SLOTS collectives ahead and never overwrites what a slow
+ * one has yet to read. Reductions combine the ranks' data in rank order
+ * on every rank that needs the result, so non-commutative operations come
+ * out right and every rank of an allreduce gets the same bits. */
+#include "coll_shm.h"
+
+#include <string.h>
+
+static uint64_t *done_line(const struct coll_shm *s, int r)
+{
+    return (uint64_t *)(s->base + (size_t)r * COLL_SHM_LINE);
+}
+
+static uint64_t *slot(const struct coll_shm *s, int r, uint64_t op)
+{
+    size_t i = (size_t)r * COLL_SHM_SLOTS + op % COLL_SHM_SLOTS;
+
+    return (uint64_t *)(s->base + (size_t)s->n * COLL_SHM_LINE + i * s->stride);
+}
+
+static char *data(uint64_t *slot)
+{
+    return (char *)slot + COLL_SHM_DATA;
+}
+
+/* Waits keep the rest of the library moving (a peer may need our
+ * messages to reach this collective) and yield when ranks outnumber
+ * cores. */
+static void await(const uint64_t *word, uint64_t want)
+{
+    unsigned spins = 0;
+
+    for (;;) {
+        for (int i = 0; i < 64; i++)
+            if (__atomic_load_n(word, __ATOMIC_ACQUIRE) == want)
+                return;
+        if (!rt_progress())
+            rt_progress_idle(&spins);
+    }
+}
+
+/* Before writing our slot for `op`: every rank is done with op - SLOTS.
+ * A rank that has run that far ahead waits until the slowest is within
+ * half the slots, so it reads the others' "done" lines once per SLOTS/2
+ * collectives rather than on every one. */
+static void await_slot(struct coll_shm *s, uint64_t op)
+{
+    unsigned spins = 0;
+
+    if (op <= COLL_SHM_SLOTS || s->min_done >= op - COLL_SHM_SLOTS)
+        return;
+    for (;;) {
+        uint64_t m = UINT64_MAX;
+
+        for (int r = 0; r < s->n; r++) {
+            uint64_t d = __atomic_load_n(done_line(s, r), __ATOMIC_ACQUIRE);
+            if (d < m)
+                m = d;
+        }
+        s->min_done = m;
+        if (m >= op - COLL_SHM_SLOTS / 2)
+            return;
+        if (!rt_progress())
+            rt_progress_idle(&spins);
+    }
+}
+
+static void publish(uint64_t *slot, uint64_t op)
+{
+    __atomic_store_n(slot, op, __ATOMIC_RELEASE);
+}
+
+static void finish(struct coll_shm *s, uint64_t op)
+{
+    __atomic_store_n(done_line(s, s->me), op, __ATOMIC_RELEASE);
+}
+
+/* Data moves through slots packed, so ranks may use different layouts
+ * of one type signature. */
+static void put(char *to, const void *buf, size_t count, struct rdmpi_datatype *dt)
+{
+    if (rt_dt_contig(dt, count))
+        memcpy(to, (const char *)buf + dt->lb, count * dt->size);
+    else
+        rt_dt_pack(dt, buf, count, 0, to, count * dt->size);
+}
+
+static void get(void *buf, size_t count, struct rdmpi_datatype *dt, const char *from)
+{
+    if (rt_dt_contig(dt, count))
+        memcpy((char *)buf + dt->lb, from, count * dt->size);
+    else
+        rt_dt_unpack(dt, buf, count, 0, from, count * dt->size);
+}
+
+bool coll_shm_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_datatype *dt,
+                    int root)
+{
+    uint64_t op, *sl;
+
+    if (count * dt->size > s->max)
+        return false;
+    op = ++s->op;
+    sl = slot(s, root, op);
+    if (s->me == root) {
+        await_slot(s, op);
+        put(data(sl), buf, count, dt);
+        publish(sl, op);
+    } else {
+        await(sl, op);
+        get(buf, count, dt, data(sl));
+    }
+    finish(s, op);
+    return true;
+}
+
+/* Every rank publishes its whole contribution (allgather: its block;
+ * alltoall: all its blocks) and takes its share of everyone's. */
+bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all)
+{
+    size_t block = a->rcount * a->rdt->size, nb = all_to_all ? (size_t)s->n : 1;
+    uint64_t op, *sl;
+
+    if (nb * block > s->max)
+        return false;
+    op = ++s->op;
+    sl = slot(s, s->me, op);
+    await_slot(s, op);
+    if (a->inplace)
+        put(data(sl), all_to_all ? a->rbuf : coll_at(a->rbuf, (size_t)s->me * a->rcount, a->rdt),
+            nb * a->rcount, a->rdt);
+    else
+        put(data(sl), a->sbuf, nb * a->scount, a->sdt);
+    publish(sl, op);
+    for (int r = 0; r < s->n; r++) {
+        uint64_t *from = slot(s, r, op);
+
+        if (r == s->me && a->inplace && !all_to_all)
+            continue;
+        await(from, op);
+        get(coll_at(a->rbuf, (size_t)r * a->rcount, a->rdt), a->rcount, a->rdt,
+            data(from) + (all_to_all ? (size_t)s->me * block : 0));
+    }
+    finish(s, op);
+    return true;
+}
+
+/* rbuf = x0 op x1 op ... op x(n-1), folded from the right: the op
+ * function computes inout = in op inout. Slots hold each rank's buffer
+ * as laid out in memory (`span` bytes from the true lower bound), so
+ * the pair types' gaps ride along. */
+static void combine(struct coll_shm *s, void *rbuf, size_t count, struct rdmpi_datatype *dt,
+                    const struct rdmpi_op *op, uint64_t seq, size_t span)
+{
+    for (int r = 0; r < s->n; r++)
+        await(slot(s, r, seq), seq);
+    memcpy((char *)rbuf + dt->true_lb, data(slot(s, s->n - 1, seq)), span);
+    for (int r = s->n - 2; r >= 0; r--)
+        coll_op_apply(op, data(slot(s, r, seq)) - dt->true_lb, rbuf, count, dt);
+}
+
+/* Reduce (root >= 0) or allreduce (root < 0) of a predefined type (the
+ * standard has every rank pass the same one, so all take this path or
+ * none). */
+bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
+                     struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root)
+{
+    size_t span = (size_t)dt->true_extent + (count - 1) * (size_t)dt->extent;
+    uint64_t seq, *sl;
+
+    if (!count || span > s->max || span > COLL_SHM_REDUCE_MAX || !(dt->flags & RT_DT_PREDEF))
+        return false;
+    seq = ++s->op;
+    sl = slot(s, s->me, seq);
+    await_slot(s, seq);
+    memcpy(data(sl), (const char *)(sbuf == MPI_IN_PLACE ? rbuf : sbuf) + dt->true_lb, span);
+    publish(sl, seq);
+    if (root < 0 || s->me == root)
+        combine(s, rbuf, count, dt, op, seq, span);
+    finish(s, seq);
+    return true;
+}
+
+void coll_shm_barrier(struct coll_shm *s)
+{
+    uint64_t op = ++s->op;
+
+    await_slot(s, op);
+    publish(slot(s, s->me, op), op);
+    for (int r = 0; r < s->n; r++)
+        await(slot(s, r, op), op);
+    finish(s, op);
+}

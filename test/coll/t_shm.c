@@ -1,0 +1,164 @@
+/* The shared-segment path of small blocking collectives (coll/coll_shm*.c):
+ * a root running many collectives ahead of slow readers (slots are reused
+ * only once every rank has read them); a non-commutative operation on a
+ * predefined type, whose result proves rank order; bcast with different
+ * datatypes of one signature on different ranks; pair types with gaps;
+ * MPI_IN_PLACE; blocking collectives on the segment interleaved with
+ * non-blocking ones and point-to-point traffic; and communicators that set
+ * a segment up and are freed, many times. Run with RDMPI_COLL_SHM_AFTER=0
+ * so every call takes the path, and with RDMPI_COLL_SHM=0 as a control. */
+#include "../p2p/mpitest.h"
+
+#include <unistd.h>
+
+/* a op b = the digits of a followed by those of b: associative, not
+ * commutative. Values are digit strings without zeros. */
+static void concat(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    long long *a = in, *b = inout;
+
+    (void)dt;
+    for (int i = 0; i < *len; i++) {
+        long long p = 1;
+        while (p <= b[i])
+            p *= 10;
+        b[i] = a[i] * p + b[i];
+    }
+}
+
+static long long digits(int n, int first)
+{
+    long long v = 0;
+
+    for (int r = 0; r < n; r++)
+        v = v * 10 + (first + r) % 9 + 1;
+    return v;
+}
+
+static void run_ahead(MPI_Comm comm, int me, int n)
+{
+    int v[4];
+
+    /* The root races ahead while the others sleep: it must wait for
+     * free slots, never overwrite an unread one. */
+    for (int i = 0; i < 200; i++) {
+        if (me && i == 3)
+            usleep(20000);
+        for (int k = 0; k < 4; k++)
+            v[k] = me == 1 % n ? i * 4 + k : -1;
+        MPI_Bcast(v, 4, MPI_INT, 1 % n, comm);
+        for (int k = 0; k < 4; k++)
+            if (v[k] != i * 4 + k) {
+                mt_check(0, "bcast %d: element %d is %d", i, k, v[k]);
+                return;
+            }
+    }
+}
+
+static void order(MPI_Comm comm, int me, int n)
+{
+    MPI_Op op;
+    long long x[3], y[3];
+
+    MPI_Op_create(concat, 0, &op);
+    for (int i = 0; i < 40; i++) {
+        for (int k = 0; k < 3; k++)
+            x[k] = (me + k + i) % 9 + 1;
+        MPI_Allreduce(x, y, 3, MPI_LONG_LONG, op, comm);
+        for (int k = 0; k < 3 && n <= 18; k++)
+            mt_check(y[k] == digits(n, k + i), "allreduce %d[%d]: %lld, want %lld", i, k, y[k],
+                     digits(n, k + i));
+        x[0] = (me + i) % 9 + 1;
+        if (me == i % n) {
+            y[0] = x[0];
+            MPI_Reduce(MPI_IN_PLACE, y, 1, MPI_LONG_LONG, op, i % n, comm);
+            mt_check(n > 18 || y[0] == digits(n, i), "reduce %d at root %d: %lld", i, i % n,
+                     y[0]);
+        } else {
+            MPI_Reduce(x, NULL, 1, MPI_LONG_LONG, op, i % n, comm);
+        }
+    }
+    MPI_Op_free(&op);
+}
+
+static void types(MPI_Comm comm, int me, int n)
+{
+    struct {
+        double v;
+        int i;
+    } p[5], q[5];
+    int b[64], e[64];
+    MPI_Datatype vec;
+
+    /* Root sends 32 contiguous ints; the others receive them strided. */
+    MPI_Type_vector(32, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    for (int k = 0; k < 64; k++)
+        b[k] = me ? -1 : k;
+    if (me)
+        MPI_Bcast(b, 1, vec, 0, comm);
+    else
+        MPI_Bcast(b, 32, MPI_INT, 0, comm);
+    for (int k = 0; k < 64; k++)
+        e[k] = me ? (k % 2 ? -1 : k / 2) : k;
+    mt_check(!memcmp(b, e, sizeof(b)), "bcast of one signature in two layouts");
+    MPI_Type_free(&vec);
+
+    for (int k = 0; k < 5; k++) {
+        p[k].v = (me * 7 + k * 3) % n;
+        p[k].i = me;
+    }
+    MPI_Allreduce(p, q, 5, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
+    for (int k = 0; k < 5; k++) {
+        int max = -1, at = -1;
+        for (int r = 0; r < n; r++)
+            if ((r * 7 + k * 3) % n > max) {
+                max = (r * 7 + k * 3) % n;
+                at = r;
+            }
+        mt_check(q[k].v == max && q[k].i == at, "maxloc[%d]: (%g, %d), want (%d, %d)", k, q[k].v,
+                 q[k].i, max, at);
+    }
+}
+
+static void mixed(MPI_Comm comm, int me, int n)
+{
+    int x = me, s = 0, t = -1, u;
+    MPI_Request rq[2];
+
+    for (int i = 0; i < 50; i++) {
+        MPI_Iallreduce(&x, &s, 1, MPI_INT, MPI_SUM, comm, &rq[0]);
+        MPI_Irecv(&t, 1, MPI_INT, (me + n - 1) % n, i, comm, &rq[1]);
+        MPI_Send(&i, 1, MPI_INT, (me + 1) % n, i, comm);
+        MPI_Barrier(comm);
+        MPI_Allreduce(&x, &u, 1, MPI_INT, MPI_MAX, comm);
+        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+        mt_check(s == n * (n - 1) / 2 && u == n - 1 && t == i, "round %d: %d %d %d", i, s, u, t);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Comm c;
+
+    mt_init(&argc, &argv);
+    run_ahead(MPI_COMM_WORLD, mt_rank, mt_size);
+    order(MPI_COMM_WORLD, mt_rank, mt_size);
+    types(MPI_COMM_WORLD, mt_rank, mt_size);
+    mixed(MPI_COMM_WORLD, mt_rank, mt_size);
+    /* Segments come and go with communicators. */
+    for (int i = 0; i < 30; i++) {
+        int me, n, x = 1, y = 0;
+        MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, mt_rank, &c);
+        MPI_Comm_rank(c, &me);
+        MPI_Comm_size(c, &n);
+        for (int k = 0; k < 20; k++)
+            MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, c);
+        mt_check(y == n, "split %d: sum %d of %d", i, y, n);
+        MPI_Comm_free(&c);
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    order(c, mt_rank, mt_size);
+    MPI_Comm_free(&c);
+    return mt_finish("t_shm");
+}
