@@ -31,9 +31,14 @@ RT_PARAM(p_max, "COLL_SHM_MAX", RT_PARAM_SIZE, "8192",
 #define BUDGET    (4u << 20)
 #define NEVER     UINT32_MAX
 
+RT_PARAM(p_bcast_max, "COLL_SHM_BCAST_MAX", RT_PARAM_SIZE, "128k",
+         "When ranks outnumber cores, broadcasts up to this size go through the shared "
+         "segment in slot-sized pieces (with a core per rank, single-copy reads by every "
+         "rank measured faster above one slot)")
+
 /* Rank 0's first message. */
 struct shm_offer {
-    uint64_t size, max;
+    uint64_t size, max, bcast_max;
     char name[200]; /* empty: no segment */
 };
 
@@ -87,6 +92,9 @@ static void *offer(struct rdmpi_comm *c, struct shm_offer *o)
         max = (fit & ~(size_t)(COLL_SHM_LINE - 1)) - COLL_SHM_DATA;
 
     o->max = max;
+    o->bcast_max = coll_oversubscribed ? rt_param_size(&p_bcast_max) : 0;
+    if (o->bcast_max < max)
+        o->bcast_max = max;
     o->size = (size_t)c->size * COLL_SHM_LINE +
               (size_t)c->size * COLL_SHM_SLOTS * COLL_SHM_STRIDE(max);
     o->name[0] = 0;
@@ -143,6 +151,7 @@ static void setup(struct rdmpi_comm *c)
     s->base = p;
     s->size = o.size;
     s->max = o.max;
+    s->bcast_max = o.bcast_max;
     s->stride = COLL_SHM_STRIDE(o.max);
     s->n = n;
     s->me = c->rank;

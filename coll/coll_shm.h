@@ -25,6 +25,7 @@ struct coll_shm {
     size_t size;
     size_t stride;     /* bytes per slot: COLL_SHM_STRIDE(max) */
     size_t max;        /* the largest collective it carries, agreed at setup */
+    size_t bcast_max;  /* bcast goes in pieces of `max` up to this (agreed too) */
     int n, me;
     uint64_t op;       /* collectives run through it so far */
     uint64_t min_done; /* the lowest "done" seen on any rank (a cache) */

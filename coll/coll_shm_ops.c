@@ -82,41 +82,60 @@ static void finish(struct coll_shm *s, uint64_t op)
 }
 
 /* Data moves through slots packed, so ranks may use different layouts
- * of one type signature. */
-static void put(char *to, const void *buf, size_t count, struct rdmpi_datatype *dt)
+ * of one type signature: bytes [off, off + len) of the packed form. */
+static void put_part(char *to, const void *buf, size_t count, struct rdmpi_datatype *dt,
+                     size_t off, size_t len)
 {
     if (rt_dt_contig(dt, count))
-        memcpy(to, (const char *)buf + dt->lb, count * dt->size);
+        memcpy(to, (const char *)buf + dt->lb + off, len);
     else
-        rt_dt_pack(dt, buf, count, 0, to, count * dt->size);
+        rt_dt_pack(dt, buf, count, off, to, len);
+}
+
+static void get_part(void *buf, size_t count, struct rdmpi_datatype *dt, const char *from,
+                     size_t off, size_t len)
+{
+    if (rt_dt_contig(dt, count))
+        memcpy((char *)buf + dt->lb + off, from, len);
+    else
+        rt_dt_unpack(dt, buf, count, off, from, len);
+}
+
+static void put(char *to, const void *buf, size_t count, struct rdmpi_datatype *dt)
+{
+    put_part(to, buf, count, dt, 0, count * dt->size);
 }
 
 static void get(void *buf, size_t count, struct rdmpi_datatype *dt, const char *from)
 {
-    if (rt_dt_contig(dt, count))
-        memcpy((char *)buf + dt->lb, from, count * dt->size);
-    else
-        rt_dt_unpack(dt, buf, count, 0, from, count * dt->size);
+    get_part(buf, count, dt, from, 0, count * dt->size);
 }
 
+/* A message larger than a slot goes in slot-sized pieces, each its own
+ * collective number (every rank cuts it the same way), so the root fills
+ * up to SLOTS pieces ahead while the others copy out. */
 bool coll_shm_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_datatype *dt,
                     int root)
 {
-    uint64_t op, *sl;
+    size_t bytes = count * dt->size, off = 0;
 
-    if (count * dt->size > s->max)
+    if (bytes > s->bcast_max)
         return false;
-    op = ++s->op;
-    sl = slot(s, root, op);
-    if (s->me == root) {
-        await_slot(s, op);
-        put(data(sl), buf, count, dt);
-        publish(sl, op);
-    } else {
-        await(sl, op);
-        get(buf, count, dt, data(sl));
-    }
-    finish(s, op);
+    do {
+        size_t len = bytes - off < s->max ? bytes - off : s->max;
+        uint64_t op = ++s->op, *sl = slot(s, root, op);
+
+        if (s->me == root) {
+            await_slot(s, op);
+            put_part(data(sl), buf, count, dt, off, len);
+            publish(sl, op);
+        } else {
+            await(sl, op);
+            get_part(buf, count, dt, data(sl), off, len);
+        }
+        finish(s, op);
+        off += len;
+    } while (off < bytes);
     return true;
 }
 
