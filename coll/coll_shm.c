@@ -36,9 +36,13 @@ RT_PARAM(p_bcast_max, "COLL_SHM_BCAST_MAX", RT_PARAM_SIZE, "128k",
          "segment in slot-sized pieces (with a core per rank, single-copy reads by every "
          "rank measured faster above one slot)")
 
+RT_PARAM(p_reduce_max, "COLL_SHM_REDUCE_MAX", RT_PARAM_SIZE, "64k",
+         "When ranks outnumber cores, reduces up to this size go through the shared segment "
+         "in slot-sized pieces (else up to 4096 bytes, in one)")
+
 /* Rank 0's first message. */
 struct shm_offer {
-    uint64_t size, max, bcast_max;
+    uint64_t size, max, bcast_max, reduce_max;
     char name[200]; /* empty: no segment */
 };
 
@@ -95,6 +99,7 @@ static void *offer(struct rdmpi_comm *c, struct shm_offer *o)
     o->bcast_max = coll_oversubscribed ? rt_param_size(&p_bcast_max) : 0;
     if (o->bcast_max < max)
         o->bcast_max = max;
+    o->reduce_max = coll_oversubscribed ? rt_param_size(&p_reduce_max) : COLL_SHM_REDUCE_MAX;
     o->size = (size_t)c->size * COLL_SHM_LINE +
               (size_t)c->size * COLL_SHM_SLOTS * COLL_SHM_STRIDE(max);
     o->name[0] = 0;
@@ -152,6 +157,7 @@ static void setup(struct rdmpi_comm *c)
     s->size = o.size;
     s->max = o.max;
     s->bcast_max = o.bcast_max;
+    s->reduce_max = o.reduce_max;
     s->stride = COLL_SHM_STRIDE(o.max);
     s->n = n;
     s->me = c->rank;

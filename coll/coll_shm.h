@@ -14,8 +14,9 @@
  * collective's data shares the word's cache line (one line moves between
  * cores, not two); 16 keeps every predefined type aligned. */
 #define COLL_SHM_DATA 16
-/* Reductions beyond this measured faster by messages (recursive doubling
- * reads half the data a rank reads here). */
+/* Allreduces (and, with a core per rank, reduces) beyond this measured
+ * faster by messages (recursive doubling reads half the data a rank reads
+ * here). */
 #define COLL_SHM_REDUCE_MAX 4096
 #define COLL_SHM_STRIDE(max) \
     (((max) + COLL_SHM_DATA + COLL_SHM_LINE - 1) & ~(size_t)(COLL_SHM_LINE - 1))
@@ -26,6 +27,7 @@ struct coll_shm {
     size_t stride;     /* bytes per slot: COLL_SHM_STRIDE(max) */
     size_t max;        /* the largest collective it carries, agreed at setup */
     size_t bcast_max;  /* bcast goes in pieces of `max` up to this (agreed too) */
+    size_t reduce_max; /* and reduce up to this */
     int n, me;
     uint64_t op;       /* collectives run through it so far */
     uint64_t min_done; /* the lowest "done" seen on any rank (a cache) */

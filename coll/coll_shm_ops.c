@@ -186,23 +186,31 @@ static void combine(struct coll_shm *s, void *rbuf, size_t count, struct rdmpi_d
 
 /* Reduce (root >= 0) or allreduce (root < 0) of a predefined type (the
  * standard has every rank pass the same one, so all take this path or
- * none). */
+ * none). A reduce larger than a slot goes in pieces of whole elements,
+ * each its own collective number. */
 bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
                      struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root)
 {
-    size_t span = (size_t)dt->true_extent + (count - 1) * (size_t)dt->extent;
-    uint64_t seq, *sl;
+    size_t ext = (size_t)dt->extent, tx = (size_t)dt->true_extent, per;
+    size_t limit = root < 0 ? COLL_SHM_REDUCE_MAX : s->reduce_max;
+    const char *src = (const char *)(sbuf == MPI_IN_PLACE ? rbuf : sbuf) + dt->true_lb;
 
-    if (!count || span > s->max || span > COLL_SHM_REDUCE_MAX || !(dt->flags & RT_DT_PREDEF))
+    if (!count || tx + (count - 1) * ext > limit || tx > s->max || !(dt->flags & RT_DT_PREDEF))
         return false;
-    seq = ++s->op;
-    sl = slot(s, s->me, seq);
-    await_slot(s, seq);
-    memcpy(data(sl), (const char *)(sbuf == MPI_IN_PLACE ? rbuf : sbuf) + dt->true_lb, span);
-    publish(sl, seq);
-    if (root < 0 || s->me == root)
-        combine(s, rbuf, count, dt, op, seq, span);
-    finish(s, seq);
+    per = (s->max - tx) / ext + 1;
+    for (size_t done = 0, k; done < count; done += k) {
+        size_t off = done * ext, span;
+        uint64_t seq = ++s->op, *sl = slot(s, s->me, seq);
+
+        k = count - done < per ? count - done : per;
+        span = tx + (k - 1) * ext;
+        await_slot(s, seq);
+        memcpy(data(sl), src + off, span);
+        publish(sl, seq);
+        if (root < 0 || s->me == root)
+            combine(s, (char *)rbuf + off, k, dt, op, seq, span);
+        finish(s, seq);
+    }
     return true;
 }
 

@@ -78,6 +78,19 @@ static void order(MPI_Comm comm, int me, int n)
             MPI_Reduce(x, NULL, 1, MPI_LONG_LONG, op, i % n, comm);
         }
     }
+    /* 24 KB: in slot-sized pieces when ranks outnumber cores. */
+    enum { BIG = 3000 };
+    long long *bx = malloc(BIG * sizeof(*bx)), *by = malloc(BIG * sizeof(*by));
+    for (int k = 0; k < BIG; k++)
+        bx[k] = (me + k) % 9 + 1;
+    MPI_Reduce(bx, by, BIG, MPI_LONG_LONG, op, n - 1, comm);
+    for (int k = 0; me == n - 1 && n <= 18 && k < BIG; k++)
+        if (by[k] != digits(n, k)) {
+            mt_check(0, "24 KB reduce [%d]: %lld, want %lld", k, by[k], digits(n, k));
+            break;
+        }
+    free(bx);
+    free(by);
     MPI_Op_free(&op);
 }
 
