@@ -192,11 +192,20 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
                      struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root)
 {
     size_t ext = (size_t)dt->extent, tx = (size_t)dt->true_extent, per;
-    size_t limit = root < 0 ? COLL_SHM_REDUCE_MAX : s->reduce_max;
+    size_t span = count ? tx + (count - 1) * ext : 0;
     const char *src = (const char *)(sbuf == MPI_IN_PLACE ? rbuf : sbuf) + dt->true_lb;
 
-    if (!count || tx + (count - 1) * ext > limit || tx > s->max || !(dt->flags & RT_DT_PREDEF))
+    if (!count || span > s->reduce_max || tx > s->max || !(dt->flags & RT_DT_PREDEF))
         return false;
+    /* A large allreduce (ranks outnumbering cores: reduce_max is larger
+     * then) goes to rank 0 and back out, so a rank reads two copies of
+     * the data rather than one per rank. */
+    if (root < 0 && span > COLL_SHM_REDUCE_MAX) {
+        if (span > s->bcast_max)
+            return false;
+        coll_shm_reduce(s, sbuf, rbuf, count, dt, op, 0);
+        return coll_shm_bcast(s, rbuf, count, dt, 0);
+    }
     per = (s->max - tx) / ext + 1;
     for (size_t done = 0, k; done < count; done += k) {
         size_t off = done * ext, span;

@@ -1,7 +1,8 @@
 /* The shared-segment path of small blocking collectives (coll/coll_shm*.c):
  * a root running many collectives ahead of slow readers (slots are reused
  * only once every rank has read them); a non-commutative operation on a
- * predefined type, whose result proves rank order; bcast with different
+ * predefined type, whose result proves rank order (also for a reduce and
+ * an allreduce in pieces when ranks outnumber cores); bcast with different
  * datatypes of one signature on different ranks; pair types with gaps;
  * MPI_IN_PLACE; blocking collectives on the segment interleaved with
  * non-blocking ones and point-to-point traffic; and communicators that set
@@ -87,6 +88,15 @@ static void order(MPI_Comm comm, int me, int n)
     for (int k = 0; me == n - 1 && n <= 18 && k < BIG; k++)
         if (by[k] != digits(n, k)) {
             mt_check(0, "24 KB reduce [%d]: %lld, want %lld", k, by[k], digits(n, k));
+            break;
+        }
+    /* And an allreduce of it in place (to rank 0 and back out). */
+    for (int k = 0; k < BIG; k++)
+        bx[k] = (me + k) % 9 + 1;
+    MPI_Allreduce(MPI_IN_PLACE, bx, BIG, MPI_LONG_LONG, op, comm);
+    for (int k = 0; n <= 18 && k < BIG; k++)
+        if (bx[k] != digits(n, k)) {
+            mt_check(0, "24 KB allreduce [%d]: %lld, want %lld", k, bx[k], digits(n, k));
             break;
         }
     free(bx);
