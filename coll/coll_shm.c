@@ -31,10 +31,10 @@ RT_PARAM(p_max, "COLL_SHM_MAX", RT_PARAM_SIZE, "8192",
 #define BUDGET    (4u << 20)
 #define NEVER     UINT32_MAX
 
-RT_PARAM(p_bcast_max, "COLL_SHM_BCAST_MAX", RT_PARAM_SIZE, "128k",
-         "When ranks outnumber cores, broadcasts up to this size go through the shared "
-         "segment in slot-sized pieces (with a core per rank, single-copy reads by every "
-         "rank measured faster above one slot)")
+RT_PARAM(p_piece_max, "COLL_SHM_PIECE_MAX", RT_PARAM_SIZE, "128k",
+         "When ranks outnumber cores, a bcast, allgather or alltoall moving up to this many "
+         "bytes per rank goes through the shared segment in slot-sized pieces (with a core "
+         "per rank, single-copy reads measured faster above one slot)")
 
 RT_PARAM(p_reduce_max, "COLL_SHM_REDUCE_MAX", RT_PARAM_SIZE, "64k",
          "When ranks outnumber cores, reduces up to this size go through the shared segment "
@@ -42,7 +42,7 @@ RT_PARAM(p_reduce_max, "COLL_SHM_REDUCE_MAX", RT_PARAM_SIZE, "64k",
 
 /* Rank 0's first message. */
 struct shm_offer {
-    uint64_t size, max, bcast_max, reduce_max;
+    uint64_t size, max, piece_max, reduce_max;
     char name[200]; /* empty: no segment */
 };
 
@@ -96,9 +96,9 @@ static void *offer(struct rdmpi_comm *c, struct shm_offer *o)
         max = (fit & ~(size_t)(COLL_SHM_LINE - 1)) - COLL_SHM_DATA;
 
     o->max = max;
-    o->bcast_max = coll_oversubscribed ? rt_param_size(&p_bcast_max) : 0;
-    if (o->bcast_max < max)
-        o->bcast_max = max;
+    o->piece_max = coll_oversubscribed ? rt_param_size(&p_piece_max) : 0;
+    if (o->piece_max < max)
+        o->piece_max = max;
     o->reduce_max = coll_oversubscribed ? rt_param_size(&p_reduce_max) : COLL_SHM_REDUCE_MAX;
     o->size = (size_t)c->size * COLL_SHM_LINE +
               (size_t)c->size * COLL_SHM_SLOTS * COLL_SHM_STRIDE(max);
@@ -156,7 +156,7 @@ static void setup(struct rdmpi_comm *c)
     s->base = p;
     s->size = o.size;
     s->max = o.max;
-    s->bcast_max = o.bcast_max;
+    s->piece_max = o.piece_max;
     s->reduce_max = o.reduce_max;
     s->stride = COLL_SHM_STRIDE(o.max);
     s->n = n;

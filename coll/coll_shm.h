@@ -26,7 +26,7 @@ struct coll_shm {
     size_t size;
     size_t stride;     /* bytes per slot: COLL_SHM_STRIDE(max) */
     size_t max;        /* the largest collective it carries, agreed at setup */
-    size_t bcast_max;  /* bcast goes in pieces of `max` up to this (agreed too) */
+    size_t piece_max;  /* bcast, allgather, alltoall go in pieces of `max` up to this */
     size_t reduce_max; /* and reduce up to this */
     int n, me;
     uint64_t op;       /* collectives run through it so far */
