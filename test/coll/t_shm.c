@@ -163,6 +163,41 @@ static void types(MPI_Comm comm, int me, int n)
     }
 }
 
+/* Allgather and alltoall larger than a slot: in pieces when ranks
+ * outnumber cores, piece boundaries falling inside blocks. */
+static void gathers(MPI_Comm comm, int me, int n)
+{
+    enum { AG = 3001, AA = 701 }; /* ints per block: 12 KB and 2.8 KB */
+    int *s = malloc((size_t)n * AG * sizeof(int)), *r = malloc((size_t)n * AG * sizeof(int));
+
+    for (int k = 0; k < AG; k++)
+        s[k] = me * 100000 + k;
+    MPI_Allgather(s, AG, MPI_INT, r, AG, MPI_INT, comm);
+    for (int k = 0; k < n * AG; k++)
+        if (r[k] != k / AG * 100000 + k % AG) {
+            mt_check(0, "allgather: element %d is %d", k, r[k]);
+            break;
+        }
+    for (int k = 0; k < n * AG; k++)
+        r[k] = k / AG == me ? me * 100000 + k % AG : -1;
+    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, AG, MPI_INT, comm);
+    for (int k = 0; k < n * AG; k++)
+        if (r[k] != k / AG * 100000 + k % AG) {
+            mt_check(0, "allgather in place: element %d is %d", k, r[k]);
+            break;
+        }
+    for (int k = 0; k < n * AA; k++)
+        s[k] = me * 1000000 + k;
+    MPI_Alltoall(s, AA, MPI_INT, r, AA, MPI_INT, comm);
+    for (int k = 0; k < n * AA; k++)
+        if (r[k] != k / AA * 1000000 + me * AA + k % AA) {
+            mt_check(0, "alltoall: element %d is %d", k, r[k]);
+            break;
+        }
+    free(s);
+    free(r);
+}
+
 static void mixed(MPI_Comm comm, int me, int n)
 {
     int x = me, s = 0, t = -1, u;
@@ -187,6 +222,7 @@ int main(int argc, char **argv)
     run_ahead(MPI_COMM_WORLD, mt_rank, mt_size);
     order(MPI_COMM_WORLD, mt_rank, mt_size);
     types(MPI_COMM_WORLD, mt_rank, mt_size);
+    gathers(MPI_COMM_WORLD, mt_rank, mt_size);
     mixed(MPI_COMM_WORLD, mt_rank, mt_size);
     /* Segments come and go with communicators. */
     for (int i = 0; i < 30; i++) {
