@@ -24,8 +24,9 @@ RT_PARAM(p_after, "COLL_SHM_AFTER", RT_PARAM_INT, "16",
          "segment (so short-lived communicators never make one)")
 RT_PARAM(p_max, "COLL_SHM_MAX", RT_PARAM_SIZE, "8192",
          "Largest contribution of one rank (bytes; for alltoall all its blocks) the shared "
-         "segment carries; reductions stop at 4096 (beyond that messages measured faster), "
-         "and large communicators get less (a segment stays within 4 MiB)")
+         "segment carries in one piece; with a core per rank reductions stop at 4096 (beyond "
+         "that messages measured faster); large communicators get less (a segment stays "
+         "within 4 MiB)")
 
 #define MAX_RANKS 64
 #define BUDGET    (4u << 20)
