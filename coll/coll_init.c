@@ -1,6 +1,6 @@
 /* The layer's start-up: plug the progress source in, and agree across the
  * job on the facts that algorithm choices depend on. */
-#include "coll.h"
+#include "coll_shm.h"
 
 bool coll_oversubscribed;
 
@@ -33,7 +33,8 @@ static int coll_connect(void)
     return agree_oversubscribed();
 }
 
-static struct rt_layer coll_layer = {.name = "coll", .order = 20, .connect = coll_connect};
+static struct rt_layer coll_layer = {
+    .name = "coll", .order = 20, .connect = coll_connect, .comm_free = coll_comm_release};
 
 __attribute__((constructor)) static void coll_register(void)
 {

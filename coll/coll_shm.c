@@ -159,7 +159,6 @@ static void setup(struct rdmpi_comm *c)
     s->max = o.max;
     s->piece_max = o.piece_max;
     s->reduce_max = o.reduce_max;
-    s->stride = COLL_SHM_STRIDE(o.max);
     s->n = n;
     s->me = c->rank;
     c->coll_shm = s;

@@ -24,7 +24,6 @@
 struct coll_shm {
     char *base;        /* the mapping: n "done" lines, then n x SLOTS slots */
     size_t size;
-    size_t stride;     /* bytes per slot: COLL_SHM_STRIDE(max) */
     size_t max;        /* the largest collective it carries, agreed at setup */
     size_t piece_max;  /* bcast, allgather, alltoall go in pieces of `max` up to this */
     size_t reduce_max; /* and reduce up to this */
@@ -39,6 +38,8 @@ struct coll_shm {
  * sets the segment up (every rank counts the same calls, so they all set
  * up in the same call). */
 struct coll_shm *coll_shm_get(struct rdmpi_comm *c);
+/* Unmaps a communicator's segment (the layer's comm_free). */
+void coll_comm_release(struct rdmpi_comm *c);
 
 /* Each returns true if it ran the collective, false to leave it to the
  * schedules (too large, or a type the segment cannot carry). */

@@ -21,7 +21,7 @@ static uint64_t *slot(const struct coll_shm *s, int r, uint64_t op)
 {
     size_t i = (size_t)r * COLL_SHM_SLOTS + op % COLL_SHM_SLOTS;
 
-    return (uint64_t *)(s->base + (size_t)s->n * COLL_SHM_LINE + i * s->stride);
+    return (uint64_t *)(s->base + (size_t)s->n * COLL_SHM_LINE + i * COLL_SHM_STRIDE(s->max));
 }
 
 static char *data(uint64_t *slot)

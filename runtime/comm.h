@@ -99,11 +99,6 @@ void rt_cid_release(uint32_t cid);
 int rt_comm_bcast(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
                   void *buf, size_t len);
 
-/* ---- services of the collectives ---- */
-
-/* Releases what the collectives keep per communicator. */
-void coll_comm_release(struct rdmpi_comm *c);
-
 /* ---- services of the pml ---- */
 
 /* Matching state for a new communicator, and its release: pml_comm_remove

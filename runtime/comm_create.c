@@ -83,7 +83,7 @@ void rt_comm_destroy(struct rdmpi_comm *c)
 {
     if (c->local)
         rt_comm_destroy(c->local);
-    coll_comm_release(c);
+    rt_layers_comm_free(c);
     if (c->pml)
         pml_comm_remove(c);
     else

@@ -62,6 +62,13 @@ static int init_layers(void)
     return 0;
 }
 
+void rt_layers_comm_free(struct rdmpi_comm *c)
+{
+    for (struct rt_layer *l = layers; l; l = l->next)
+        if (l->comm_free)
+            l->comm_free(c);
+}
+
 static void finalize_layers(struct rt_layer *l)
 {
     if (!l)

@@ -60,15 +60,20 @@ struct rt_obj {
 
 /* A layer (btl, pml, coll, ...) plugs into init, finalize and progress by
  * registering itself from a constructor; the runtime never names a layer. */
+struct rdmpi_comm;
+
 struct rt_layer {
     const char *name;
     int order;                       /* lower initialises first */
     int (*init)(void);               /* job facts known: publish cards */
     int (*connect)(void);            /* cards exchanged: reach the peers */
     int (*finalize)(void);           /* before the last fence */
+    void (*comm_free)(struct rdmpi_comm *c); /* drop per-communicator state */
     struct rt_layer *next;
 };
 void rt_layer_register(struct rt_layer *l);
+/* Runs every layer's comm_free on a communicator being destroyed. */
+void rt_layers_comm_free(struct rdmpi_comm *c);
 
 /* Progress: one function that polls every registered source once and
  * returns how many events it handled. */
