@@ -41,6 +41,14 @@ RT_PARAM(p_reduce_max, "COLL_SHM_REDUCE_MAX", RT_PARAM_SIZE, "64k",
          "When ranks outnumber cores, reduces up to this size go through the shared segment "
          "in slot-sized pieces (else up to 4096 bytes, in one)")
 
+RT_PARAM(p_direct, "COLL_SHM_DIRECT", RT_PARAM_BOOL, "1",
+         "Blocking allgather, alltoall and two-rank reduce too large for the shared "
+         "segment's slots read the other ranks' buffers directly (single copy), their "
+         "addresses passed through the segment, instead of exchanging messages")
+
+/* What each rank tells rank 0 it can do. */
+enum { CAN_MAP = 1, CAN_READ = 2 };
+
 /* Rank 0's first message. */
 struct shm_offer {
     uint64_t size, max, piece_max, reduce_max;
@@ -55,6 +63,24 @@ static bool all_local(const struct rdmpi_comm *c)
         for (i = 0; i < rt.local_size && rt.local_peers[i] != w; i++)
             ;
         if (i == rt.local_size && w != rt.rank)
+            return false;
+    }
+    return true;
+}
+
+/* Every other rank's memory can be read and written by get and put with
+ * no registration. */
+static bool can_read(const struct rdmpi_comm *c)
+{
+    const uint32_t need = BTL_CAP_GET | BTL_CAP_PUT;
+
+    if (!rt_param_bool(&p_direct))
+        return false;
+    for (int r = 0; r < c->size; r++) {
+        const struct btl_module *b = pml_peers[rt_comm_world_rank(c, r)].btl;
+
+        if (r != c->rank &&
+            (!b || (b->flags & need) != need || (b->flags & BTL_CAP_NEED_REG) || b->rkey_size))
             return false;
     }
     return true;
@@ -126,12 +152,13 @@ static void setup(struct rdmpi_comm *c)
     if (c->rank == 0) {
         if (ok)
             p = offer(c, &o);
-        all = o.name[0] != 0;
+        all = o.name[0] ? CAN_MAP | (can_read(c) ? CAN_READ : 0) : 0;
         for (int r = 1; r < n; r++)
             pml_comm_sendrecv(c, &o, sizeof(o), r, NULL, 0, MPI_PROC_NULL, tag);
         for (int r = 1; r < n; r++) {
-            if (pml_comm_sendrecv(c, NULL, 0, MPI_PROC_NULL, &mine, 1, r, tag) || !mine)
-                all = 0;
+            if (pml_comm_sendrecv(c, NULL, 0, MPI_PROC_NULL, &mine, 1, r, tag))
+                mine = 0;
+            all &= mine;
         }
         if (o.name[0])
             shm_unlink(o.name);
@@ -142,13 +169,13 @@ static void setup(struct rdmpi_comm *c)
             o.name[0] = 0;
         if (ok && o.name[0])
             p = map(o.name, o.size, false);
-        mine = p != NULL;
+        mine = p ? CAN_MAP | (can_read(c) ? CAN_READ : 0) : 0;
         pml_comm_sendrecv(c, &mine, 1, 0, NULL, 0, MPI_PROC_NULL, tag);
         if (pml_comm_sendrecv(c, NULL, 0, MPI_PROC_NULL, &all, 1, 0, tag))
             all = 0;
     }
     c->coll_shm_calls = NEVER;
-    if (!all || !(s = calloc(1, sizeof(*s)))) {
+    if (!(all & CAN_MAP) || !(s = calloc(1, sizeof(*s) + (size_t)n * sizeof(int)))) {
         if (p)
             munmap(p, o.size);
         rt_info(2, "coll: %s keeps its collectives on messages (no shared segment)", c->name);
@@ -161,9 +188,12 @@ static void setup(struct rdmpi_comm *c)
     s->reduce_max = o.reduce_max;
     s->n = n;
     s->me = c->rank;
+    s->direct = all & CAN_READ;
+    for (int r = 0; r < n; r++)
+        s->world[r] = rt_comm_world_rank(c, r);
     c->coll_shm = s;
-    rt_info(2, "coll: %s: small collectives through a %zu KiB shared segment", c->name,
-            o.size >> 10);
+    rt_info(2, "coll: %s: small collectives through a %zu KiB shared segment%s", c->name,
+            o.size >> 10, s->direct ? ", larger ones by reading each other's buffers" : "");
 }
 
 struct coll_shm *coll_shm_get(struct rdmpi_comm *c)

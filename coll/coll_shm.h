@@ -1,8 +1,10 @@
-/* Small blocking collectives through a segment the ranks of a
- * communicator share, when they are all on one host: each rank publishes
- * into its own slots and reads the others' directly, with no messages,
- * matching or requests (coll_shm.c sets the segment up, coll_shm_ops.c
- * runs the collectives). */
+/* Blocking collectives through a segment the ranks of a communicator
+ * share, when they are all on one host: each rank publishes into its own
+ * slots and reads the others' directly, with no messages, matching or
+ * requests. Small data travels in the slots (coll_shm_ops.c); larger data
+ * stays in the user's buffers, whose addresses travel in the slots, and
+ * the ranks read each other's by the BTL's single-copy get
+ * (coll_shm_direct.c). coll_shm.c sets the segment up. */
 #ifndef COLL_SHM_H
 #define COLL_SHM_H
 
@@ -30,7 +32,45 @@ struct coll_shm {
     int n, me;
     uint64_t op;       /* collectives run through it so far */
     uint64_t min_done; /* the lowest "done" seen on any rank (a cache) */
+    bool direct;       /* every rank reads every other's memory by the BTL's get */
+    int world[];       /* world ranks of the communicator's ranks */
 };
+
+static inline uint64_t *coll_shm_done_line(const struct coll_shm *s, int r)
+{
+    return (uint64_t *)(s->base + (size_t)r * COLL_SHM_LINE);
+}
+
+/* Rank r's slot for collective number op. */
+static inline uint64_t *coll_shm_slot(const struct coll_shm *s, int r, uint64_t op)
+{
+    size_t i = (size_t)r * COLL_SHM_SLOTS + op % COLL_SHM_SLOTS;
+
+    return (uint64_t *)(s->base + (size_t)s->n * COLL_SHM_LINE + i * COLL_SHM_STRIDE(s->max));
+}
+
+static inline char *coll_shm_data(uint64_t *slot)
+{
+    return (char *)slot + COLL_SHM_DATA;
+}
+
+static inline void coll_shm_publish(uint64_t *slot, uint64_t op)
+{
+    __atomic_store_n(slot, op, __ATOMIC_RELEASE);
+}
+
+/* We have read everything of collective op. */
+static inline void coll_shm_finish(struct coll_shm *s, uint64_t op)
+{
+    __atomic_store_n(coll_shm_done_line(s, s->me), op, __ATOMIC_RELEASE);
+}
+
+/* Waits (keeping the library moving) until *word == want. */
+void coll_shm_await(const uint64_t *word, uint64_t want);
+/* Waits until every rank is done with collective `op`. */
+void coll_shm_await_done(struct coll_shm *s, uint64_t op);
+/* Waits until our slot for `op` may be written. */
+void coll_shm_await_slot(struct coll_shm *s, uint64_t op);
 
 /* The communicator's segment, or NULL: the first COLL_SHM_AFTER blocking
  * barrier, bcast, reduce, allreduce, allgather and alltoall calls on it
@@ -50,5 +90,11 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
 void coll_shm_barrier(struct coll_shm *s);
 /* Allgather, or alltoall (all_to_all), of the regular (block) forms. */
 bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all);
+
+/* The same by single-copy reads of the user's buffers (s->direct), for
+ * what the slots do not carry. */
+bool coll_shm_direct_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all);
+bool coll_shm_direct_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
+                            struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root);
 
 #endif

@@ -12,27 +12,10 @@
 
 #include <string.h>
 
-static uint64_t *done_line(const struct coll_shm *s, int r)
-{
-    return (uint64_t *)(s->base + (size_t)r * COLL_SHM_LINE);
-}
-
-static uint64_t *slot(const struct coll_shm *s, int r, uint64_t op)
-{
-    size_t i = (size_t)r * COLL_SHM_SLOTS + op % COLL_SHM_SLOTS;
-
-    return (uint64_t *)(s->base + (size_t)s->n * COLL_SHM_LINE + i * COLL_SHM_STRIDE(s->max));
-}
-
-static char *data(uint64_t *slot)
-{
-    return (char *)slot + COLL_SHM_DATA;
-}
-
 /* Waits keep the rest of the library moving (a peer may need our
  * messages to reach this collective) and yield when ranks outnumber
  * cores. */
-static void await(const uint64_t *word, uint64_t want)
+void coll_shm_await(const uint64_t *word, uint64_t want)
 {
     unsigned spins = 0;
 
@@ -45,40 +28,32 @@ static void await(const uint64_t *word, uint64_t want)
     }
 }
 
-/* Before writing our slot for `op`: every rank is done with op - SLOTS.
- * A rank that has run that far ahead waits until the slowest is within
- * half the slots, so it reads the others' "done" lines once per SLOTS/2
- * collectives rather than on every one. */
-static void await_slot(struct coll_shm *s, uint64_t op)
+void coll_shm_await_done(struct coll_shm *s, uint64_t op)
 {
     unsigned spins = 0;
 
-    if (op <= COLL_SHM_SLOTS || s->min_done >= op - COLL_SHM_SLOTS)
-        return;
-    for (;;) {
+    while (s->min_done < op) {
         uint64_t m = UINT64_MAX;
 
         for (int r = 0; r < s->n; r++) {
-            uint64_t d = __atomic_load_n(done_line(s, r), __ATOMIC_ACQUIRE);
+            uint64_t d = __atomic_load_n(coll_shm_done_line(s, r), __ATOMIC_ACQUIRE);
             if (d < m)
                 m = d;
         }
         s->min_done = m;
-        if (m >= op - COLL_SHM_SLOTS / 2)
-            return;
-        if (!rt_progress())
+        if (m < op && !rt_progress())
             rt_progress_idle(&spins);
     }
 }
 
-static void publish(uint64_t *slot, uint64_t op)
+/* Before writing our slot for `op`: every rank is done with op - SLOTS.
+ * A rank that has run that far ahead waits until the slowest is within
+ * half the slots, so it reads the others' "done" lines once per SLOTS/2
+ * collectives rather than on every one. */
+void coll_shm_await_slot(struct coll_shm *s, uint64_t op)
 {
-    __atomic_store_n(slot, op, __ATOMIC_RELEASE);
-}
-
-static void finish(struct coll_shm *s, uint64_t op)
-{
-    __atomic_store_n(done_line(s, s->me), op, __ATOMIC_RELEASE);
+    if (op > COLL_SHM_SLOTS && s->min_done < op - COLL_SHM_SLOTS)
+        coll_shm_await_done(s, op - COLL_SHM_SLOTS / 2);
 }
 
 /* Data moves through slots packed, so ranks may use different layouts
@@ -113,17 +88,17 @@ bool coll_shm_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_da
         return false;
     do {
         size_t len = bytes - off < s->max ? bytes - off : s->max;
-        uint64_t op = ++s->op, *sl = slot(s, root, op);
+        uint64_t op = ++s->op, *sl = coll_shm_slot(s, root, op);
 
         if (s->me == root) {
-            await_slot(s, op);
-            put_part(data(sl), buf, count, dt, off, len);
-            publish(sl, op);
+            coll_shm_await_slot(s, op);
+            put_part(coll_shm_data(sl), buf, count, dt, off, len);
+            coll_shm_publish(sl, op);
         } else {
-            await(sl, op);
-            get_part(buf, count, dt, data(sl), off, len);
+            coll_shm_await(sl, op);
+            get_part(buf, count, dt, coll_shm_data(sl), off, len);
         }
-        finish(s, op);
+        coll_shm_finish(s, op);
         off += len;
     } while (off < bytes);
     return true;
@@ -152,7 +127,7 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
     if (limit > s->piece_max)
         limit = s->piece_max;
     if (total > (all_to_all && a->inplace ? s->max : limit))
-        return false;
+        return coll_shm_direct_allgather(s, a, all_to_all);
     if (a->inplace) {
         src = all_to_all ? a->rbuf : coll_at(a->rbuf, (size_t)s->me * a->rcount, a->rdt);
         sdt = a->rdt;
@@ -161,21 +136,21 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
     do {
         size_t len = total - off < s->max ? total - off : s->max;
         size_t a0 = off > lo ? off : lo, a1 = off + len < lo + block ? off + len : lo + block;
-        uint64_t op = ++s->op, *sl = slot(s, s->me, op);
+        uint64_t op = ++s->op, *sl = coll_shm_slot(s, s->me, op);
 
-        await_slot(s, op);
-        put_part(data(sl), src, scount, sdt, off, len);
-        publish(sl, op);
+        coll_shm_await_slot(s, op);
+        put_part(coll_shm_data(sl), src, scount, sdt, off, len);
+        coll_shm_publish(sl, op);
         for (int r = 0; r < s->n && a0 < a1; r++) {
-            uint64_t *from = slot(s, r, op);
+            uint64_t *from = coll_shm_slot(s, r, op);
 
             if (r == s->me && a->inplace && !all_to_all)
                 continue;
-            await(from, op);
+            coll_shm_await(from, op);
             get_part(coll_at(a->rbuf, (size_t)r * a->rcount, a->rdt), a->rcount, a->rdt,
-                     data(from) + (a0 - off), a0 - lo, a1 - a0);
+                     coll_shm_data(from) + (a0 - off), a0 - lo, a1 - a0);
         }
-        finish(s, op);
+        coll_shm_finish(s, op);
         off += len;
     } while (off < total);
     return true;
@@ -189,10 +164,10 @@ static void combine(struct coll_shm *s, void *rbuf, size_t count, struct rdmpi_d
                     const struct rdmpi_op *op, uint64_t seq, size_t span)
 {
     for (int r = 0; r < s->n; r++)
-        await(slot(s, r, seq), seq);
-    memcpy((char *)rbuf + dt->true_lb, data(slot(s, s->n - 1, seq)), span);
+        coll_shm_await(coll_shm_slot(s, r, seq), seq);
+    memcpy((char *)rbuf + dt->true_lb, coll_shm_data(coll_shm_slot(s, s->n - 1, seq)), span);
     for (int r = s->n - 2; r >= 0; r--)
-        coll_op_apply(op, data(slot(s, r, seq)) - dt->true_lb, rbuf, count, dt);
+        coll_op_apply(op, coll_shm_data(coll_shm_slot(s, r, seq)) - dt->true_lb, rbuf, count, dt);
 }
 
 /* Reduce (root >= 0) or allreduce (root < 0) of a predefined type (the
@@ -206,8 +181,10 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
     size_t span = count ? tx + (count - 1) * ext : 0;
     const char *src = (const char *)(sbuf == MPI_IN_PLACE ? rbuf : sbuf) + dt->true_lb;
 
-    if (!count || span > s->reduce_max || tx > s->max || !(dt->flags & RT_DT_PREDEF))
+    if (!count || !(dt->flags & RT_DT_PREDEF))
         return false;
+    if (span > s->reduce_max || tx > s->max)
+        return coll_shm_direct_reduce(s, sbuf, rbuf, count, dt, op, root);
     /* A large allreduce (ranks outnumbering cores: reduce_max is larger
      * then) goes to rank 0 and back out, so a rank reads two copies of
      * the data rather than one per rank. */
@@ -220,16 +197,16 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
     per = (s->max - tx) / ext + 1;
     for (size_t done = 0, k; done < count; done += k) {
         size_t off = done * ext, span;
-        uint64_t seq = ++s->op, *sl = slot(s, s->me, seq);
+        uint64_t seq = ++s->op, *sl = coll_shm_slot(s, s->me, seq);
 
         k = count - done < per ? count - done : per;
         span = tx + (k - 1) * ext;
-        await_slot(s, seq);
-        memcpy(data(sl), src + off, span);
-        publish(sl, seq);
+        coll_shm_await_slot(s, seq);
+        memcpy(coll_shm_data(sl), src + off, span);
+        coll_shm_publish(sl, seq);
         if (root < 0 || s->me == root)
             combine(s, (char *)rbuf + off, k, dt, op, seq, span);
-        finish(s, seq);
+        coll_shm_finish(s, seq);
     }
     return true;
 }
@@ -238,9 +215,9 @@ void coll_shm_barrier(struct coll_shm *s)
 {
     uint64_t op = ++s->op;
 
-    await_slot(s, op);
-    publish(slot(s, s->me, op), op);
+    coll_shm_await_slot(s, op);
+    coll_shm_publish(coll_shm_slot(s, s->me, op), op);
     for (int r = 0; r < s->n; r++)
-        await(slot(s, r, op), op);
-    finish(s, op);
+        coll_shm_await(coll_shm_slot(s, r, op), op);
+    coll_shm_finish(s, op);
 }

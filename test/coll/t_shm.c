@@ -6,8 +6,12 @@
  * datatypes of one signature on different ranks; pair types with gaps;
  * MPI_IN_PLACE; blocking collectives on the segment interleaved with
  * non-blocking ones and point-to-point traffic; and communicators that set
- * a segment up and are freed, many times. Run with RDMPI_COLL_SHM_AFTER=0
- * so every call takes the path, and with RDMPI_COLL_SHM=0 as a control. */
+ * a segment up and are freed, many times. Larger allgathers, alltoalls
+ * and two-rank reduces read each other's buffers directly: contiguous and
+ * strided layouts on either side, in place, reduces cut into pieces and
+ * shared between the ranks, pair types with gaps. Run with
+ * RDMPI_COLL_SHM_AFTER=0 so every call takes the path, and with
+ * RDMPI_COLL_SHM=0 and RDMPI_COLL_SHM_DIRECT=0 as controls. */
 #include "../p2p/mpitest.h"
 
 #include <unistd.h>
@@ -198,6 +202,113 @@ static void gathers(MPI_Comm comm, int me, int n)
     free(r);
 }
 
+/* Beyond the slots: direct reads of 40 KB blocks, the receiver's or the
+ * sender's layout strided on alternate ranks (packed and unpacked on the
+ * way). */
+static void direct_gathers(MPI_Comm comm, int me, int n)
+{
+    enum { B = 10000 }; /* ints per block */
+    int *s = malloc((size_t)n * B * 2 * sizeof(int)), *r = malloc((size_t)n * B * 2 * sizeof(int));
+    MPI_Datatype vec, blk;
+
+    MPI_Type_vector(B, 1, 2, MPI_INT, &vec);
+    MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * B * sizeof(int)), &blk);
+    MPI_Type_commit(&vec);
+    MPI_Type_commit(&blk);
+    for (int strided = 0; strided < 2; strided++) {
+        int odd = strided && me % 2;
+        for (int k = 0; k < 2 * B; k++)
+            s[k] = odd ? (k % 2 ? -7 : me * 100000 + k / 2) : me * 100000 + k;
+        for (int k = 0; k < n * B * 2; k++)
+            r[k] = -1;
+        /* Odd ranks send strided and receive strided (every other int of
+         * blocks twice as long); even ones contiguous. */
+        MPI_Allgather(s, odd ? 1 : B, odd ? vec : MPI_INT, r, odd ? 1 : B, odd ? blk : MPI_INT,
+                      comm);
+        for (int k = 0; k < n * B; k++) {
+            int got = odd ? r[2 * k] : r[k];
+            if (got != k / B * 100000 + k % B) {
+                mt_check(0, "direct allgather (%s): element %d is %d", odd ? "strided" : "contig",
+                         k, got);
+                break;
+            }
+        }
+    }
+    for (int k = 0; k < n * B; k++)
+        r[k] = k / B == me ? me * 100000 + k % B : -1;
+    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, B, MPI_INT, comm);
+    for (int k = 0; k < n * B; k++)
+        if (r[k] != k / B * 100000 + k % B) {
+            mt_check(0, "direct allgather in place: element %d is %d", k, r[k]);
+            break;
+        }
+    for (int k = 0; k < n * B; k++)
+        s[k] = me * 1000000 + k;
+    for (int k = 0; k < n * B * 2; k++)
+        r[k] = -1;
+    MPI_Alltoall(s, B, MPI_INT, r, me % 2 ? 1 : B, me % 2 ? blk : MPI_INT, comm);
+    for (int k = 0; k < n * B; k++) {
+        int got = me % 2 ? r[k / B * 2 * B + 2 * (k % B)] : r[k];
+        if (got != k / B * 1000000 + me * B + k % B) {
+            mt_check(0, "direct alltoall: element %d is %d", k, got);
+            break;
+        }
+    }
+    MPI_Type_free(&vec);
+    MPI_Type_free(&blk);
+    free(s);
+    free(r);
+}
+
+/* Reduces of 400 KB (two ranks: each rank folds a share, in pieces),
+ * at either root, in place or not, and a pair type whose gaps ride along. */
+static void direct_reduce(MPI_Comm comm, int me, int n)
+{
+    enum { N = 100000, P = 30000 };
+    int *x = malloc(N * sizeof(int)), *y = malloc(N * sizeof(int));
+    struct {
+        double v;
+        int i;
+    } *p = malloc(P * sizeof(*p)), *q = malloc(P * sizeof(*q));
+
+    for (int root = 0; root < n && root < 2; root++)
+        for (int inplace = 0; inplace < 2; inplace++) {
+            for (int k = 0; k < N; k++)
+                x[k] = y[k] = me * 3 + k;
+            if (me == root && inplace)
+                MPI_Reduce(MPI_IN_PLACE, y, N, MPI_INT, MPI_SUM, root, comm);
+            else
+                MPI_Reduce(x, y, N, MPI_INT, MPI_SUM, root, comm);
+            for (int k = 0; me == root && k < N; k++)
+                if (y[k] != 3 * n * (n - 1) / 2 + n * k) {
+                    mt_check(0, "400 KB reduce to %d%s: [%d] is %d", root,
+                             inplace ? " in place" : "", k, y[k]);
+                    break;
+                }
+        }
+    for (int k = 0; k < P; k++) {
+        p[k].v = (me * 7 + k) % n;
+        p[k].i = me;
+    }
+    MPI_Reduce(p, q, P, MPI_DOUBLE_INT, MPI_MAXLOC, n - 1, comm);
+    for (int k = 0; me == n - 1 && k < P; k++) {
+        int max = -1, at = -1;
+        for (int r = 0; r < n; r++)
+            if ((r * 7 + k) % n > max) {
+                max = (r * 7 + k) % n;
+                at = r;
+            }
+        if (q[k].v != max || q[k].i != at) {
+            mt_check(0, "480 KB maxloc[%d]: (%g, %d), want (%d, %d)", k, q[k].v, q[k].i, max, at);
+            break;
+        }
+    }
+    free(x);
+    free(y);
+    free(p);
+    free(q);
+}
+
 static void mixed(MPI_Comm comm, int me, int n)
 {
     int x = me, s = 0, t = -1, u;
@@ -223,6 +334,8 @@ int main(int argc, char **argv)
     order(MPI_COMM_WORLD, mt_rank, mt_size);
     types(MPI_COMM_WORLD, mt_rank, mt_size);
     gathers(MPI_COMM_WORLD, mt_rank, mt_size);
+    direct_gathers(MPI_COMM_WORLD, mt_rank, mt_size);
+    direct_reduce(MPI_COMM_WORLD, mt_rank, mt_size);
     mixed(MPI_COMM_WORLD, mt_rank, mt_size);
     /* Segments come and go with communicators. */
     for (int i = 0; i < 30; i++) {
