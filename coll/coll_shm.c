@@ -28,7 +28,6 @@ RT_PARAM(p_max, "COLL_SHM_MAX", RT_PARAM_SIZE, "8192",
          "that messages measured faster); large communicators get less (a segment stays "
          "within 4 MiB)")
 
-#define MAX_RANKS 64
 #define BUDGET    (4u << 20)
 #define NEVER     UINT32_MAX
 
@@ -42,7 +41,7 @@ RT_PARAM(p_reduce_max, "COLL_SHM_REDUCE_MAX", RT_PARAM_SIZE, "64k",
          "in slot-sized pieces (else up to 4096 bytes, in one)")
 
 RT_PARAM(p_direct, "COLL_SHM_DIRECT", RT_PARAM_BOOL, "1",
-         "Blocking allgather, alltoall and two-rank reduce too large for the shared "
+         "Blocking allgather, alltoall, allreduce and two-rank reduce too large for the shared "
          "segment's slots read the other ranks' buffers directly (single copy), their "
          "addresses passed through the segment, instead of exchanging messages")
 
@@ -141,7 +140,7 @@ static void *offer(struct rdmpi_comm *c, struct shm_offer *o)
 
 static void setup(struct rdmpi_comm *c)
 {
-    bool ok = c->size <= MAX_RANKS && !c->inter && rt_param_bool(&p_shm) && all_local(c);
+    bool ok = c->size <= COLL_SHM_MAX_RANKS && !c->inter && rt_param_bool(&p_shm) && all_local(c);
     int tag = coll_comm_next_tag(c), n = c->size;
     struct shm_offer o;
     struct coll_shm *s;

@@ -10,7 +10,8 @@
 
 #include "coll.h"
 
-#define COLL_SHM_SLOTS 16 /* collectives a rank may run ahead of the slowest */
+#define COLL_SHM_SLOTS     16 /* collectives a rank may run ahead of the slowest */
+#define COLL_SHM_MAX_RANKS 64 /* larger communicators keep messages */
 #define COLL_SHM_LINE  64
 /* A slot: its sequence word, then the data from this offset, so a small
  * collective's data shares the word's cache line (one line moves between
@@ -94,6 +95,8 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
 /* The same by single-copy reads of the user's buffers (s->direct), for
  * what the slots do not carry. */
 bool coll_shm_direct_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all);
+bool coll_shm_direct_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
+                               struct rdmpi_datatype *dt, const struct rdmpi_op *op);
 bool coll_shm_direct_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
                             struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root);
 

@@ -19,6 +19,9 @@
  * KiB: 3.2 us against 2.8). */
 #define REDUCE_PIECE (256u << 10)
 #define REDUCE_MIN   (32u << 10)
+/* An allreduce folds n inputs per piece; 64 KiB keeps the piece and the
+ * one being read in the cache. */
+#define ALLREDUCE_PIECE (64u << 10)
 
 static void got(void *ctx, int status)
 {
@@ -91,23 +94,27 @@ static void read_into(struct coll_shm *s, int r, uint64_t raddr, void *buf, size
     free(tmp);
 }
 
-static uint64_t announce(struct coll_shm *s, const void *addr)
+/* Takes the next collective number and publishes our addresses for it:
+ * `a` (the data others read) and `b` (a second buffer, or NULL). */
+static uint64_t announce(struct coll_shm *s, const void *a, const void *b)
 {
     uint64_t op = ++s->op, *sl = coll_shm_slot(s, s->me, op);
 
     coll_shm_await_slot(s, op);
-    *(uint64_t *)coll_shm_data(sl) = (uint64_t)(uintptr_t)addr;
+    ((uint64_t *)coll_shm_data(sl))[0] = (uint64_t)(uintptr_t)a;
+    ((uint64_t *)coll_shm_data(sl))[1] = (uint64_t)(uintptr_t)b;
     coll_shm_publish(sl, op);
     return op;
 }
 
-/* Rank r's address for collective op, once it has announced it. */
-static uint64_t address(struct coll_shm *s, int r, uint64_t op)
+/* Rank r's address `which` (0: a, 1: b) for collective op, once it has
+ * announced it. */
+static uint64_t address(struct coll_shm *s, int r, uint64_t op, int which)
 {
     uint64_t *sl = coll_shm_slot(s, r, op);
 
     coll_shm_await(sl, op);
-    return *(const uint64_t *)coll_shm_data(sl);
+    return ((const uint64_t *)coll_shm_data(sl))[which];
 }
 
 /* Each rank reads its block of every other rank's data, starting with the
@@ -137,11 +144,11 @@ bool coll_shm_direct_allgather(struct coll_shm *s, const struct coll_args *a, bo
         scount = a->rcount;
     }
     mine = readable(src, scount, sdt, nb * block, &tmp);
-    op = announce(s, mine);
+    op = announce(s, mine, NULL);
     for (int k = 1; k < s->n; k++) {
         int r = (s->me + k) % s->n;
 
-        read_into(s, r, address(s, r, op) + lo, coll_at(a->rbuf, (size_t)r * a->rcount, a->rdt),
+        read_into(s, r, address(s, r, op, 0) + lo, coll_at(a->rbuf, (size_t)r * a->rcount, a->rdt),
                   a->rcount, a->rdt, block);
     }
     if (!a->inplace) {
@@ -175,20 +182,15 @@ bool coll_shm_direct_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, si
     const char *src = (const char *)(inplace ? rbuf : sbuf) + dt->true_lb;
     char *res = s->me == root ? (char *)rbuf + dt->true_lb : NULL, *tmp = NULL;
     size_t lo, hi, cut = ROOT_SHARE(count);
-    uint64_t seq, *mine, peer_src, peer_res;
+    uint64_t seq, peer_src, peer_res;
     int peer = !s->me;
 
     if (!s->direct || s->n != 2 || root < 0 || !count || !op->commute ||
         !(dt->flags & RT_DT_PREDEF) || tx + (count - 1) * ext < REDUCE_MIN)
         return false;
-    seq = ++s->op;
-    mine = coll_shm_slot(s, s->me, seq);
-    coll_shm_await_slot(s, seq);
-    ((uint64_t *)coll_shm_data(mine))[0] = (uint64_t)(uintptr_t)src;
-    ((uint64_t *)coll_shm_data(mine))[1] = (uint64_t)(uintptr_t)res;
-    coll_shm_publish(mine, seq);
-    peer_src = address(s, peer, seq);
-    peer_res = ((const uint64_t *)coll_shm_data(coll_shm_slot(s, peer, seq)))[1];
+    seq = announce(s, src, res);
+    peer_src = address(s, peer, seq, 0);
+    peer_res = address(s, peer, seq, 1);
     lo = s->me == root ? 0 : cut;
     hi = s->me == root ? cut : count;
     if ((s->me != root || inplace) && lo < hi &&
@@ -215,5 +217,76 @@ bool coll_shm_direct_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, si
     free(tmp);
     coll_shm_finish(s, seq);
     coll_shm_await_done(s, seq);
+    return true;
+}
+
+/* Allreduce when ranks outnumber cores, as a reduce-scatter and an
+ * allgather by direct reads: rank i folds element range i of every rank's
+ * data in rank order (non-commutative ops come out right, every rank gets
+ * the same bits), in pieces that stay in the cache; once all are done
+ * (in place, the ranges read are about to be overwritten) each reads the
+ * others' results. A rank reads 2 (n - 1) / n of the data, as
+ * Rabenseifner's algorithm does, with no handshakes waiting on
+ * descheduled ranks. */
+bool coll_shm_direct_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
+                               struct rdmpi_datatype *dt, const struct rdmpi_op *op)
+{
+    size_t ext = (size_t)dt->extent, tx = (size_t)dt->true_extent, gap = ext - tx;
+    size_t per = ALLREDUCE_PIECE > tx ? (ALLREDUCE_PIECE - tx) / ext + 1 : 1;
+    bool inplace = sbuf == MPI_IN_PLACE;
+    const char *src = (const char *)(inplace ? rbuf : sbuf) + dt->true_lb;
+    char *res = (char *)rbuf + dt->true_lb, *acc, *tmp;
+    size_t lo = count * (size_t)s->me / (size_t)s->n, hi = count * (size_t)(s->me + 1) / (size_t)s->n;
+    uint64_t seq, gathered, from[COLL_SHM_MAX_RANKS], res_at[COLL_SHM_MAX_RANKS];
+    int n = s->n;
+
+    if (!s->direct || !coll_oversubscribed || count < (size_t)n || !(dt->flags & RT_DT_PREDEF))
+        return false;
+    /* Two pieces, the second aligned as the first. */
+    size_t stride = (tx + (per - 1) * ext + COLL_SHM_LINE - 1) & ~(size_t)(COLL_SHM_LINE - 1);
+
+    if (!(tmp = malloc(2 * stride)))
+        rt_fatal("coll: out of memory for %zu-byte allreduce pieces", stride);
+    acc = tmp + stride;
+    seq = announce(s, src, res);
+    for (int r = 0; r < n; r++) {
+        from[r] = address(s, r, seq, 0);
+        res_at[r] = address(s, r, seq, 1);
+    }
+    for (size_t done = lo, k; done < hi; done += k) {
+        size_t off = done * ext, span;
+        char *dst = inplace ? acc : res + off;
+
+        k = hi - done < per ? hi - done : per;
+        span = tx + (k - 1) * ext;
+        /* dst = x(n-1); then dst = x(r) op dst down to r = 0. */
+        if (n - 1 == s->me)
+            memcpy(dst, src + off, span);
+        else
+            read_peer(s, n - 1, dst, from[n - 1] + off, span);
+        for (int r = n - 2; r >= 0; r--) {
+            const char *in = src + off;
+
+            if (r != s->me) {
+                read_peer(s, r, tmp, from[r] + off, span);
+                in = tmp;
+            }
+            coll_op_apply(op, in - dt->true_lb, dst - dt->true_lb, k, dt);
+        }
+        if (inplace)
+            memcpy(res + off, acc, span);
+    }
+    free(tmp);
+    coll_shm_finish(s, seq);
+    coll_shm_await_done(s, seq);
+    gathered = ++s->op;
+    for (int k = 1; k < n; k++) {
+        int r = (s->me + k) % n;
+        size_t rlo = count * (size_t)r / (size_t)n, rhi = count * (size_t)(r + 1) / (size_t)n;
+
+        read_peer(s, r, res + rlo * ext, res_at[r] + rlo * ext, (rhi - rlo) * ext - gap);
+    }
+    coll_shm_finish(s, gathered);
+    coll_shm_await_done(s, gathered);
     return true;
 }

@@ -184,7 +184,8 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
     if (!count || !(dt->flags & RT_DT_PREDEF))
         return false;
     if (span > s->reduce_max || tx > s->max)
-        return coll_shm_direct_reduce(s, sbuf, rbuf, count, dt, op, root);
+        return root < 0 ? coll_shm_direct_allreduce(s, sbuf, rbuf, count, dt, op)
+                        : coll_shm_direct_reduce(s, sbuf, rbuf, count, dt, op, root);
     /* A large allreduce (ranks outnumbering cores: reduce_max is larger
      * then) goes to rank 0 and back out, so a rank reads two copies of
      * the data rather than one per rank. */

@@ -105,6 +105,23 @@ static void order(MPI_Comm comm, int me, int n)
         }
     free(bx);
     free(by);
+    /* 160 KB, beyond the slots: rank order still holds. */
+    enum { HUGE = 20000 };
+    bx = malloc(HUGE * sizeof(*bx));
+    by = malloc(HUGE * sizeof(*by));
+    for (int inplace = 0; inplace < 2; inplace++) {
+        for (int k = 0; k < HUGE; k++)
+            bx[k] = by[k] = (me + k) % 9 + 1;
+        MPI_Allreduce(inplace ? MPI_IN_PLACE : bx, by, HUGE, MPI_LONG_LONG, op, comm);
+        for (int k = 0; n <= 18 && k < HUGE; k++)
+            if (by[k] != digits(n, k)) {
+                mt_check(0, "160 KB allreduce%s [%d]: %lld, want %lld",
+                         inplace ? " in place" : "", k, by[k], digits(n, k));
+                break;
+            }
+    }
+    free(bx);
+    free(by);
     MPI_Op_free(&op);
 }
 
@@ -286,6 +303,19 @@ static void direct_reduce(MPI_Comm comm, int me, int n)
                     break;
                 }
         }
+    /* Allreduces of the same (ranks outnumbering cores: every rank folds
+     * a range of every rank's data, then reads the others' ranges). */
+    for (int inplace = 0; inplace < 2; inplace++) {
+        for (int k = 0; k < N; k++)
+            x[k] = y[k] = me * 3 + k;
+        MPI_Allreduce(inplace ? MPI_IN_PLACE : x, y, N, MPI_INT, MPI_SUM, comm);
+        for (int k = 0; k < N; k++)
+            if (y[k] != 3 * n * (n - 1) / 2 + n * k) {
+                mt_check(0, "400 KB allreduce%s: [%d] is %d", inplace ? " in place" : "", k,
+                         y[k]);
+                break;
+            }
+    }
     for (int k = 0; k < P; k++) {
         p[k].v = (me * 7 + k) % n;
         p[k].i = me;
