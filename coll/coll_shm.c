@@ -31,10 +31,13 @@ RT_PARAM(p_max, "COLL_SHM_MAX", RT_PARAM_SIZE, "8192",
 #define BUDGET    (4u << 20)
 #define NEVER     UINT32_MAX
 
-RT_PARAM(p_piece_max, "COLL_SHM_PIECE_MAX", RT_PARAM_SIZE, "128k",
-         "When ranks outnumber cores, a bcast, allgather or alltoall moving up to this many "
-         "bytes per rank goes through the shared segment in slot-sized pieces (with a core "
-         "per rank, single-copy reads measured faster above one slot)")
+RT_PARAM(p_max_over, "COLL_SHM_MAX_OVERSUB", RT_PARAM_SIZE, "64k",
+         "When ranks outnumber cores, slots hold up to this many bytes (within the segment's "
+         "4 MiB): larger pieces, fewer switches between ranks")
+RT_PARAM(p_piece_max, "COLL_SHM_PIECE_MAX", RT_PARAM_SIZE, "1m",
+         "When ranks outnumber cores, a bcast moving up to this many bytes goes through the "
+         "shared segment in slot-sized pieces, an allgather or alltoall up to n/2 slots per "
+         "rank (with a core per rank, single-copy reads measured faster above one slot)")
 
 RT_PARAM(p_reduce_max, "COLL_SHM_REDUCE_MAX", RT_PARAM_SIZE, "64k",
          "When ranks outnumber cores, reduces up to this size go through the shared segment "
@@ -118,6 +121,8 @@ static void *offer(struct rdmpi_comm *c, struct shm_offer *o)
     size_t max = rt_param_size(&p_max), fit = BUDGET / ((size_t)c->size * COLL_SHM_SLOTS);
     void *p;
 
+    if (coll_oversubscribed && rt_param_size(&p_max_over) > max)
+        max = rt_param_size(&p_max_over);
     if (COLL_SHM_STRIDE(max) > fit)
         max = (fit & ~(size_t)(COLL_SHM_LINE - 1)) - COLL_SHM_DATA;
 

@@ -172,8 +172,8 @@ static void combine(struct coll_shm *s, void *rbuf, size_t count, struct rdmpi_d
 
 /* Reduce (root >= 0) or allreduce (root < 0) of a predefined type (the
  * standard has every rank pass the same one, so all take this path or
- * none). A reduce larger than a slot goes in pieces of whole elements,
- * each its own collective number. */
+ * none). A reduce larger than COLL_SHM_REDUCE_PIECE (or the slot) goes in
+ * pieces of whole elements, each its own collective number. */
 bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
                      struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root)
 {
@@ -195,7 +195,7 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
         coll_shm_reduce(s, sbuf, rbuf, count, dt, op, 0);
         return coll_shm_bcast(s, rbuf, count, dt, 0);
     }
-    per = (s->max - tx) / ext + 1;
+    per = ((s->max < COLL_SHM_REDUCE_PIECE ? s->max : COLL_SHM_REDUCE_PIECE) - tx) / ext + 1;
     for (size_t done = 0, k; done < count; done += k) {
         size_t off = done * ext, span;
         uint64_t seq = ++s->op, *sl = coll_shm_slot(s, s->me, seq);

@@ -219,12 +219,13 @@ static void gathers(MPI_Comm comm, int me, int n)
     free(r);
 }
 
-/* Beyond the slots: direct reads of 40 KB blocks, the receiver's or the
- * sender's layout strided on alternate ranks (packed and unpacked on the
- * way). */
+/* Beyond the slots: 160 KB blocks (more than n/2 slots of up to 64 KB
+ * per rank), read directly when ranks outnumber cores, the receiver's or
+ * the sender's layout strided on alternate ranks (packed and unpacked on
+ * the way). */
 static void direct_gathers(MPI_Comm comm, int me, int n)
 {
-    enum { B = 10000 }; /* ints per block */
+    enum { B = 40000 }; /* ints per block */
     int *s = malloc((size_t)n * B * 2 * sizeof(int)), *r = malloc((size_t)n * B * 2 * sizeof(int));
     MPI_Datatype vec, blk;
 
