@@ -233,6 +233,8 @@ bool coll_shm_direct_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf,
 {
     size_t ext = (size_t)dt->extent, tx = (size_t)dt->true_extent, gap = ext - tx;
     size_t per = ALLREDUCE_PIECE > tx ? (ALLREDUCE_PIECE - tx) / ext + 1 : 1;
+    /* Two pieces, the second aligned as the first. */
+    size_t stride = (tx + (per - 1) * ext + COLL_SHM_LINE - 1) & ~(size_t)(COLL_SHM_LINE - 1);
     bool inplace = sbuf == MPI_IN_PLACE;
     const char *src = (const char *)(inplace ? rbuf : sbuf) + dt->true_lb;
     char *res = (char *)rbuf + dt->true_lb, *acc, *tmp;
@@ -242,9 +244,6 @@ bool coll_shm_direct_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf,
 
     if (!s->direct || !coll_oversubscribed || count < (size_t)n || !(dt->flags & RT_DT_PREDEF))
         return false;
-    /* Two pieces, the second aligned as the first. */
-    size_t stride = (tx + (per - 1) * ext + COLL_SHM_LINE - 1) & ~(size_t)(COLL_SHM_LINE - 1);
-
     if (!(tmp = malloc(2 * stride)))
         rt_fatal("coll: out of memory for %zu-byte allreduce pieces", stride);
     acc = tmp + stride;
