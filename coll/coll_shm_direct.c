@@ -193,9 +193,10 @@ bool coll_shm_direct_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, si
     peer_res = address(s, peer, seq, 1);
     lo = s->me == root ? 0 : cut;
     hi = s->me == root ? cut : count;
+    /* Whole extents: the op's kernels write an element's padding too. */
     if ((s->me != root || inplace) && lo < hi &&
-        !(tmp = malloc(tx + ((hi - lo < per ? hi - lo : per) - 1) * ext)))
-        rt_fatal("coll: out of memory for a %zu-byte reduce piece", tx + (per - 1) * ext);
+        !(tmp = malloc((hi - lo < per ? hi - lo : per) * ext)))
+        rt_fatal("coll: out of memory for a %zu-byte reduce piece", per * ext);
     for (size_t done = lo, k; done < hi; done += k) {
         size_t off = done * ext, span;
 
@@ -233,8 +234,9 @@ bool coll_shm_direct_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf,
 {
     size_t ext = (size_t)dt->extent, tx = (size_t)dt->true_extent, gap = ext - tx;
     size_t per = ALLREDUCE_PIECE > tx ? (ALLREDUCE_PIECE - tx) / ext + 1 : 1;
-    /* Two pieces, the second aligned as the first. */
-    size_t stride = (tx + (per - 1) * ext + COLL_SHM_LINE - 1) & ~(size_t)(COLL_SHM_LINE - 1);
+    /* Two pieces of whole extents (the op's kernels write an element's
+     * padding too), the second aligned as the first. */
+    size_t stride = (per * ext + COLL_SHM_LINE - 1) & ~(size_t)(COLL_SHM_LINE - 1);
     bool inplace = sbuf == MPI_IN_PLACE;
     const char *src = (const char *)(inplace ? rbuf : sbuf) + dt->true_lb;
     char *res = (char *)rbuf + dt->true_lb, *acc, *tmp;
