@@ -159,15 +159,25 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
 /* rbuf = x0 op x1 op ... op x(n-1), folded from the right: the op
  * function computes inout = in op inout. Slots hold each rank's buffer
  * as laid out in memory (`span` bytes from the true lower bound), so
- * the pair types' gaps ride along. */
+ * the pair types' gaps ride along; ours comes from `mine` when not NULL. */
 static void combine(struct coll_shm *s, void *rbuf, size_t count, struct rdmpi_datatype *dt,
-                    const struct rdmpi_op *op, uint64_t seq, size_t span)
+                    const struct rdmpi_op *op, uint64_t seq, size_t span, const char *mine)
 {
-    for (int r = 0; r < s->n; r++)
-        coll_shm_await(coll_shm_slot(s, r, seq), seq);
-    memcpy((char *)rbuf + dt->true_lb, coll_shm_data(coll_shm_slot(s, s->n - 1, seq)), span);
+    const char *in[COLL_SHM_MAX_RANKS];
+
+    for (int r = 0; r < s->n; r++) {
+        uint64_t *sl = coll_shm_slot(s, r, seq);
+
+        if (r == s->me && mine) {
+            in[r] = mine;
+            continue;
+        }
+        coll_shm_await(sl, seq);
+        in[r] = coll_shm_data(sl);
+    }
+    memcpy((char *)rbuf + dt->true_lb, in[s->n - 1], span);
     for (int r = s->n - 2; r >= 0; r--)
-        coll_op_apply(op, coll_shm_data(coll_shm_slot(s, r, seq)) - dt->true_lb, rbuf, count, dt);
+        coll_op_apply(op, in[r] - dt->true_lb, rbuf, count, dt);
 }
 
 /* Reduce (root >= 0) or allreduce (root < 0) of a predefined type (the
@@ -180,6 +190,7 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
     size_t ext = (size_t)dt->extent, tx = (size_t)dt->true_extent, per;
     size_t span = count ? tx + (count - 1) * ext : 0;
     const char *src = (const char *)(sbuf == MPI_IN_PLACE ? rbuf : sbuf) + dt->true_lb;
+    bool own;
 
     if (!count || !(dt->flags & RT_DT_PREDEF))
         return false;
@@ -196,17 +207,25 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
         return coll_shm_bcast(s, rbuf, count, dt, 0);
     }
     per = ((s->max < COLL_SHM_REDUCE_PIECE ? s->max : COLL_SHM_REDUCE_PIECE) - tx) / ext + 1;
+    /* A reduce's root is the only reader of its data: it folds it from
+     * its send buffer and publishes nothing (in place, the result would
+     * overwrite it first). */
+    own = root == s->me && sbuf != MPI_IN_PLACE;
     for (size_t done = 0, k; done < count; done += k) {
         size_t off = done * ext, span;
         uint64_t seq = ++s->op, *sl = coll_shm_slot(s, s->me, seq);
 
         k = count - done < per ? count - done : per;
         span = tx + (k - 1) * ext;
-        coll_shm_await_slot(s, seq);
-        memcpy(coll_shm_data(sl), src + off, span);
-        coll_shm_publish(sl, seq);
-        if (root < 0 || s->me == root)
-            combine(s, (char *)rbuf + off, k, dt, op, seq, span);
+        if (own) {
+            combine(s, (char *)rbuf + off, k, dt, op, seq, span, src + off);
+        } else {
+            coll_shm_await_slot(s, seq);
+            memcpy(coll_shm_data(sl), src + off, span);
+            coll_shm_publish(sl, seq);
+            if (root < 0 || s->me == root)
+                combine(s, (char *)rbuf + off, k, dt, op, seq, span, NULL);
+        }
         coll_shm_finish(s, seq);
     }
     return true;

@@ -82,6 +82,11 @@ static void order(MPI_Comm comm, int me, int n)
         } else {
             MPI_Reduce(x, NULL, 1, MPI_LONG_LONG, op, i % n, comm);
         }
+        /* Not in place: the root folds its own data from its buffer. */
+        y[1] = -1;
+        MPI_Reduce(x, &y[1], 1, MPI_LONG_LONG, op, (i + 1) % n, comm);
+        mt_check(me != (i + 1) % n || n > 18 || y[1] == digits(n, i),
+                 "reduce %d at root %d not in place: %lld", i, (i + 1) % n, y[1]);
     }
     /* 24 KB: in slot-sized pieces when ranks outnumber cores. */
     enum { BIG = 3000 };
