@@ -194,7 +194,9 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
 
     if (!count || !(dt->flags & RT_DT_PREDEF))
         return false;
-    if (span > s->reduce_max || tx > s->max)
+    if (span > (root >= 0 && s->reduce_max < COLL_SHM_ROOTED_MAX ? COLL_SHM_ROOTED_MAX
+                                                                  : s->reduce_max) ||
+        tx > s->max)
         return root < 0 ? coll_shm_direct_allreduce(s, sbuf, rbuf, count, dt, op)
                         : coll_shm_direct_reduce(s, sbuf, rbuf, count, dt, op, root);
     /* A large allreduce (ranks outnumbering cores: reduce_max is larger
