@@ -163,24 +163,26 @@ static void types(MPI_Comm comm, int me, int n)
     mt_check(!memcmp(b, e, sizeof(b)), "bcast of one signature in two layouts");
     MPI_Type_free(&vec);
 
-    /* The same, 80 KB: in slot-sized pieces when ranks outnumber cores,
-     * each piece cut at an arbitrary point of the strided layout. */
-    enum { BIG = 20000 };
-    int *big = malloc(2 * BIG * sizeof(int));
-    MPI_Type_vector(BIG, 1, 2, MPI_INT, &vec);
-    MPI_Type_commit(&vec);
-    for (int k = 0; k < 2 * BIG; k++)
-        big[k] = me ? -1 : k * 3;
-    MPI_Bcast(big, me ? 1 : BIG, me ? vec : MPI_INT, 0, comm);
-    for (int k = 0; k < 2 * BIG; k++) {
-        int want = !me ? k * 3 : k % 2 ? -1 : k / 2 * 3;
-        if (big[k] != want) {
-            mt_check(0, "80 KB bcast: element %d is %d, want %d", k, big[k], want);
-            break;
+    /* The same, 12 KB (two pieces on 2 ranks) and 80 KB (in slot-sized
+     * pieces when ranks outnumber cores), each piece cut at an arbitrary
+     * point of the strided layout. */
+    for (int big_n = 3001; big_n < 30000; big_n += 16999) {
+        int *big = malloc(2 * (size_t)big_n * sizeof(int));
+        MPI_Type_vector(big_n, 1, 2, MPI_INT, &vec);
+        MPI_Type_commit(&vec);
+        for (int k = 0; k < 2 * big_n; k++)
+            big[k] = me ? -1 : k * 3;
+        MPI_Bcast(big, me ? 1 : big_n, me ? vec : MPI_INT, 0, comm);
+        for (int k = 0; k < 2 * big_n; k++) {
+            int want = !me ? k * 3 : k % 2 ? -1 : k / 2 * 3;
+            if (big[k] != want) {
+                mt_check(0, "%d-int bcast: element %d is %d, want %d", big_n, k, big[k], want);
+                break;
+            }
         }
+        MPI_Type_free(&vec);
+        free(big);
     }
-    MPI_Type_free(&vec);
-    free(big);
 
     for (int k = 0; k < 5; k++) {
         p[k].v = (me * 7 + k * 3) % n;
