@@ -24,9 +24,9 @@ RT_PARAM(p_after, "COLL_SHM_AFTER", RT_PARAM_INT, "16",
          "segment (so short-lived communicators never make one)")
 RT_PARAM(p_max, "COLL_SHM_MAX", RT_PARAM_SIZE, "8192",
          "Largest contribution of one rank (bytes; for alltoall all its blocks) the shared "
-         "segment carries in one piece; with a core per rank reductions stop at 4096 (beyond "
-         "that messages measured faster); large communicators get less (a segment stays "
-         "within 4 MiB)")
+         "segment carries in one piece; with a core per rank allreduces stop at 4096 (beyond "
+         "that messages measured faster) and reduces to a root at 16 KiB (in pieces); large "
+         "communicators get less (a segment stays within 4 MiB)")
 
 #define BUDGET    (4u << 20)
 #define NEVER     UINT32_MAX
@@ -37,11 +37,13 @@ RT_PARAM(p_max_over, "COLL_SHM_MAX_OVERSUB", RT_PARAM_SIZE, "64k",
 RT_PARAM(p_piece_max, "COLL_SHM_PIECE_MAX", RT_PARAM_SIZE, "1m",
          "When ranks outnumber cores, a bcast moving up to this many bytes goes through the "
          "shared segment in slot-sized pieces, an allgather or alltoall up to n/2 slots per "
-         "rank (with a core per rank, single-copy reads measured faster above one slot)")
+         "rank (with a core per rank, single-copy reads measured faster above one slot, or "
+         "two for a bcast on 2 ranks)")
 
 RT_PARAM(p_reduce_max, "COLL_SHM_REDUCE_MAX", RT_PARAM_SIZE, "64k",
          "When ranks outnumber cores, reduces up to this size go through the shared segment "
-         "in slot-sized pieces (else up to 4096 bytes, in one)")
+         "in pieces (with a core per rank: reduces to a root up to 16 KiB, allreduces up to "
+         "4096 bytes in one piece)")
 
 RT_PARAM(p_direct, "COLL_SHM_DIRECT", RT_PARAM_BOOL, "1",
          "Blocking allgather, alltoall, allreduce and two-rank reduce too large for the shared "
