@@ -407,7 +407,7 @@ out_pmix:
         ln_pmix_fence_complete(job.fence, 0, NULL, 0);
         job.fence = NULL;
     }
-    ln_pmix_finalize(&job);
+    ln_pmix_finalize(&job, code);
     ln_shm_remove_job(&job);
     ln_tmpdir_remove(&job);
 out_job:

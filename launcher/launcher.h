@@ -164,7 +164,9 @@ int ln_pmix_connected(int rank);
 int ln_pmix_finalized(int rank);
 int ln_pmix_setup_fork(struct ln_job *job, int rank, char ***env);
 void ln_pmix_client_gone(struct ln_job *job, int rank);
-void ln_pmix_finalize(struct ln_job *job);
+/* Ends the PMIx server; if the library hangs there, removes the job's
+ * files and exits with `code` (see FINALIZE_WAIT). */
+void ln_pmix_finalize(struct ln_job *job, int code);
 int ln_pmix_wake_fd(void);
 void ln_pmix_clear_wake(void);
 /* Take the queued upcall events, oldest first. */

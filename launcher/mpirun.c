@@ -159,7 +159,7 @@ int main(int argc, char **argv)
     code = ln_job_run(&job);
 
 out_pmix:
-    ln_pmix_finalize(&job);
+    ln_pmix_finalize(&job, code);
     ln_shm_remove_job(&job);
     ln_tmpdir_remove(&job);
 out_job:

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -730,10 +731,73 @@ void ln_pmix_client_gone(struct ln_job *job, int rank)
     PMIx_server_deregister_client(&proc, op_ignore, NULL);
 }
 
-void ln_pmix_finalize(struct ln_job *job)
+/* libpmix's server finalize has deadlocked here once (a sanitizer CI
+ * run, after a SIGINT teardown: its progress thread waiting on a lock
+ * nobody held, PMIx_server_finalize waiting on that thread). The ranks
+ * are gone by then, so a watchdog gives it FINALIZE_WAIT seconds, then
+ * removes the job's files, says why and ends the process with the job's
+ * status: a hung launcher is worse than a skipped library cleanup. */
+#define FINALIZE_WAIT 10
+
+struct watchdog {
+    struct ln_job *job;
+    int code;
+    int done;
+    pthread_mutex_t m;
+    pthread_cond_t c;
+};
+
+static void *watchdog_run(void *arg)
 {
+    struct watchdog *wd = arg;
+    struct timespec until;
+    int timed_out = 0;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += FINALIZE_WAIT;
+    pthread_mutex_lock(&wd->m);
+    while (!wd->done && !timed_out)
+        timed_out = pthread_cond_timedwait(&wd->c, &wd->m, &until) == ETIMEDOUT;
+    pthread_mutex_unlock(&wd->m);
+    if (!timed_out)
+        return NULL;
+    ln_err("the PMIx server library did not finish within %d s after the job ended (a "
+           "libpmix deadlock); leaving without it",
+           FINALIZE_WAIT);
+    ln_shm_remove_job(wd->job);
+    ln_tmpdir_remove(wd->job);
+    _exit(wd->code);
+}
+
+/* Starts the watchdog with every signal blocked, so that signals keep
+ * going to the main thread. Returns 0 if it runs. */
+static int watchdog_start(struct watchdog *wd, pthread_t *t)
+{
+    sigset_t all, old;
+    int rc;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(t, NULL, watchdog_run, wd);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+static void watchdog_stop(struct watchdog *wd, pthread_t t)
+{
+    pthread_mutex_lock(&wd->m);
+    wd->done = 1;
+    pthread_cond_signal(&wd->c);
+    pthread_mutex_unlock(&wd->m);
+    pthread_join(t, NULL);
+}
+
+void ln_pmix_finalize(struct ln_job *job, int code)
+{
+    struct watchdog wd = {job, code, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
     struct ln_event *ev;
     double t = ln_now();
+    pthread_t wt;
 
     if (job->pmix_up) {
         struct waiter *w = waiter_new(1);
@@ -755,7 +819,12 @@ void ln_pmix_finalize(struct ln_job *job)
                 ev = next;
             }
         }
-        PMIx_server_finalize();
+        if (watchdog_start(&wd, &wt)) {
+            PMIx_server_finalize();
+        } else {
+            PMIx_server_finalize();
+            watchdog_stop(&wd, wt);
+        }
         job->pmix_up = 0;
         ln_verbose(job, "PMIx finalize %.1f ms", (ln_now() - t) * 1e3);
     }

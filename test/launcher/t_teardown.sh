@@ -4,7 +4,7 @@
 # dead jobs left.
 . "$(dirname "$0")/lib.sh"
 
-plan 25
+plan 27
 
 host=$(hostname)
 
@@ -114,5 +114,15 @@ rm -f "/dev/shm/rdmpi-$UID_-rdmpi.$$-0"
 # before unlinking them.
 lrun -n 2 sh -c 'ns=$PMIX_NAMESPACE; touch /dev/shm/rdmpi-$(id -u)-$ns-$PMIX_RANK; kill -SEGV $$'
 is "$rc/$(leftovers "$mpid")" "139/" "segments of a crashed job are removed at job end"
+
+# libpmix's server finalize hanging (it once did, after a SIGINT): the
+# watchdog ends mpirun after 10 s with the job's status and its files gone.
+hang="$top_builddir/test/launcher/.libs/ln_hangfin.so"
+LD_PRELOAD="$hang" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	lrun -n 2 sh -c 'exit 3'
+[ "$rc" = 3 ] && [ "$ms" -ge 9000 ] && [ "$ms" -lt 25000 ] &&
+	echo "$err" | grep -q "did not finish within 10 s"
+ok $? "a hung PMIx finalize: mpirun leaves after 10 s with the job's status 3 (rc $rc, $ms ms)"
+is "$(leftovers "$mpid")" "" "a hung PMIx finalize: no file left"
 
 finish
