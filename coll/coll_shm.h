@@ -17,9 +17,8 @@
  * collective's data shares the word's cache line (one line moves between
  * cores, not two); 16 keeps every predefined type aligned. */
 #define COLL_SHM_DATA 16
-/* Allreduces (and, with a core per rank, reduces) beyond this measured
- * faster by messages (recursive doubling reads half the data a rank reads
- * here). */
+/* With a core per rank, allreduces beyond this measured faster by
+ * messages (recursive doubling reads half the data a rank reads here). */
 #define COLL_SHM_REDUCE_MAX 4096
 /* Reduces to a root (where only the root reads) go through the slots up
  * to this size even with a core per rank: 2 ranks, 8 KiB 0.55x and 16
@@ -37,7 +36,7 @@ struct coll_shm {
     size_t size;
     size_t max;        /* the largest collective it carries, agreed at setup */
     size_t piece_max;  /* bcast, allgather, alltoall go in pieces of `max` up to this */
-    size_t reduce_max; /* and reduce up to this */
+    size_t reduce_max; /* reduce and allreduce up to this */
     int n, me;
     uint64_t op;       /* collectives run through it so far */
     uint64_t min_done; /* the lowest "done" seen on any rank (a cache) */

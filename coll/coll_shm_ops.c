@@ -85,7 +85,7 @@ bool coll_shm_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_da
     size_t bytes = count * dt->size, off = 0;
     /* With a core per rank, two pieces still beat the single-copy read
      * (2 ranks, 16 KiB: 0.83x the time), more do not (32 KiB: 1.3x). */
-    size_t limit = s->piece_max == s->max && s->n == 2 ? 2 * s->max : s->piece_max;
+    size_t limit = !coll_oversubscribed && s->n == 2 ? 2 * s->max : s->piece_max;
 
     if (bytes > limit)
         return false;
@@ -193,13 +193,14 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
     size_t ext = (size_t)dt->extent, tx = (size_t)dt->true_extent, per;
     size_t span = count ? tx + (count - 1) * ext : 0;
     const char *src = (const char *)(sbuf == MPI_IN_PLACE ? rbuf : sbuf) + dt->true_lb;
+    size_t limit = s->reduce_max;
     bool own;
 
     if (!count || !(dt->flags & RT_DT_PREDEF))
         return false;
-    if (span > (root >= 0 && s->reduce_max < COLL_SHM_ROOTED_MAX ? COLL_SHM_ROOTED_MAX
-                                                                  : s->reduce_max) ||
-        tx > s->max)
+    if (root >= 0 && limit < COLL_SHM_ROOTED_MAX)
+        limit = COLL_SHM_ROOTED_MAX;
+    if (span > limit || tx > s->max)
         return root < 0 ? coll_shm_direct_allreduce(s, sbuf, rbuf, count, dt, op)
                         : coll_shm_direct_reduce(s, sbuf, rbuf, count, dt, op, root);
     /* A large allreduce (ranks outnumbering cores: reduce_max is larger
