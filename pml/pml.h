@@ -73,6 +73,7 @@ struct pml_peer {
     bool credit_queued;         /* a CREDIT is waiting in the control queue */
     bool stalled;               /* it returned no credits within the wait; reset by a CREDIT */
     int npending;               /* sends to it waiting for resources: keep order */
+    int rndv_out;               /* our rendezvous sends it may still be reading */
     uint32_t blocked_pass;      /* the retry pass in which a send to it failed */
 };
 
@@ -104,6 +105,7 @@ struct pml_req {
     uint8_t internal;           /* no user handle: release at completion */
     uint8_t in_issue;           /* recv GET: inside the issue loop (no recursion) */
     uint8_t detached;           /* send: runs from a private copy (tmp) */
+    uint8_t exposed;            /* send: counted in its peer's rndv_out */
     uint16_t seq;               /* send: the sequence number it was given */
     void *buf;                  /* user buffer */
     size_t count;
@@ -271,7 +273,6 @@ void pml_wait(struct pml_req *r);
 int pml_barrier(struct pml_comm *pc);
 
 extern size_t pml_get_chunk;
-extern size_t pml_split_min;
 extern int pml_get_depth;
 
 #endif

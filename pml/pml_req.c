@@ -141,6 +141,10 @@ void pml_req_complete(struct pml_req *r)
     r->state = PML_S_DONE;
     if (r->detached)
         pml_detached_bytes -= r->len;
+    if (r->exposed) {
+        pml_peers[r->wpeer].rndv_out--;
+        r->exposed = 0;
+    }
     if (r->tmp) {
         free(r->tmp);
         r->tmp = NULL;

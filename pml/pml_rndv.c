@@ -12,15 +12,27 @@ RT_PARAM(p_get_chunk, "PML_GET_CHUNK", RT_PARAM_SIZE, "4m",
          "Bytes per RDMA read of a rendezvous (the BTL's own limit also applies)")
 RT_PARAM(p_get_depth, "PML_GET_DEPTH", RT_PARAM_INT, "8",
          "RDMA reads in flight per rendezvous")
-RT_PARAM(p_split_min, "PML_SPLIT_MIN", RT_PARAM_SIZE, "256k",
+RT_PARAM(p_split_min, "PML_SPLIT_MIN", RT_PARAM_SIZE, "32k",
          "Rendezvous of at least this many bytes over a BTL that can write a peer's memory "
          "without registration (sm) are copied by both sides at once, the sender writing "
-         "the second half; 0 turns it off. Unless set, off when ranks outnumber cores (the "
-         "sender may not be running to do its part).")
+         "the second half, when the receiver is not itself sending the sender a rendezvous "
+         "(then both cores copy already: see PML_SPLIT_BUSY_MIN); 0 turns it off. Unless "
+         "set, off when ranks outnumber cores (the sender may not be running to do its "
+         "part).")
+RT_PARAM(p_split_busy_min, "PML_SPLIT_BUSY_MIN", RT_PARAM_SIZE, "1m",
+         "PML_SPLIT_MIN for a receiver that is itself sending the sender a rendezvous, as "
+         "in exchanges: below this, splitting only adds a round trip to two busy cores")
 
 size_t pml_get_chunk;
 int pml_get_depth;
-size_t pml_split_min;
+static size_t split_min, split_busy_min;
+
+/* A split needs the sender running: unless asked for, none when ranks
+ * outnumber cores. */
+static size_t split_param(const struct rt_param *p, const char *env)
+{
+    return rt.oversubscribed && !getenv(env) ? 0 : rt_param_size(p);
+}
 
 void pml_rndv_params(void)
 {
@@ -30,8 +42,8 @@ void pml_rndv_params(void)
         pml_get_chunk = 4096;
     if (pml_get_depth < 1)
         pml_get_depth = 1;
-    pml_split_min = rt.oversubscribed && !getenv("RDMPI_PML_SPLIT_MIN")
-                        ? 0 : rt_param_size(&p_split_min);
+    split_min = split_param(&p_split_min, "RDMPI_PML_SPLIT_MIN");
+    split_busy_min = split_param(&p_split_busy_min, "RDMPI_PML_SPLIT_BUSY_MIN");
 }
 
 /* ---- receiver: RDMA reads ---- */
@@ -121,16 +133,19 @@ void pml_get_continue(struct pml_req *r)
 /* Starts the reads of a matched RGET; a large contiguous receive over a
  * BTL that writes peer memory directly hands its second half to the
  * sender, so two processes copy at once (single-copy reads alone are
- * bound by one core: see docs/pml.md). */
+ * bound by one core: see docs/pml.md). A sender that is reading a
+ * rendezvous of ours is busy already: in 2-rank bibw a split lost
+ * 1.03-1.2x at 128-512 KiB and won 1.25-1.5x from 1 MiB. */
 void pml_get_start(struct pml_req *r)
 {
     struct pml_peer *p = &pml_peers[r->wpeer];
     size_t half = (r->len / 2) & ~(size_t)4095;
+    size_t min = p->rndv_out ? split_busy_min : split_min;
 
     r->get_end = r->len;
-    if (pml_split_min && r->len >= pml_split_min && r->len == r->msg_len &&
-        r->wpeer != rt.rank && (p->btl->flags & BTL_CAP_PUT) &&
-        !(p->btl->flags & BTL_CAP_NEED_REG) && rt_dt_contig(r->dt, r->count) && half) {
+    if (min && r->len >= min && r->len == r->msg_len && r->wpeer != rt.rank &&
+        (p->btl->flags & BTL_CAP_PUT) && !(p->btl->flags & BTL_CAP_NEED_REG) &&
+        rt_dt_contig(r->dt, r->count) && half) {
         struct pml_hdr_put put = {.type = PML_HDR_PUT, .sreq = r->other,
                                   .rreq = pml_req_handle(r), .offset = half,
                                   .raddr = (uint64_t)(uintptr_t)((char *)r->buf + r->dt->lb +

@@ -182,6 +182,10 @@ no_get:
         memcpy(h + 1, r->rkey, extra);
     d->len = hl + extra;
     r->state = PML_S_WAIT_FIN;
+    if (flags & PML_F_GET) {
+        r->exposed = 1;
+        p->rndv_out++;
+    }
     p->btl->send(p->ep, d);
     p->stats->rndv_msgs++;
     p->stats->rndv_bytes += r->len;

@@ -2,7 +2,10 @@
  * SIZE:COUNT argument every rank sends COUNT messages of SIZE bytes to the
  * next rank, all at once (Isend), and receives as many from ANY_SOURCE;
  * then one 100-byte message to itself. With --die, rank 1 is killed while
- * a 64 MiB message from rank 0 is being read. */
+ * a 64 MiB message from rank 0 is being read. With --crossed SIZE, ranks 0
+ * and 1 send each other SIZE bytes so that rank 0 matches rank 1's message
+ * while its own is still unread, and rank 1 matches rank 0's only after
+ * its own was read (the split rendezvous decides by that). */
 #include "../p2p/mpitest.h"
 
 #include <signal.h>
@@ -69,6 +72,32 @@ static void die(void)
     }
 }
 
+static void crossed(size_t size)
+{
+    char *a = malloc(size), *b = malloc(size);
+    MPI_Request qa, qb;
+
+    if (mt_rank == 0) {
+        mt_fill(a, size, 1);
+        MPI_Isend(a, (int)size, MPI_BYTE, 1, 10, MPI_COMM_WORLD, &qa);
+        MPI_Irecv(b, (int)size, MPI_BYTE, 1, 11, MPI_COMM_WORLD, &qb);
+        /* Rank 1 posts its receive of a only after this. */
+        MPI_Send(NULL, 0, MPI_BYTE, 1, 12, MPI_COMM_WORLD);
+        MPI_Wait(&qb, MPI_STATUS_IGNORE);
+        MPI_Wait(&qa, MPI_STATUS_IGNORE);
+        mt_check(!mt_verify(b, size, 2), "crossed: the %zu bytes from rank 1 are corrupt", size);
+    } else if (mt_rank == 1) {
+        mt_fill(b, size, 2);
+        MPI_Isend(b, (int)size, MPI_BYTE, 0, 11, MPI_COMM_WORLD, &qb);
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Wait(&qb, MPI_STATUS_IGNORE);
+        MPI_Recv(a, (int)size, MPI_BYTE, 0, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        mt_check(!mt_verify(a, size, 1), "crossed: the %zu bytes from rank 0 are corrupt", size);
+    }
+    free(a);
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -81,10 +110,15 @@ int main(int argc, char **argv)
             die();
             continue;
         }
+        if (!strcmp(argv[a], "--crossed") && a + 1 < argc) {
+            crossed(parse_size(argv[++a], &end));
+            continue;
+        }
         size = parse_size(argv[a], &end);
         count = *end == ':' ? strtol(end + 1, &end, 10) : 0;
         if (*end || count < 1) {
-            fprintf(stderr, "usage: t_report [SIZE:COUNT]... [--die] (SIZE may end in k or m)\n");
+            fprintf(stderr, "usage: t_report [SIZE:COUNT]... [--crossed SIZE] [--die] "
+                            "(SIZE may end in k or m)\n");
             return 2;
         }
         exchange(size, (int)count, (unsigned)a);

@@ -6,7 +6,7 @@
 # forced); the verbosity-1 choice lines; a peer dying mid-transfer over ofi.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/ofi/t_report"
-plan 30
+plan 33
 
 # val BTL COLUMN: a number from the report table in $err (first row of BTL).
 val() {
@@ -61,6 +61,17 @@ ok $? "sm: the transport says single copy by process_vm_readv"
 expect "self: each rank's message to itself" self ranks=2 eager_msgs=2 eager_bytes=200
 [ -z "$(val ofi ranks)" ]
 ok $? "sm: no ofi row on a one-host job"
+
+# The split rendezvous: from RDMPI_PML_SPLIT_MIN (32 KiB) when the receiver
+# sends its peer no rendezvous of its own, else from ..._BUSY_MIN (1 MiB).
+run "$MPIRUN" --timeout 60 --report-transport -n 2 "$t" --crossed 64k
+expect "sm: crossed 64 KiB messages: split only by the receiver that sends none" sm \
+    rndv_msgs=2 reads=2 writes=1 write_bytes=32768
+run env RDMPI_PML_SPLIT_BUSY_MIN=64k "$MPIRUN" --timeout 60 --report-transport -n 2 "$t" \
+    --crossed 64k
+expect "sm: RDMPI_PML_SPLIT_BUSY_MIN=64k splits both" sm rndv_msgs=2 writes=2 write_bytes=65536
+run "$MPIRUN" --timeout 60 --report-transport -n 2 "$t" --crossed 16k
+expect "sm: crossed 16 KiB messages: neither split" sm rndv_msgs=2 reads=2 writes=0
 
 run "$MPIRUN" --timeout 60 -n 2 "$t" 100:2
 [ $rc -eq 0 ] && [ "$(tables)" -eq 0 ]
