@@ -91,6 +91,7 @@ enum pml_state {
     PML_S_WAIT_FIN,    /* send: rendezvous started, waiting for FIN or CTS */
     PML_S_FRAGS,       /* send: streaming FRAGs; recv: receiving them */
     PML_S_GET,         /* recv: RDMA reads in flight */
+    PML_S_PAIR,        /* Isendrecv: waiting for its two halves */
     PML_S_DONE,
 };
 
@@ -114,6 +115,7 @@ struct pml_req {
     int peer;                   /* comm rank: destination, or source (ANY_SOURCE) */
     int tag;
     struct pml_comm *pc;
+    struct pml_req *pair;       /* a half of an Isendrecv: the request it completes */
     struct pml_link link;       /* posted queue or pending list */
     uint64_t stamp;             /* posting order, for ANY_SOURCE */
 
@@ -155,6 +157,8 @@ struct pml_req *pml_req_alloc(void);
 void pml_req_release(struct pml_req *r);
 struct pml_req *pml_req_lookup(uint64_t handle);
 void pml_req_complete(struct pml_req *r);
+/* Isendrecv: a half finished (pml_sendrecv.c). */
+void pml_pair_half_done(struct pml_req *half);
 int pml_req_cancel(struct rdmpi_request *r);
 
 /* ---- communicators ---- */

@@ -118,12 +118,17 @@ static void req_release_op(struct rdmpi_request *r)
     pml_req_release((struct pml_req *)r);
 }
 
-/* Only a receive still in a posted queue can be cancelled; sends complete
- * normally (the standard allows a cancel that does not take effect). */
+/* Only a receive still in a posted queue can be cancelled (an Isendrecv's
+ * by its receive half); sends complete normally (the standard allows a
+ * cancel that does not take effect). */
 int pml_req_cancel(struct rdmpi_request *br)
 {
     struct pml_req *r = (struct pml_req *)br;
 
+    if (r->state == PML_S_PAIR) {
+        struct pml_req *half = pml_req_lookup(r->other);
+        return half ? pml_req_cancel(&half->base) : MPI_SUCCESS;
+    }
     if (r->send || r->state != PML_S_POSTED)
         return MPI_SUCCESS;
     pml_list_remove(&r->link);
@@ -154,6 +159,8 @@ void pml_req_complete(struct pml_req *r)
         p->btl->deregister_mem(p->btl, r->reg);
         r->reg = NULL;
     }
+    if (r->pair)
+        pml_pair_half_done(r);
     if (r->internal) {
         if (r->bsend_buf)
             pml_bsend_done(r);

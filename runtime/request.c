@@ -4,6 +4,7 @@
 #include "request.h"
 #include "errors.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 unsigned rt_req_done_count;
@@ -27,18 +28,23 @@ static int is_idle(MPI_Request h)
     return h == MPI_REQUEST_NULL || (r && r->persistent && !r->active);
 }
 
-/* Hands a completed request's status to the user and retires it. Returns
- * the operation's error code. */
+/* Hands a completed request's status to the user; returns the
+ * operation's error code. */
+static int status_of(struct rdmpi_request *r, MPI_Status *status)
+{
+    if (r->ops->query)
+        r->ops->query(r);
+    if (status != MPI_STATUS_IGNORE)
+        *status = r->status;
+    return r->status.MPI_ERROR;
+}
+
+/* status_of, then retires the request. */
 static int finish(MPI_Request *h, MPI_Status *status)
 {
     struct rdmpi_request *r = (struct rdmpi_request *)*h;
-    int err;
+    int err = status_of(r, status);
 
-    if (r->ops->query)
-        r->ops->query(r);
-    err = r->status.MPI_ERROR;
-    if (status != MPI_STATUS_IGNORE)
-        *status = r->status;
     if (r->persistent) {
         r->active = 0;
     } else {
@@ -139,9 +145,10 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 }
 
 /* Finishes every completed request of the array (all of them for the
- * "all" forms); returns MPI_ERR_IN_STATUS if any failed. */
+ * "all" forms), or with retire false only reports their statuses (the
+ * Request_get_status forms); returns MPI_ERR_IN_STATUS if any failed. */
 static int finish_many(int count, MPI_Request *reqs, MPI_Status *statuses, int *outcount,
-                       int *indices, const char *fn)
+                       int *indices, bool retire, const char *fn)
 {
     MPI_Request bad = MPI_REQUEST_NULL;
     int n = 0, failed = 0;
@@ -156,7 +163,7 @@ static int finish_many(int count, MPI_Request *reqs, MPI_Status *statuses, int *
         st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
                                              : &statuses[indices ? n : i];
         MPI_Request h = reqs[i];
-        if ((err = finish(&reqs[i], st))) {
+        if ((err = retire ? finish(&reqs[i], st) : status_of(r, st))) {
             failed = 1;
             bad = h;
         }
@@ -233,41 +240,49 @@ int PMPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of
         if (!rt_progress())
             rt_progress_idle(&spins);
     empty_statuses(count, array_of_requests, array_of_statuses);
-    return finish_many(count, array_of_requests, array_of_statuses, NULL, NULL, fn);
+    return finish_many(count, array_of_requests, array_of_statuses, NULL, NULL, true, fn);
+}
+
+/* Testall; with retire false, Request_get_status_all. */
+static int test_all(int count, MPI_Request *reqs, int *flag, MPI_Status *statuses, bool retire,
+                    const char *fn)
+{
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (check_array(count, reqs, fn, &err))
+        return err;
+    if (!flag)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "flag is NULL");
+    if (!all_done(count, reqs))
+        rt_progress();
+    *flag = all_done(count, reqs);
+    if (!*flag)
+        return MPI_SUCCESS;
+    empty_statuses(count, reqs, statuses);
+    return finish_many(count, reqs, statuses, NULL, NULL, retire, fn);
 }
 
 #pragma weak MPI_Testall = PMPI_Testall
 int PMPI_Testall(int count, MPI_Request *array_of_requests, int *flag,
                  MPI_Status *array_of_statuses)
 {
-    static const char fn[] = "MPI_Testall";
-    int err;
-
-    RT_CHECK_INIT(fn);
-    if (check_array(count, array_of_requests, fn, &err))
-        return err;
-    if (!flag)
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "flag is NULL");
-    if (!all_done(count, array_of_requests))
-        rt_progress();
-    *flag = all_done(count, array_of_requests);
-    if (!*flag)
-        return MPI_SUCCESS;
-    empty_statuses(count, array_of_requests, array_of_statuses);
-    return finish_many(count, array_of_requests, array_of_statuses, NULL, NULL, fn);
+    return test_all(count, array_of_requests, flag, array_of_statuses, true, "MPI_Testall");
 }
 
-/* Finishes the first completed request; returns its index or -1. */
-static int finish_any(int count, MPI_Request *reqs, MPI_Status *status, int *err)
+/* Finishes the first completed request (with retire false only reports
+ * its status); returns its index or -1. */
+static int finish_any(int count, MPI_Request *reqs, MPI_Status *status, int *err, bool retire,
+                      const char *fn)
 {
     for (int i = 0; i < count; i++) {
         struct rdmpi_request *r = rt_req_get(reqs[i]);
         if (is_idle(reqs[i]) || !__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE))
             continue;
         MPI_Comm comm = r->comm;
-        *err = finish(&reqs[i], status);
+        *err = retire ? finish(&reqs[i], status) : status_of(r, status);
         if (*err)
-            *err = rt_err_raise_comm(comm, *err, "MPI_Waitany", "the operation failed");
+            *err = rt_err_raise_comm(comm, *err, fn, "the operation failed");
         return i;
     }
     return -1;
@@ -291,7 +306,7 @@ int PMPI_Waitany(int count, MPI_Request *array_of_requests, int *indx, MPI_Statu
             rt_status_empty(status);
         return MPI_SUCCESS;
     }
-    while ((i = finish_any(count, array_of_requests, status, &err)) < 0) {
+    while ((i = finish_any(count, array_of_requests, status, &err, true, fn)) < 0) {
         if (!rt_progress())
             rt_progress_idle(&spins);
     }
@@ -299,33 +314,39 @@ int PMPI_Waitany(int count, MPI_Request *array_of_requests, int *indx, MPI_Statu
     return err;
 }
 
-#pragma weak MPI_Testany = PMPI_Testany
-int PMPI_Testany(int count, MPI_Request *array_of_requests, int *indx, int *flag,
-                 MPI_Status *status)
+/* Testany; with retire false, Request_get_status_any. */
+static int test_any(int count, MPI_Request *reqs, int *indx, int *flag, MPI_Status *status,
+                    bool retire, const char *fn)
 {
-    static const char fn[] = "MPI_Testany";
     int err = MPI_SUCCESS, i;
 
     RT_CHECK_INIT(fn);
-    if (check_array(count, array_of_requests, fn, &err))
+    if (check_array(count, reqs, fn, &err))
         return err;
     if (!indx || !flag)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "%s is NULL", indx ? "flag" : "indx");
-    if (done_count(count, array_of_requests) < 0) {
+    if (done_count(count, reqs) < 0) {
         *indx = MPI_UNDEFINED;
         *flag = 1;
         if (status != MPI_STATUS_IGNORE)
             rt_status_empty(status);
         return MPI_SUCCESS;
     }
-    i = finish_any(count, array_of_requests, status, &err);
+    i = finish_any(count, reqs, status, &err, retire, fn);
     if (i < 0) {
         rt_progress();
-        i = finish_any(count, array_of_requests, status, &err);
+        i = finish_any(count, reqs, status, &err, retire, fn);
     }
     *flag = i >= 0;
     *indx = i >= 0 ? i : MPI_UNDEFINED;
     return err;
+}
+
+#pragma weak MPI_Testany = PMPI_Testany
+int PMPI_Testany(int count, MPI_Request *array_of_requests, int *indx, int *flag,
+                 MPI_Status *status)
+{
+    return test_any(count, array_of_requests, indx, flag, status, true, "MPI_Testany");
 }
 
 #pragma weak MPI_Waitsome = PMPI_Waitsome
@@ -351,32 +372,38 @@ int PMPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount,
         return MPI_SUCCESS;
     }
     return finish_many(incount, array_of_requests, array_of_statuses, outcount,
-                       array_of_indices, fn);
+                       array_of_indices, true, fn);
+}
+
+/* Testsome; with retire false, Request_get_status_some. */
+static int test_some(int incount, MPI_Request *reqs, int *outcount, int *indices,
+                     MPI_Status *statuses, bool retire, const char *fn)
+{
+    int err, n;
+
+    RT_CHECK_INIT(fn);
+    if (check_array(incount, reqs, fn, &err))
+        return err;
+    if (!outcount || (incount && !indices))
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "%s is NULL",
+                              outcount ? "array_of_indices" : "outcount");
+    if ((n = done_count(incount, reqs)) == 0) {
+        rt_progress();
+        n = done_count(incount, reqs);
+    }
+    if (n < 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    return finish_many(incount, reqs, statuses, outcount, indices, retire, fn);
 }
 
 #pragma weak MPI_Testsome = PMPI_Testsome
 int PMPI_Testsome(int incount, MPI_Request *array_of_requests, int *outcount,
                   int *array_of_indices, MPI_Status *array_of_statuses)
 {
-    static const char fn[] = "MPI_Testsome";
-    int err, n;
-
-    RT_CHECK_INIT(fn);
-    if (check_array(incount, array_of_requests, fn, &err))
-        return err;
-    if (!outcount || (incount && !array_of_indices))
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "%s is NULL",
-                              outcount ? "array_of_indices" : "outcount");
-    if ((n = done_count(incount, array_of_requests)) == 0) {
-        rt_progress();
-        n = done_count(incount, array_of_requests);
-    }
-    if (n < 0) {
-        *outcount = MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
-    return finish_many(incount, array_of_requests, array_of_statuses, outcount,
-                       array_of_indices, fn);
+    return test_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
+                     true, "MPI_Testsome");
 }
 
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
@@ -405,6 +432,32 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (*flag && status != MPI_STATUS_IGNORE)
         *status = r->status;
     return MPI_SUCCESS;
+}
+
+/* The MPI-4.1 array forms of Request_get_status: Testall, Testany and
+ * Testsome that leave every request as it is. */
+#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
+int PMPI_Request_get_status_all(int count, MPI_Request *array_of_requests, int *flag,
+                                MPI_Status *array_of_statuses)
+{
+    return test_all(count, array_of_requests, flag, array_of_statuses, false,
+                    "MPI_Request_get_status_all");
+}
+
+#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
+int PMPI_Request_get_status_any(int count, MPI_Request *array_of_requests, int *indx, int *flag,
+                                MPI_Status *status)
+{
+    return test_any(count, array_of_requests, indx, flag, status, false,
+                    "MPI_Request_get_status_any");
+}
+
+#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
+int PMPI_Request_get_status_some(int incount, MPI_Request *array_of_requests, int *outcount,
+                                 int *array_of_indices, MPI_Status *array_of_statuses)
+{
+    return test_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
+                     false, "MPI_Request_get_status_some");
 }
 
 #pragma weak MPI_Request_free = PMPI_Request_free

@@ -1,6 +1,6 @@
 /* Probe and matched probe, cancel, persistent requests, the completion
- * family, synchronous-send completion, buffered sends, truncation and
- * MPI_PROC_NULL, between ranks 0 and 1. */
+ * family and the Request_get_status forms, synchronous-send completion,
+ * buffered sends, truncation and MPI_PROC_NULL, between ranks 0 and 1. */
 #include "mpitest.h"
 
 #include <unistd.h>
@@ -123,6 +123,60 @@ static void cancel_and_requests(void)
         mt_check(got[3] == 4, "isend of 4 ints");
     }
     (void)rs;
+}
+
+/* MPI_Request_get_status_all/any/some (MPI-4.1): statuses of completed
+ * requests, nothing freed or deactivated; null and inactive requests.
+ * Ranks 0 and 1 do the same towards each other. */
+static void get_status_forms(void)
+{
+    int peer = 1 - mt_rank, vals[3] = {0}, send[3] = {70, 71, 72};
+    int flag = 0, idx = -1, out = 0, idxs[4], n = 0;
+    MPI_Request q[4];
+    MPI_Status sts[4], st;
+
+    if (mt_rank > 1)
+        return;
+    q[0] = MPI_REQUEST_NULL;
+    for (int i = 0; i < 3; i++)
+        MPI_Irecv(&vals[i], 1, MPI_INT, peer, 70 + i, MPI_COMM_WORLD, &q[i + 1]);
+    MPI_Request_get_status_all(4, q, &flag, sts);
+    MPI_Request_get_status_some(4, q, &out, idxs, sts);
+    mt_check(!flag && out == 0, "before any send: get_status_all flag %d, _some outcount %d",
+             flag, out);
+    MPI_Sendrecv(NULL, 0, MPI_INT, peer, 69, NULL, 0, MPI_INT, peer, 69, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    MPI_Send(&send[1], 1, MPI_INT, peer, 71, MPI_COMM_WORLD);
+    do
+        MPI_Request_get_status_any(4, q, &idx, &flag, &st);
+    while (!flag);
+    mt_check(idx == 2 && st.MPI_TAG == 71 && st.MPI_SOURCE == peer && q[2] != MPI_REQUEST_NULL,
+             "get_status_any: index %d tag %d source %d, request kept", idx, st.MPI_TAG,
+             st.MPI_SOURCE);
+    MPI_Request_get_status_some(4, q, &out, idxs, sts);
+    mt_check(out == 1 && idxs[0] == 2 && sts[0].MPI_TAG == 71,
+             "get_status_some: %d done, first index %d", out, idxs[0]);
+    MPI_Request_get_status_all(4, q, &flag, MPI_STATUSES_IGNORE);
+    mt_check(!flag, "get_status_all with two pending: flag %d", flag);
+    MPI_Sendrecv(NULL, 0, MPI_INT, peer, 69, NULL, 0, MPI_INT, peer, 69, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    MPI_Send(&send[0], 1, MPI_INT, peer, 70, MPI_COMM_WORLD);
+    MPI_Send(&send[2], 1, MPI_INT, peer, 72, MPI_COMM_WORLD);
+    do
+        MPI_Request_get_status_all(4, q, &flag, sts);
+    while (!flag);
+    for (int i = 1; i < 4; i++)
+        n += q[i] != MPI_REQUEST_NULL && sts[i].MPI_TAG == 69 + i && sts[i].MPI_SOURCE == peer;
+    mt_check(n == 3 && sts[0].MPI_SOURCE == MPI_ANY_SOURCE && sts[0].MPI_TAG == MPI_ANY_TAG,
+             "get_status_all: %d of 3 statuses right and kept, null entry empty", n);
+    MPI_Waitall(4, q, MPI_STATUSES_IGNORE);
+    mt_check(vals[0] == 70 && vals[1] == 71 && vals[2] == 72, "values %d %d %d", vals[0],
+             vals[1], vals[2]);
+    MPI_Request_get_status_any(4, q, &idx, &flag, &st);
+    mt_check(flag && idx == MPI_UNDEFINED, "get_status_any on all-null: flag %d idx %d", flag,
+             idx);
+    MPI_Request_get_status_some(4, q, &out, idxs, sts);
+    mt_check(out == MPI_UNDEFINED, "get_status_some on all-null: %d", out);
 }
 
 static void persistent(void)
@@ -274,6 +328,8 @@ int main(int argc, char **argv)
     probes();
     MPI_Barrier(MPI_COMM_WORLD);
     cancel_and_requests();
+    MPI_Barrier(MPI_COMM_WORLD);
+    get_status_forms();
     MPI_Barrier(MPI_COMM_WORLD);
     persistent();
     MPI_Barrier(MPI_COMM_WORLD);
