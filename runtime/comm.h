@@ -82,9 +82,17 @@ int rt_inter_create(struct rdmpi_comm *c, struct rdmpi_group *g, MPI_Comm *out);
 
 /* Internal tags of the communicator layer: clear of the pml's (-2) and of
  * collectives (-1024 and below, 2^20 of them); MPI_Comm_create_group's
- * user tag t maps to RT_TAG_COMM_GROUP - (t mod 2^20). */
+ * user tag t maps to RT_TAG_COMM_GROUP - (t mod 2^20), the string tag of
+ * MPI_Comm_create_from_group to RT_TAG_FROM_GROUP - (its hash mod 2^20). */
 #define RT_TAG_COMM (-3)
 #define RT_TAG_COMM_GROUP (-(1 << 21))
+#define RT_TAG_FROM_GROUP (-(1 << 22))
+
+/* The sessions model (comm_api.c): the agreement tag for a string tag,
+ * and a communicator over g's members (we are one), agreed over the
+ * hidden world communicator with that tag; an MPI error class. */
+int rt_stringtag(const char *stringtag);
+int rt_comm_from_group(struct rdmpi_group *g, int tag, MPI_Comm *newcomm);
 
 /* Agrees on a context id free at every member: members[] are ranks in
  * intracomm `over` (NULL: all of it), n of them, ours at index me. When

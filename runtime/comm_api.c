@@ -2,6 +2,7 @@
  * agrees on a context id over the members taking part (comm_cid.c), then
  * builds the communicator from a group (comm_create.c). */
 #include "comm.h"
+#include "info.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -158,8 +159,9 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 
 /* A new communicator over world ranks w[0..n) (this process among them)
  * with an agreed id; the group reference is the communicator's alone. */
-static int make_comm(struct rdmpi_comm *c, const int *w, int n, uint32_t cid,
-                     MPI_Comm *newcomm, const char *fn)
+/* A communicator over world ranks w[0..n) with context id cid, inheriting
+ * c's error handler; an MPI error class. */
+static int build_comm(struct rdmpi_comm *c, const int *w, int n, uint32_t cid, MPI_Comm *newcomm)
 {
     struct rdmpi_group *g = rt_group_new(w, n);
     struct rdmpi_comm *nc = NULL;
@@ -172,8 +174,18 @@ static int make_comm(struct rdmpi_comm *c, const int *w, int n, uint32_t cid,
         rt_cid_release(cid);
     }
     if (!nc)
-        return rdmpi_err_comm(c->handle, err, fn, "out of memory for a communicator");
+        return err;
     *newcomm = nc->handle;
+    return MPI_SUCCESS;
+}
+
+static int make_comm(struct rdmpi_comm *c, const int *w, int n, uint32_t cid,
+                     MPI_Comm *newcomm, const char *fn)
+{
+    int err = build_comm(c, w, n, cid, newcomm);
+
+    if (err)
+        return rdmpi_err_comm(c->handle, err, fn, "out of memory for a communicator");
     return MPI_SUCCESS;
 }
 
@@ -402,6 +414,69 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     if (err)
         return cid_error(comm, err, fn);
     return make_comm(c, g->world, g->size, cid, newcomm, fn);
+}
+
+int rt_stringtag(const char *stringtag)
+{
+    uint32_t hash = 2166136261u;
+
+    for (const char *p = stringtag; *p; p++)
+        hash = (hash ^ (unsigned char)*p) * 16777619u;
+    return RT_TAG_FROM_GROUP - (int)(hash & 0xfffff);
+}
+
+int rt_comm_from_group(struct rdmpi_group *g, int tag, MPI_Comm *newcomm)
+{
+    struct rdmpi_comm *world = rt_comm_predef[0];
+    uint32_t cid;
+    int err;
+
+    if ((err = rt_cid_agree(world, g->world, g->size, g->rank, tag, NULL, 0, 0, 1, &cid)))
+        return err;
+    return build_comm(world, g->world, g->size, cid, newcomm);
+}
+
+/* The sessions model's MPI_Comm_create_group. Errors go to the handler
+ * given, as no communicator exists yet. */
+#pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                                MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    static const char fn[] = "MPI_Comm_create_from_group";
+    MPI_Errhandler h = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
+    struct rdmpi_errhandler *e = rt_errh_get(h), *old;
+    struct rdmpi_group *g = rt_group_get(group);
+    struct rdmpi_comm *nc;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (!newcomm || !stringtag)
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_ARG, fn, "%s is NULL",
+                              newcomm ? "stringtag" : "newcomm");
+    if (!g)
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_GROUP, fn,
+                              "group is not a valid group (MPI_GROUP_NULL or freed)");
+    if (!e || (e->builtin == RT_ERRH_USER && e->kind != RT_ERRH_COMM))
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_ERRHANDLER, fn, "errhandler is %s",
+                              e ? "not a communicator error handler" : "not valid (freed?)");
+    if (info != MPI_INFO_NULL && !rt_info_get(info))
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_INFO, fn,
+                              "info is not a valid info object; pass one or MPI_INFO_NULL");
+    *newcomm = MPI_COMM_NULL;
+    if (g->size == 0)
+        return MPI_SUCCESS;
+    if (g->rank == MPI_UNDEFINED)
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_GROUP, fn, "this process is not in "
+                              "group; only its members make the communicator");
+    if ((err = rt_comm_from_group(g, rt_stringtag(stringtag), newcomm)))
+        return rdmpi_err_errh(h, RT_ERRH_COMM, err, fn, "agreeing on a context id with the "
+                              "other members failed (all ids in use, or out of memory)");
+    nc = rt_comm_get(*newcomm);
+    rt_errh_retain(e);
+    old = nc->errh;
+    nc->errh = e;
+    rt_errh_release(old);
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Comm_free = PMPI_Comm_free

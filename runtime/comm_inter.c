@@ -3,6 +3,7 @@
  * keeps a hidden intracommunicator of its local group (`local`) for the
  * agreements that run among the local members. */
 #include "comm.h"
+#include "info.h"
 
 #include <stdlib.h>
 
@@ -64,39 +65,15 @@ static int make_intercomm(struct rdmpi_comm *over, const int *m, int me,
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
-                          int remote_leader, int tag, MPI_Comm *newintercomm)
+/* The body of MPI_Intercomm_create, its arguments checked; tag may be an
+ * internal (negative) one. Returns an MPI error class. */
+static int intercomm_create(struct rdmpi_comm *c, int local_leader, struct rdmpi_comm *pc,
+                            int remote_leader, int tag, MPI_Comm *newintercomm)
 {
-    static const char fn[] = "MPI_Intercomm_create";
-    struct rdmpi_comm *c, *pc = NULL;
-    int err, me, rn = 0, *m = NULL, *rw = NULL;
+    int err = MPI_ERR_NO_MEM, me, rn = 0, *m = NULL, *rw = NULL;
 
-    RT_CHECK_INIT(fn);
-    if (!(c = rt_comm_check(local_comm, fn, &err)))
-        return err;
-    if (c->inter)
-        return rdmpi_err_comm(local_comm, MPI_ERR_COMM, fn, "local_comm is an "
-                              "intercommunicator; pass an intracommunicator");
-    if (!newintercomm)
-        return rdmpi_err_comm(local_comm, MPI_ERR_ARG, fn,
-                              "newintercomm is NULL; pass the address of an MPI_Comm");
-    if (local_leader < 0 || local_leader >= c->size)
-        return rdmpi_err_comm(local_comm, MPI_ERR_RANK, fn, "local_leader is %d; pass a rank "
-                              "of local_comm (0..%d)", local_leader, c->size - 1);
-    if (tag < 0)
-        return rdmpi_err_comm(local_comm, MPI_ERR_TAG, fn, "tag is %d; it must be in "
-                              "0..MPI_TAG_UB", tag);
-    if (c->rank == local_leader) {
-        if (!(pc = rt_comm_check(peer_comm, fn, &err)))
-            return err;
-        if (remote_leader < 0 || remote_leader >= pc->remote_size)
-            return rdmpi_err_comm(local_comm, MPI_ERR_RANK, fn, "remote_leader is %d; pass a "
-                                  "rank of peer_comm (0..%d)", remote_leader,
-                                  pc->remote_size - 1);
-    }
     if (!(m = rotated(c, local_leader)))
-        return rdmpi_err_comm(local_comm, MPI_ERR_NO_MEM, fn, "out of memory");
+        return MPI_ERR_NO_MEM;
     me = (c->rank - local_leader + c->size) % c->size;
     /* The leaders swap their groups' world ranks; each tells its group. */
     if (me == 0) {
@@ -128,7 +105,41 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 fail:
     free(m);
     free(rw);
-    if (err)
+    return err;
+}
+
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                          int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    static const char fn[] = "MPI_Intercomm_create";
+    struct rdmpi_comm *c, *pc = NULL;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (!(c = rt_comm_check(local_comm, fn, &err)))
+        return err;
+    if (c->inter)
+        return rdmpi_err_comm(local_comm, MPI_ERR_COMM, fn, "local_comm is an "
+                              "intercommunicator; pass an intracommunicator");
+    if (!newintercomm)
+        return rdmpi_err_comm(local_comm, MPI_ERR_ARG, fn,
+                              "newintercomm is NULL; pass the address of an MPI_Comm");
+    if (local_leader < 0 || local_leader >= c->size)
+        return rdmpi_err_comm(local_comm, MPI_ERR_RANK, fn, "local_leader is %d; pass a rank "
+                              "of local_comm (0..%d)", local_leader, c->size - 1);
+    if (tag < 0)
+        return rdmpi_err_comm(local_comm, MPI_ERR_TAG, fn, "tag is %d; it must be in "
+                              "0..MPI_TAG_UB", tag);
+    if (c->rank == local_leader) {
+        if (!(pc = rt_comm_check(peer_comm, fn, &err)))
+            return err;
+        if (remote_leader < 0 || remote_leader >= pc->remote_size)
+            return rdmpi_err_comm(local_comm, MPI_ERR_RANK, fn, "remote_leader is %d; pass a "
+                                  "rank of peer_comm (0..%d)", remote_leader,
+                                  pc->remote_size - 1);
+    }
+    if ((err = intercomm_create(c, local_leader, pc, remote_leader, tag, newintercomm)))
         return rdmpi_err_comm(local_comm, err, fn, "building the intercommunicator failed "
                               "(out of context ids or memory, or a leader exchange failed)");
     return MPI_SUCCESS;
@@ -273,4 +284,62 @@ int rt_inter_create(struct rdmpi_comm *c, struct rdmpi_group *g, MPI_Comm *out)
     }
     free(rw);
     return err;
+}
+
+/* The sessions model's MPI_Intercomm_create: each side makes a
+ * communicator of its group over the hidden world communicator, and the
+ * leaders meet over that one, on tags derived from the string tag. */
+#pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                      MPI_Group remote_group, int remote_leader,
+                                      const char *stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    static const char fn[] = "MPI_Intercomm_create_from_groups";
+    MPI_Errhandler h = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
+    struct rdmpi_errhandler *e = rt_errh_get(h), *old;
+    struct rdmpi_group *lg = rt_group_get(local_group), *rg = rt_group_get(remote_group);
+    struct rdmpi_comm *ic;
+    MPI_Comm local;
+    int err, tag;
+
+    RT_CHECK_INIT(fn);
+    if (!newintercomm || !stringtag)
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_ARG, fn, "%s is NULL",
+                              newintercomm ? "stringtag" : "newintercomm");
+    if (!lg || !rg || !lg->size || !rg->size)
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_GROUP, fn, "%s is not a valid, "
+                              "non-empty group", !lg || !lg->size ? "local_group"
+                                                                  : "remote_group");
+    if (!e || (e->builtin == RT_ERRH_USER && e->kind != RT_ERRH_COMM))
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_ERRHANDLER, fn, "errhandler is %s",
+                              e ? "not a communicator error handler" : "not valid (freed?)");
+    if (info != MPI_INFO_NULL && !rt_info_get(info))
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_INFO, fn,
+                              "info is not a valid info object; pass one or MPI_INFO_NULL");
+    if (local_leader < 0 || local_leader >= lg->size || remote_leader < 0 ||
+        remote_leader >= rg->size)
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_RANK, fn, "local_leader %d or "
+                              "remote_leader %d is not a rank of its group (sizes %d and %d)",
+                              local_leader, remote_leader, lg->size, rg->size);
+    if (lg->rank == MPI_UNDEFINED)
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_GROUP, fn, "this process is not in "
+                              "local_group; only its members call this");
+    tag = rt_stringtag(stringtag);
+    if ((err = rt_comm_from_group(lg, tag, &local)))
+        return rdmpi_err_errh(h, RT_ERRH_COMM, err, fn, "making the local group's "
+                              "communicator failed (all ids in use, or out of memory)");
+    err = intercomm_create(rt_comm_get(local), local_leader, rt_comm_predef[0],
+                           rg->world[remote_leader], tag - (1 << 20), newintercomm);
+    rt_comm_destroy(rt_comm_get(local));
+    if (err)
+        return rdmpi_err_errh(h, RT_ERRH_COMM, err, fn, "building the intercommunicator "
+                              "failed (out of context ids or memory, or a leader exchange "
+                              "failed)");
+    ic = rt_comm_get(*newintercomm);
+    rt_errh_retain(e);
+    old = ic->errh;
+    ic->errh = e;
+    rt_errh_release(old);
+    return MPI_SUCCESS;
 }

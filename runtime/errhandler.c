@@ -1,11 +1,12 @@
 /* The error handler API: create, set, get and call handlers on
- * communicators, windows, files and sessions, and free them.  Windows,
- * files and sessions do not exist yet, so only their handler creation and
- * the MPI_FILE_NULL handler (the default for file errors) work; the rest
+ * communicators, windows, files and sessions, and free them.  Windows and
+ * files do not exist yet, so only their handler creation and the
+ * MPI_FILE_NULL handler (the default for file errors) work; the rest
  * report the invalid handle. */
 #include "comm.h"
 #include "errors.h"
 #include "obj.h"
+#include "session.h"
 
 static int create(enum rt_errh_kind kind, void (*fn)(void), MPI_Errhandler *errhandler,
                   const char *func)
@@ -114,7 +115,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     return MPI_SUCCESS;
 }
 
-/* ---- windows and sessions: no object exists yet ---- */
+/* ---- windows: no object exists yet ---- */
 
 static int no_win(MPI_Win win, const char *fn)
 {
@@ -122,14 +123,6 @@ static int no_win(MPI_Win win, const char *fn)
         ? "win is MPI_WIN_NULL; pass a window"
         : "win is not a valid window (rdmpi does not implement one-sided "
           "communication yet, so no window exists)");
-}
-
-static int no_session(MPI_Session s, const char *fn)
-{
-    return rdmpi_err_session(s, MPI_ERR_SESSION, fn, "%s", s == MPI_SESSION_NULL
-        ? "session is MPI_SESSION_NULL; pass a session"
-        : "session is not a valid session (rdmpi does not implement the sessions "
-          "model yet, so no session exists)");
 }
 
 #pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
@@ -173,22 +166,44 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn,
 #pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
-    (void)errhandler;
-    return no_session(session, "MPI_Session_set_errhandler");
+    static const char fn[] = "MPI_Session_set_errhandler";
+    struct rdmpi_session *s = rt_session_get(session);
+    struct rdmpi_errhandler *e;
+    const char *why;
+
+    if (!s)
+        return rdmpi_err_session(session, MPI_ERR_SESSION, fn, "session is not a valid session");
+    if (!(e = usable(errhandler, RT_ERRH_SESSION, &why)))
+        return rdmpi_err_session(session, MPI_ERR_ERRHANDLER, fn, "%s", why);
+    replace(&s->errh, e);
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
-    (void)errhandler;
-    return no_session(session, "MPI_Session_get_errhandler");
+    static const char fn[] = "MPI_Session_get_errhandler";
+    struct rdmpi_session *s = rt_session_get(session);
+
+    if (!s)
+        return rdmpi_err_session(session, MPI_ERR_SESSION, fn, "session is not a valid session");
+    if (!errhandler)
+        return rdmpi_err_session(session, MPI_ERR_ARG, fn, "errhandler is NULL");
+    rt_errh_retain(s->errh);
+    *errhandler = rt_errh_handle(s->errh);
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
-    (void)errorcode;
-    return no_session(session, "MPI_Session_call_errhandler");
+    static const char fn[] = "MPI_Session_call_errhandler";
+    struct rdmpi_session *s = rt_session_get(session);
+
+    if (!s)
+        return rdmpi_err_session(session, MPI_ERR_SESSION, fn, "session is not a valid session");
+    rt_errh_run(s->errh, &session, errorcode, fn, "error raised by the application");
+    return MPI_SUCCESS;
 }
 
 /* ---- files: only MPI_FILE_NULL, whose handler is the default ---- */

@@ -1,6 +1,7 @@
 #include "errors.h"
 #include "comm.h"
 #include "obj.h"
+#include "session.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -161,7 +162,8 @@ _Noreturn void rt_not_initialized(const char *func)
 {
     char msg[256];
 
-    snprintf(msg, sizeof(msg), "%s was called %s; call it between MPI_Init and MPI_Finalize",
+    snprintf(msg, sizeof(msg), "%s was called %s; call it between MPI_Init and MPI_Finalize "
+             "(or MPI_Session_init and MPI_Session_finalize)",
              func, rt.finalized ? "after MPI_Finalize" : "before MPI_Init");
     rt_abort_job(1, msg);
 }
@@ -223,9 +225,10 @@ int rdmpi_err_comm(MPI_Comm comm, int errclass, const char *func, const char *fm
     return rt_err_raise_comm(comm, errclass, func, msg);
 }
 
-/* Windows, files and sessions do not exist as objects yet: errors on them
- * go to MPI_COMM_SELF's handler, as for any invalid handle, except files,
- * which use the handler of MPI_FILE_NULL (MPI_File_set_errhandler). */
+/* Windows and files do not exist as objects yet: errors on them go to
+ * MPI_COMM_SELF's handler, as for any invalid handle, except files, which
+ * use the handler of MPI_FILE_NULL (MPI_File_set_errhandler). Errors on a
+ * session go to its handler; on an invalid one, to MPI_COMM_SELF's. */
 int rdmpi_err_win(MPI_Win win, int errclass, const char *func, const char *fmt, ...)
 {
     (void)win;
@@ -241,9 +244,24 @@ int rdmpi_err_file(MPI_File fh, int errclass, const char *func, const char *fmt,
 
 int rdmpi_err_session(MPI_Session s, int errclass, const char *func, const char *fmt, ...)
 {
-    (void)s;
+    struct rdmpi_session *se = rt_session_get(s);
+
     FORMAT(msg, fmt);
-    return rt_err_raise_comm(MPI_COMM_SELF, errclass, func, msg);
+    if (!se)
+        return rt_err_raise_comm(MPI_COMM_SELF, errclass, func, msg);
+    return rt_errh_run(se->errh, &s, errclass, func, msg);
+}
+
+int rdmpi_err_errh(MPI_Errhandler h, enum rt_errh_kind kind, int errclass, const char *func,
+                   const char *fmt, ...)
+{
+    struct rdmpi_errhandler *e = rt_errh_get(h);
+    void *none = NULL;
+
+    FORMAT(msg, fmt);
+    if (!e || (e->builtin == RT_ERRH_USER && e->kind != kind))
+        return rt_err_raise_comm(MPI_COMM_SELF, errclass, func, msg);
+    return rt_errh_run(e, &none, errclass, func, msg);
 }
 
 /* ---- API ---- */

@@ -41,6 +41,11 @@ int rdmpi_err_file(MPI_File fh, int errclass, const char *func,
                    const char *fmt, ...) RT_PRINTF(4, 5);
 int rdmpi_err_session(MPI_Session s, int errclass, const char *func,
                       const char *fmt, ...) RT_PRINTF(4, 5);
+/* For calls that create the object they report on (MPI_Session_init,
+ * MPI_Comm_create_from_group): runs the handler h they were given, with a
+ * null handle, if it is valid for objects of `kind`; else MPI_COMM_SELF's. */
+int rdmpi_err_errh(MPI_Errhandler h, enum rt_errh_kind kind, int errclass, const char *func,
+                   const char *fmt, ...) RT_PRINTF(5, 6);
 
 /* Runs the handler for an error already formatted (pml completions). */
 int rt_err_raise_comm(MPI_Comm comm, int code, const char *func, const char *msg);
@@ -57,12 +62,12 @@ int rt_err_user_class(int code);
 /* Its MPI_Add_error_string text ("" if none), or NULL if not a user code. */
 const char *rt_err_user_string(int code);
 
-/* Calls before MPI_Init or after MPI_Finalize are fatal, as the standard
- * leaves them undefined; this names the function. Only a handful of
- * functions may be called then (MPI_Initialized, MPI_Get_version, ...). */
+/* Calls while neither MPI_Init nor a session has the layers up are fatal,
+ * as the standard leaves them undefined; this names the function. Only a
+ * handful of functions may be called then (MPI_Initialized, ...). */
 #define RT_CHECK_INIT(func)                                                  \
     do {                                                                     \
-        if (RT_UNLIKELY(!rt.initialized || rt.finalized))                    \
+        if (RT_UNLIKELY(!rt.up))                                             \
             rt_not_initialized(func);                                        \
     } while (0)
 _Noreturn void rt_not_initialized(const char *func);

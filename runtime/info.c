@@ -23,14 +23,14 @@ struct rdmpi_info *rt_info_get(MPI_Info h)
             return NULL;
         /* Filled once the runtime knows the job (a use before MPI_Init
          * fills it with what is known then). */
-        if (info_env_filled < 1 + rt.initialized) {
+        if (info_env_filled < 1 + rt.up) {
             for (int k = 0; k < info_env.n; k++) {
                 free(info_env.e[k].key);
                 free(info_env.e[k].value);
             }
             info_env.n = 0;
             rt_info_env_fill(&info_env, 0, NULL);
-            info_env_filled = 1 + rt.initialized;
+            info_env_filled = 1 + rt.up;
         }
         return &info_env;
     }

@@ -73,8 +73,8 @@ int rt_info_env_fill(struct rdmpi_info *info, int argc, char **argv)
     int rc = put_command(info, argc, argv);
 
     /* In the standard's order; the job size and the thread level are
-     * known once MPI_Init ran. */
-    if (!rc && rt.initialized) {
+     * known once MPI_Init (or a session) ran. */
+    if (!rc && rt.up) {
         snprintf(buf, sizeof(buf), "%d", rt.size);
         rc = rt_info_put(info, "maxprocs", buf);
     }
@@ -86,7 +86,7 @@ int rt_info_env_fill(struct rdmpi_info *info, int argc, char **argv)
         rc = rt_info_put(info, "arch", u.machine);
     if (!rc && getcwd(buf, sizeof(buf)))
         rc = rt_info_put(info, "wdir", buf);
-    if (!rc && rt.initialized)
+    if (!rc && rt.up)
         rc = rt_info_put(info, "thread_level", thread_level_name(rt.thread_level));
     return rc;
 }

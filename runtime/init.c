@@ -78,14 +78,11 @@ static void finalize_layers(struct rt_layer *l)
         l->finalize();
 }
 
-static int do_init(int required, int *provided, const char *fn)
+/* Brings the layers up for MPI_Init or the first session. */
+void rt_up(int required, const char *fn)
 {
     int rc;
 
-    if (rt.initialized || rt.finalized)
-        rt_abort_job(1, rt.finalized
-                            ? "MPI_Init called after MPI_Finalize; MPI can be initialised once"
-                            : "MPI_Init called twice; call it once per process");
     rt.main_thread = pthread_self();
     rt_log_init();
     /* Under a launcher stdout is a pipe, which libc buffers fully: lines
@@ -109,6 +106,34 @@ static int do_init(int required, int *provided, const char *fn)
     rt.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
     if (rt.thread_level < MPI_THREAD_SINGLE)
         rt.thread_level = MPI_THREAD_SINGLE;
+    rt.up = 1;
+}
+
+/* Takes the layers down once neither MPI_Init nor a session needs them.
+ * A peer may still be in either model: the layers' drain and the last
+ * fence are collective over the job, whichever call each rank makes. */
+void rt_down(void)
+{
+    /* Layers drain their traffic (FINs, credits) before the last fence, so
+     * no peer waits on a message we never send. */
+    finalize_layers(layers);
+    rt_modex_fence();
+    rt_comm_finalize();
+    rt_modex_finalize();
+    free(rt.local_peers);
+    rt.local_peers = NULL;
+    rt.up = 0;
+}
+
+static int do_init(int required, int *provided, const char *fn)
+{
+    if (rt.initialized || rt.finalized)
+        rt_abort_job(1, rt.finalized
+                            ? "MPI_Init called after MPI_Finalize; MPI can be initialised once"
+                            : "MPI_Init called twice; call it once per process");
+    /* Sessions may have brought the layers up already. */
+    if (!rt.up)
+        rt_up(required, fn);
     if (provided)
         *provided = rt.thread_level;
     rt.initialized = 1;
@@ -155,18 +180,14 @@ int PMPI_Finalize(void)
 {
     int rc;
 
-    RT_CHECK_INIT("MPI_Finalize");
+    if (RT_UNLIKELY(!rt.initialized || rt.finalized))
+        rt_not_initialized("MPI_Finalize");
     /* MPI_COMM_SELF's delete callbacks run first, while MPI still works. */
     if ((rc = rt_attr_finalize()))
         return rc;
-    /* Layers drain their traffic (FINs, credits) before the last fence, so
-     * no peer waits on a message we never send. */
-    finalize_layers(layers);
-    rt_modex_fence();
-    rt_comm_finalize();
-    rt_modex_finalize();
-    free(rt.local_peers);
-    rt.local_peers = NULL;
+    /* Sessions still open keep the layers up; the last one takes them down. */
+    if (!rt.sessions)
+        rt_down();
     rt.finalized = 1;
     return MPI_SUCCESS;
 }
@@ -227,7 +248,7 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
     char host[MPI_MAX_PROCESSOR_NAME];
     const char *h = rt.hostname;
 
-    if (!rt.initialized || !h[0]) {
+    if (!rt.up || !h[0]) {
         gethostname(host, sizeof(host) - 1);
         host[sizeof(host) - 1] = 0;
         h = host;

@@ -31,6 +31,8 @@ struct rt_state {
     char nspace[256];
     int initialized;     /* MPI_Init returned */
     int finalized;       /* MPI_Finalize returned */
+    int up;              /* the layers are up: MPI_Init or a session started them */
+    int sessions;        /* MPI_Session_init calls not yet finalized */
     int thread_level;
     pthread_t main_thread;
 };
@@ -91,6 +93,10 @@ void rt_progress_set_dump(void (*fn)(FILE *out));
 /* Ends the whole job: prints msg (if any) and asks the launcher to kill
  * every rank; exits with status if there is no launcher. */
 _Noreturn void rt_abort_job(int status, const char *msg);
+/* The layers (init.c): up for MPI_Init or the first session, down once
+ * neither needs them. */
+void rt_up(int required, const char *fn);
+void rt_down(void);
 
 double rt_wtime(void);
 /* "/rdmpi-<uid>-<nspace>-<nodeid>" and then fmt: the shape of every

@@ -1,0 +1,219 @@
+/* The sessions model: MPI_Session_init without MPI_Init, the process sets
+ * mpi://WORLD and mpi://SELF, communicators from their groups, traffic and
+ * collectives on them, an intercommunicator between even and odd ranks, the session's error handler, a second session
+ * after the first is finalized; with T_SESSION=mixed, alongside MPI_Init,
+ * a session outliving MPI_Finalize; with T_SESSION=init-after, MPI_Init and
+ * MPI_Finalize once every session is finalized. Rank 0 of the world set prints the
+ * failure count; every rank exits non-zero on a failure of its own. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failed, me = -1;
+
+#define CHECK(cond, ...)                                                     \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            failed++;                                                        \
+            fprintf(stderr, "rank %d: %s:%d: ", me, __FILE__, __LINE__);     \
+            fprintf(stderr, __VA_ARGS__);                                    \
+            fprintf(stderr, "\n");                                           \
+        }                                                                    \
+    } while (0)
+
+static int session_errors;
+
+static void on_error(MPI_Session *s, int *code, ...)
+{
+    (void)s;
+    (void)code;
+    session_errors++;
+}
+
+/* Names, sizes and a communicator over each process set; returns the
+ * world one (the caller frees it). */
+static MPI_Comm world_from(MPI_Session s, const char *tag)
+{
+    int n = 0, wsize = -1, len, flag, size, rank, sum = -1;
+    char name[64], v[32];
+    MPI_Group g;
+    MPI_Comm c = MPI_COMM_NULL, self = MPI_COMM_NULL;
+    MPI_Info info;
+
+    MPI_Session_get_num_psets(s, MPI_INFO_NULL, &n);
+    CHECK(n >= 2, "%d process sets", n);
+    for (int i = 0; i < n; i++) {
+        len = 0;
+        MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &len, NULL);
+        CHECK(len > 1 && len <= (int)sizeof(name), "pset %d: length %d", i, len);
+        MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &len, name);
+        CHECK((int)strlen(name) == len - 1, "pset %d: \"%s\", length %d", i, name, len);
+    }
+    MPI_Session_get_pset_info(s, "mpi://WORLD", &info);
+    len = sizeof(v);
+    MPI_Info_get_string(info, "mpi_size", &len, v, &flag);
+    CHECK(flag, "mpi://WORLD info has mpi_size");
+    wsize = atoi(v);
+    MPI_Info_free(&info);
+
+    MPI_Group_from_session_pset(s, "mpi://WORLD", &g);
+    MPI_Group_size(g, &size);
+    MPI_Group_rank(g, &rank);
+    CHECK(size == wsize, "world group size %d, mpi_size %d", size, wsize);
+    MPI_Comm_create_from_group(g, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c);
+    MPI_Group_free(&g);
+    MPI_Comm_rank(c, &me);
+    MPI_Comm_size(c, &size);
+    CHECK(size == wsize && me == rank, "world comm: rank %d of %d", me, size);
+    MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, c);
+    CHECK(sum == size * (size - 1) / 2, "allreduce of ranks: %d", sum);
+    {
+        int next = (me + 1) % size, prev = (me + size - 1) % size, got = -1;
+        MPI_Sendrecv(&me, 1, MPI_INT, next, 3, &got, 1, MPI_INT, prev, 3, c, MPI_STATUS_IGNORE);
+        CHECK(got == prev, "ring: got %d from %d", got, prev);
+    }
+
+    MPI_Group_from_session_pset(s, "mpi://SELF", &g);
+    MPI_Comm_create_from_group(g, "t_session.self", MPI_INFO_NULL, MPI_ERRORS_RETURN, &self);
+    MPI_Group_free(&g);
+    MPI_Comm_size(self, &size);
+    CHECK(size == 1, "self comm size %d", size);
+    MPI_Comm_free(&self);
+    return c;
+}
+
+/* Even and odd world ranks as the two sides of an intercommunicator. */
+static void inter(MPI_Session s)
+{
+    MPI_Group world, side[2];
+    MPI_Comm ic;
+    int size, rank, n[2] = {0, 0}, *r[2], rsize = -1, sum = -1, want = 0;
+
+    MPI_Group_from_session_pset(s, "mpi://WORLD", &world);
+    MPI_Group_size(world, &size);
+    MPI_Group_rank(world, &rank);
+    if (size < 2) {
+        MPI_Group_free(&world);
+        return;
+    }
+    for (int k = 0; k < 2; k++)
+        r[k] = malloc((size_t)size * sizeof(int));
+    for (int i = 0; i < size; i++)
+        r[i & 1][n[i & 1]++] = i;
+    for (int k = 0; k < 2; k++)
+        MPI_Group_incl(world, n[k], r[k], &side[k]);
+    MPI_Intercomm_create_from_groups(side[rank & 1], 0, side[!(rank & 1)], 0, "t_session.inter",
+                                     MPI_INFO_NULL, MPI_ERRORS_RETURN, &ic);
+    MPI_Comm_remote_size(ic, &rsize);
+    CHECK(rsize == n[!(rank & 1)], "intercomm remote size %d, want %d", rsize,
+          n[!(rank & 1)]);
+    /* Each side's sum of world ranks arrives at the other side. */
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, ic);
+    for (int i = 0; i < n[!(rank & 1)]; i++)
+        want += r[!(rank & 1)][i];
+    CHECK(sum == want, "intercomm allreduce: %d, want %d", sum, want);
+    MPI_Comm_free(&ic);
+    for (int k = 0; k < 2; k++) {
+        MPI_Group_free(&side[k]);
+        free(r[k]);
+    }
+    MPI_Group_free(&world);
+}
+
+static void errors(MPI_Session s)
+{
+    MPI_Errhandler e, got;
+    MPI_Group g = MPI_GROUP_NULL;
+    MPI_Info info;
+    int rc, cls, len = 64, flag;
+    char v[64];
+
+    rc = MPI_Group_from_session_pset(s, "mpi://NOWHERE", &g);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_ARG && g == MPI_GROUP_NULL, "unknown pset: class %d", cls);
+    MPI_Session_get_info(s, &info);
+    MPI_Info_get_string(info, "thread_level", &len, v, &flag);
+    CHECK(flag && !strncmp(v, "MPI_THREAD_", 11), "session info thread_level: %s",
+          flag ? v : "(none)");
+    MPI_Info_free(&info);
+    MPI_Session_create_errhandler(on_error, &e);
+    MPI_Session_set_errhandler(s, e);
+    MPI_Session_get_errhandler(s, &got);
+    CHECK(got == e, "get_errhandler returns the one set");
+    MPI_Errhandler_free(&got);
+    MPI_Session_call_errhandler(s, MPI_ERR_OTHER);
+    MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 99, &len, v);
+    CHECK(session_errors == 2, "the session's handler ran %d times, want 2", session_errors);
+    MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN);
+    MPI_Errhandler_free(&e);
+    rc = MPI_Comm_create_from_group(MPI_GROUP_NULL, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN, NULL);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_ARG, "NULL newcomm: class %d", cls);
+}
+
+static int report(MPI_Comm c)
+{
+    int total = 0;
+
+    MPI_Reduce(&failed, &total, 1, MPI_INT, MPI_SUM, 0, c);
+    if (me == 0)
+        printf("t_session: %d failures\n", total);
+    return failed != 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = getenv("T_SESSION");
+    int mixed = mode && !strcmp(mode, "mixed"), flag = -1, bad;
+    MPI_Session s, s2;
+    MPI_Comm c;
+
+    if (mixed) {
+        MPI_Init(&argc, &argv);
+    } else {
+        MPI_Initialized(&flag);
+        CHECK(!flag, "MPI_Initialized is %d before any session", flag);
+    }
+    MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s);
+    if (!mixed) {
+        MPI_Initialized(&flag);
+        CHECK(!flag, "MPI_Initialized is %d with only a session", flag);
+    }
+    c = world_from(s, "t_session.world");
+    inter(s);
+    errors(s);
+    if (mixed) {
+        int wrank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+        CHECK(wrank == me, "world rank %d, session world rank %d", wrank, me);
+        MPI_Finalize();
+        /* The session outlives MPI_Finalize. */
+        MPI_Barrier(c);
+        bad = report(c);
+        MPI_Comm_free(&c);
+        MPI_Session_finalize(&s);
+        return bad;
+    }
+    MPI_Comm_free(&c);
+    MPI_Session_finalize(&s);
+    CHECK(s == MPI_SESSION_NULL, "MPI_Session_finalize sets the handle to null");
+    /* A second session once the first is gone, with two at once. */
+    MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s);
+    MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s2);
+    c = world_from(s2, "t_session.again");
+    MPI_Session_finalize(&s2);
+    bad = report(c);
+    MPI_Comm_free(&c);
+    MPI_Session_finalize(&s);
+    if (mode && !strcmp(mode, "init-after")) {
+        int size = 0;
+        MPI_Init(&argc, &argv);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        CHECK(size > 0, "MPI_COMM_WORLD after sessions: size %d", size);
+        MPI_Finalize();
+        bad |= failed != 0;
+    }
+    return bad;
+}
