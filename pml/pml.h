@@ -134,7 +134,11 @@ struct pml_req {
     uint64_t raddr;
     uint8_t rkey[32];
     void *bsend_buf;            /* PML_BUFFERED: the copy in the attached buffer */
+    struct pml_part *part;      /* a partitioned request's partitions (pml_part.c) */
 };
+
+/* A handle naming no request (its slot is beyond any pool). */
+#define PML_NO_HANDLE UINT64_MAX
 
 static inline uint64_t pml_req_handle(const struct pml_req *r)
 {
@@ -157,7 +161,10 @@ struct pml_req *pml_req_alloc(void);
 void pml_req_release(struct pml_req *r);
 struct pml_req *pml_req_lookup(uint64_t handle);
 void pml_req_complete(struct pml_req *r);
-/* Isendrecv: a half finished (pml_sendrecv.c). */
+/* A request completed by internal halves (pml_sendrecv.c): a new half
+ * reporting to r, and its report when it finishes. r->inflight counts the
+ * halves still running; r completes at zero. */
+struct pml_req *pml_pair_half(struct pml_req *r);
 void pml_pair_half_done(struct pml_req *half);
 int pml_req_cancel(struct rdmpi_request *r);
 

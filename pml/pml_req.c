@@ -60,6 +60,7 @@ struct pml_req *pml_req_alloc(void)
     r->put_wait = 0;
     r->inflight = 0;
     r->bsend_buf = NULL;
+    r->part = NULL;
     r->detached = 0;
     pml_list_init(&r->link);
     return r;

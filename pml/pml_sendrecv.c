@@ -1,6 +1,7 @@
 /* MPI_Isendrecv and MPI_Isendrecv_replace: one request made of a receive
  * and a send, both internal requests that report to it when they finish.
- * It completes with the receive's status once both have. */
+ * It completes with the receive's status once both have. Partitioned
+ * requests (pml_part.c) run their rounds through such halves too. */
 #include "pml_check.h"
 
 #include <stdlib.h>
@@ -20,9 +21,9 @@ void pml_pair_half_done(struct pml_req *half)
     pml_req_complete(r); /* frees the packed copy of a replace */
 }
 
-static struct pml_req *half(struct pml_req *r, bool needed)
+struct pml_req *pml_pair_half(struct pml_req *r)
 {
-    struct pml_req *h = needed ? pml_req_alloc() : NULL;
+    struct pml_req *h = pml_req_alloc();
 
     if (h) {
         h->internal = 1;
@@ -38,7 +39,8 @@ static int start(struct pml_req *r, const void *sbuf, size_t scount,
                  struct rdmpi_datatype *sdt, int dest, int stag, void *rbuf, size_t rcount,
                  struct rdmpi_datatype *rdt, int source, int rtag, struct pml_comm *pc)
 {
-    struct pml_req *rh = half(r, source != MPI_PROC_NULL), *sh = half(r, dest != MPI_PROC_NULL);
+    struct pml_req *rh = source != MPI_PROC_NULL ? pml_pair_half(r) : NULL;
+    struct pml_req *sh = dest != MPI_PROC_NULL ? pml_pair_half(r) : NULL;
 
     if ((source != MPI_PROC_NULL && !rh) || (dest != MPI_PROC_NULL && !sh)) {
         if (rh)
@@ -53,8 +55,8 @@ static int start(struct pml_req *r, const void *sbuf, size_t scount,
     r->pc = pc;
     r->inflight = 1 + !!rh + !!sh;
     rt_status_empty(&r->base.status);
+    r->other = rh ? pml_req_handle(rh) : PML_NO_HANDLE; /* what MPI_Cancel takes back */
     if (rh) {
-        r->other = pml_req_handle(rh);
         pml_recv_setup(rh, rbuf, rcount, rdt, source, rtag, pc);
         pml_irecv(rh);
     } else {
