@@ -199,6 +199,7 @@ struct pml_comm {
     int last_probed;            /* ANY_SOURCE scans start after it */
     int holds;                  /* layers above (schedules) still using it */
     bool freed;                 /* its communicator is gone; lingers for requests */
+    struct pml_bbuf *bbuf;      /* MPI_Comm_attach_buffer's, or NULL (pml_bsend.c) */
     struct pml_comm_peer peers[];
 };
 
@@ -278,6 +279,10 @@ extern size_t pml_detached_bytes;
 
 /* Buffered sends: the attached buffer's region goes back on completion. */
 void pml_bsend_done(struct pml_req *r);
+/* A communicator's or session's send buffer goes with it, once the
+ * messages sent from it are complete (pml_bsend.c). */
+void pml_bsend_comm_free(struct pml_comm *pc);
+void pml_bsend_session_free(void *bbuf);
 
 /* Blocking helpers. */
 void pml_wait(struct pml_req *r);

@@ -1,27 +1,45 @@
-/* Buffered sends: the message is packed into the buffer the user attached
- * and sent from there by an internal request, which gives the space back
- * when it completes. The buffer is a first-fit list of regions. */
+/* Buffered sends: the message is packed into an attached buffer and sent
+ * from there by an internal request, which gives the space back when it
+ * completes. A buffer is a first-fit list of regions, or with
+ * MPI_BUFFER_AUTOMATIC memory we allocate per message. The buffer used is
+ * the communicator's if one is attached (MPI_Comm_attach_buffer), else its
+ * session's, else the process's (MPI_Buffer_attach), as MPI-4.1 says. */
 #include "pml_check.h"
+#include "session.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Each region in the attached buffer starts with this header. */
+struct pml_bbuf {
+    char *buf;                  /* the user's, or MPI_BUFFER_AUTOMATIC; NULL: none */
+    size_t size;
+    struct bregion *regions;
+    int inflight;               /* messages sent from it, not yet complete */
+    struct pml_link flushes;    /* MPI_*_iflush_buffer requests waiting for inflight 0 */
+};
+
+/* Each message's space starts with this header (within MPI_BSEND_OVERHEAD). */
 struct bregion {
     size_t size;              /* bytes including this header */
     int used;
     struct bregion *next;     /* next region by address */
+    struct pml_bbuf *owner;
 };
 
-static char *bbuf;
-static size_t bsize;
-static struct bregion *regions;
-static int inflight;
+static struct pml_bbuf proc = {.flushes = {&proc.flushes, &proc.flushes}};
 
-static void *balloc(size_t need)
+static void *balloc(struct pml_bbuf *bb, size_t need)
 {
+    if (bb->buf == MPI_BUFFER_AUTOMATIC) {
+        struct bregion *b = malloc(sizeof(*b) + need);
+
+        if (!b)
+            return NULL;
+        b->owner = bb;
+        return b + 1;
+    }
     need = (need + sizeof(struct bregion) + 15) & ~(size_t)15;
-    for (struct bregion *b = regions; b; b = b->next) {
+    for (struct bregion *b = bb->regions; b; b = b->next) {
         if (b->used || b->size < need)
             continue;
         if (b->size >= need + sizeof(struct bregion) + 64) {
@@ -33,6 +51,7 @@ static void *balloc(size_t need)
             b->size = need;
         }
         b->used = 1;
+        b->owner = bb;
         return b + 1;
     }
     return NULL;
@@ -41,10 +60,15 @@ static void *balloc(size_t need)
 static void bfree(void *p)
 {
     struct bregion *b = (struct bregion *)p - 1;
+    struct pml_bbuf *bb = b->owner;
 
+    if (bb->buf == MPI_BUFFER_AUTOMATIC) {
+        free(b);
+        return;
+    }
     b->used = 0;
     /* Merge free neighbours so space does not fragment away. */
-    for (b = regions; b && b->next;) {
+    for (b = bb->regions; b && b->next;) {
         if (!b->used && !b->next->used) {
             b->size += b->next->size;
             b->next = b->next->next;
@@ -56,14 +80,33 @@ static void bfree(void *p)
 
 void pml_bsend_done(struct pml_req *r)
 {
+    struct pml_bbuf *bb = ((struct bregion *)r->bsend_buf - 1)->owner;
+
     bfree(r->bsend_buf);
     r->bsend_buf = NULL;
-    inflight--;
+    if (--bb->inflight)
+        return;
+    while (!pml_list_empty(&bb->flushes)) {
+        struct pml_req *f = pml_container(bb->flushes.next, struct pml_req, link);
+        pml_list_remove(&f->link);
+        pml_req_complete(f);
+    }
+}
+
+static struct pml_bbuf *buffer_for(struct pml_comm *pc)
+{
+    struct rdmpi_comm *c = rt_comm_get(pc->handle);
+    struct rdmpi_session *s = c && c->session ? rt_session_get(c->session) : NULL;
+
+    if (pc->bbuf)
+        return pc->bbuf;
+    return s && s->bbuf ? s->bbuf : &proc;
 }
 
 int pml_bsend_start(const void *buf, size_t count, struct rdmpi_datatype *dt, int dest, int tag,
                     struct pml_comm *pc, const char *fn)
 {
+    struct pml_bbuf *bb = buffer_for(pc);
     size_t len = count * dt->size;
     struct pml_req *r;
     void *copy;
@@ -71,7 +114,7 @@ int pml_bsend_start(const void *buf, size_t count, struct rdmpi_datatype *dt, in
 
     /* Space held by messages still in flight comes back as they finish;
      * only when none are left is the buffer truly too small. */
-    while (!(copy = bbuf ? balloc(len) : NULL) && inflight) {
+    while (!(copy = bb->buf ? balloc(bb, len) : NULL) && bb->inflight) {
         if (!pml_progress())
             rt_progress_idle(&spins);
     }
@@ -79,8 +122,9 @@ int pml_bsend_start(const void *buf, size_t count, struct rdmpi_datatype *dt, in
         return rdmpi_err_comm(pc->handle, MPI_ERR_BUFFER, fn,
                               "no room for %zu bytes in the attached buffer (%zu bytes, %s); "
                               "attach a larger one with MPI_Buffer_attach (each message needs "
-                              "its size plus MPI_BSEND_OVERHEAD)",
-                              len, bsize, bbuf ? "partly in use" : "none attached");
+                              "its size plus MPI_BSEND_OVERHEAD) or attach "
+                              "MPI_BUFFER_AUTOMATIC", len, bb->size,
+                              bb->buf ? "partly in use" : "none attached");
     rt_dt_pack(dt, buf, count, 0, copy, len);
     if (!(r = pml_req_alloc())) {
         bfree(copy);
@@ -88,69 +132,180 @@ int pml_bsend_start(const void *buf, size_t count, struct rdmpi_datatype *dt, in
     }
     r->internal = 1;
     r->bsend_buf = copy;
-    inflight++;
+    bb->inflight++;
     return pml_isend(copy, len, rt_dt_get(MPI_BYTE), dest, tag, pc, PML_STANDARD, r);
 }
 
-static int attach(void *buffer, MPI_Count size, const char *fn)
+/* ---- attach, detach, flush: one body for process, communicator and
+ * session buffers; `handle` is where errors go ---- */
+
+static int attach(struct pml_bbuf *bb, MPI_Comm handle, void *buffer, MPI_Count size,
+                  const char *fn)
 {
-    RT_CHECK_INIT(fn);
-    if (bbuf)
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_BUFFER, fn,
-                              "a buffer is already attached; MPI_Buffer_detach it first");
+    if (bb->buf)
+        return rdmpi_err_comm(handle, MPI_ERR_BUFFER, fn,
+                              "a buffer is already attached; detach it first");
+    if (buffer == MPI_BUFFER_AUTOMATIC) {
+        bb->buf = MPI_BUFFER_AUTOMATIC;
+        bb->size = 0;
+        return MPI_SUCCESS;
+    }
     if (size < 0 || (size > 0 && !buffer))
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "invalid buffer or size %lld",
+        return rdmpi_err_comm(handle, MPI_ERR_ARG, fn, "invalid buffer or size %lld",
                               (long long)size);
     if ((size_t)size < sizeof(struct bregion) + 16)
         return MPI_SUCCESS; /* too small to hold anything; attach nothing */
-    bbuf = buffer;
-    bsize = (size_t)size;
-    regions = (struct bregion *)(((uintptr_t)buffer + 15) & ~(uintptr_t)15);
-    regions->size = bsize - (size_t)((char *)regions - bbuf);
-    regions->used = 0;
-    regions->next = NULL;
+    bb->buf = buffer;
+    bb->size = (size_t)size;
+    bb->regions = (struct bregion *)(((uintptr_t)buffer + 15) & ~(uintptr_t)15);
+    bb->regions->size = bb->size - (size_t)((char *)bb->regions - bb->buf);
+    bb->regions->used = 0;
+    bb->regions->next = NULL;
     return MPI_SUCCESS;
 }
 
-static int detach(void *buffer_addr, MPI_Count *size, const char *fn)
+/* Waits until every message sent from bb is complete. */
+static void flush(struct pml_bbuf *bb)
 {
     unsigned spins = 0;
 
-    RT_CHECK_INIT(fn);
-    if (!buffer_addr || !size)
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "%s is NULL",
-                              buffer_addr ? "size" : "buffer_addr");
-    /* The standard: detach waits until every buffered message is sent. */
-    while (inflight) {
+    while (bb->inflight) {
         if (!pml_progress())
             rt_progress_idle(&spins);
     }
-    *(void **)buffer_addr = bbuf;
-    *size = (MPI_Count)bsize;
-    bbuf = NULL;
-    bsize = 0;
-    regions = NULL;
+}
+
+/* The standard: detach waits until every buffered message is sent. */
+static int detach(struct pml_bbuf *bb, MPI_Comm handle, void *buffer_addr, MPI_Count *size,
+                  const char *fn)
+{
+    if (!buffer_addr || !size)
+        return rdmpi_err_comm(handle, MPI_ERR_ARG, fn, "%s is NULL",
+                              buffer_addr ? "size" : "buffer_addr");
+    flush(bb);
+    *(void **)buffer_addr = bb->buf;
+    *size = (MPI_Count)bb->size;
+    bb->buf = NULL;
+    bb->size = 0;
+    bb->regions = NULL;
     return MPI_SUCCESS;
 }
+
+static int iflush(struct pml_bbuf *bb, MPI_Comm handle, MPI_Request *request, const char *fn)
+{
+    struct pml_req *r;
+
+    if (!request)
+        return rdmpi_err_comm(handle, MPI_ERR_ARG, fn,
+                              "request is NULL; pass the address of an MPI_Request");
+    if (!(r = pml_req_done(handle, 0)))
+        return rdmpi_err_comm(handle, MPI_ERR_NO_MEM, fn, "out of requests");
+    if (bb->inflight) {
+        r->state = PML_S_PAIR;
+        r->other = PML_NO_HANDLE; /* nothing for MPI_Cancel to take back */
+        r->base.complete = 0;
+        pml_list_append(&bb->flushes, &r->link);
+    }
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+/* A communicator's buffer, made on first attach; NULL after raising. */
+static struct pml_bbuf *comm_buffer(MPI_Comm comm, bool make, const char *fn, int *err)
+{
+    struct rdmpi_comm *c;
+    struct pml_comm *pc;
+
+    RT_CHECK_INIT(fn);
+    if ((*err = pml_check_comm(comm, fn, &c)))
+        return NULL;
+    pc = c->pml;
+    if (!pc->bbuf && make) {
+        if (!(pc->bbuf = calloc(1, sizeof(*pc->bbuf)))) {
+            *err = rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+            return NULL;
+        }
+        pml_list_init(&pc->bbuf->flushes);
+    }
+    if (!pc->bbuf || !pc->bbuf->buf) {
+        if (!make) {
+            *err = rdmpi_err_comm(comm, MPI_ERR_BUFFER, fn, "no buffer is attached to this "
+                                  "communicator; MPI_Comm_attach_buffer one first");
+            return NULL;
+        }
+    }
+    return pc->bbuf;
+}
+
+/* A communicator going away takes its buffer with it, as a detach would. */
+void pml_bsend_comm_free(struct pml_comm *pc)
+{
+    if (!pc->bbuf)
+        return;
+    flush(pc->bbuf);
+    free(pc->bbuf);
+    pc->bbuf = NULL;
+}
+
+static struct pml_bbuf *session_buffer(MPI_Session session, bool make, const char *fn, int *err)
+{
+    struct rdmpi_session *s = rt_session_get(session);
+
+    if (!s) {
+        *err = rdmpi_err_session(session, MPI_ERR_SESSION, fn, "session is not a valid "
+                                 "session (MPI_SESSION_NULL, finalized, or not a session)");
+        return NULL;
+    }
+    if (!s->bbuf && make) {
+        struct pml_bbuf *bb = calloc(1, sizeof(*bb));
+
+        if (!bb) {
+            *err = rdmpi_err_session(session, MPI_ERR_NO_MEM, fn, "out of memory");
+            return NULL;
+        }
+        pml_list_init(&bb->flushes);
+        s->bbuf = bb;
+    }
+    if (!make && (!s->bbuf || !((struct pml_bbuf *)s->bbuf)->buf)) {
+        *err = rdmpi_err_session(session, MPI_ERR_BUFFER, fn, "no buffer is attached to this "
+                                 "session; MPI_Session_attach_buffer one first");
+        return NULL;
+    }
+    return s->bbuf;
+}
+
+void pml_bsend_session_free(void *bbuf)
+{
+    if (!bbuf)
+        return;
+    flush(bbuf);
+    free(bbuf);
+}
+
+/* ---- the API ---- */
 
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 int PMPI_Buffer_attach(void *buffer, int size)
 {
-    return attach(buffer, size, "MPI_Buffer_attach");
+    RT_CHECK_INIT("MPI_Buffer_attach");
+    return attach(&proc, MPI_COMM_SELF, buffer, size, "MPI_Buffer_attach");
 }
 
 #pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
-    return attach(buffer, size, "MPI_Buffer_attach_c");
+    RT_CHECK_INIT("MPI_Buffer_attach_c");
+    return attach(&proc, MPI_COMM_SELF, buffer, size, "MPI_Buffer_attach_c");
 }
 
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
-    MPI_Count s;
-    int err = detach(buffer_addr, &s, "MPI_Buffer_detach");
+    MPI_Count s = 0;
+    int err;
 
+    RT_CHECK_INIT("MPI_Buffer_detach");
+    err = detach(&proc, MPI_COMM_SELF, buffer_addr, size ? &s : NULL, "MPI_Buffer_detach");
     if (!err)
         *size = (int)s;
     return err;
@@ -159,5 +314,111 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 #pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
-    return detach(buffer_addr, size, "MPI_Buffer_detach_c");
+    RT_CHECK_INIT("MPI_Buffer_detach_c");
+    return detach(&proc, MPI_COMM_SELF, buffer_addr, size, "MPI_Buffer_detach_c");
 }
+
+#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
+int PMPI_Buffer_flush(void)
+{
+    RT_CHECK_INIT("MPI_Buffer_flush");
+    flush(&proc);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    RT_CHECK_INIT("MPI_Buffer_iflush");
+    return iflush(&proc, MPI_COMM_SELF, request, "MPI_Buffer_iflush");
+}
+
+#define COMM_API(NAME, MAKE, CALL)                                                                 \
+    {                                                                                            \
+        int err;                                                                                 \
+        struct pml_bbuf *bb = comm_buffer(comm, MAKE, "MPI_" #NAME, &err);                       \
+        return bb ? CALL : err;                                                                  \
+    }
+
+#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+COMM_API(Comm_attach_buffer, true, attach(bb, comm, buffer, size, "MPI_Comm_attach_buffer"))
+
+#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+COMM_API(Comm_attach_buffer_c, true, attach(bb, comm, buffer, size, "MPI_Comm_attach_buffer_c"))
+
+#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    MPI_Count s = 0;
+    int err;
+    struct pml_bbuf *bb = comm_buffer(comm, false, "MPI_Comm_detach_buffer", &err);
+
+    if (!bb || (err = detach(bb, comm, buffer_addr, size ? &s : NULL, "MPI_Comm_detach_buffer")))
+        return err;
+    *size = (int)s;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+COMM_API(Comm_detach_buffer_c, false,
+         detach(bb, comm, buffer_addr, size, "MPI_Comm_detach_buffer_c"))
+
+#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
+int PMPI_Comm_flush_buffer(MPI_Comm comm)
+COMM_API(Comm_flush_buffer, false, (flush(bb), MPI_SUCCESS))
+
+#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+COMM_API(Comm_iflush_buffer, false, iflush(bb, comm, request, "MPI_Comm_iflush_buffer"))
+
+#define SESSION_API(NAME, MAKE, CALL)                                                              \
+    {                                                                                            \
+        int err;                                                                                 \
+        struct pml_bbuf *bb;                                                                     \
+        RT_CHECK_INIT("MPI_" #NAME);                                                             \
+        bb = session_buffer(session, MAKE, "MPI_" #NAME, &err);                                  \
+        return bb ? CALL : err;                                                                  \
+    }
+
+#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+SESSION_API(Session_attach_buffer, true,
+            attach(bb, MPI_COMM_SELF, buffer, size, "MPI_Session_attach_buffer"))
+
+#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+SESSION_API(Session_attach_buffer_c, true,
+            attach(bb, MPI_COMM_SELF, buffer, size, "MPI_Session_attach_buffer_c"))
+
+#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    MPI_Count s = 0;
+    int err;
+    struct pml_bbuf *bb;
+
+    RT_CHECK_INIT("MPI_Session_detach_buffer");
+    if (!(bb = session_buffer(session, false, "MPI_Session_detach_buffer", &err)) ||
+        (err = detach(bb, MPI_COMM_SELF, buffer_addr, size ? &s : NULL,
+                      "MPI_Session_detach_buffer")))
+        return err;
+    *size = (int)s;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+SESSION_API(Session_detach_buffer_c, false,
+            detach(bb, MPI_COMM_SELF, buffer_addr, size, "MPI_Session_detach_buffer_c"))
+
+#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
+int PMPI_Session_flush_buffer(MPI_Session session)
+SESSION_API(Session_flush_buffer, false, (flush(bb), MPI_SUCCESS))
+
+#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+SESSION_API(Session_iflush_buffer, false,
+            iflush(bb, MPI_COMM_SELF, request, "MPI_Session_iflush_buffer"))

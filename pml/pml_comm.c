@@ -142,6 +142,7 @@ int pml_comm_remove(struct rdmpi_comm *c)
     sweep();
     if (!pc)
         return 0;
+    pml_bsend_comm_free(pc);
     c->pml = NULL;
     if (!in_use(pc)) {
         release(pc);

@@ -3,6 +3,7 @@
 #include "modex.h"
 #include "param.h"
 #include "pml.h"
+#include "session.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ static int pml_init(void)
     btl_recv_table[PML_HDR_PUTFIN] = pml_recv_putfin;
     pml_rndv_params();
     pml_req_init();
+    rt_session_bbuf_free = pml_bsend_session_free;
     pml_credit_window = (uint32_t)rt_param_int(&p_credits) * PML_CREDIT_PER_4K;
     if (pml_credit_window < 2 * PML_CREDIT_PER_4K)
         pml_credit_window = 2 * PML_CREDIT_PER_4K;

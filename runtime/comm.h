@@ -30,6 +30,7 @@ struct rdmpi_comm {
     struct rt_topo *topo;           /* virtual topology, or NULL */
     struct rt_attr *attrs;          /* cached attributes */
     MPI_Info info;                  /* hints set by the user, or MPI_INFO_NULL */
+    MPI_Session session;            /* the session it derives from, or MPI_SESSION_NULL */
     char name[MPI_MAX_OBJECT_NAME];
 };
 

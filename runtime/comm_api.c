@@ -472,6 +472,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
         return rdmpi_err_errh(h, RT_ERRH_COMM, err, fn, "agreeing on a context id with the "
                               "other members failed (all ids in use, or out of memory)");
     nc = rt_comm_get(*newcomm);
+    nc->session = g->session;
     rt_errh_retain(e);
     old = nc->errh;
     nc->errh = e;

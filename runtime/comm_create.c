@@ -47,6 +47,7 @@ static struct rdmpi_comm *comm_new(struct rdmpi_group *g, struct rdmpi_group *rg
     c->remote_world = rg->world;
     c->errh = parent->errh;
     rt_errh_retain(c->errh);
+    c->session = parent->session;
     c->handle = (MPI_Comm)c;
     c->info = MPI_INFO_NULL;
     if (pml_comm_add(c)) {

@@ -337,6 +337,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
                               "failed (out of context ids or memory, or a leader exchange "
                               "failed)");
     ic = rt_comm_get(*newintercomm);
+    ic->session = ic->local->session = lg->session;
     rt_errh_retain(e);
     old = ic->errh;
     ic->errh = e;

@@ -11,6 +11,7 @@ struct rdmpi_group {
     int size;
     int rank;                  /* this process's rank in it, or MPI_UNDEFINED */
     int *world;                /* group rank -> world rank (owned) */
+    MPI_Session session;       /* the session it derives from, or MPI_SESSION_NULL */
 };
 
 /* Handle to object, or NULL for null, freed or foreign handles. */

@@ -32,13 +32,18 @@ static int *rank_table(const struct rdmpi_group *g)
     return t;
 }
 
-static int new_group(const int *world, int n, MPI_Group *out, const char *fn)
+/* A group made from others keeps the session of the first (MPI-4.1:
+ * communicators from it are derived from that session). */
+static int new_group(const int *world, int n, MPI_Session session, MPI_Group *out,
+                     const char *fn)
 {
     struct rdmpi_group *g = rt_group_new(world, n);
 
     if (!g)
         return GERR(MPI_ERR_NO_MEM, fn, "out of memory for a group of %d", n);
     *out = rt_group_handle(g);
+    if (*out != MPI_GROUP_EMPTY)
+        g->session = session;
     return MPI_SUCCESS;
 }
 
@@ -190,7 +195,7 @@ static int set_op(MPI_Group group1, MPI_Group group2, MPI_Group *out, enum setop
             if (t[g2->world[i]] < 0)
                 w[n++] = g2->world[i];
     }
-    err = new_group(w, n, out, fn);
+    err = new_group(w, n, g1->session, out, fn);
     free(t);
     free(w);
     return err;
@@ -262,7 +267,7 @@ static int incl_excl(MPI_Group group, int n, const int ranks[], MPI_Group *out, 
         for (int i = 0; i < g->size; i++)
             if (!sel[i])
                 w[m++] = g->world[i];
-    err = new_group(w, m, out, fn);
+    err = new_group(w, m, g->session, out, fn);
 out:
     free(sel);
     free(w);

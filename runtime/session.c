@@ -16,6 +16,8 @@
 #include <strings.h>
 
 static const char *const psets[] = {"mpi://WORLD", "mpi://SELF"};
+
+void (*rt_session_bbuf_free)(void *bbuf);
 #define NPSETS 2
 
 struct rdmpi_session *rt_session_get(MPI_Session h)
@@ -123,6 +125,8 @@ int PMPI_Session_finalize(MPI_Session *session)
                               "session is NULL; pass the address of an MPI_Session");
     if (!(s = check(*session, fn, &err)))
         return err;
+    if (s->bbuf)
+        rt_session_bbuf_free(s->bbuf);
     PMPI_Info_free(&s->info);
     rt_errh_release(s->errh);
     rt_obj_delete(s);
@@ -233,10 +237,11 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
         return rdmpi_err_session(session, MPI_ERR_ARG, fn, "no process set named \"%s\"; "
                                  "there are mpi://WORLD and mpi://SELF",
                                  pset_name ? pset_name : "(null)");
+    /* A group of its own, which carries the session to communicators. */
     g = rt_comm_group(rt_comm_predef[i]);
-    if (!g)
+    if (!g || !(g = rt_group_new(g->world, g->size)))
         return rdmpi_err_session(session, MPI_ERR_NO_MEM, fn, "out of memory");
-    rt_group_retain(g);
+    g->session = session;
     *newgroup = rt_group_handle(g);
     return MPI_SUCCESS;
 }
