@@ -3,6 +3,7 @@
  * every communicator answers. */
 #include "attr.h"
 #include "comm.h"
+#include "win.h"
 #include "datatype.h"
 #include "errors.h"
 
@@ -66,6 +67,23 @@ static int predef_comm_attr(int keyval, void **value)
         *value = &appnum;
         break;
     case MPI_LASTUSEDCODE: *value = &rt_err_lastusedcode; break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* 1 and the value if keyval is a predefined window attribute: the base
+ * itself, pointers to the others (MPI-4.1 12.2.6). */
+static int predef_win_attr(void *handle, int keyval, void **value)
+{
+    struct rdmpi_win *w = rt_win_get((MPI_Win)handle);
+
+    switch (keyval) {
+    case MPI_WIN_BASE: *value = w->base; break;
+    case MPI_WIN_SIZE: *value = &w->size; break;
+    case MPI_WIN_DISP_UNIT: *value = &w->disp_unit; break;
+    case MPI_WIN_CREATE_FLAVOR: *value = &w->flavor; break;
+    case MPI_WIN_MODEL: *value = &w->model; break;
     default: return 0;
     }
     return 1;
@@ -160,7 +178,9 @@ static int get_attr(const struct target *t, int keyval, void *value, int *flag, 
         return attr_err(t, MPI_ERR_ARG, fn, "%s is NULL; pass the address of %s",
                      value ? "flag" : "attribute_val", value ? "an int" : "a pointer");
     if (predefined(keyval)) {
-        if (t->kind != RT_KIND_COMM || !predef_comm_attr(keyval, &v))
+        if (!(t->kind == RT_KIND_COMM ? predef_comm_attr(keyval, &v)
+                                      : t->kind == RT_KIND_WIN &&
+                                            predef_win_attr(t->handle, keyval, &v)))
             return attr_err(t, MPI_ERR_KEYVAL, fn,
                          "keyval %d is a predefined attribute of %s, not of this kind of "
                          "object", keyval, keyval >= MPI_WIN_BASE ? "windows" : "communicators");
@@ -333,15 +353,18 @@ int PMPI_Type_delete_attr(MPI_Datatype type, int keyval)
     return rc ? rc : delete_attr(&t, keyval, "MPI_Type_delete_attr");
 }
 
-/* ---- windows: keyvals work, but no window exists yet ---- */
+/* ---- windows ---- */
 
-static int no_win(MPI_Win win, const char *fn)
+static int win_target(MPI_Win win, const char *fn, struct target *t)
 {
+    struct rdmpi_win *w;
+    int err;
+
     RT_CHECK_INIT(fn);
-    return rdmpi_err_win(win, MPI_ERR_WIN, fn, "%s", win == MPI_WIN_NULL
-        ? "win is MPI_WIN_NULL; pass a window"
-        : "win is not a valid window (rdmpi does not implement one-sided "
-          "communication yet, so no window exists)");
+    if (!(w = rt_win_check(win, fn, &err)))
+        return err;
+    *t = (struct target){RT_KIND_WIN, win, &w->attrs};
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
@@ -362,20 +385,26 @@ int PMPI_Win_free_keyval(int *keyval)
 #pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
 int PMPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
 {
-    (void)keyval, (void)attribute_val;
-    return no_win(win, "MPI_Win_set_attr");
+    struct target t;
+    int rc = win_target(win, "MPI_Win_set_attr", &t);
+
+    return rc ? rc : set_attr(&t, keyval, attribute_val, "MPI_Win_set_attr");
 }
 
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
 int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
 {
-    (void)keyval, (void)attribute_val, (void)flag;
-    return no_win(win, "MPI_Win_get_attr");
+    struct target t;
+    int rc = win_target(win, "MPI_Win_get_attr", &t);
+
+    return rc ? rc : get_attr(&t, keyval, attribute_val, flag, "MPI_Win_get_attr");
 }
 
 #pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
 int PMPI_Win_delete_attr(MPI_Win win, int keyval)
 {
-    (void)keyval;
-    return no_win(win, "MPI_Win_delete_attr");
+    struct target t;
+    int rc = win_target(win, "MPI_Win_delete_attr", &t);
+
+    return rc ? rc : delete_attr(&t, keyval, "MPI_Win_delete_attr");
 }

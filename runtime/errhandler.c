@@ -1,12 +1,13 @@
 /* The error handler API: create, set, get and call handlers on
- * communicators, windows, files and sessions, and free them.  Windows and
- * files do not exist yet, so only their handler creation and the
- * MPI_FILE_NULL handler (the default for file errors) work; the rest
- * report the invalid handle. */
+ * communicators, windows, files and sessions, and free them.  Files do
+ * not exist yet, so only their handler creation and the MPI_FILE_NULL
+ * handler (the default for file errors) work; the rest report the
+ * invalid handle. */
 #include "comm.h"
 #include "errors.h"
 #include "obj.h"
 #include "session.h"
+#include "win.h"
 
 static int create(enum rt_errh_kind kind, void (*fn)(void), MPI_Errhandler *errhandler,
                   const char *func)
@@ -115,15 +116,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     return MPI_SUCCESS;
 }
 
-/* ---- windows: no object exists yet ---- */
-
-static int no_win(MPI_Win win, const char *fn)
-{
-    return rdmpi_err_win(win, MPI_ERR_WIN, fn, "%s", win == MPI_WIN_NULL
-        ? "win is MPI_WIN_NULL; pass a window"
-        : "win is not a valid window (rdmpi does not implement one-sided "
-          "communication yet, so no window exists)");
-}
+/* ---- windows ---- */
 
 #pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
@@ -134,25 +127,50 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *
 #pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
-    (void)errhandler;
-    RT_CHECK_INIT("MPI_Win_set_errhandler");
-    return no_win(win, "MPI_Win_set_errhandler");
+    static const char fn[] = "MPI_Win_set_errhandler";
+    struct rdmpi_win *w;
+    struct rdmpi_errhandler *e;
+    const char *why;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (!(w = rt_win_check(win, fn, &err)))
+        return err;
+    if (!(e = usable(errhandler, RT_ERRH_WIN, &why)))
+        return rdmpi_err_win(win, MPI_ERR_ERRHANDLER, fn, "%s", why);
+    replace(&w->errh, e);
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
-    (void)errhandler;
-    RT_CHECK_INIT("MPI_Win_get_errhandler");
-    return no_win(win, "MPI_Win_get_errhandler");
+    static const char fn[] = "MPI_Win_get_errhandler";
+    struct rdmpi_win *w;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (!(w = rt_win_check(win, fn, &err)))
+        return err;
+    if (!errhandler)
+        return rdmpi_err_win(win, MPI_ERR_ARG, fn, "errhandler is NULL");
+    rt_errh_retain(w->errh);
+    *errhandler = rt_errh_handle(w->errh);
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
-    (void)errorcode;
-    RT_CHECK_INIT("MPI_Win_call_errhandler");
-    return no_win(win, "MPI_Win_call_errhandler");
+    static const char fn[] = "MPI_Win_call_errhandler";
+    struct rdmpi_win *w;
+    int err;
+
+    RT_CHECK_INIT(fn);
+    if (!(w = rt_win_check(win, fn, &err)))
+        return err;
+    rt_errh_run(w->errh, &win, errorcode, fn, "error raised by the application");
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler

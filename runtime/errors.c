@@ -2,6 +2,7 @@
 #include "comm.h"
 #include "obj.h"
 #include "session.h"
+#include "win.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -225,15 +226,17 @@ int rdmpi_err_comm(MPI_Comm comm, int errclass, const char *func, const char *fm
     return rt_err_raise_comm(comm, errclass, func, msg);
 }
 
-/* Windows and files do not exist as objects yet: errors on them go to
- * MPI_COMM_SELF's handler, as for any invalid handle, except files, which
- * use the handler of MPI_FILE_NULL (MPI_File_set_errhandler). Errors on a
- * session go to its handler; on an invalid one, to MPI_COMM_SELF's. */
+/* Errors on a window or a session go to its handler; on an invalid one, to
+ * MPI_COMM_SELF's. Files do not exist as objects yet: their errors use the
+ * handler of MPI_FILE_NULL (MPI_File_set_errhandler). */
 int rdmpi_err_win(MPI_Win win, int errclass, const char *func, const char *fmt, ...)
 {
-    (void)win;
+    struct rdmpi_win *w = rt_win_get(win);
+
     FORMAT(msg, fmt);
-    return rt_err_raise_comm(MPI_COMM_SELF, errclass, func, msg);
+    if (!w)
+        return rt_err_raise_comm(MPI_COMM_SELF, errclass, func, msg);
+    return rt_errh_run(w->errh, &win, errclass, func, msg);
 }
 
 int rdmpi_err_file(MPI_File fh, int errclass, const char *func, const char *fmt, ...)

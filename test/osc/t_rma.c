@@ -1,0 +1,353 @@
+/* One-sided communication: every window flavor (create, allocate,
+ * allocate_shared, dynamic), every synchronization (fence, post-start-
+ * complete-wait, lock/unlock, lock_all with flush and request-based
+ * calls), every operation (put, get, accumulate with MPI_SUM, MPI_REPLACE
+ * and MINLOC on a pair type, get_accumulate, fetch_and_op,
+ * compare_and_swap), strided target datatypes, a 1 MiB put and get,
+ * the window attributes, and the error classes of bad calls. */
+#include "../p2p/mpitest.h"
+
+#include <stdint.h>
+
+#define N 64
+
+static int next, prev;
+
+static void fence_ops(void)
+{
+    int *buf, *got = calloc((size_t)mt_size, sizeof(int)), bad = 0;
+    MPI_Win win;
+
+    MPI_Win_allocate((MPI_Aint)(mt_size + 1) * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                     MPI_COMM_WORLD, &buf, &win);
+    for (int i = 0; i <= mt_size; i++)
+        buf[i] = -1;
+    MPI_Win_fence(0, win);
+    /* Every rank writes its rank into slot [rank] of every window. */
+    for (int t = 0; t < mt_size; t++)
+        MPI_Put(&mt_rank, 1, MPI_INT, t, mt_rank, 1, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    for (int i = 0; i < mt_size; i++)
+        bad += buf[i] != i;
+    mt_check(!bad, "fence put: %d slots wrong", bad);
+    /* Read the next rank's slots back; sum into slot [size] of rank 0. */
+    MPI_Get(got, mt_size, MPI_INT, next, 0, mt_size, MPI_INT, win);
+    buf[mt_size] = 0;
+    MPI_Win_fence(0, win);
+    MPI_Accumulate(&mt_rank, 1, MPI_INT, 0, mt_size, 1, MPI_INT, MPI_SUM, win);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    for (int i = 0; i < mt_size; i++)
+        bad += got[i] != i;
+    mt_check(!bad, "fence get: %d slots wrong", bad);
+    if (mt_rank == 0)
+        mt_check(buf[mt_size] == mt_size * (mt_size - 1) / 2, "accumulate sum: %d",
+                 buf[mt_size]);
+    MPI_Win_free(&win);
+    mt_check(win == MPI_WIN_NULL, "MPI_Win_free sets the handle to null");
+    free(got);
+}
+
+/* Strided target data (every other int) and a 1 MiB transfer. */
+static void datatypes(void)
+{
+    int *mem = calloc(2 * N, sizeof(int)), src[N], back[N], bad = 0;
+    size_t big = 1u << 20;
+    char *bmem = calloc(1, big), *bsrc = malloc(big), *bback = malloc(big);
+    MPI_Datatype every_other;
+    MPI_Win win, bwin;
+
+    MPI_Type_vector(N, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    MPI_Win_create(mem, 2 * N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_create(bmem, (MPI_Aint)big, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &bwin);
+    for (int i = 0; i < N; i++)
+        src[i] = mt_rank * 1000 + i;
+    mt_fill(bsrc, big, (unsigned)mt_rank);
+    MPI_Win_fence(0, win);
+    MPI_Win_fence(0, bwin);
+    MPI_Put(src, N, MPI_INT, next, 0, 1, every_other, win);
+    MPI_Put(bsrc, (int)big, MPI_BYTE, next, 0, (int)big, MPI_BYTE, bwin);
+    MPI_Win_fence(0, win);
+    MPI_Win_fence(0, bwin);
+    for (int i = 0; i < 2 * N; i++)
+        bad += mem[i] != (i & 1 ? 0 : prev * 1000 + i / 2);
+    mt_check(!bad, "strided put: %d ints wrong", bad);
+    mt_check(!mt_verify(bmem, big, (unsigned)prev), "1 MiB put corrupt");
+    MPI_Get(back, N, MPI_INT, next, 0, 1, every_other, win);
+    MPI_Get(bback, (int)big, MPI_BYTE, prev, 0, (int)big, MPI_BYTE, bwin);
+    MPI_Win_fence(0, win);
+    MPI_Win_fence(0, bwin);
+    for (int i = 0; i < N; i++)
+        bad += back[i] != mt_rank * 1000 + i;
+    mt_check(!bad, "strided get: %d ints wrong", bad);
+    mt_check(!mt_verify(bback, big, (unsigned)((prev + mt_size - 1) % mt_size)),
+             "1 MiB get corrupt");
+    MPI_Win_free(&win);
+    MPI_Win_free(&bwin);
+    MPI_Type_free(&every_other);
+    free(mem);
+    free(bmem);
+    free(bsrc);
+    free(bback);
+}
+
+/* A counter on rank 0 incremented under exclusive locks, by fetch-and-op
+ * under shared ones, and a compare-and-swap token. */
+static void passive(void)
+{
+    long *ctr;
+    long one = 1, old = -1, sum = 0;
+    int iters = 20, token = -1, mine = mt_rank + 1, expect = 0;
+    MPI_Win win;
+
+    MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &ctr, &win);
+    ctr[0] = ctr[1] = ctr[2] = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < iters; i++) {
+        long v;
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        MPI_Get(&v, 1, MPI_LONG, 0, 0, 1, MPI_LONG, win);
+        MPI_Win_flush(0, win);
+        v++;
+        MPI_Put(&v, 1, MPI_LONG, 0, 0, 1, MPI_LONG, win);
+        MPI_Win_unlock(0, win);
+    }
+    for (int i = 0; i < iters; i++) {
+        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+        MPI_Fetch_and_op(&one, &old, MPI_LONG, 0, 1, MPI_SUM, win);
+        MPI_Win_unlock(0, win);
+        sum += old;
+    }
+    /* Ranks take turns swapping the token from the previous rank's number. */
+    for (int done = 0; !done;) {
+        long cmp = mt_rank, nv = mt_rank + 1, res = -1;
+        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+        MPI_Compare_and_swap(&nv, &cmp, &res, MPI_LONG, 0, 2, win);
+        MPI_Win_unlock(0, win);
+        done = res == cmp;
+    }
+    (void)token, (void)mine;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mt_rank == 0) {
+        mt_check(ctr[0] == (long)mt_size * iters, "locked read-modify-write: %ld, want %ld",
+                 ctr[0], (long)mt_size * iters);
+        mt_check(ctr[1] == (long)mt_size * iters, "fetch_and_op: %ld", ctr[1]);
+        mt_check(ctr[2] == mt_size, "compare_and_swap token: %ld", ctr[2]);
+    }
+    /* Every fetched value is distinct: their sum is 0 + 1 + ... + n*iters - 1. */
+    MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    expect = mt_size * iters;
+    mt_check(sum == (long)expect * (expect - 1) / 2, "fetched values sum to %ld", sum);
+    MPI_Win_free(&win);
+}
+
+static void pscw_and_requests(void)
+{
+    int mem[4] = {0}, v = mt_rank + 100, got = -1, bad = 0;
+    MPI_Group world, g_next, g_prev;
+    MPI_Request r[3];
+    MPI_Win win;
+
+    MPI_Win_create(mem, sizeof(mem), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 1, &next, &g_next);
+    MPI_Group_incl(world, 1, &prev, &g_prev);
+    for (int round = 0; round < 3; round++) {
+        MPI_Win_post(g_prev, 0, win);
+        MPI_Win_start(g_next, 0, win);
+        MPI_Put(&v, 1, MPI_INT, next, round, 1, MPI_INT, win);
+        MPI_Win_complete(win);
+        if (round == 1) {
+            int flag = 0;
+            while (!flag)
+                MPI_Win_test(win, &flag);
+        } else {
+            MPI_Win_wait(win);
+        }
+        bad += mem[round] != prev + 100;
+    }
+    mt_check(!bad, "post/start/complete/wait: %d rounds wrong", bad);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* Request-based calls in a lock_all epoch. */
+    MPI_Win_lock_all(0, win);
+    MPI_Rput(&v, 1, MPI_INT, next, 3, 1, MPI_INT, win, &r[0]);
+    MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+    MPI_Win_flush(next, win);
+    MPI_Rget(&got, 1, MPI_INT, next, 3, 1, MPI_INT, win, &r[1]);
+    MPI_Raccumulate(&v, 1, MPI_INT, next, 3, 1, MPI_INT, MPI_REPLACE, win, &r[2]);
+    MPI_Waitall(2, &r[1], MPI_STATUSES_IGNORE);
+    MPI_Win_flush_all(win);
+    MPI_Win_unlock_all(win);
+    mt_check(got == mt_rank + 100, "Rget after a flushed Rput: %d", got);
+    MPI_Barrier(MPI_COMM_WORLD);
+    mt_check(mem[3] == prev + 100, "Raccumulate REPLACE: %d", mem[3]);
+    MPI_Group_free(&g_next);
+    MPI_Group_free(&g_prev);
+    MPI_Group_free(&world);
+    MPI_Win_free(&win);
+}
+
+static void minloc(void)
+{
+    struct {
+        double v;
+        int i;
+    } mem = {1e300, -1}, mine = {(double)(mt_size - mt_rank), mt_rank};
+    MPI_Win win;
+
+    MPI_Win_create(&mem, sizeof(mem), sizeof(mem), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_fence(0, win);
+    MPI_Accumulate(&mine, 1, MPI_DOUBLE_INT, 0, 0, 1, MPI_DOUBLE_INT, MPI_MINLOC, win);
+    MPI_Win_fence(0, win);
+    if (mt_rank == 0)
+        mt_check(mem.v == 1.0 && mem.i == mt_size - 1, "MINLOC accumulate: %g at %d", mem.v,
+                 mem.i);
+    MPI_Win_free(&win);
+}
+
+static void shared_and_dynamic(void)
+{
+    MPI_Comm node;
+    MPI_Win win, dyn;
+    MPI_Aint size, addr, *addrs = malloc(sizeof(MPI_Aint) * (size_t)mt_size);
+    int *base, *other, du, nrank, nsize, local[2] = {0, 0}, v = mt_rank;
+
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, node, &base, &win);
+    *base = 7000 + nrank;
+    MPI_Win_sync(win);
+    MPI_Barrier(node);
+    MPI_Win_sync(win);
+    MPI_Win_shared_query(win, (nrank + 1) % nsize, &size, &du, &other);
+    mt_check(size == sizeof(int) && du == sizeof(int) && *other == 7000 + (nrank + 1) % nsize,
+             "shared query: size %lld unit %d value %d", (long long)size, du, *other);
+    MPI_Win_shared_query(win, 0, &size, &du, &other);
+    mt_check(other + nrank == base, "shared memory is contiguous by rank");
+    MPI_Barrier(node);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn);
+    MPI_Win_attach(dyn, local, sizeof(local));
+    MPI_Get_address(&local[1], &addr);
+    MPI_Allgather(&addr, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD);
+    MPI_Win_fence(0, dyn);
+    MPI_Put(&v, 1, MPI_INT, next, addrs[next], 1, MPI_INT, dyn);
+    MPI_Win_fence(0, dyn);
+    mt_check(local[1] == prev && local[0] == 0, "dynamic window put: %d %d", local[0],
+             local[1]);
+    MPI_Win_detach(dyn, local);
+    MPI_Win_free(&dyn);
+    free(addrs);
+}
+
+static int deleted, handled;
+
+static int on_delete(MPI_Win win, int keyval, void *value, void *extra)
+{
+    (void)win, (void)keyval, (void)extra;
+    deleted += value == (void *)&deleted;
+    return MPI_SUCCESS;
+}
+
+static void on_error(MPI_Win *win, int *code, ...)
+{
+    (void)win, (void)code;
+    handled++;
+}
+
+static int class_of(int rc)
+{
+    int cls;
+
+    MPI_Error_class(rc, &cls);
+    return cls;
+}
+
+static void queries_and_errors(void)
+{
+    int mem[4], *ip, flag, len, v = 1;
+    MPI_Aint *sp;
+    void *bp;
+    char name[MPI_MAX_OBJECT_NAME];
+    MPI_Group g;
+    MPI_Info info;
+    MPI_Win win;
+    MPI_Op user;
+
+    MPI_Win_create(mem, sizeof(mem), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_get_attr(win, MPI_WIN_BASE, &bp, &flag);
+    mt_check(flag && bp == mem, "MPI_WIN_BASE");
+    MPI_Win_get_attr(win, MPI_WIN_SIZE, &sp, &flag);
+    mt_check(flag && *sp == sizeof(mem), "MPI_WIN_SIZE");
+    MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &ip, &flag);
+    mt_check(flag && *ip == sizeof(int), "MPI_WIN_DISP_UNIT");
+    MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &ip, &flag);
+    mt_check(flag && *ip == MPI_WIN_FLAVOR_CREATE, "MPI_WIN_CREATE_FLAVOR");
+    MPI_Win_get_attr(win, MPI_WIN_MODEL, &ip, &flag);
+    mt_check(flag && *ip == MPI_WIN_UNIFIED, "MPI_WIN_MODEL");
+    MPI_Win_set_name(win, "counters");
+    MPI_Win_get_name(win, name, &len);
+    mt_check(!strcmp(name, "counters") && len == 8, "window name: %s", name);
+    MPI_Win_get_group(win, &g);
+    MPI_Group_size(g, &len);
+    mt_check(len == mt_size, "window group size %d", len);
+    MPI_Group_free(&g);
+    MPI_Win_get_info(win, &info);
+    MPI_Info_free(&info);
+    {
+        /* A user attribute (its delete callback runs at MPI_Win_free) and
+         * a user error handler. */
+        int kv;
+        void *val;
+        MPI_Errhandler eh;
+        MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, on_delete, &kv, NULL);
+        MPI_Win_set_attr(win, kv, &deleted);
+        MPI_Win_get_attr(win, kv, &val, &flag);
+        mt_check(flag && val == &deleted, "user window attribute");
+        MPI_Win_free_keyval(&kv);
+        MPI_Win_create_errhandler(on_error, &eh);
+        MPI_Win_set_errhandler(win, eh);
+        MPI_Errhandler_free(&eh);
+        MPI_Put(&v, 1, MPI_INT, next, 0, 1, MPI_INT, win); /* no epoch */
+        mt_check(handled == 1, "the window's handler ran %d times", handled);
+    }
+
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    mt_check(class_of(MPI_Put(&v, 1, MPI_INT, next, 0, 1, MPI_INT, win)) == MPI_ERR_RMA_SYNC,
+             "put outside an epoch");
+    MPI_Win_fence(0, win);
+    mt_check(class_of(MPI_Put(&v, 1, MPI_INT, next, 4, 1, MPI_INT, win)) == MPI_ERR_RMA_RANGE,
+             "put past the window");
+    mt_check(class_of(MPI_Put(&v, 1, MPI_INT, mt_size, 0, 1, MPI_INT, win)) == MPI_ERR_RANK,
+             "target rank out of range");
+    MPI_Op_create((MPI_User_function *)(void *)1, 1, &user);
+    mt_check(class_of(MPI_Accumulate(&v, 1, MPI_INT, next, 0, 1, MPI_INT, user, win)) ==
+                 MPI_ERR_OP, "accumulate with a user op");
+    MPI_Op_free(&user);
+    mt_check(class_of(MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win)) ==
+                 MPI_SUCCESS, "put to MPI_PROC_NULL");
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    mt_check(class_of(MPI_Win_lock(99, 0, 0, win)) == MPI_ERR_LOCKTYPE, "bad lock type");
+    mt_check(class_of(MPI_Win_unlock(0, win)) == MPI_ERR_RMA_SYNC, "unlock without lock");
+    MPI_Win_free(&win);
+    mt_check(deleted == 1, "the attribute's delete callback ran %d times at MPI_Win_free",
+             deleted);
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    next = (mt_rank + 1) % mt_size;
+    prev = (mt_rank + mt_size - 1) % mt_size;
+    fence_ops();
+    datatypes();
+    passive();
+    pscw_and_requests();
+    minloc();
+    shared_and_dynamic();
+    queries_and_errors();
+    return mt_finish("t_rma");
+}
