@@ -147,6 +147,26 @@ static void give_request(struct osc_op *op, MPI_Request *req)
         PMPI_Grequest_complete(*req);
 }
 
+/* check(), answering an MPI_PROC_NULL call at once: -1 an error (in
+ * *err), 1 nothing more to do, 0 go on. */
+static int begin(struct rma *a, MPI_Datatype tdt, MPI_Request *req, int *err)
+{
+    int rc = check(a, tdt, req != NULL, err);
+
+    if (rc > 0)
+        give_request(NULL, req);
+    return rc;
+}
+
+/* An origin or result buffer: valid, and as large as the target data. */
+static int buffer_of(struct rma *a, MPI_Count count, MPI_Datatype h, const char *what,
+                     struct rdmpi_datatype **dt)
+{
+    int err = type_of(a, count, h, what, dt);
+
+    return err ? err : same_size(a, (size_t)count * (*dt)->size, what);
+}
+
 static int put(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, int t, MPI_Aint disp,
                MPI_Count tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *req,
                const char *fn)
@@ -155,13 +175,10 @@ static int put(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, int t, MPI
     struct rdmpi_datatype *od;
     struct osc_hdr *h;
     size_t hlen;
-    int err, rc = check(&a, tdt, req != NULL, &err);
+    int err, rc;
 
-    if (rc)
-        return rc < 0 ? err : (give_request(NULL, req), MPI_SUCCESS);
-    if ((err = type_of(&a, ocount, odt, "origin", &od)) ||
-        (err = same_size(&a, (size_t)ocount * od->size, "origin")))
-        return err;
+    if ((rc = begin(&a, tdt, req, &err)) || (err = buffer_of(&a, ocount, odt, "origin", &od)))
+        return rc > 0 ? MPI_SUCCESS : err;
     h = header(&a, OSC_PUT, &hlen);
     h->dlen = (size_t)ocount * od->size;
     give_request(osc_send(a.o, t, h, hlen, oaddr, (size_t)ocount, odt, MPI_REQUEST_NULL), req);
@@ -178,13 +195,10 @@ static int get(void *oaddr, MPI_Count ocount, MPI_Datatype odt, int t, MPI_Aint 
     struct osc_hdr *h;
     MPI_Request r;
     size_t hlen;
-    int err, rc = check(&a, tdt, req != NULL, &err);
+    int err, rc;
 
-    if (rc)
-        return rc < 0 ? err : (give_request(NULL, req), MPI_SUCCESS);
-    if ((err = type_of(&a, ocount, odt, "origin", &od)) ||
-        (err = same_size(&a, (size_t)ocount * od->size, "origin")))
-        return err;
+    if ((rc = begin(&a, tdt, req, &err)) || (err = buffer_of(&a, ocount, odt, "origin", &od)))
+        return rc > 0 ? MPI_SUCCESS : err;
     h = header(&a, OSC_GET, &hlen);
     h->reply = osc_reply_id(a.o);
     PMPI_Irecv_c(oaddr, ocount, odt, t, OSC_TAG_REPLY + (int)h->reply, a.o->comm, &r);
@@ -224,13 +238,10 @@ static int accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, int
     struct rdmpi_datatype *od;
     struct osc_hdr *h;
     size_t hlen;
-    int err, rc = check(&a, tdt, req != NULL, &err);
+    int err, rc;
 
-    if (rc)
-        return rc < 0 ? err : (give_request(NULL, req), MPI_SUCCESS);
-    if ((err = type_of(&a, ocount, odt, "origin", &od)) ||
-        (err = same_size(&a, (size_t)ocount * od->size, "origin")))
-        return err;
+    if ((rc = begin(&a, tdt, req, &err)) || (err = buffer_of(&a, ocount, odt, "origin", &od)))
+        return rc > 0 ? MPI_SUCCESS : err;
     h = header(&a, OSC_ACC, &hlen);
     if ((err = acc_check(&a, op, od, h, false))) {
         free(h);
@@ -253,15 +264,12 @@ static int get_accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
     struct osc_hdr *h;
     MPI_Request r;
     size_t hlen;
-    int err, rc = check(&a, tdt, req != NULL, &err);
+    int err, rc;
 
-    if (rc)
-        return rc < 0 ? err : (give_request(NULL, req), MPI_SUCCESS);
-    if ((!no_op && ((err = type_of(&a, ocount, odt, "origin", &od)) ||
-                    (err = same_size(&a, (size_t)ocount * od->size, "origin")))) ||
-        (err = type_of(&a, rcount, rdt, "result", &rd)) ||
-        (err = same_size(&a, (size_t)rcount * rd->size, "result")))
-        return err;
+    if ((rc = begin(&a, tdt, req, &err)) ||
+        (!no_op && (err = buffer_of(&a, ocount, odt, "origin", &od))) ||
+        (err = buffer_of(&a, rcount, rdt, "result", &rd)))
+        return rc > 0 ? MPI_SUCCESS : err;
     h = header(&a, OSC_GACC, &hlen);
     if ((err = acc_check(&a, op, od, h, true))) {
         free(h);

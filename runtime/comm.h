@@ -73,6 +73,8 @@ struct rdmpi_comm *rt_intercomm_new(struct rdmpi_group *g, struct rdmpi_group *r
                                     uint32_t lcid, struct rdmpi_comm *parent, int *err);
 /* Releases everything a communicator holds (after attribute deletion). */
 void rt_comm_destroy(struct rdmpi_comm *c);
+/* Replaces c's error handler with e (taking a reference). */
+void rt_comm_set_errh(struct rdmpi_comm *c, struct rdmpi_errhandler *e);
 
 /* MPI_Comm_split and MPI_Comm_create on an intercommunicator (the caller
  * has checked the arguments); MPI error class on failure. */

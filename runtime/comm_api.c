@@ -444,7 +444,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 {
     static const char fn[] = "MPI_Comm_create_from_group";
     MPI_Errhandler h = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
-    struct rdmpi_errhandler *e = rt_errh_get(h), *old;
+    struct rdmpi_errhandler *e = rt_errh_get(h);
     struct rdmpi_group *g = rt_group_get(group);
     struct rdmpi_comm *nc;
     int err;
@@ -473,10 +473,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
                               "other members failed (all ids in use, or out of memory)");
     nc = rt_comm_get(*newcomm);
     nc->session = g->session;
-    rt_errh_retain(e);
-    old = nc->errh;
-    nc->errh = e;
-    rt_errh_release(old);
+    rt_comm_set_errh(nc, e);
     return MPI_SUCCESS;
 }
 

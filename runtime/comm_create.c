@@ -100,3 +100,12 @@ void rt_comm_destroy(struct rdmpi_comm *c)
         rt_group_release(c->group);
     rt_obj_delete(c);
 }
+
+void rt_comm_set_errh(struct rdmpi_comm *c, struct rdmpi_errhandler *e)
+{
+    struct rdmpi_errhandler *old = c->errh;
+
+    rt_errh_retain(e);
+    c->errh = e;
+    rt_errh_release(old);
+}

@@ -297,7 +297,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
 {
     static const char fn[] = "MPI_Intercomm_create_from_groups";
     MPI_Errhandler h = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
-    struct rdmpi_errhandler *e = rt_errh_get(h), *old;
+    struct rdmpi_errhandler *e = rt_errh_get(h);
     struct rdmpi_group *lg = rt_group_get(local_group), *rg = rt_group_get(remote_group);
     struct rdmpi_comm *ic;
     MPI_Comm local;
@@ -338,9 +338,6 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
                               "failed)");
     ic = rt_comm_get(*newintercomm);
     ic->session = ic->local->session = lg->session;
-    rt_errh_retain(e);
-    old = ic->errh;
-    ic->errh = e;
-    rt_errh_release(old);
+    rt_comm_set_errh(ic, e);
     return MPI_SUCCESS;
 }
