@@ -94,10 +94,12 @@ static int same_size(struct rma *a, size_t bytes, const char *what)
                          "target's %zu; their type signatures must match", what, bytes, tb);
 }
 
-/* The header of an operation on a's target data (free it after sending). */
+/* The header of an operation on a's target data (free it after sending).
+ * Contiguous target data is one segment, whatever its count. */
 static struct osc_hdr *header(const struct rma *a, int kind, size_t *hlen)
 {
-    size_t ns = a->tdt->nsegs;
+    bool contig = rt_dt_contig(a->tdt, (size_t)a->tcount);
+    size_t ns = contig ? 1 : a->tdt->nsegs;
     struct osc_hdr *h = calloc(1, sizeof(*h) + ns * sizeof(struct rt_dt_seg));
 
     if (!h)
@@ -105,10 +107,16 @@ static struct osc_hdr *header(const struct rma *a, int kind, size_t *hlen)
     h->kind = (uint8_t)kind;
     h->addr = a->o->dynamic ? (uint64_t)a->disp
                             : (uint64_t)(a->disp * a->o->disp_units[a->t]);
-    h->count = (uint64_t)a->tcount;
-    h->extent = a->tdt->extent;
     h->nsegs = ns;
-    memcpy(h + 1, a->tdt->segs, ns * sizeof(struct rt_dt_seg));
+    if (contig) {
+        struct rt_dt_seg whole = {a->tdt->lb, 0, (size_t)a->tcount * a->tdt->size, 1};
+        h->count = 1;
+        memcpy(h + 1, &whole, sizeof(whole));
+    } else {
+        h->count = (uint64_t)a->tcount;
+        h->extent = a->tdt->extent;
+        memcpy(h + 1, a->tdt->segs, ns * sizeof(struct rt_dt_seg));
+    }
     *hlen = sizeof(*h) + ns * sizeof(struct rt_dt_seg);
     return h;
 }
