@@ -76,17 +76,11 @@ static bool all_local(const struct rdmpi_comm *c)
  * no registration. */
 static bool can_read(const struct rdmpi_comm *c)
 {
-    const uint32_t need = BTL_CAP_GET | BTL_CAP_PUT;
-
     if (!rt_param_bool(&p_direct))
         return false;
-    for (int r = 0; r < c->size; r++) {
-        const struct btl_module *b = pml_peers[rt_comm_world_rank(c, r)].btl;
-
-        if (r != c->rank &&
-            (!b || (b->flags & need) != need || (b->flags & BTL_CAP_NEED_REG) || b->rkey_size))
+    for (int r = 0; r < c->size; r++)
+        if (r != c->rank && !pml_direct_ok(rt_comm_world_rank(c, r)))
             return false;
-    }
     return true;
 }
 

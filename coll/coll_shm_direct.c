@@ -9,7 +9,6 @@
  * packed into (or read into and unpacked from) a buffer of its own. */
 #include "coll_shm.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,39 +22,16 @@
  * one being read in the cache. */
 #define ALLREDUCE_PIECE (64u << 10)
 
-static void got(void *ctx, int status)
-{
-    *(int *)ctx = status ? status : 1;
-}
-
 /* Reads len bytes at raddr in rank r's memory into local, or writes
  * them there from local. */
 static void rdma(struct coll_shm *s, int r, void *local, uint64_t raddr, size_t len, bool write)
 {
-    struct pml_peer *p = &pml_peers[s->world[r]];
-    unsigned spins = 0;
+    int rc = pml_rdma(s->world[r], local, raddr, len, write);
 
-    while (len) {
-        size_t n = len < p->btl->get_limit ? len : p->btl->get_limit;
-        int done = 0, rc = write ? p->btl->put(p->ep, local, NULL, raddr, NULL, n, got, &done)
-                                 : p->btl->get(p->ep, local, NULL, raddr, NULL, n, got, &done);
-
-        if (rc == -EAGAIN) {
-            if (!rt_progress())
-                rt_progress_idle(&spins);
-            continue;
-        }
-        while (!rc && !done)
-            rt_progress();
-        if (rc || done < 0)
-            rt_fatal("coll: %s %zu bytes %s rank %d's buffer in a collective failed (%s); the "
-                     "buffers passed must stay valid for the whole call",
-                     write ? "writing" : "reading", n, write ? "into" : "of", r,
-                     strerror(-(rc ? rc : done)));
-        local = (char *)local + n;
-        raddr += n;
-        len -= n;
-    }
+    if (rc)
+        rt_fatal("coll: %s %zu bytes %s rank %d's buffer in a collective failed (%s); the "
+                 "buffers passed must stay valid for the whole call",
+                 write ? "writing" : "reading", len, write ? "into" : "of", r, strerror(-rc));
 }
 
 static void read_peer(struct coll_shm *s, int r, void *local, uint64_t raddr, size_t len)

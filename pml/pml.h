@@ -242,6 +242,12 @@ void pml_recv_credit(int peer, const void *data, size_t len);
 void pml_recv_put(int peer, const void *data, size_t len);
 void pml_recv_putfin(int peer, const void *data, size_t len);
 
+/* Direct access to a peer's memory (pml_rdma.c): whether its BTL reads
+ * and writes it with no registration, and a blocking read or write of len
+ * bytes at raddr there (0, or a negative errno). */
+bool pml_direct_ok(int wpeer);
+int pml_rdma(int wpeer, void *local, uint64_t raddr, size_t len, bool write);
+
 /* Control messages (FIN, CTS, CREDIT) never fail: queued if the BTL is
  * busy and retried by progress. */
 void pml_send_ctl(int wpeer, const void *hdr, size_t len);
