@@ -10,6 +10,7 @@
 
 #include "coll.h"
 #include "comm.h"
+#include "pml.h"
 #include "datatype.h"
 #include "errors.h"
 #include "win.h"
@@ -80,6 +81,8 @@ struct osc_win {
     char *mem;                  /* the window's memory (offsets are from here) */
     MPI_Aint *sizes;            /* per rank, for range checks at the origin */
     int *disp_units;
+    uint64_t *bases;            /* per rank: its window's address there */
+    bool *direct;               /* per rank: reached by direct reads and writes (sm, CMA) */
     bool dynamic;
     struct osc_region *regions; /* dynamic: attached memory */
     int nregions, cap;
@@ -92,6 +95,7 @@ struct osc_win {
     uint32_t next_reply;
     struct osc_op *ops;         /* started, not known complete */
     uint64_t *sent;             /* operations sent to each rank, ever */
+    bool *unflushed;            /* messages sent to each rank since its last flush */
     uint8_t *locked;            /* MPI_LOCK_* we hold at each rank, or 0 */
     uint8_t *nocheck;           /* that lock was taken with MPI_MODE_NOCHECK */
     int lock_all;               /* MPI_Win_lock_all epoch open (1 + NOCHECK) */

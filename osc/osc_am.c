@@ -48,8 +48,10 @@ struct osc_op *osc_send(struct osc_win *o, int t, struct osc_hdr *h, size_t hlen
     if (h->dlen)
         PMPI_Isend_c(data, (MPI_Count)dcount, ddt, t, OSC_TAG_DATA, o->comm, &op->req[1]);
     op->req[2] = reply;
-    if (h->kind <= OSC_CAS)
+    if (h->kind <= OSC_CAS) {
         o->sent[t]++;
+        o->unflushed[t] = true;
+    }
     op->next = o->ops;
     o->ops = op;
     return op;

@@ -3,7 +3,9 @@
  * the target handling each origin's messages in order: a FLUSH, UNLOCK
  * or COMPLETE is answered or counted after the operations sent before
  * it. A fence instead compares counts: every rank learns how many
- * operations were sent to it, ever, and waits until it applied that many. */
+ * operations were sent to it, ever, waits until it applied that many, and
+ * then meets the others in a barrier. Direct puts and gets (osc_ops.c)
+ * are complete when they return and need none of this. */
 #include "osc.h"
 
 #include <stdlib.h>
@@ -32,6 +34,9 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     while (o->processed < expected)
         if (!rt_progress())
             rt_progress_idle(&spins);
+    /* No rank reads or writes in the next epoch before every rank has
+     * applied what it was sent in this one. */
+    PMPI_Barrier(o->comm);
     o->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     return MPI_SUCCESS;
 }
@@ -190,7 +195,9 @@ static int check_rank(struct osc_win *o, MPI_Win win, int rank, const char *fn)
     return MPI_SUCCESS;
 }
 
-/* Sends kind to every rank and waits for all the answers. */
+/* Sends kind to every rank (a FLUSH only to those with messages since
+ * their last flush: direct operations are complete already) and waits
+ * for all the answers. */
 static void control_all(struct osc_win *o, int kind, int lock)
 {
     MPI_Request *r = malloc(sizeof(*r) * (size_t)o->size);
@@ -199,12 +206,24 @@ static void control_all(struct osc_win *o, int kind, int lock)
         rt_fatal("osc: out of memory");
     for (int t = 0; t < o->size; t++) {
         struct osc_hdr h = {.kind = (uint8_t)kind, .lock = (uint8_t)lock};
+        r[t] = MPI_REQUEST_NULL;
+        if (kind == OSC_FLUSH && !o->unflushed[t])
+            continue;
         h.reply = osc_reply_id(o);
         PMPI_Irecv(NULL, 0, MPI_BYTE, t, OSC_TAG_REPLY + (int)h.reply, o->comm, &r[t]);
         osc_send(o, t, &h, sizeof(h), NULL, 0, MPI_BYTE, MPI_REQUEST_NULL);
+        o->unflushed[t] = false;
     }
     PMPI_Waitall(o->size, r, MPI_STATUSES_IGNORE);
     free(r);
+}
+
+/* Remote completion at t of what was sent to it. */
+static void flush(struct osc_win *o, int t)
+{
+    if (o->unflushed[t])
+        osc_control(o, t, OSC_FLUSH, 0);
+    o->unflushed[t] = false;
 }
 
 #pragma weak MPI_Win_lock = PMPI_Win_lock
@@ -242,7 +261,11 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
         return epoch_err(win, fn, "this process holds no lock on that rank; MPI_Win_lock "
                          "first");
     osc_complete_local(o);
-    osc_control(o, rank, o->nocheck[rank] ? OSC_FLUSH : OSC_UNLOCK, 0);
+    if (o->nocheck[rank])
+        flush(o, rank);
+    else
+        osc_control(o, rank, OSC_UNLOCK, 0);
+    o->unflushed[rank] = false;
     o->locked[rank] = 0;
     return MPI_SUCCESS;
 }
@@ -312,7 +335,7 @@ int PMPI_Win_flush(int rank, MPI_Win win)
     if (!(o = osc_get(win, fn, &err)) || (err = passive(o, win, rank, fn)))
         return err;
     osc_complete_local(o);
-    osc_control(o, rank, OSC_FLUSH, 0);
+    flush(o, rank);
     return MPI_SUCCESS;
 }
 

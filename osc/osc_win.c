@@ -7,12 +7,19 @@
 #include "obj.h"
 #include "osc.h"
 
+#include "param.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+RT_PARAM(p_direct, "OSC_DIRECT", RT_PARAM_BOOL, "1",
+         "Puts and gets of contiguous data read and write the target's window directly "
+         "where the BTL allows it without registration (sm with cross-memory attach), "
+         "with no message the target must serve; 0 sends every operation as a message")
 
 struct osc_win *osc_get(MPI_Win win, const char *fn, int *err)
 {
@@ -55,7 +62,9 @@ static struct osc_win *win_new(MPI_Comm comm, void *mem, MPI_Aint size, int disp
 {
     struct rdmpi_win *w = rt_obj_new(RT_KIND_WIN, sizeof(*w));
     struct osc_win *o = calloc(1, sizeof(*o));
-    MPI_Aint mine[2] = {size, disp_unit}, *all;
+    MPI_Aint mine[3] = {size, disp_unit, (MPI_Aint)(uintptr_t)mem}, *all;
+    bool direct = flavor != MPI_WIN_FLAVOR_DYNAMIC && rt_param_bool(&p_direct);
+    struct rdmpi_comm *c;
 
     if (!w || !o)
         rt_fatal("osc: out of memory for a window");
@@ -63,7 +72,10 @@ static struct osc_win *win_new(MPI_Comm comm, void *mem, MPI_Aint size, int disp
     PMPI_Comm_set_errhandler(o->comm, MPI_ERRORS_ARE_FATAL);
     PMPI_Comm_rank(o->comm, &o->rank);
     PMPI_Comm_size(o->comm, &o->size);
-    all = malloc(2 * sizeof(MPI_Aint) * (size_t)o->size);
+    all = malloc(3 * sizeof(MPI_Aint) * (size_t)o->size);
+    o->bases = malloc(sizeof(uint64_t) * (size_t)o->size);
+    o->direct = calloc((size_t)o->size, sizeof(bool));
+    o->unflushed = calloc((size_t)o->size, sizeof(bool));
     o->sizes = malloc(sizeof(MPI_Aint) * (size_t)o->size);
     o->disp_units = malloc(sizeof(int) * (size_t)o->size);
     o->sent = calloc((size_t)o->size, sizeof(uint64_t));
@@ -71,12 +83,15 @@ static struct osc_win *win_new(MPI_Comm comm, void *mem, MPI_Aint size, int disp
     o->nocheck = calloc((size_t)o->size, 1);
     o->posts = calloc((size_t)o->size, sizeof(int));
     if (!all || !o->sizes || !o->disp_units || !o->sent || !o->locked || !o->nocheck ||
-        !o->posts)
+        !o->posts || !o->bases || !o->direct || !o->unflushed)
         rt_fatal("osc: out of memory for a window of %d ranks", o->size);
-    PMPI_Allgather(mine, 2, MPI_AINT, all, 2, MPI_AINT, o->comm);
+    PMPI_Allgather(mine, 3, MPI_AINT, all, 3, MPI_AINT, o->comm);
+    c = rt_comm_get(o->comm);
     for (int r = 0; r < o->size; r++) {
-        o->sizes[r] = all[2 * r];
-        o->disp_units[r] = (int)all[2 * r + 1];
+        o->sizes[r] = all[3 * r];
+        o->disp_units[r] = (int)all[3 * r + 1];
+        o->bases[r] = (uint64_t)all[3 * r + 2];
+        o->direct[r] = direct && (r == o->rank || pml_direct_ok(rt_comm_world_rank(c, r)));
     }
     free(all);
     o->w = w;
@@ -363,6 +378,9 @@ int PMPI_Win_free(MPI_Win *win)
     free(o->shm_off);
     free(o->sizes);
     free(o->disp_units);
+    free(o->bases);
+    free(o->direct);
+    free(o->unflushed);
     free(o->sent);
     free(o->locked);
     free(o->nocheck);
