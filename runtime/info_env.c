@@ -1,8 +1,11 @@
 /* The keys of MPI_INFO_ENV and MPI_Info_create_env (MPI-4.1 11.2.8): how
  * this process was started, as far as the runtime knows it.  soft and
- * file are left out: our launcher has no such options. */
+ * file are left out: our launcher has no such options. Also
+ * MPI_Get_hw_resource_info, what the runtime knows of the host. */
+#include "errors.h"
 #include "info.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,4 +92,42 @@ int rt_info_env_fill(struct rdmpi_info *info, int argc, char **argv)
     if (!rc && rt.up)
         rc = rt_info_put(info, "thread_level", thread_level_name(rt.thread_level));
     return rc;
+}
+
+/* MPI-4.1's hardware description: the standard names no keys, so these
+ * are ours (Open MPI returns an empty object): the host, its online
+ * cores, the cores this process may run on, and the job's ranks on it. */
+#pragma weak MPI_Get_hw_resource_info = PMPI_Get_hw_resource_info
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
+{
+    static const char fn[] = "MPI_Get_hw_resource_info";
+    struct rdmpi_info *info;
+    char host[256], v[32];
+    cpu_set_t set;
+    int rc;
+
+    RT_CHECK_INIT(fn);
+    if (!hw_info)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
+                              "hw_info is NULL; pass the address of an MPI_Info");
+    if ((rc = PMPI_Info_create(hw_info)))
+        return rc;
+    info = rt_info_get(*hw_info);
+    if (gethostname(host, sizeof(host) - 1) == 0) {
+        host[sizeof(host) - 1] = 0;
+        rc |= rt_info_put(info, "rdmpi_host", rt.hostname[0] ? rt.hostname : host);
+    }
+    snprintf(v, sizeof(v), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+    rc |= rt_info_put(info, "rdmpi_cores_online", v);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        snprintf(v, sizeof(v), "%d", CPU_COUNT(&set));
+        rc |= rt_info_put(info, "rdmpi_cores_allowed", v);
+    }
+    snprintf(v, sizeof(v), "%d", rt.local_size);
+    rc |= rt_info_put(info, "rdmpi_local_ranks", v);
+    if (rc) {
+        PMPI_Info_free(hw_info);
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    return MPI_SUCCESS;
 }

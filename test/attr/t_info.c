@@ -196,6 +196,14 @@ int main(int argc, char **argv)
     basics();
     limits();
     env(argv[0], size, have_early ? command : NULL);
+    {
+        MPI_Info hw;
+        char v[MPI_MAX_INFO_VAL];
+        ok(MPI_Get_hw_resource_info(&hw) == MPI_SUCCESS && has(hw, "rdmpi_cores_online", v) &&
+               atoi(v) > 0 && has(hw, "rdmpi_host", v) && v[0],
+           "MPI_Get_hw_resource_info names the host and its cores");
+        MPI_Info_free(&hw);
+    }
     MPI_Finalize();
     return done_testing();
 }
