@@ -40,6 +40,14 @@ static inline void pml_list_append(struct pml_link *l, struct pml_link *e)
     l->prev = e;
 }
 
+static inline void pml_list_prepend(struct pml_link *l, struct pml_link *e)
+{
+    e->next = l->next;
+    e->prev = l;
+    l->next->prev = e;
+    l->next = e;
+}
+
 static inline void pml_list_remove(struct pml_link *e)
 {
     e->prev->next = e->next;
@@ -74,7 +82,8 @@ struct pml_peer {
     bool stalled;               /* it returned no credits within the wait; reset by a CREDIT */
     int npending;               /* sends to it waiting for resources: keep order */
     int rndv_out;               /* our rendezvous sends it may still be reading */
-    uint32_t blocked_pass;      /* the retry pass in which a send to it failed */
+    struct pml_link pending;    /* those sends, oldest first (set up on first use) */
+    struct pml_link busy;       /* in the list of peers with pending sends */
 };
 
 extern struct pml_peer *pml_peers;

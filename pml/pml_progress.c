@@ -10,7 +10,11 @@
 struct btl_module **pml_btls;
 int pml_nbtls;
 
-static struct pml_link pending_sends = {&pending_sends, &pending_sends};
+/* Sends waiting for resources queue per peer, in order, and the peers
+ * with any are listed: a pass costs a try per peer, not one per waiting
+ * send (100000 sends queued behind a slow receiver made every progress
+ * call walk them all). */
+static struct pml_link busy_peers = {&busy_peers, &busy_peers};
 static struct pml_link pending_gets = {&pending_gets, &pending_gets};
 
 /* Control messages the BTL refused; tiny and rare. */
@@ -24,8 +28,16 @@ static struct ctl *ctl_head, **ctl_tail = &ctl_head;
 
 void pml_pending_send(struct pml_req *r)
 {
-    pml_peers[r->wpeer].npending++;
-    pml_list_append(&pending_sends, &r->link);
+    struct pml_peer *p = &pml_peers[r->wpeer];
+
+    if (!p->pending.next) {
+        pml_list_init(&p->pending);
+        pml_list_init(&p->busy);
+    }
+    if (pml_list_empty(&p->pending))
+        pml_list_append(&busy_peers, &p->busy);
+    p->npending++;
+    pml_list_append(&p->pending, &r->link);
 }
 
 void pml_pending_get(struct pml_req *r)
@@ -89,42 +101,55 @@ static int retry_ctl(void)
     return n;
 }
 
-static int retry_list(struct pml_link *list, bool sends)
+/* Takes list l whole into todo (what fails again re-queues itself). */
+static void take(struct pml_link *l, struct pml_link *todo)
 {
-    static uint32_t pass;
-    struct pml_link todo;
-    int n = 0;
+    todo->next = l->next;
+    todo->prev = l->prev;
+    todo->next->prev = todo;
+    todo->prev->next = todo;
+    pml_list_init(l);
+}
 
-    if (pml_list_empty(list))
-        return 0;
-    /* Take the whole list: whatever fails again re-queues itself behind. */
-    todo.next = list->next;
-    todo.prev = list->prev;
-    todo.next->prev = &todo;
-    todo.prev->next = &todo;
-    pml_list_init(list);
-    pass++;
+/* Each busy peer's sends in order, until one fails again: it goes back to
+ * the head of its queue and the peer waits for the next pass. */
+static void retry_sends(void)
+{
+    struct pml_link todo;
+
+    take(&busy_peers, &todo);
+    while (!pml_list_empty(&todo)) {
+        struct pml_peer *p = pml_container(todo.next, struct pml_peer, busy);
+
+        pml_list_remove(&p->busy);
+        while (!pml_list_empty(&p->pending)) {
+            struct pml_req *r = pml_container(p->pending.next, struct pml_req, link);
+
+            pml_list_remove(&r->link);
+            p->npending--;
+            pml_send_continue(r);
+            if (r->link.next != &r->link) {
+                /* Queued again, behind the others: first in line still. */
+                pml_list_remove(&r->link);
+                pml_list_prepend(&p->pending, &r->link);
+                break;
+            }
+        }
+        if (!pml_list_empty(&p->pending) && p->busy.next == &p->busy)
+            pml_list_append(&busy_peers, &p->busy);
+    }
+}
+
+static void retry_gets(void)
+{
+    struct pml_link todo;
+
+    take(&pending_gets, &todo);
     while (!pml_list_empty(&todo)) {
         struct pml_req *r = pml_container(todo.next, struct pml_req, link);
         pml_list_remove(&r->link);
-        if (sends) {
-            struct pml_peer *p = &pml_peers[r->wpeer];
-            /* Once a send to a peer fails in this pass, the later ones to
-             * it wait too, even if they would fit: order is per peer. */
-            if (p->blocked_pass == pass) {
-                pml_list_append(list, &r->link);
-                continue;
-            }
-            p->npending--;
-            pml_send_continue(r);
-            if (!pml_list_empty(list) && list->prev == &r->link)
-                p->blocked_pass = pass;
-        } else {
-            pml_get_continue(r);
-        }
-        n++;
+        pml_get_continue(r);
     }
-    return n;
 }
 
 int pml_progress(void)
@@ -135,10 +160,10 @@ int pml_progress(void)
         n += pml_btls[i]->progress(pml_btls[i]);
     if (RT_UNLIKELY(ctl_head != NULL))
         n += retry_ctl();
-    if (RT_UNLIKELY(!pml_list_empty(&pending_sends)))
-        retry_list(&pending_sends, true);
+    if (RT_UNLIKELY(!pml_list_empty(&busy_peers)))
+        retry_sends();
     if (RT_UNLIKELY(!pml_list_empty(&pending_gets)))
-        retry_list(&pending_gets, false);
+        retry_gets();
     return n;
 }
 
@@ -158,5 +183,5 @@ void pml_wait(struct pml_req *r)
 /* True when nothing is waiting for resources: finalize drains to this. */
 bool pml_idle(void)
 {
-    return !ctl_head && pml_list_empty(&pending_sends) && pml_list_empty(&pending_gets);
+    return !ctl_head && pml_list_empty(&busy_peers) && pml_list_empty(&pending_gets);
 }
