@@ -23,6 +23,11 @@ enum osc_kind {
     OSC_LOCK, OSC_UNLOCK, OSC_FLUSH, OSC_POST, OSC_COMPLETE,
 };
 
+/* Data of at most OSC_INLINE_MAX bytes rides in the header message, packed
+ * after the segments (flag OSC_F_INLINE): one message, not two. */
+#define OSC_INLINE_MAX 2048
+#define OSC_F_INLINE   1
+
 /* Tags on the hidden communicator; replies use OSC_TAG_REPLY + an id. */
 #define OSC_TAG_HDR   1
 #define OSC_TAG_DATA  2
@@ -31,7 +36,7 @@ enum osc_kind {
 struct osc_hdr {
     uint8_t kind;               /* enum osc_kind */
     uint8_t lock;               /* MPI_LOCK_* for OSC_LOCK */
-    uint16_t pad;
+    uint16_t flags;             /* OSC_F_* */
     uint32_t reply;             /* reply tag offset, 0: no reply */
     int64_t op;                 /* the (predefined) MPI_Op, accumulates */
     int64_t basic;              /* the target type's predefined element type */
@@ -52,12 +57,19 @@ struct osc_op {
     struct osc_op *next;
 };
 
+/* Operations in the order started: they complete about in that order, so
+ * reaping stops at the first one still running (no rescans of long lists). */
+struct osc_queue {
+    struct osc_op *head, *tail;
+};
+
 /* An incoming header, applied when it (and its data) have arrived. */
 struct osc_in {
     MPI_Request req, dreq;
     int src;
     void *hdr;
-    void *data;
+    void *data;                 /* a separate DATA message's buffer */
+    char *payload;              /* the data: in hdr (inline) or data */
     bool data_posted;
     struct osc_in *next;
 };
@@ -93,7 +105,7 @@ struct osc_win {
 
     /* Origin side. */
     uint32_t next_reply;
-    struct osc_op *ops;         /* started, not known complete */
+    struct osc_queue ops;       /* started, not known complete, oldest first */
     uint64_t *sent;             /* operations sent to each rank, ever */
     bool *unflushed;            /* messages sent to each rank since its last flush */
     uint8_t *locked;            /* MPI_LOCK_* we hold at each rank, or 0 */
@@ -106,6 +118,7 @@ struct osc_win {
     /* Target side. */
     uint64_t processed;         /* operations applied, ever */
     struct osc_in *in_head, *in_tail;
+    struct osc_in *in_post;     /* the first whose data receive is not posted */
     int excl;                   /* rank holding the exclusive lock, or -1 */
     int shared;                 /* shared locks held */
     struct osc_lockq *waiting;

@@ -34,55 +34,70 @@ uint32_t osc_reply_id(struct osc_win *o)
 
 /* ---- origin ---- */
 
+static void push(struct osc_queue *q, struct osc_op *op)
+{
+    if (q->tail)
+        q->tail->next = op;
+    else
+        q->head = op;
+    q->tail = op;
+}
+
 struct osc_op *osc_send(struct osc_win *o, int t, struct osc_hdr *h, size_t hlen,
                         const void *data, size_t dcount, MPI_Datatype ddt, MPI_Request reply)
 {
-    struct osc_op *op = calloc(1, sizeof(*op) + hlen);
+    bool inline_data = h->dlen && h->dlen <= OSC_INLINE_MAX;
+    size_t len = hlen + (inline_data ? h->dlen : 0);
+    struct osc_op *op = calloc(1, sizeof(*op) + len);
+    struct osc_hdr *copy = (struct osc_hdr *)(op + 1);
 
     if (!op)
         rt_fatal("osc: out of memory for an RMA operation");
-    memcpy(op + 1, h, hlen);
+    memcpy(copy, h, hlen);
     op->req[1] = op->req[2] = MPI_REQUEST_NULL;
     op->greq = MPI_REQUEST_NULL;
-    PMPI_Isend(op + 1, (int)hlen, MPI_BYTE, t, OSC_TAG_HDR, o->comm, &op->req[0]);
-    if (h->dlen)
+    if (inline_data) {
+        copy->flags |= OSC_F_INLINE;
+        rt_dt_pack(rt_dt_get(ddt), data, dcount, 0, (char *)copy + hlen, h->dlen);
+    }
+    PMPI_Isend(copy, (int)len, MPI_BYTE, t, OSC_TAG_HDR, o->comm, &op->req[0]);
+    if (h->dlen && !inline_data)
         PMPI_Isend_c(data, (MPI_Count)dcount, ddt, t, OSC_TAG_DATA, o->comm, &op->req[1]);
     op->req[2] = reply;
     if (h->kind <= OSC_CAS) {
         o->sent[t]++;
         o->unflushed[t] = true;
     }
-    op->next = o->ops;
-    o->ops = op;
+    push(&o->ops, op);
     return op;
 }
 
-/* Drops the operations of list *l that are complete; true if none is
- * left. Testing runs progress, which reaps too: not while we walk. */
-static bool reap(struct osc_op **l)
+/* Drops the operations of q that are complete, oldest first, up to the
+ * first still running; true if none is left. Testing runs progress, which
+ * reaps too: not while we walk. */
+static bool reap(struct osc_queue *q)
 {
     static bool reaping;
 
     if (reaping)
-        return !*l;
+        return !q->head;
     reaping = true;
-    for (struct osc_op **p = l; *p;) {
-        struct osc_op *op = *p;
+    while (q->head) {
+        struct osc_op *op = q->head;
         int done = 0;
 
         PMPI_Testall(3, op->req, &done, MPI_STATUSES_IGNORE);
-        if (!done) {
-            p = &op->next;
-            continue;
-        }
-        *p = op->next;
+        if (!done)
+            break;
+        if (!(q->head = op->next))
+            q->tail = NULL;
         if (op->greq != MPI_REQUEST_NULL)
             PMPI_Grequest_complete(op->greq);
         free(op->buf);
         free(op);
     }
     reaping = false;
-    return !*l;
+    return !q->head;
 }
 
 void osc_wait_until(const volatile int *flag)
@@ -116,7 +131,7 @@ void osc_control(struct osc_win *o, int t, int kind, int lock)
 
 /* ---- target ---- */
 
-static struct osc_op *replies; /* answers being sent, any window */
+static struct osc_queue replies; /* answers being sent, any window */
 
 static void reply(struct osc_win *o, int dst, uint32_t id, void *buf, size_t len)
 {
@@ -128,8 +143,7 @@ static void reply(struct osc_win *o, int dst, uint32_t id, void *buf, size_t len
     op->req[1] = op->req[2] = op->greq = MPI_REQUEST_NULL;
     PMPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, dst, OSC_TAG_REPLY + (int)id, o->comm,
                  &op->req[0]);
-    op->next = replies;
-    replies = op;
+    push(&replies, op);
 }
 
 /* Packed bytes of the target data an operation names. */
@@ -292,17 +306,17 @@ static void apply(struct osc_win *o, struct osc_in *in)
     }
     switch (h->kind) {
     case OSC_PUT:
-        walk(base, h, in->data, true);
+        walk(base, h, in->payload, true);
         break;
     case OSC_ACC:
     case OSC_GACC:
         if (h->dlen)
-            accumulate(base, h, in->data, len);
+            accumulate(base, h, in->payload, len);
         break;
     case OSC_CAS:
         /* data: the compare value, then the new one */
-        if (!memcmp(old, in->data, len))
-            walk(base, h, (char *)in->data + len, true);
+        if (!memcmp(old, in->payload, len))
+            walk(base, h, in->payload + len, true);
         break;
     case OSC_LOCK:
         lock(o, in->src, h->lock, h->reply);
@@ -334,9 +348,32 @@ static bool test(MPI_Request *r)
     return done;
 }
 
-/* Takes in new headers, posts the receives of their data in arrival
- * order (so each pairs with its header: data from one origin arrives in
- * order), and applies what is complete, in order. */
+/* Posts the data receives of arrived headers in arrival order, so each
+ * pairs with its header (data from one origin arrives in order), and at
+ * once, so data does not pile up unexpected in front of later headers. */
+static void post_data(struct osc_win *o)
+{
+    struct osc_in *in;
+
+    while ((in = o->in_post) && test(&in->req)) {
+        struct osc_hdr *h = in->hdr;
+
+        if (h->flags & OSC_F_INLINE) {
+            in->payload = (char *)(h + 1) + h->nsegs * sizeof(struct rt_dt_seg);
+        } else if (h->dlen) {
+            if (!(in->data = malloc(h->dlen)))
+                rt_fatal("osc: out of memory for %llu bytes of RMA data",
+                         (unsigned long long)h->dlen);
+            in->payload = in->data;
+            PMPI_Irecv_c(in->data, (MPI_Count)h->dlen, MPI_BYTE, in->src, OSC_TAG_DATA, o->comm,
+                         &in->dreq);
+        }
+        in->data_posted = true;
+        o->in_post = in->next;
+    }
+}
+
+/* Takes in new headers and applies what is complete, in arrival order. */
 static int serve(struct osc_win *o)
 {
     int n = 0, flag = 1;
@@ -361,23 +398,12 @@ static int serve(struct osc_win *o)
         else
             o->in_head = in;
         o->in_tail = in;
+        if (!o->in_post)
+            o->in_post = in;
+        post_data(o);
         n++;
     }
-    for (struct osc_in *in = o->in_head; in && !in->data_posted; in = in->next) {
-        struct osc_hdr *h;
-
-        if (!test(&in->req))
-            break;
-        h = in->hdr;
-        if (h->dlen) {
-            if (!(in->data = malloc(h->dlen)))
-                rt_fatal("osc: out of memory for %llu bytes of RMA data",
-                         (unsigned long long)h->dlen);
-            PMPI_Irecv_c(in->data, (MPI_Count)h->dlen, MPI_BYTE, in->src, OSC_TAG_DATA, o->comm,
-                         &in->dreq);
-        }
-        in->data_posted = true;
-    }
+    post_data(o);
     while (o->in_head && o->in_head->data_posted && test(&o->in_head->dreq)) {
         struct osc_in *in = o->in_head;
 
@@ -397,7 +423,7 @@ int osc_progress(void)
 {
     int n = 0;
 
-    if (busy || (!wins && !replies))
+    if (busy || (!wins && !replies.head))
         return 0;
     busy = true;
     for (struct osc_win *o = wins; o; o = o->next) {
