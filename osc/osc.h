@@ -144,7 +144,5 @@ struct osc_op *osc_send(struct osc_win *o, int t, struct osc_hdr *h, size_t hlen
 void osc_complete_local(struct osc_win *o);
 /* Sends a control message to t and waits for its answer. */
 void osc_control(struct osc_win *o, int t, int kind, int lock);
-/* Waits (keeping progress) until *flag becomes true. */
-void osc_wait_until(const volatile int *flag);
 
 #endif

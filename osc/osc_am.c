@@ -100,15 +100,6 @@ static bool reap(struct osc_queue *q)
     return !q->head;
 }
 
-void osc_wait_until(const volatile int *flag)
-{
-    unsigned spins = 0;
-
-    while (!*flag)
-        if (!rt_progress())
-            rt_progress_idle(&spins);
-}
-
 void osc_complete_local(struct osc_win *o)
 {
     unsigned spins = 0;
