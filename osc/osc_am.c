@@ -184,7 +184,7 @@ static void walk(char *base, const struct osc_hdr *h, char *packed, bool to_win)
     for (uint64_t i = 0; i < h->count; i++) {
         char *e = base + i * (uint64_t)h->extent;
         for (uint64_t k = 0; k < h->nsegs; k++)
-            for (size_t b = 0; b < s[k].count; b++) {
+            for (size_t b = 0; s[k].len && b < s[k].count; b++) {
                 char *p = e + s[k].off + (MPI_Aint)b * s[k].stride;
                 if (to_win)
                     memcpy(p, packed, s[k].len);
@@ -206,7 +206,7 @@ static void accumulate(char *base, const struct osc_hdr *h, const char *in, size
     const struct rt_dt_seg *s = (const void *)(h + 1);
     size_t n = len / basic->size;
 
-    if (op->index == COLL_OP_NO_OP)
+    if (op->index == COLL_OP_NO_OP || !len)
         return;
     if ((basic->flags & RT_DT_CONTIG) && basic->size == (size_t)basic->extent) {
         for (uint64_t i = 0; i < h->count; i++) {

@@ -258,6 +258,70 @@ static void on_error(MPI_Win *win, int *code, ...)
     handled++;
 }
 
+/* On a sub-communicator (ranks in reverse order, so window ranks are not
+ * world ranks): every rank fills a slice of every other's window with
+ * strided and contiguous puts of seeded values under lock_all, reads them
+ * back with gets, and counts with fetch_and_op; a zero-size window and
+ * zero-count operations on the way. */
+static void subcomm(void)
+{
+    int n = 16, me, size, bad = 0, zero_mem, *mem;
+    long *ctr, one = 1, got;
+    MPI_Comm rev;
+    MPI_Win win, cwin, zwin;
+    MPI_Datatype pairs;
+
+    MPI_Comm_split(MPI_COMM_WORLD, 0, mt_size - mt_rank, &rev);
+    MPI_Comm_rank(rev, &me);
+    MPI_Comm_size(rev, &size);
+    MPI_Win_allocate((MPI_Aint)(size * n) * sizeof(int), sizeof(int), MPI_INFO_NULL, rev, &mem,
+                     &win);
+    MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, rev, &ctr, &cwin);
+    MPI_Win_create(&zero_mem, 0, 1, MPI_INFO_NULL, rev, &zwin);
+    for (int i = 0; i < size * n; i++)
+        mem[i] = -1;
+    *ctr = 0;
+    MPI_Type_vector(n / 2, 1, 2, MPI_INT, &pairs);
+    MPI_Type_commit(&pairs);
+    MPI_Barrier(rev);
+    MPI_Win_lock_all(0, win);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, cwin);
+    for (int t = 0; t < size; t++) {
+        int vals[16];
+        for (int i = 0; i < n; i++)
+            vals[i] = me * 10000 + t * 100 + i;
+        /* Even slots by a strided type, odd ones contiguous one by one. */
+        MPI_Put(vals, n / 2, MPI_INT, t, me * n, 1, pairs, win);
+        for (int i = 1; i < n; i += 2)
+            MPI_Put(&vals[i], 1, MPI_INT, t, me * n + i, 1, MPI_INT, win);
+        MPI_Fetch_and_op(&one, &got, MPI_LONG, t, 0, MPI_SUM, cwin);
+        MPI_Put(vals, 0, MPI_INT, t, 0, 0, MPI_INT, win);
+    }
+    MPI_Win_flush_all(win);
+    MPI_Win_flush_local_all(cwin);
+    MPI_Win_unlock_all(cwin);
+    MPI_Barrier(rev);
+    for (int t = 0; t < size; t++) {
+        int back[16];
+        MPI_Get(back, n, MPI_INT, t, me * n, n, MPI_INT, win);
+        MPI_Win_flush(t, win);
+        for (int i = 0; i < n; i++) {
+            int want = i % 2 ? me * 10000 + t * 100 + i : me * 10000 + t * 100 + i / 2;
+            bad += back[i] != want;
+        }
+    }
+    MPI_Win_unlock_all(win);
+    mt_check(!bad, "sub-communicator puts and gets: %d ints wrong", bad);
+    mt_check(*ctr == size, "fetch_and_op from every rank: %ld", *ctr);
+    MPI_Win_fence(0, zwin);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, zwin);
+    MPI_Type_free(&pairs);
+    MPI_Win_free(&zwin);
+    MPI_Win_free(&cwin);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&rev);
+}
+
 static int class_of(int rc)
 {
     int cls;
@@ -348,6 +412,7 @@ int main(int argc, char **argv)
     pscw_and_requests();
     minloc();
     shared_and_dynamic();
+    subcomm();
     queries_and_errors();
     return mt_finish("t_rma");
 }
