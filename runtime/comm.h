@@ -96,6 +96,9 @@ int rt_inter_create(struct rdmpi_comm *c, struct rdmpi_group *g, MPI_Comm *out);
  * hidden world communicator with that tag; an MPI error class. */
 int rt_stringtag(const char *stringtag);
 int rt_comm_from_group(struct rdmpi_group *g, int tag, MPI_Comm *newcomm);
+/* Their errhandler (a communicator's, or predefined) and info checks;
+ * errors go to h. */
+int rt_from_group_check(MPI_Errhandler h, MPI_Info info, const char *fn);
 
 /* Agrees on a context id free at every member: members[] are ranks in
  * intracomm `over` (NULL: all of it), n of them, ours at index me. When

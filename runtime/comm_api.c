@@ -436,6 +436,19 @@ int rt_comm_from_group(struct rdmpi_group *g, int tag, MPI_Comm *newcomm)
     return build_comm(world, g->world, g->size, cid, newcomm);
 }
 
+int rt_from_group_check(MPI_Errhandler h, MPI_Info info, const char *fn)
+{
+    struct rdmpi_errhandler *e = rt_errh_get(h);
+
+    if (!e || (e->builtin == RT_ERRH_USER && e->kind != RT_ERRH_COMM))
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_ERRHANDLER, fn, "errhandler is %s",
+                              e ? "not a communicator error handler" : "not valid (freed?)");
+    if (info != MPI_INFO_NULL && !rt_info_get(info))
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_INFO, fn,
+                              "info is not a valid info object; pass one or MPI_INFO_NULL");
+    return MPI_SUCCESS;
+}
+
 /* The sessions model's MPI_Comm_create_group. Errors go to the handler
  * given, as no communicator exists yet. */
 #pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
@@ -456,12 +469,8 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     if (!g)
         return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_GROUP, fn,
                               "group is not a valid group (MPI_GROUP_NULL or freed)");
-    if (!e || (e->builtin == RT_ERRH_USER && e->kind != RT_ERRH_COMM))
-        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_ERRHANDLER, fn, "errhandler is %s",
-                              e ? "not a communicator error handler" : "not valid (freed?)");
-    if (info != MPI_INFO_NULL && !rt_info_get(info))
-        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_INFO, fn,
-                              "info is not a valid info object; pass one or MPI_INFO_NULL");
+    if ((err = rt_from_group_check(h, info, fn)))
+        return err;
     *newcomm = MPI_COMM_NULL;
     if (g->size == 0)
         return MPI_SUCCESS;

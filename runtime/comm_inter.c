@@ -3,7 +3,6 @@
  * keeps a hidden intracommunicator of its local group (`local`) for the
  * agreements that run among the local members. */
 #include "comm.h"
-#include "info.h"
 
 #include <stdlib.h>
 
@@ -311,12 +310,8 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
         return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_GROUP, fn, "%s is not a valid, "
                               "non-empty group", !lg || !lg->size ? "local_group"
                                                                   : "remote_group");
-    if (!e || (e->builtin == RT_ERRH_USER && e->kind != RT_ERRH_COMM))
-        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_ERRHANDLER, fn, "errhandler is %s",
-                              e ? "not a communicator error handler" : "not valid (freed?)");
-    if (info != MPI_INFO_NULL && !rt_info_get(info))
-        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_INFO, fn,
-                              "info is not a valid info object; pass one or MPI_INFO_NULL");
+    if ((err = rt_from_group_check(h, info, fn)))
+        return err;
     if (local_leader < 0 || local_leader >= lg->size || remote_leader < 0 ||
         remote_leader >= rg->size)
         return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_RANK, fn, "local_leader %d or "
