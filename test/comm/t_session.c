@@ -1,6 +1,7 @@
 /* The sessions model: MPI_Session_init without MPI_Init, the process sets
  * mpi://WORLD and mpi://SELF, communicators from their groups, traffic and
- * collectives on them, an intercommunicator between even and odd ranks, the session's error handler, a second session
+ * collectives on them, a window and puts on one, an intercommunicator
+ * between even and odd ranks, the session's error handler, a second session
  * after the first is finalized; with T_SESSION=mixed, alongside MPI_Init,
  * a session outliving MPI_Finalize; with T_SESSION=init-after, MPI_Init and
  * MPI_Finalize once every session is finalized. Rank 0 of the world set prints the
@@ -121,6 +122,27 @@ static void inter(MPI_Session s)
     MPI_Group_free(&world);
 }
 
+/* A window on a session's communicator, in the sessions model alone. */
+static void window(MPI_Comm c)
+{
+    int size, rank, *mem, v, bad = 0;
+    MPI_Win win;
+
+    MPI_Comm_size(c, &size);
+    MPI_Comm_rank(c, &rank);
+    MPI_Win_allocate((MPI_Aint)size * sizeof(int), sizeof(int), MPI_INFO_NULL, c, &mem, &win);
+    MPI_Win_fence(0, win);
+    for (int t = 0; t < size; t++) {
+        v = rank * 7 + t;
+        MPI_Put(&v, 1, MPI_INT, t, rank, 1, MPI_INT, win);
+    }
+    MPI_Win_fence(0, win);
+    for (int i = 0; i < size; i++)
+        bad += mem[i] != i * 7 + rank;
+    CHECK(!bad, "a window on a session communicator: %d slots wrong", bad);
+    MPI_Win_free(&win);
+}
+
 static void errors(MPI_Session s)
 {
     MPI_Errhandler e, got;
@@ -181,6 +203,7 @@ int main(int argc, char **argv)
         CHECK(!flag, "MPI_Initialized is %d with only a session", flag);
     }
     c = world_from(s, "t_session.world");
+    window(c);
     inter(s);
     errors(s);
     if (mixed) {
