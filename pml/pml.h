@@ -100,7 +100,8 @@ enum pml_state {
     PML_S_WAIT_FIN,    /* send: rendezvous started, waiting for FIN or CTS */
     PML_S_FRAGS,       /* send: streaming FRAGs; recv: receiving them */
     PML_S_GET,         /* recv: RDMA reads in flight */
-    PML_S_PAIR,        /* Isendrecv: waiting for its two halves */
+    PML_S_PAIR,        /* waiting for others: its halves (Isendrecv, a partitioned
+                        * round) or a buffer's messages (iflush) */
     PML_S_DONE,
 };
 
@@ -124,7 +125,7 @@ struct pml_req {
     int peer;                   /* comm rank: destination, or source (ANY_SOURCE) */
     int tag;
     struct pml_comm *pc;
-    struct pml_req *pair;       /* a half of an Isendrecv: the request it completes */
+    struct pml_req *pair;       /* a half (pml_pair_half): the request it reports to */
     struct pml_link link;       /* posted queue or pending list */
     uint64_t stamp;             /* posting order, for ANY_SOURCE */
 

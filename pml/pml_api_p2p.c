@@ -3,9 +3,6 @@
  * (_c) twin sharing one body. */
 #include "pml_check.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 static int send_common(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
                        int tag, MPI_Comm comm, enum pml_mode mode, const char *fn)
 {
@@ -285,46 +282,4 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 {
     return sendrecv_common(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                            recvtype, source, recvtag, comm, status, "MPI_Sendrecv_c");
-}
-
-static int sendrecv_replace_common(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                                   int sendtag, int source, int recvtag, MPI_Comm comm,
-                                   MPI_Status *status, const char *fn)
-{
-    struct rdmpi_comm *c;
-    struct rdmpi_datatype *dt;
-    void *copy;
-    int err;
-
-    RT_CHECK_INIT(fn);
-    if ((err = pml_check_comm(comm, fn, &c)) ||
-        (err = pml_check_buf(comm, buf, count, datatype, fn, &dt)))
-        return err;
-    /* The outgoing data is packed aside so the receive can land in buf. */
-    copy = malloc(dt->size * (size_t)count + 1);
-    if (!copy)
-        return rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of memory for %lld elements",
-                              (long long)count);
-    rt_dt_pack(dt, buf, (size_t)count, 0, copy, dt->size * (size_t)count);
-    err = sendrecv_common(copy, (MPI_Count)(dt->size * (size_t)count), MPI_BYTE, dest, sendtag,
-                          buf, count, datatype, source, recvtag, comm, status, fn);
-    free(copy);
-    return err;
-}
-
-#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    return sendrecv_replace_common(buf, count, datatype, dest, sendtag, source, recvtag, comm,
-                                   status, "MPI_Sendrecv_replace");
-}
-
-#pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
-int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                            int sendtag, int source, int recvtag, MPI_Comm comm,
-                            MPI_Status *status)
-{
-    return sendrecv_replace_common(buf, count, datatype, dest, sendtag, source, recvtag, comm,
-                                   status, "MPI_Sendrecv_replace_c");
 }

@@ -210,7 +210,32 @@ static int iflush(struct pml_bbuf *bb, MPI_Comm handle, MPI_Request *request, co
     return MPI_SUCCESS;
 }
 
-/* A communicator's buffer, made on first attach; NULL after raising. */
+/* A communicator's or session's buffer object, made on first attach. */
+static struct pml_bbuf *bbuf_new(void)
+{
+    struct pml_bbuf *bb = calloc(1, sizeof(*bb));
+
+    if (bb)
+        pml_list_init(&bb->flushes);
+    return bb;
+}
+
+/* An object going away takes its buffer with it, as a detach would. */
+void pml_bsend_session_free(void *bbuf)
+{
+    if (!bbuf)
+        return;
+    flush(bbuf);
+    free(bbuf);
+}
+
+void pml_bsend_comm_free(struct pml_comm *pc)
+{
+    pml_bsend_session_free(pc->bbuf);
+    pc->bbuf = NULL;
+}
+
+/* A communicator's buffer (made when make is set); NULL after raising. */
 static struct pml_bbuf *comm_buffer(MPI_Comm comm, bool make, const char *fn, int *err)
 {
     struct rdmpi_comm *c;
@@ -220,66 +245,30 @@ static struct pml_bbuf *comm_buffer(MPI_Comm comm, bool make, const char *fn, in
     if ((*err = pml_check_comm(comm, fn, &c)))
         return NULL;
     pc = c->pml;
-    if (!pc->bbuf && make) {
-        if (!(pc->bbuf = calloc(1, sizeof(*pc->bbuf)))) {
-            *err = rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-            return NULL;
-        }
-        pml_list_init(&pc->bbuf->flushes);
-    }
-    if (!pc->bbuf || !pc->bbuf->buf) {
-        if (!make) {
-            *err = rdmpi_err_comm(comm, MPI_ERR_BUFFER, fn, "no buffer is attached to this "
-                                  "communicator; MPI_Comm_attach_buffer one first");
-            return NULL;
-        }
-    }
-    return pc->bbuf;
+    if (make && !pc->bbuf && !(pc->bbuf = bbuf_new()))
+        *err = rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    else if (!make && (!pc->bbuf || !pc->bbuf->buf))
+        *err = rdmpi_err_comm(comm, MPI_ERR_BUFFER, fn, "no buffer is attached to this "
+                              "communicator; MPI_Comm_attach_buffer one first");
+    return *err ? NULL : pc->bbuf;
 }
 
-/* A communicator going away takes its buffer with it, as a detach would. */
-void pml_bsend_comm_free(struct pml_comm *pc)
-{
-    if (!pc->bbuf)
-        return;
-    flush(pc->bbuf);
-    free(pc->bbuf);
-    pc->bbuf = NULL;
-}
-
+/* A session's buffer, as comm_buffer. */
 static struct pml_bbuf *session_buffer(MPI_Session session, bool make, const char *fn, int *err)
 {
     struct rdmpi_session *s = rt_session_get(session);
+    struct pml_bbuf *bb;
 
-    if (!s) {
+    *err = MPI_SUCCESS;
+    if (!s)
         *err = rdmpi_err_session(session, MPI_ERR_SESSION, fn, "session is not a valid "
                                  "session (MPI_SESSION_NULL, finalized, or not a session)");
-        return NULL;
-    }
-    if (!s->bbuf && make) {
-        struct pml_bbuf *bb = calloc(1, sizeof(*bb));
-
-        if (!bb) {
-            *err = rdmpi_err_session(session, MPI_ERR_NO_MEM, fn, "out of memory");
-            return NULL;
-        }
-        pml_list_init(&bb->flushes);
-        s->bbuf = bb;
-    }
-    if (!make && (!s->bbuf || !((struct pml_bbuf *)s->bbuf)->buf)) {
+    else if (make && !s->bbuf && !(s->bbuf = bbuf_new()))
+        *err = rdmpi_err_session(session, MPI_ERR_NO_MEM, fn, "out of memory");
+    else if (!make && (!(bb = s->bbuf) || !bb->buf))
         *err = rdmpi_err_session(session, MPI_ERR_BUFFER, fn, "no buffer is attached to this "
                                  "session; MPI_Session_attach_buffer one first");
-        return NULL;
-    }
-    return s->bbuf;
-}
-
-void pml_bsend_session_free(void *bbuf)
-{
-    if (!bbuf)
-        return;
-    flush(bbuf);
-    free(bbuf);
+    return *err ? NULL : s->bbuf;
 }
 
 /* ---- the API ---- */

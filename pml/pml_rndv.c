@@ -144,8 +144,7 @@ void pml_get_start(struct pml_req *r)
 
     r->get_end = r->len;
     if (min && r->len >= min && r->len == r->msg_len && r->wpeer != rt.rank &&
-        (p->btl->flags & BTL_CAP_PUT) && !(p->btl->flags & BTL_CAP_NEED_REG) &&
-        rt_dt_contig(r->dt, r->count) && half) {
+        pml_direct_ok(r->wpeer) && rt_dt_contig(r->dt, r->count) && half) {
         struct pml_hdr_put put = {.type = PML_HDR_PUT, .sreq = r->other,
                                   .rreq = pml_req_handle(r), .offset = half,
                                   .raddr = (uint64_t)(uintptr_t)((char *)r->buf + r->dt->lb +

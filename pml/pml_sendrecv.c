@@ -1,7 +1,8 @@
-/* MPI_Isendrecv and MPI_Isendrecv_replace: one request made of a receive
- * and a send, both internal requests that report to it when they finish.
- * It completes with the receive's status once both have. Partitioned
- * requests (pml_part.c) run their rounds through such halves too. */
+/* MPI_Isendrecv and MPI_Isendrecv_replace (and MPI_Sendrecv_replace, which
+ * waits for one): one request made of a receive and a send, both internal
+ * requests that report to it when they finish. It completes with the
+ * receive's status once both have. Partitioned requests (pml_part.c) run
+ * their rounds through such halves too. */
 #include "pml_check.h"
 
 #include <stdlib.h>
@@ -171,4 +172,44 @@ int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, 
 {
     return isendrecv_replace_common(buf, count, datatype, dest, sendtag, source, recvtag, comm,
                                     request, "MPI_Isendrecv_replace_c");
+}
+
+static int sendrecv_replace_common(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                                   int sendtag, int source, int recvtag, MPI_Comm comm,
+                                   MPI_Status *status, const char *fn)
+{
+    MPI_Request q;
+    struct pml_req *r;
+    int err;
+
+    if ((err = isendrecv_replace_common(buf, count, datatype, dest, sendtag, source, recvtag,
+                                        comm, &q, fn)))
+        return err;
+    r = (struct pml_req *)q;
+    pml_wait(r);
+    if (status != MPI_STATUS_IGNORE)
+        *status = r->base.status;
+    err = r->base.status.MPI_ERROR;
+    pml_req_release(r);
+    if (err)
+        return rdmpi_err_comm(comm, err, fn, "the exchange failed (count %lld)",
+                              (long long)count);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace_common(buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                                   status, "MPI_Sendrecv_replace");
+}
+
+#pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status)
+{
+    return sendrecv_replace_common(buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                                   status, "MPI_Sendrecv_replace_c");
 }
