@@ -142,7 +142,9 @@ struct osc_op *osc_send(struct osc_win *o, int t, struct osc_hdr *h, size_t hlen
                         const void *data, size_t dcount, MPI_Datatype ddt, MPI_Request reply);
 /* Completes every started operation (local completion). */
 void osc_complete_local(struct osc_win *o);
-/* Sends a control message to t and waits for its answer. */
+/* Sends a control message to t, posting the receive of its answer; or
+ * sends it and waits for the answer. */
+void osc_ask(struct osc_win *o, int t, int kind, int lock, MPI_Request *answer);
 void osc_control(struct osc_win *o, int t, int kind, int lock);
 
 #endif

@@ -14,8 +14,9 @@ void osc_register(struct osc_win *o)
 {
     o->next = wins;
     wins = o;
-    if (!registered && rt_progress_register(osc_progress) == 0)
-        registered = true;
+    if (!registered && rt_progress_register(osc_progress))
+        rt_fatal("osc: no room for the one-sided progress source");
+    registered = true;
 }
 
 void osc_unregister(struct osc_win *o)
@@ -49,10 +50,11 @@ struct osc_op *osc_send(struct osc_win *o, int t, struct osc_hdr *h, size_t hlen
     bool inline_data = h->dlen && h->dlen <= OSC_INLINE_MAX;
     size_t len = hlen + (inline_data ? h->dlen : 0);
     struct osc_op *op = calloc(1, sizeof(*op) + len);
-    struct osc_hdr *copy = (struct osc_hdr *)(op + 1);
+    struct osc_hdr *copy;
 
     if (!op)
         rt_fatal("osc: out of memory for an RMA operation");
+    copy = (struct osc_hdr *)(op + 1);
     memcpy(copy, h, hlen);
     op->req[1] = op->req[2] = MPI_REQUEST_NULL;
     op->greq = MPI_REQUEST_NULL;
@@ -109,14 +111,20 @@ void osc_complete_local(struct osc_win *o)
             rt_progress_idle(&spins);
 }
 
-void osc_control(struct osc_win *o, int t, int kind, int lock)
+void osc_ask(struct osc_win *o, int t, int kind, int lock, MPI_Request *answer)
 {
     struct osc_hdr h = {.kind = (uint8_t)kind, .lock = (uint8_t)lock};
-    MPI_Request r;
 
     h.reply = osc_reply_id(o);
-    PMPI_Irecv(NULL, 0, MPI_BYTE, t, OSC_TAG_REPLY + (int)h.reply, o->comm, &r);
+    PMPI_Irecv(NULL, 0, MPI_BYTE, t, OSC_TAG_REPLY + (int)h.reply, o->comm, answer);
     osc_send(o, t, &h, sizeof(h), NULL, 0, MPI_BYTE, MPI_REQUEST_NULL);
+}
+
+void osc_control(struct osc_win *o, int t, int kind, int lock)
+{
+    MPI_Request r;
+
+    osc_ask(o, t, kind, lock, &r);
     PMPI_Wait(&r, MPI_STATUS_IGNORE);
 }
 

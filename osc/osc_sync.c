@@ -205,13 +205,10 @@ static void control_all(struct osc_win *o, int kind, int lock)
     if (!r)
         rt_fatal("osc: out of memory");
     for (int t = 0; t < o->size; t++) {
-        struct osc_hdr h = {.kind = (uint8_t)kind, .lock = (uint8_t)lock};
         r[t] = MPI_REQUEST_NULL;
         if (kind == OSC_FLUSH && !o->unflushed[t])
             continue;
-        h.reply = osc_reply_id(o);
-        PMPI_Irecv(NULL, 0, MPI_BYTE, t, OSC_TAG_REPLY + (int)h.reply, o->comm, &r[t]);
-        osc_send(o, t, &h, sizeof(h), NULL, 0, MPI_BYTE, MPI_REQUEST_NULL);
+        osc_ask(o, t, kind, lock, &r[t]);
         o->unflushed[t] = false;
     }
     PMPI_Waitall(o->size, r, MPI_STATUSES_IGNORE);
