@@ -438,11 +438,10 @@ int rt_comm_from_group(struct rdmpi_group *g, int tag, MPI_Comm *newcomm)
 
 int rt_from_group_check(MPI_Errhandler h, MPI_Info info, const char *fn)
 {
-    struct rdmpi_errhandler *e = rt_errh_get(h);
+    const char *why;
 
-    if (!e || (e->builtin == RT_ERRH_USER && e->kind != RT_ERRH_COMM))
-        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_ERRHANDLER, fn, "errhandler is %s",
-                              e ? "not a communicator error handler" : "not valid (freed?)");
+    if (!rt_errh_usable(h, RT_ERRH_COMM, &why))
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_ERRHANDLER, fn, "%s", why);
     if (info != MPI_INFO_NULL && !rt_info_get(info))
         return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_INFO, fn,
                               "info is not a valid info object; pass one or MPI_INFO_NULL");

@@ -28,10 +28,7 @@ static int create(enum rt_errh_kind kind, void (*fn)(void), MPI_Errhandler *errh
     return MPI_SUCCESS;
 }
 
-/* The handler to install on an object served by `kind`, or NULL with *why
- * set: predefined handlers serve every kind, user ones the kind they were
- * created for. */
-static struct rdmpi_errhandler *usable(MPI_Errhandler h, enum rt_errh_kind kind,
+struct rdmpi_errhandler *rt_errh_usable(MPI_Errhandler h, enum rt_errh_kind kind,
                                        const char **why)
 {
     struct rdmpi_errhandler *e = rt_errh_get(h);
@@ -77,7 +74,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     RT_CHECK_INIT(fn);
     if (!(c = rt_comm_check(comm, fn, &err)))
         return err;
-    if (!(e = usable(errhandler, RT_ERRH_COMM, &why)))
+    if (!(e = rt_errh_usable(errhandler, RT_ERRH_COMM, &why)))
         return rdmpi_err_comm(comm, MPI_ERR_ERRHANDLER, fn, "%s", why);
     replace(&c->errh, e);
     return MPI_SUCCESS;
@@ -136,7 +133,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     RT_CHECK_INIT(fn);
     if (!(w = rt_win_check(win, fn, &err)))
         return err;
-    if (!(e = usable(errhandler, RT_ERRH_WIN, &why)))
+    if (!(e = rt_errh_usable(errhandler, RT_ERRH_WIN, &why)))
         return rdmpi_err_win(win, MPI_ERR_ERRHANDLER, fn, "%s", why);
     replace(&w->errh, e);
     return MPI_SUCCESS;
@@ -191,7 +188,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 
     if (!s)
         return rdmpi_err_session(session, MPI_ERR_SESSION, fn, "session is not a valid session");
-    if (!(e = usable(errhandler, RT_ERRH_SESSION, &why)))
+    if (!(e = rt_errh_usable(errhandler, RT_ERRH_SESSION, &why)))
         return rdmpi_err_session(session, MPI_ERR_ERRHANDLER, fn, "%s", why);
     replace(&s->errh, e);
     return MPI_SUCCESS;
@@ -248,7 +245,7 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 
     if (file != MPI_FILE_NULL)
         return no_file(file, fn);
-    if (!(e = usable(errhandler, RT_ERRH_FILE, &why)))
+    if (!(e = rt_errh_usable(errhandler, RT_ERRH_FILE, &why)))
         return rdmpi_err_file(file, MPI_ERR_ERRHANDLER, fn, "%s", why);
     replace(&rt_errh_file_default, e);
     return MPI_SUCCESS;

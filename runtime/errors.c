@@ -258,11 +258,12 @@ int rdmpi_err_session(MPI_Session s, int errclass, const char *func, const char 
 int rdmpi_err_errh(MPI_Errhandler h, enum rt_errh_kind kind, int errclass, const char *func,
                    const char *fmt, ...)
 {
-    struct rdmpi_errhandler *e = rt_errh_get(h);
+    const char *why;
+    struct rdmpi_errhandler *e = rt_errh_usable(h, kind, &why);
     void *none = NULL;
 
     FORMAT(msg, fmt);
-    if (!e || (e->builtin == RT_ERRH_USER && e->kind != kind))
+    if (!e)
         return rt_err_raise_comm(MPI_COMM_SELF, errclass, func, msg);
     return rt_errh_run(e, &none, errclass, func, msg);
 }

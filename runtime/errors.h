@@ -41,6 +41,11 @@ int rdmpi_err_file(MPI_File fh, int errclass, const char *func,
                    const char *fmt, ...) RT_PRINTF(4, 5);
 int rdmpi_err_session(MPI_Session s, int errclass, const char *func,
                       const char *fmt, ...) RT_PRINTF(4, 5);
+/* The handler to install on an object served by `kind`, or NULL with *why
+ * set: predefined handlers serve every kind, user ones the kind they were
+ * created for (errhandler.c). */
+struct rdmpi_errhandler *rt_errh_usable(MPI_Errhandler h, enum rt_errh_kind kind,
+                                       const char **why);
 /* For calls that create the object they report on (MPI_Session_init,
  * MPI_Comm_create_from_group): runs the handler h they were given, with a
  * null handle, if it is valid for objects of `kind`; else MPI_COMM_SELF's. */

@@ -26,5 +26,7 @@ int rt_info_put(struct rdmpi_info *info, const char *key, const char *value);
  * from (argc, argv) if argc > 0, else from the process's own command line;
  * the rest from what the runtime knows. */
 int rt_info_env_fill(struct rdmpi_info *info, int argc, char **argv);
+/* "MPI_THREAD_SINGLE" ... "MPI_THREAD_MULTIPLE" (info_env.c). */
+const char *rt_thread_level_name(int level);
 
 #endif

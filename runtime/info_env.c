@@ -59,7 +59,7 @@ static int put_command(struct rdmpi_info *info, int argc, char **argv)
     return rc ? MPI_ERR_NO_MEM : MPI_SUCCESS;
 }
 
-static const char *thread_level_name(int level)
+const char *rt_thread_level_name(int level)
 {
     switch (level) {
     case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
@@ -90,7 +90,7 @@ int rt_info_env_fill(struct rdmpi_info *info, int argc, char **argv)
     if (!rc && getcwd(buf, sizeof(buf)))
         rc = rt_info_put(info, "wdir", buf);
     if (!rc && rt.up)
-        rc = rt_info_put(info, "thread_level", thread_level_name(rt.thread_level));
+        rc = rt_info_put(info, "thread_level", rt_thread_level_name(rt.thread_level));
     return rc;
 }
 

@@ -52,17 +52,15 @@ static int pset_index(const char *name)
 
 static int thread_level_wanted(MPI_Info info)
 {
-    static const char *const names[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
-                                        "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
     char v[64];
     int len = sizeof(v), flag = 0;
 
     if (info == MPI_INFO_NULL ||
         PMPI_Info_get_string(info, "thread_level", &len, v, &flag) || !flag)
         return MPI_THREAD_SINGLE;
-    for (int i = 0; i < 4; i++)
-        if (!strcasecmp(v, names[i]))
-            return MPI_THREAD_SINGLE + i;
+    for (int l = MPI_THREAD_SINGLE; l <= MPI_THREAD_MULTIPLE; l++)
+        if (!strcasecmp(v, rt_thread_level_name(l)))
+            return l;
     return MPI_THREAD_SINGLE;
 }
 
@@ -77,20 +75,16 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
 {
     static const char fn[] = "MPI_Session_init";
     static int exit_hook;
-    static const char *const level[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
-                                        "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
     MPI_Errhandler h = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
-    struct rdmpi_errhandler *e = rt_errh_get(h);
+    const char *why;
+    struct rdmpi_errhandler *e = rt_errh_usable(h, RT_ERRH_SESSION, &why);
     struct rdmpi_session *s;
 
     if (!session)
         return rdmpi_err_errh(h, RT_ERRH_SESSION, MPI_ERR_ARG, fn,
                               "session is NULL; pass the address of an MPI_Session");
-    if (!e || (e->builtin == RT_ERRH_USER && e->kind != RT_ERRH_SESSION))
-        return rdmpi_err_errh(h, RT_ERRH_SESSION, MPI_ERR_ERRHANDLER, fn, "errhandler is %s",
-                              e ? "not a session error handler; make it with "
-                                  "MPI_Session_create_errhandler"
-                                : "not valid (freed?)");
+    if (!e)
+        return rdmpi_err_errh(h, RT_ERRH_SESSION, MPI_ERR_ERRHANDLER, fn, "%s", why);
     if (info != MPI_INFO_NULL && !rt_info_get(info))
         return rdmpi_err_errh(h, RT_ERRH_SESSION, MPI_ERR_INFO, fn,
                               "info is not a valid info object; pass one or MPI_INFO_NULL");
@@ -101,7 +95,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     }
     if (!(s = rt_obj_new(RT_KIND_SESSION, sizeof(*s))) ||
         (info == MPI_INFO_NULL ? PMPI_Info_create(&s->info) : PMPI_Info_dup(info, &s->info)) ||
-        PMPI_Info_set(s->info, "thread_level", level[rt.thread_level - MPI_THREAD_SINGLE])) {
+        PMPI_Info_set(s->info, "thread_level", rt_thread_level_name(rt.thread_level))) {
         if (s)
             rt_obj_delete(s);
         return rdmpi_err_errh(h, RT_ERRH_SESSION, MPI_ERR_NO_MEM, fn, "out of memory");
