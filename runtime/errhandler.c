@@ -1,10 +1,10 @@
 /* The error handler API: create, set, get and call handlers on
- * communicators, windows, files and sessions, and free them.  Files do
- * not exist yet, so only their handler creation and the MPI_FILE_NULL
- * handler (the default for file errors) work; the rest report the
- * invalid handle. */
+ * communicators, windows, files and sessions, and free them.  The handler
+ * of MPI_FILE_NULL serves file calls without a file (open, delete) and is
+ * the one each file starts with. */
 #include "comm.h"
 #include "errors.h"
+#include "file.h"
 #include "obj.h"
 #include "session.h"
 #include "win.h"
@@ -221,13 +221,20 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
     return MPI_SUCCESS;
 }
 
-/* ---- files: only MPI_FILE_NULL, whose handler is the default ---- */
+/* ---- files: MPI_FILE_NULL's handler is the one new files start with ---- */
 
-static int no_file(MPI_File file, const char *fn)
+/* The handler slot of file (MPI_FILE_NULL's for it), or NULL after raising. */
+static struct rdmpi_errhandler **file_slot(MPI_File file, const char *fn, int *err)
 {
-    return rdmpi_err_file(file, MPI_ERR_FILE, fn,
-                          "file is not a valid file handle (rdmpi does not implement "
-                          "MPI-IO yet; only MPI_FILE_NULL, the default handler, is valid)");
+    struct rdmpi_file *f = rt_file_get(file);
+
+    if (f)
+        return &f->errh;
+    if (file == MPI_FILE_NULL)
+        return &rt_errh_file_default;
+    *err = rdmpi_err_file(MPI_FILE_NULL, MPI_ERR_FILE, fn,
+                          "file is not a valid file handle (closed, or not a file)");
+    return NULL;
 }
 
 #pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
@@ -240,14 +247,15 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
     static const char fn[] = "MPI_File_set_errhandler";
-    struct rdmpi_errhandler *e;
+    struct rdmpi_errhandler *e, **slot;
     const char *why;
+    int err;
 
-    if (file != MPI_FILE_NULL)
-        return no_file(file, fn);
+    if (!(slot = file_slot(file, fn, &err)))
+        return err;
     if (!(e = rt_errh_usable(errhandler, RT_ERRH_FILE, &why)))
         return rdmpi_err_file(file, MPI_ERR_ERRHANDLER, fn, "%s", why);
-    replace(&rt_errh_file_default, e);
+    replace(slot, e);
     return MPI_SUCCESS;
 }
 
@@ -255,13 +263,15 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
     static const char fn[] = "MPI_File_get_errhandler";
+    struct rdmpi_errhandler **slot;
+    int err;
 
-    if (file != MPI_FILE_NULL)
-        return no_file(file, fn);
+    if (!(slot = file_slot(file, fn, &err)))
+        return err;
     if (!errhandler)
         return rdmpi_err_file(file, MPI_ERR_ARG, fn, "errhandler is NULL");
-    rt_errh_retain(rt_errh_file_default);
-    *errhandler = rt_errh_handle(rt_errh_file_default);
+    rt_errh_retain(*slot);
+    *errhandler = rt_errh_handle(*slot);
     return MPI_SUCCESS;
 }
 
@@ -269,10 +279,12 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
     static const char fn[] = "MPI_File_call_errhandler";
+    struct rdmpi_errhandler **slot;
+    int err;
 
-    if (fh != MPI_FILE_NULL)
-        return no_file(fh, fn);
-    rt_errh_run(rt_errh_file_default, &fh, errorcode, fn, "error raised by the application");
+    if (!(slot = file_slot(fh, fn, &err)))
+        return err;
+    rt_errh_run(*slot, &fh, errorcode, fn, "error raised by the application");
     return MPI_SUCCESS;
 }
 

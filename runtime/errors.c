@@ -1,5 +1,6 @@
 #include "errors.h"
 #include "comm.h"
+#include "file.h"
 #include "obj.h"
 #include "session.h"
 #include "win.h"
@@ -241,8 +242,10 @@ int rdmpi_err_win(MPI_Win win, int errclass, const char *func, const char *fmt, 
 
 int rdmpi_err_file(MPI_File fh, int errclass, const char *func, const char *fmt, ...)
 {
+    struct rdmpi_file *f = rt_file_get(fh);
+
     FORMAT(msg, fmt);
-    return rt_errh_run(rt_errh_file_default, &fh, errclass, func, msg);
+    return rt_errh_run(f ? f->errh : rt_errh_file_default, &fh, errclass, func, msg);
 }
 
 int rdmpi_err_session(MPI_Session s, int errclass, const char *func, const char *fmt, ...)

@@ -9,6 +9,7 @@
 static int calls, got_code;
 static MPI_Comm got_comm;
 static MPI_File got_file;
+static int not_a_file[4];   /* memory whose header is no live object */
 
 static void comm_handler(MPI_Comm *comm, int *code, ...)
 {
@@ -176,8 +177,8 @@ static void handlers(void)
        "MPI_File_call_errhandler(MPI_FILE_NULL) runs it with the file and code");
     rc = MPI_File_open(MPI_COMM_WORLD, "/nonexistent/x", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
     ok(rc != 0 && calls == 2 && got_code == rc, "file errors go to it (%d)", rc);
-    rc = MPI_File_set_errhandler((MPI_File)0x12345, feh);
-    ok(rc == MPI_ERR_FILE && calls == 3, "a file handle that is not MPI_FILE_NULL is MPI_ERR_FILE");
+    rc = MPI_File_set_errhandler((MPI_File)not_a_file, feh);
+    ok(rc == MPI_ERR_FILE && calls == 3, "a handle that is not a file is MPI_ERR_FILE");
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
 
     ok(MPI_Errhandler_free(&eh) == 0 && MPI_Errhandler_free(&weh) == 0 &&
