@@ -28,7 +28,7 @@ static const struct bench *const benches[] = {
     &bench_barrier, &bench_bcast,     &bench_reduce,   &bench_allreduce,      &bench_gather,
     &bench_scatter, &bench_allgather, &bench_alltoall, &bench_reduce_scatter, &bench_iallreduce,
     &bench_startup,  &bench_pack,      &bench_bw_vector, &bench_put_latency, &bench_get_latency,
-    &bench_acc_latency,
+    &bench_acc_latency, &bench_io_write, &bench_io_read, &bench_io_vwrite, &bench_io_vread,
 };
 
 static struct bench_opts opts;

@@ -19,6 +19,7 @@ struct io_file *io_file_check(MPI_File fh, const char *fn, int *err)
     struct rdmpi_file *f;
 
     RT_CHECK_INIT(fn);
+    *err = MPI_SUCCESS;
     if (!(f = rt_file_get(fh)))
         *err = ERR(fh, MPI_ERR_FILE, "%s", fh == MPI_FILE_NULL
                    ? "fh is MPI_FILE_NULL; pass a file from MPI_File_open"

@@ -228,6 +228,7 @@ static struct rdmpi_errhandler **file_slot(MPI_File file, const char *fn, int *e
 {
     struct rdmpi_file *f = rt_file_get(file);
 
+    *err = MPI_SUCCESS;
     if (f)
         return &f->errh;
     if (file == MPI_FILE_NULL)
