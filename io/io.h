@@ -26,6 +26,7 @@ struct io_file {
     MPI_Offset disp;
     struct rdmpi_datatype *etype, *ftype;
     int flat;                    /* filetype tiles into one run from disp */
+    size_t run_len;              /* mean bytes per block of the filetype */
     char datarep[MPI_MAX_DATAREP_STRING];
     MPI_Offset pos;              /* individual file pointer, in etypes */
 
@@ -52,6 +53,9 @@ int io_info_merge(MPI_Info *to, MPI_Info from);
 /* View mapping (io_view.c). The file offset of byte pos of the view's data
  * stream, with *run the bytes from there that are contiguous in the file. */
 MPI_Offset io_view_map(const struct io_file *f, MPI_Offset pos, size_t *run);
+/* The run at stream byte pos joined with the runs after it that continue
+ * it in the file, up to stream byte end: its file offset, *len its bytes. */
+MPI_Offset io_view_run(const struct io_file *f, MPI_Offset pos, MPI_Offset end, size_t *len);
 /* Bytes of the view's data stream that lie before file offset `end`. */
 MPI_Offset io_view_bytes_before(const struct io_file *f, MPI_Offset end);
 /* Installs a view (types already checked); drops the old one. */
@@ -63,6 +67,13 @@ void io_view_set(struct io_file *f, MPI_Offset disp, struct rdmpi_datatype *etyp
  * read meets the end of the file. Returns 0 or an errno. */
 int io_transfer(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
                 struct rdmpi_datatype *dt, int write, size_t *moved);
+
+/* Collective writes whose ranks' runs interleave (io_coll.c): returns 1
+ * having written the data (and set *moved, *err) by two-phase I/O, or 0
+ * when every rank should write its own. Every rank of the file calls it
+ * with the same outcome. */
+int io_coll_write(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
+                  struct rdmpi_datatype *dt, size_t *moved, int *err);
 
 /* Atomic mode: takes (lock) or drops the fcntl lock covering the file
  * bytes of an access of n stream bytes at pos; nothing in non-atomic mode. */

@@ -74,18 +74,10 @@ static int runs(struct io_file *f, MPI_Offset pos, char *p, size_t n, int write,
 
     *got = 0;
     while (*got < n) {
-        size_t left = n - *got, run, len;
-        MPI_Offset off = io_view_map(f, pos + (MPI_Offset)*got, &run);
+        size_t left = n - *got, len;
+        MPI_Offset off = io_view_run(f, pos + (MPI_Offset)*got, pos + (MPI_Offset)n, &len);
         ssize_t k;
 
-        len = run < left ? run : left;
-        while (len < left) {
-            MPI_Offset next = io_view_map(f, pos + (MPI_Offset)(*got + len), &run);
-
-            if (next != off + (MPI_Offset)len)
-                break;
-            len += run < left - len ? run : left - len;
-        }
         if (!write && len < left && len < IO_SIEVE_RUN &&
             (k = (ssize_t)sieve_read(f, pos + (MPI_Offset)*got, p + *got, left, off, &sieve))) {
             *got += (size_t)k;
@@ -110,6 +102,9 @@ int io_transfer(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
     int contig = rt_dt_contig(dt, count), err = 0;
     char *stage = NULL;
 
+    *moved = 0;
+    if (!f->ftype->size)
+        return 0;       /* an empty view: reads find nothing (writes are refused) */
     if (!contig) {
         chunk = total < IO_STAGE ? total : IO_STAGE;
         if (total && !(stage = malloc(chunk)))

@@ -18,14 +18,14 @@ enum io_where { IO_AT, IO_INDIV, IO_SHARED, IO_ORDERED };
 #define ERR(cls, ...) rdmpi_err_file(fh, cls, fn, __VA_ARGS__)
 
 static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offset offset,
-                     void *buf, MPI_Count count, MPI_Datatype datatype, int write,
+                     void *buf, MPI_Count count, MPI_Datatype datatype, int write, int coll,
                      MPI_Status *status)
 {
     struct rdmpi_datatype *dt;
     struct io_file *f;
     MPI_Offset es, pos = 0, start;
     size_t n, moved = 0;
-    int err, e = 0;
+    int err, e = 0, two_phase = 0;
 
     if (!(f = io_file_check(fh, fn, &err)))
         return err;
@@ -46,6 +46,9 @@ static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offse
         return ERR(MPI_ERR_ARG, "offset is %lld; it must be >= 0", (long long)offset);
     es = (MPI_Offset)f->etype->size;
     n = (size_t)count * dt->size;
+    if (n && !f->ftype->size && write)
+        return ERR(MPI_ERR_IO, "the view has no data (its filetype is empty), so nothing can "
+                   "be written through it");
     if ((MPI_Offset)n % es)
         return ERR(MPI_ERR_TYPE, "the data (%zu bytes) is not a whole number of the view's "
                    "etype (%lld bytes)", n, (long long)es);
@@ -68,7 +71,9 @@ static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offse
     }
     if (e)
         return ERR(io_errclass(e), "the shared file pointer of %s: %s", f->path, strerror(e));
-    if (!(e = io_atomic_lock(f, pos, n, write, 1))) {
+    if (write && coll && io_coll_write(f, pos, buf, (size_t)count, dt, &moved, &e))
+        two_phase = 1;
+    if (!two_phase && !(e = io_atomic_lock(f, pos, n, write, 1))) {
         e = io_transfer(f, pos, buf, (size_t)count, dt, write, &moved);
         io_atomic_lock(f, pos, n, write, 0);
     }
@@ -106,7 +111,7 @@ static int done_cancel(void *state, int complete)
 }
 
 static int io_start(MPI_File fh, const char *fn, enum io_where where, MPI_Offset offset,
-                    void *buf, MPI_Count count, MPI_Datatype datatype, int write,
+                    void *buf, MPI_Count count, MPI_Datatype datatype, int write, int coll,
                     MPI_Request *request)
 {
     MPI_Status *st;
@@ -117,7 +122,7 @@ static int io_start(MPI_File fh, const char *fn, enum io_where where, MPI_Offset
     *request = MPI_REQUEST_NULL;
     if (!(st = malloc(sizeof(*st))))
         return ERR(MPI_ERR_NO_MEM, "out of memory");
-    if ((err = io_access(fh, fn, where, offset, buf, count, datatype, write, st))) {
+    if ((err = io_access(fh, fn, where, offset, buf, count, datatype, write, coll, st))) {
         free(st);
         return err;
     }
@@ -139,7 +144,7 @@ static int split_begin(MPI_File fh, const char *fn, const char *name, enum io_wh
     if (f->split)
         return ERR(MPI_ERR_OTHER, "%s is still active on this file; call its _end first "
                    "(one split collective at a time per file)", f->split);
-    err = io_access(fh, fn, where, offset, buf, count, datatype, write, &f->split_status);
+    err = io_access(fh, fn, where, offset, buf, count, datatype, write, 1, &f->split_status);
     if (!err)
         f->split = name;
     return err;
@@ -163,29 +168,31 @@ static int split_end(MPI_File fh, const char *fn, const char *name, MPI_Status *
 
 /* ---- the entry points ---- */
 
-#define AT(NAME, BUF, CT, W)                                                                     \
+#define AT(NAME, BUF, CT, W, C)                                                                  \
     int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, CT count, MPI_Datatype datatype,    \
                     MPI_Status *status)                                                          \
     {                                                                                            \
-        return io_access(fh, "MPI_" #NAME, IO_AT, offset, (void *)buf, count, datatype, W,       \
+        return io_access(fh, "MPI_" #NAME, IO_AT, offset, (void *)buf, count, datatype, W, C,    \
                          status);                                                                \
     }
-#define PTR(NAME, WHERE, BUF, CT, W)                                                             \
+#define PTR(NAME, WHERE, BUF, CT, W, C)                                                          \
     int PMPI_##NAME(MPI_File fh, BUF buf, CT count, MPI_Datatype datatype, MPI_Status *status)   \
     {                                                                                            \
-        return io_access(fh, "MPI_" #NAME, WHERE, 0, (void *)buf, count, datatype, W, status);   \
+        return io_access(fh, "MPI_" #NAME, WHERE, 0, (void *)buf, count, datatype, W, C,         \
+                         status);                                                                \
     }
-#define IAT(NAME, BUF, CT, W)                                                                    \
+#define IAT(NAME, BUF, CT, W, C)                                                                 \
     int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, CT count, MPI_Datatype datatype,    \
                     MPI_Request *request)                                                        \
     {                                                                                            \
-        return io_start(fh, "MPI_" #NAME, IO_AT, offset, (void *)buf, count, datatype, W,        \
+        return io_start(fh, "MPI_" #NAME, IO_AT, offset, (void *)buf, count, datatype, W, C,     \
                         request);                                                                \
     }
-#define IPTR(NAME, WHERE, BUF, CT, W)                                                            \
+#define IPTR(NAME, WHERE, BUF, CT, W, C)                                                         \
     int PMPI_##NAME(MPI_File fh, BUF buf, CT count, MPI_Datatype datatype, MPI_Request *request) \
     {                                                                                            \
-        return io_start(fh, "MPI_" #NAME, WHERE, 0, (void *)buf, count, datatype, W, request);   \
+        return io_start(fh, "MPI_" #NAME, WHERE, 0, (void *)buf, count, datatype, W, C,          \
+                        request);                                                                \
     }
 #define BEGIN_AT(NAME, BASE, BUF, CT, W)                                                         \
     int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, CT count, MPI_Datatype datatype)    \
@@ -210,96 +217,96 @@ typedef void *rbuf;
 typedef const void *wbuf;
 
 #pragma weak MPI_File_read_at = PMPI_File_read_at
-AT(File_read_at, rbuf, int, 0)
+AT(File_read_at, rbuf, int, 0, 0)
 #pragma weak MPI_File_read_at_c = PMPI_File_read_at_c
-AT(File_read_at_c, rbuf, MPI_Count, 0)
+AT(File_read_at_c, rbuf, MPI_Count, 0, 0)
 #pragma weak MPI_File_read_at_all = PMPI_File_read_at_all
-AT(File_read_at_all, rbuf, int, 0)
+AT(File_read_at_all, rbuf, int, 0, 1)
 #pragma weak MPI_File_read_at_all_c = PMPI_File_read_at_all_c
-AT(File_read_at_all_c, rbuf, MPI_Count, 0)
+AT(File_read_at_all_c, rbuf, MPI_Count, 0, 1)
 #pragma weak MPI_File_write_at = PMPI_File_write_at
-AT(File_write_at, wbuf, int, 1)
+AT(File_write_at, wbuf, int, 1, 0)
 #pragma weak MPI_File_write_at_c = PMPI_File_write_at_c
-AT(File_write_at_c, wbuf, MPI_Count, 1)
+AT(File_write_at_c, wbuf, MPI_Count, 1, 0)
 #pragma weak MPI_File_write_at_all = PMPI_File_write_at_all
-AT(File_write_at_all, wbuf, int, 1)
+AT(File_write_at_all, wbuf, int, 1, 1)
 #pragma weak MPI_File_write_at_all_c = PMPI_File_write_at_all_c
-AT(File_write_at_all_c, wbuf, MPI_Count, 1)
+AT(File_write_at_all_c, wbuf, MPI_Count, 1, 1)
 
 #pragma weak MPI_File_read = PMPI_File_read
-PTR(File_read, IO_INDIV, rbuf, int, 0)
+PTR(File_read, IO_INDIV, rbuf, int, 0, 0)
 #pragma weak MPI_File_read_c = PMPI_File_read_c
-PTR(File_read_c, IO_INDIV, rbuf, MPI_Count, 0)
+PTR(File_read_c, IO_INDIV, rbuf, MPI_Count, 0, 0)
 #pragma weak MPI_File_read_all = PMPI_File_read_all
-PTR(File_read_all, IO_INDIV, rbuf, int, 0)
+PTR(File_read_all, IO_INDIV, rbuf, int, 0, 1)
 #pragma weak MPI_File_read_all_c = PMPI_File_read_all_c
-PTR(File_read_all_c, IO_INDIV, rbuf, MPI_Count, 0)
+PTR(File_read_all_c, IO_INDIV, rbuf, MPI_Count, 0, 1)
 #pragma weak MPI_File_write = PMPI_File_write
-PTR(File_write, IO_INDIV, wbuf, int, 1)
+PTR(File_write, IO_INDIV, wbuf, int, 1, 0)
 #pragma weak MPI_File_write_c = PMPI_File_write_c
-PTR(File_write_c, IO_INDIV, wbuf, MPI_Count, 1)
+PTR(File_write_c, IO_INDIV, wbuf, MPI_Count, 1, 0)
 #pragma weak MPI_File_write_all = PMPI_File_write_all
-PTR(File_write_all, IO_INDIV, wbuf, int, 1)
+PTR(File_write_all, IO_INDIV, wbuf, int, 1, 1)
 #pragma weak MPI_File_write_all_c = PMPI_File_write_all_c
-PTR(File_write_all_c, IO_INDIV, wbuf, MPI_Count, 1)
+PTR(File_write_all_c, IO_INDIV, wbuf, MPI_Count, 1, 1)
 #pragma weak MPI_File_read_shared = PMPI_File_read_shared
-PTR(File_read_shared, IO_SHARED, rbuf, int, 0)
+PTR(File_read_shared, IO_SHARED, rbuf, int, 0, 0)
 #pragma weak MPI_File_read_shared_c = PMPI_File_read_shared_c
-PTR(File_read_shared_c, IO_SHARED, rbuf, MPI_Count, 0)
+PTR(File_read_shared_c, IO_SHARED, rbuf, MPI_Count, 0, 0)
 #pragma weak MPI_File_write_shared = PMPI_File_write_shared
-PTR(File_write_shared, IO_SHARED, wbuf, int, 1)
+PTR(File_write_shared, IO_SHARED, wbuf, int, 1, 0)
 #pragma weak MPI_File_write_shared_c = PMPI_File_write_shared_c
-PTR(File_write_shared_c, IO_SHARED, wbuf, MPI_Count, 1)
+PTR(File_write_shared_c, IO_SHARED, wbuf, MPI_Count, 1, 0)
 #pragma weak MPI_File_read_ordered = PMPI_File_read_ordered
-PTR(File_read_ordered, IO_ORDERED, rbuf, int, 0)
+PTR(File_read_ordered, IO_ORDERED, rbuf, int, 0, 0)
 #pragma weak MPI_File_read_ordered_c = PMPI_File_read_ordered_c
-PTR(File_read_ordered_c, IO_ORDERED, rbuf, MPI_Count, 0)
+PTR(File_read_ordered_c, IO_ORDERED, rbuf, MPI_Count, 0, 0)
 #pragma weak MPI_File_write_ordered = PMPI_File_write_ordered
-PTR(File_write_ordered, IO_ORDERED, wbuf, int, 1)
+PTR(File_write_ordered, IO_ORDERED, wbuf, int, 1, 0)
 #pragma weak MPI_File_write_ordered_c = PMPI_File_write_ordered_c
-PTR(File_write_ordered_c, IO_ORDERED, wbuf, MPI_Count, 1)
+PTR(File_write_ordered_c, IO_ORDERED, wbuf, MPI_Count, 1, 0)
 
 #pragma weak MPI_File_iread_at = PMPI_File_iread_at
-IAT(File_iread_at, rbuf, int, 0)
+IAT(File_iread_at, rbuf, int, 0, 0)
 #pragma weak MPI_File_iread_at_c = PMPI_File_iread_at_c
-IAT(File_iread_at_c, rbuf, MPI_Count, 0)
+IAT(File_iread_at_c, rbuf, MPI_Count, 0, 0)
 #pragma weak MPI_File_iread_at_all = PMPI_File_iread_at_all
-IAT(File_iread_at_all, rbuf, int, 0)
+IAT(File_iread_at_all, rbuf, int, 0, 1)
 #pragma weak MPI_File_iread_at_all_c = PMPI_File_iread_at_all_c
-IAT(File_iread_at_all_c, rbuf, MPI_Count, 0)
+IAT(File_iread_at_all_c, rbuf, MPI_Count, 0, 1)
 #pragma weak MPI_File_iwrite_at = PMPI_File_iwrite_at
-IAT(File_iwrite_at, wbuf, int, 1)
+IAT(File_iwrite_at, wbuf, int, 1, 0)
 #pragma weak MPI_File_iwrite_at_c = PMPI_File_iwrite_at_c
-IAT(File_iwrite_at_c, wbuf, MPI_Count, 1)
+IAT(File_iwrite_at_c, wbuf, MPI_Count, 1, 0)
 #pragma weak MPI_File_iwrite_at_all = PMPI_File_iwrite_at_all
-IAT(File_iwrite_at_all, wbuf, int, 1)
+IAT(File_iwrite_at_all, wbuf, int, 1, 1)
 #pragma weak MPI_File_iwrite_at_all_c = PMPI_File_iwrite_at_all_c
-IAT(File_iwrite_at_all_c, wbuf, MPI_Count, 1)
+IAT(File_iwrite_at_all_c, wbuf, MPI_Count, 1, 1)
 
 #pragma weak MPI_File_iread = PMPI_File_iread
-IPTR(File_iread, IO_INDIV, rbuf, int, 0)
+IPTR(File_iread, IO_INDIV, rbuf, int, 0, 0)
 #pragma weak MPI_File_iread_c = PMPI_File_iread_c
-IPTR(File_iread_c, IO_INDIV, rbuf, MPI_Count, 0)
+IPTR(File_iread_c, IO_INDIV, rbuf, MPI_Count, 0, 0)
 #pragma weak MPI_File_iread_all = PMPI_File_iread_all
-IPTR(File_iread_all, IO_INDIV, rbuf, int, 0)
+IPTR(File_iread_all, IO_INDIV, rbuf, int, 0, 1)
 #pragma weak MPI_File_iread_all_c = PMPI_File_iread_all_c
-IPTR(File_iread_all_c, IO_INDIV, rbuf, MPI_Count, 0)
+IPTR(File_iread_all_c, IO_INDIV, rbuf, MPI_Count, 0, 1)
 #pragma weak MPI_File_iwrite = PMPI_File_iwrite
-IPTR(File_iwrite, IO_INDIV, wbuf, int, 1)
+IPTR(File_iwrite, IO_INDIV, wbuf, int, 1, 0)
 #pragma weak MPI_File_iwrite_c = PMPI_File_iwrite_c
-IPTR(File_iwrite_c, IO_INDIV, wbuf, MPI_Count, 1)
+IPTR(File_iwrite_c, IO_INDIV, wbuf, MPI_Count, 1, 0)
 #pragma weak MPI_File_iwrite_all = PMPI_File_iwrite_all
-IPTR(File_iwrite_all, IO_INDIV, wbuf, int, 1)
+IPTR(File_iwrite_all, IO_INDIV, wbuf, int, 1, 1)
 #pragma weak MPI_File_iwrite_all_c = PMPI_File_iwrite_all_c
-IPTR(File_iwrite_all_c, IO_INDIV, wbuf, MPI_Count, 1)
+IPTR(File_iwrite_all_c, IO_INDIV, wbuf, MPI_Count, 1, 1)
 #pragma weak MPI_File_iread_shared = PMPI_File_iread_shared
-IPTR(File_iread_shared, IO_SHARED, rbuf, int, 0)
+IPTR(File_iread_shared, IO_SHARED, rbuf, int, 0, 0)
 #pragma weak MPI_File_iread_shared_c = PMPI_File_iread_shared_c
-IPTR(File_iread_shared_c, IO_SHARED, rbuf, MPI_Count, 0)
+IPTR(File_iread_shared_c, IO_SHARED, rbuf, MPI_Count, 0, 0)
 #pragma weak MPI_File_iwrite_shared = PMPI_File_iwrite_shared
-IPTR(File_iwrite_shared, IO_SHARED, wbuf, int, 1)
+IPTR(File_iwrite_shared, IO_SHARED, wbuf, int, 1, 0)
 #pragma weak MPI_File_iwrite_shared_c = PMPI_File_iwrite_shared_c
-IPTR(File_iwrite_shared_c, IO_SHARED, wbuf, MPI_Count, 1)
+IPTR(File_iwrite_shared_c, IO_SHARED, wbuf, MPI_Count, 1, 0)
 
 #pragma weak MPI_File_read_at_all_begin = PMPI_File_read_at_all_begin
 BEGIN_AT(File_read_at_all_begin, File_read_at_all, rbuf, int, 0)

@@ -2,6 +2,7 @@
  * positions count the etypes of that selection. Mapping uses the
  * filetype's flattened segments, so a vector or subarray filetype costs a
  * binary search per contiguous run. */
+#include "info.h"
 #include "io.h"
 
 #include <string.h>
@@ -13,8 +14,8 @@ MPI_Offset io_view_map(const struct io_file *f, MPI_Offset pos, size_t *run)
     size_t lo = 0, hi = ft->nsegs;
     const struct rt_dt_seg *s;
 
-    if (f->flat) {
-        *run = SIZE_MAX;
+    if (f->flat || !ft->size) {
+        *run = SIZE_MAX;    /* an empty view maps nothing; callers move no data */
         return f->disp + ft->lb + pos;
     }
     e = pos / (MPI_Offset)ft->size;
@@ -34,17 +35,39 @@ MPI_Offset io_view_map(const struct io_file *f, MPI_Offset pos, size_t *run)
            q % (MPI_Offset)s->len;
 }
 
+MPI_Offset io_view_run(const struct io_file *f, MPI_Offset pos, MPI_Offset end, size_t *len)
+{
+    size_t run, left = (size_t)(end - pos), l;
+    MPI_Offset off = io_view_map(f, pos, &run);
+
+    l = run < left ? run : left;
+    while (l < left) {
+        MPI_Offset next = io_view_map(f, pos + (MPI_Offset)l, &run);
+
+        if (next != off + (MPI_Offset)l)
+            break;
+        l += run < left - l ? run : left - l;
+    }
+    *len = l;
+    return off;
+}
+
 MPI_Offset io_view_bytes_before(const struct io_file *f, MPI_Offset end)
 {
     const struct rdmpi_datatype *ft = f->ftype;
-    MPI_Offset b = end - f->disp, rem, data;
+    MPI_Offset b = end - f->disp, first, rem, data;
 
     if (f->flat)
         return b - ft->lb > 0 ? b - ft->lb : 0;
-    if (b <= 0)
+    if (!ft->size)
         return 0;
-    rem = b % ft->extent;
-    data = b / ft->extent * (MPI_Offset)ft->size;
+    /* Copy k of the filetype holds data in [k*extent + first, ...), its
+     * span at most the extent: copies before b - first lie wholly before. */
+    first = ft->segs[0].off;
+    if (b <= first)
+        return 0;
+    rem = (b - first) % ft->extent + first;
+    data = (b - first) / ft->extent * (MPI_Offset)ft->size;
     for (size_t i = 0; i < ft->nsegs; i++) {
         const struct rt_dt_seg *s = &ft->segs[i];
         MPI_Offset nb, last;
@@ -73,39 +96,91 @@ void io_view_set(struct io_file *f, MPI_Offset disp, struct rdmpi_datatype *etyp
     f->etype = etype;
     f->ftype = ftype;
     f->flat = rt_dt_contig(ftype, 2);
+    f->run_len = SIZE_MAX;
+    if (!f->flat) {
+        size_t blocks = 0;
+
+        for (size_t i = 0; i < ftype->nsegs; i++)
+            blocks += ftype->segs[i].count;
+        f->run_len = blocks ? ftype->size / blocks : SIZE_MAX;
+    }
     snprintf(f->datarep, sizeof(f->datarep), "%s", datarep);
     f->pos = 0;
 }
 
-/* Why a filetype cannot tile a file, or NULL: the standard asks for
- * non-negative, non-decreasing displacements, and tiles must not overlap. */
-static const char *tiling_problem(const struct rdmpi_datatype *ft)
+/* Why type t cannot shape a view, or NULL. The standard asks etypes and
+ * filetypes for non-negative, non-decreasing displacements and, in files
+ * open for writing, no overlapping data, within a copy or between the
+ * copies tiled by extent. */
+static const char *shape_problem(const struct rdmpi_datatype *t, int writable)
 {
-    MPI_Aint end = 0;
+    MPI_Aint start = 0, end = 0;
 
-    for (size_t i = 0; i < ft->nsegs; i++) {
-        const struct rt_dt_seg *s = &ft->segs[i];
+    for (size_t i = 0; i < t->nsegs; i++) {
+        const struct rt_dt_seg *s = &t->segs[i];
 
-        if (s->off < end)
-            return end ? "its displacements decrease" : "it has a negative displacement";
-        if (s->count > 1 && s->stride < (MPI_Aint)s->len)
-            return "its blocks overlap or go backwards";
-        end = s->off + (MPI_Aint)(s->count - 1) * s->stride + (MPI_Aint)s->len;
+        if (s->off < 0)
+            return "it has a negative displacement";
+        if (s->off < start || (s->count > 1 && s->stride < 0))
+            return "its displacements decrease";
+        if (writable && (s->off < end || (s->count > 1 && s->stride < (MPI_Aint)s->len)))
+            return "its data overlap (allowed only in files opened MPI_MODE_RDONLY)";
+        start = s->off + (MPI_Aint)(s->count - 1) * s->stride;
+        end = start + (MPI_Aint)s->len > end ? start + (MPI_Aint)s->len : end;
     }
-    if (end > ft->extent)
-        return "its data reaches past its extent, so copies tiled by extent would overlap";
+    if (writable && t->nsegs && end - t->segs[0].off > t->extent)
+        return "its data span more than its extent, so the copies tiled by extent overlap "
+               "(allowed only in files opened MPI_MODE_RDONLY)";
     return NULL;
 }
 
-static int type_arg(MPI_File fh, MPI_Datatype h, const char *fn, const char *arg,
-                    struct rdmpi_datatype **d)
+/* The class of what is wrong with this rank's arguments (0: nothing),
+ * with the message in msg. */
+static int view_problem(struct io_file *f, MPI_Offset disp, MPI_Datatype etype,
+                        MPI_Datatype filetype, const char *datarep, MPI_Info info,
+                        struct rdmpi_datatype **et, struct rdmpi_datatype **ft, char *msg,
+                        size_t len)
 {
-    if (!(*d = rt_dt_get(h)))
-        return rdmpi_err_file(fh, MPI_ERR_TYPE, fn, "%s is not a valid datatype", arg);
-    if (!((*d)->flags & (RT_DT_COMMITTED | RT_DT_PREDEF)))
-        return rdmpi_err_file(fh, MPI_ERR_TYPE, fn, "%s is not committed; call MPI_Type_commit",
-                              arg);
-    return MPI_SUCCESS;
+    int writable = !(f->amode & MPI_MODE_RDONLY);
+    const char *why;
+
+#define PROBLEM(cls, ...) return snprintf(msg, len, __VA_ARGS__), cls
+    if (!(*et = rt_dt_get(etype)) || !(*ft = rt_dt_get(filetype)))
+        PROBLEM(MPI_ERR_TYPE, "%s is not a valid datatype", *et ? "filetype" : "etype");
+#define USABLE(t) ((t)->flags & (RT_DT_COMMITTED | RT_DT_PREDEF))
+    if (!USABLE(*et) || !USABLE(*ft))
+        PROBLEM(MPI_ERR_TYPE, "etype or filetype is not committed; call MPI_Type_commit");
+    if (!datarep)
+        PROBLEM(MPI_ERR_ARG, "datarep is NULL; pass \"native\"");
+    if (!strcmp(datarep, "external32"))
+        PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"external32\" is not supported by rdmpi "
+                "yet; use \"native\"");
+    if (strcmp(datarep, "native") && strcmp(datarep, "internal"))
+        PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"%s\" is not known; use \"native\" or "
+                "\"internal\"", datarep);
+    if (disp == MPI_DISPLACEMENT_CURRENT && !(f->amode & MPI_MODE_SEQUENTIAL))
+        PROBLEM(MPI_ERR_ARG, "disp is MPI_DISPLACEMENT_CURRENT, which only files opened with "
+                "MPI_MODE_SEQUENTIAL accept");
+    if (disp < 0 && disp != MPI_DISPLACEMENT_CURRENT)
+        PROBLEM(MPI_ERR_ARG, "disp is %lld; it must be >= 0", (long long)disp);
+    /* ROMIO's class for types that cannot shape a view; MPICH's tests expect it. */
+    if (!(*et)->size)
+        PROBLEM(MPI_ERR_IO, "etype has no data");
+    if ((why = shape_problem(*et, writable)))
+        PROBLEM(MPI_ERR_IO, "etype cannot shape a file view: %s", why);
+    if ((why = shape_problem(*ft, writable)))
+        PROBLEM(MPI_ERR_IO, "filetype cannot shape a file view: %s", why);
+    if ((*ft)->size % (*et)->size)
+        PROBLEM(MPI_ERR_IO, "filetype holds %zu bytes, not a multiple of etype's %zu; build "
+                "the filetype from etype", (*ft)->size, (*et)->size);
+    if (info != MPI_INFO_NULL && !rt_info_get(info))
+        PROBLEM(MPI_ERR_INFO, "info is not a valid info object");
+    if (f->split)
+        PROBLEM(MPI_ERR_OTHER, "%s is still active on this file; call its _end first",
+                f->split);
+#undef USABLE
+#undef PROBLEM
+    return 0;
 }
 
 #pragma weak MPI_File_set_view = PMPI_File_set_view
@@ -113,52 +188,32 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
                        const char *datarep, MPI_Info info)
 {
     static const char fn[] = "MPI_File_set_view";
-    struct rdmpi_datatype *et, *ft;
+    struct rdmpi_datatype *et = NULL, *ft = NULL;
     struct io_file *f;
-    const char *why;
-    int err;
+    char msg[256];
+    int err, cls, any;
 
-    if (!(f = io_file_check(fh, fn, &err)) ||
-        (err = type_arg(fh, etype, fn, "etype", &et)) ||
-        (err = type_arg(fh, filetype, fn, "filetype", &ft)))
+    if (!(f = io_file_check(fh, fn, &err)))
         return err;
-    if (!datarep)
-        return rdmpi_err_file(fh, MPI_ERR_ARG, fn, "datarep is NULL; pass \"native\"");
-    if (!strcmp(datarep, "external32"))
-        return rdmpi_err_file(fh, MPI_ERR_UNSUPPORTED_DATAREP, fn, "datarep \"external32\" is "
-                              "not supported by rdmpi yet; use \"native\"");
-    if (strcmp(datarep, "native") && strcmp(datarep, "internal"))
-        return rdmpi_err_file(fh, MPI_ERR_UNSUPPORTED_DATAREP, fn, "datarep \"%s\" is not "
-                              "known; use \"native\" or \"internal\"", datarep);
-    if (disp == MPI_DISPLACEMENT_CURRENT && !(f->amode & MPI_MODE_SEQUENTIAL))
-        return rdmpi_err_file(fh, MPI_ERR_ARG, fn, "disp is MPI_DISPLACEMENT_CURRENT, which "
-                              "only files opened with MPI_MODE_SEQUENTIAL accept");
-    if (disp < 0 && disp != MPI_DISPLACEMENT_CURRENT)
-        return rdmpi_err_file(fh, MPI_ERR_ARG, fn, "disp is %lld; it must be >= 0",
-                              (long long)disp);
-    if (!et->size || et->true_lb < 0)
-        return rdmpi_err_file(fh, MPI_ERR_TYPE, fn, "etype has no data or a negative "
-                              "displacement");
-    if (!ft->size || ft->size % et->size)
-        return rdmpi_err_file(fh, MPI_ERR_TYPE, fn, "filetype holds %zu bytes, not a positive "
-                              "multiple of etype's %zu; build the filetype from etype",
-                              ft->size, et->size);
-    if ((why = tiling_problem(ft)))
-        return rdmpi_err_file(fh, MPI_ERR_TYPE, fn, "filetype cannot describe a file view: %s",
-                              why);
-    if (f->split)
-        return rdmpi_err_file(fh, MPI_ERR_OTHER, fn, "%s is still active on this file; call "
-                              "its _end first", f->split);
+    /* Collective: a rank with bad arguments must not leave the others
+     * waiting, so all learn of any rank's problem. */
+    cls = view_problem(f, disp, etype, filetype, datarep, info, &et, &ft, msg, sizeof(msg));
+    PMPI_Allreduce(&cls, &any, 1, MPI_INT, MPI_MAX, f->comm);
+    if (cls)
+        return rdmpi_err_file(fh, cls, fn, "%s", msg);
+    if (any)
+        return rdmpi_err_file(fh, any, fn, "another rank passed arguments that are not valid");
     if (disp == MPI_DISPLACEMENT_CURRENT) {
         MPI_Offset cur = 0;
+        size_t run;
 
         if ((err = io_shfp_fetch_add(f, 0, &cur)))
             return rdmpi_err_file(fh, io_errclass(err), fn, "reading the shared file pointer "
                                   "of %s: %s", f->path, strerror(err));
-        disp = io_view_map(f, cur * (MPI_Offset)f->etype->size, &(size_t){0});
+        disp = io_view_map(f, cur * (MPI_Offset)f->etype->size, &run);
     }
-    if (info != MPI_INFO_NULL && io_info_merge(&f->info, info))
-        return rdmpi_err_file(fh, MPI_ERR_INFO, fn, "info is not a valid info object");
+    if (info != MPI_INFO_NULL)
+        io_info_merge(&f->info, info);
     /* Every rank must have read the old shared pointer before it resets. */
     PMPI_Barrier(f->comm);
     io_view_set(f, disp, et, ft, datarep);

@@ -170,6 +170,55 @@ static void interleaved_view(void)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* A collective write of 100-byte runs interleaved between the ranks with
+ * 28-byte holes, 5 MiB per rank from strided memory (two-phase I/O over
+ * several rounds), while rank 1 writes nothing; read back independently. */
+static void collective_interleaved(void)
+{
+    MPI_File fh = open_new(MPI_MODE_DELETE_ON_CLOSE);
+    int run = 100, gap = 28, n = 5 << 20, stride = run * mt_size + gap;
+    int mine = mt_size > 1 && mt_rank == 1 ? 0 : n / run;
+    char *mem = malloc(2 * (size_t)n), *file;
+    MPI_Datatype runt, tiled, halves;
+    MPI_Offset size, span = (MPI_Offset)(n / run) * stride;
+    size_t bad = 0;
+
+    for (size_t i = 0; i < 2 * (size_t)n; i++)
+        mem[i] = (char)(i / 2 * 7 + (size_t)mt_rank * 3 + 1);
+    MPI_Type_contiguous(run, MPI_CHAR, &runt);
+    MPI_Type_create_resized(runt, 0, stride, &tiled);
+    MPI_Type_commit(&tiled);
+    MPI_Type_vector(n, 1, 2, MPI_CHAR, &halves);      /* every other byte */
+    MPI_Type_commit(&halves);
+    MPI_File_set_size(fh, 0);
+    MPI_File_set_view(fh, (MPI_Offset)mt_rank * run, MPI_CHAR, tiled, "native", MPI_INFO_NULL);
+    MPI_File_write_at_all(fh, 0, mem, mine ? 1 : 0, halves, MPI_STATUS_IGNORE);
+    MPI_File_sync(fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_sync(fh);
+    MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    MPI_File_get_size(fh, &size);
+    file = calloc(1, (size_t)span);
+    MPI_File_read_at(fh, 0, file, (int)span, MPI_CHAR, MPI_STATUS_IGNORE);
+    for (MPI_Offset i = 0; i < span; i++) {
+        MPI_Offset blk = i / stride, in = i % stride;
+        int r = (int)(in / run);
+        char want = 0;
+
+        if (r < mt_size && !(mt_size > 1 && r == 1))
+            want = (char)((size_t)(blk * run + in % run) * 7 + (size_t)r * 3 + 1);
+        bad += file[i] != want;
+    }
+    mt_check(!bad, "two-phase write: %zu bytes wrong of %lld (file %lld bytes)", bad,
+             (long long)span, (long long)size);
+    MPI_Type_free(&runt);
+    MPI_Type_free(&tiled);
+    MPI_Type_free(&halves);
+    free(mem);
+    free(file);
+    MPI_File_close(&fh);
+}
+
 /* Every other int of a 6 MiB memory region: more than the staging buffer. */
 static void strided_memory(void)
 {
@@ -381,10 +430,10 @@ static void errors(void)
     MPI_Type_indexed(2, bl, dp, MPI_INT, &backwards);
     MPI_Type_commit(&backwards);
     err = MPI_File_set_view(fh, 0, MPI_INT, backwards, "native", MPI_INFO_NULL);
-    mt_check(class_of(err) == MPI_ERR_TYPE, "decreasing filetype: class %d", class_of(err));
+    mt_check(class_of(err) == MPI_ERR_IO, "decreasing filetype: class %d", class_of(err));
     MPI_Type_free(&backwards);
     err = MPI_File_set_view(fh, 0, MPI_DOUBLE, MPI_INT, "native", MPI_INFO_NULL);
-    mt_check(class_of(err) == MPI_ERR_TYPE, "filetype not of etype: class %d", class_of(err));
+    mt_check(class_of(err) == MPI_ERR_IO, "filetype not of etype: class %d", class_of(err));
     err = MPI_File_read_at(fh, -1, &x, 1, MPI_INT, MPI_STATUS_IGNORE);
     mt_check(class_of(err) == MPI_ERR_ARG, "negative offset: class %d", class_of(err));
     err = MPI_File_read_all_end(fh, &x, MPI_STATUS_IGNORE);
@@ -407,6 +456,24 @@ static void errors(void)
                   MPI_INFO_NULL, &fh);
     err = MPI_File_write(fh, &x, 1, MPI_INT, MPI_STATUS_IGNORE);
     mt_check(class_of(err) == MPI_ERR_READ_ONLY, "write on RDONLY: class %d", class_of(err));
+    /* Overlapping filetypes may only read; a lower bound above 0 is fine. */
+    MPI_Datatype twice, high;
+    int tb[2] = { 2, 1 }, td[2] = { 0, 1 };
+    MPI_Aint hd = 16;
+    MPI_Type_indexed(2, tb, td, MPI_INT, &twice);
+    MPI_Type_commit(&twice);
+    err = MPI_File_set_view(fh, 0, MPI_INT, twice, "native", MPI_INFO_NULL);
+    mt_check(err == MPI_SUCCESS, "overlapping filetype on a read-only file: %d", err);
+    MPI_Type_create_hindexed_block(1, 4, &hd, MPI_BYTE, &high);
+    MPI_Type_commit(&high);
+    err = MPI_File_set_view(fh, 0, MPI_BYTE, high, "native", MPI_INFO_NULL);
+    mt_check(err == MPI_SUCCESS, "filetype with lower bound 16: %d", err);
+    MPI_Offset off;
+    MPI_File_get_byte_offset(fh, 5, &off);
+    mt_check(off == 4 + 16 + 1, "byte offset 5 of a 4-byte run at 16 with extent 4: %lld",
+             (long long)off);
+    MPI_Type_free(&twice);
+    MPI_Type_free(&high);
     MPI_File_set_errhandler(MPI_FILE_NULL, eh);
     MPI_File_close(&fh);
     MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
@@ -426,6 +493,7 @@ int main(int argc, char **argv)
     explicit_offsets();
     interleaved_view();
     strided_memory();
+    collective_interleaved();
     shared_pointer();
     modes_and_sizes();
     errors();
