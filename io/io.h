@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#define IO_NSCRATCH 5
+
 struct io_file {
     struct rdmpi_file rt;        /* handle and error handler: first */
     MPI_Comm comm;               /* private duplicate for the collective steps */
@@ -33,6 +35,14 @@ struct io_file {
     /* Shared file pointer: a side file opened at first use. */
     char *shfp_path;
     int shfp_fd;
+
+    /* Two-phase writes: whether some rank's view has short runs (agreed
+     * in set_view), and buffers kept between calls. */
+    int short_runs;
+    struct io_scratch {
+        void *p;
+        size_t cap;
+    } scratch[IO_NSCRATCH];
 
     /* A split collective between its _begin and _end. */
     const char *split;           /* name of the _begin call, or NULL */
@@ -58,6 +68,12 @@ MPI_Offset io_view_map(const struct io_file *f, MPI_Offset pos, size_t *run);
 MPI_Offset io_view_run(const struct io_file *f, MPI_Offset pos, MPI_Offset end, size_t *len);
 /* Bytes of the view's data stream that lie before file offset `end`. */
 MPI_Offset io_view_bytes_before(const struct io_file *f, MPI_Offset end);
+/* Whether the view's runs are short enough that collective writes
+ * gather them (under 64 KiB on average). */
+static inline int io_view_short(const struct io_file *f)
+{
+    return !f->flat && f->run_len < ((size_t)64 << 10);
+}
 /* Installs a view (types already checked); drops the old one. */
 void io_view_set(struct io_file *f, MPI_Offset disp, struct rdmpi_datatype *etype,
                  struct rdmpi_datatype *ftype, const char *datarep);

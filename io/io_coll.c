@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #define IO_CB ((MPI_Offset)4 << 20)    /* bytes a domain owner writes per round */
-#define IO_SHORT_RUN ((size_t)64 << 10) /* runs below this are worth gathering */
 #define IO_ALIGN 4096
 
 struct span {
@@ -41,7 +40,7 @@ static int plan(struct io_file *f, MPI_Offset pos, size_t n, MPI_Offset *lo, MPI
     if (n) {
         mine[0] = io_view_run(f, pos, pos + 1, &len);
         mine[1] = io_view_map(f, pos + (MPI_Offset)n - 1, &len) + 1;
-        mine[3] = !f->flat && f->run_len < IO_SHORT_RUN;
+        mine[3] = io_view_short(f);
     }
     PMPI_Allgather(mine, 4, MPI_OFFSET, all, 4, MPI_OFFSET, f->comm);
     *lo = INT64_MAX;
@@ -73,69 +72,109 @@ static MPI_Offset stream_at(struct io_file *f, MPI_Offset at, MPI_Offset pos, MP
     return s < pos ? pos : s > end ? end : s;
 }
 
-/* Runs of stream bytes [s, e) into d (NULL: count only); returns how many. */
-static int list_runs(struct io_file *f, MPI_Offset s, MPI_Offset e, MPI_Offset *d)
+/* Scratch buffer `slot` of the file with room for `need` bytes, its
+ * contents kept when it grows: kept between calls too, so rounds do not
+ * fault in fresh pages each time. */
+static void *scratch(struct io_file *f, int slot, size_t need)
+{
+    struct io_scratch *b = &f->scratch[slot];
+
+    if (need > b->cap) {
+        b->cap = need > 2 * b->cap ? need : 2 * b->cap;
+        if (!(b->p = realloc(b->p, b->cap)))
+            rt_fatal("out of memory for %zu bytes of collective I/O buffers", b->cap);
+    }
+    return b->p;
+}
+
+enum { S_DESC, S_DATA, S_RECV, S_WIN, S_MAP };
+
+/* Appends the (offset, length) runs of stream bytes [s, e) to the
+ * descriptor scratch at *nd; returns how many. */
+static int list_runs(struct io_file *f, MPI_Offset s, MPI_Offset e, int *nd)
 {
     int nr = 0;
 
     while (s < e) {
+        MPI_Offset *d = (MPI_Offset *)scratch(f, S_DESC, (size_t)(*nd + 2) * sizeof(*d)) + *nd;
         size_t len;
-        MPI_Offset off = io_view_run(f, s, e, &len);
 
-        if (d) {
-            d[2 * nr] = off;
-            d[2 * nr + 1] = (MPI_Offset)len;
-        }
+        d[0] = io_view_run(f, s, e, &len);
+        d[1] = (MPI_Offset)len;
+        *nd += 2;
         nr++;
         s += (MPI_Offset)len;
     }
     return nr;
 }
 
-/* The owner's half of a round: place the runs received in its window,
- * then write the joined ranges. Returns 0 or an errno. */
-static int write_window(struct io_file *f, char *win, MPI_Offset ws, const MPI_Offset *d,
+/* Sets bits [a, b) of the coverage map. */
+static void mark(uint64_t *m, size_t a, size_t b)
+{
+    size_t wa = a >> 6, wb = b >> 6;
+    uint64_t head = ~0ull << (a & 63), tail = (b & 63) ? ~0ull >> (64 - (b & 63)) : 0;
+
+    if (wa == wb) {
+        m[wa] |= head & tail;
+        return;
+    }
+    m[wa] |= head;
+    for (size_t w = wa + 1; w < wb; w++)
+        m[w] = ~0ull;
+    if (tail)
+        m[wb] |= tail;
+}
+
+/* The first bit at or after i equal to `set`, or nbits. */
+static size_t next_bit(const uint64_t *m, size_t i, size_t nbits, int set)
+{
+    size_t w = i >> 6, nw = (nbits + 63) >> 6;
+    uint64_t x;
+
+    if (i >= nbits)
+        return nbits;
+    x = (set ? m[w] : ~m[w]) & (~0ull << (i & 63));
+
+    while (!x && ++w < nw)
+        x = set ? m[w] : ~m[w];
+    if (w >= nw)
+        return nbits;
+    i = (w << 6) + (size_t)__builtin_ctzll(x);
+    return i < nbits ? i : nbits;
+}
+
+/* The owner's half of a round: place the runs received in its window
+ * [ws, ws + wl), then write each stretch they cover with one pwrite.
+ * Returns 0 or an errno. */
+static int write_window(struct io_file *f, MPI_Offset ws, size_t wl, const MPI_Offset *d,
                         int nd, const char *data)
 {
-    struct span *sp = malloc((size_t)(nd ? nd : 1) * sizeof(*sp));
-    int k = 0, err = 0;
+    char *win = scratch(f, S_WIN, wl);
+    size_t words = (wl + 63) / 64, i = 0;
+    uint64_t *map = scratch(f, S_MAP, words * sizeof(uint64_t));
 
-    if (!sp)
-        return ENOMEM;
-    for (int i = 0; i < nd; i++) {
-        memcpy(win + (d[2 * i] - ws), data, (size_t)d[2 * i + 1]);
-        data += d[2 * i + 1];
-        sp[i].off = d[2 * i];
-        sp[i].len = d[2 * i + 1];
+    memset(map, 0, words * sizeof(uint64_t));
+    for (int k = 0; k < nd; k++) {
+        size_t at = (size_t)(d[2 * k] - ws), len = (size_t)d[2 * k + 1];
+
+        memcpy(win + at, data, len);
+        mark(map, at, at + len);
+        data += len;
     }
-    qsort(sp, (size_t)nd, sizeof(*sp), by_off);
-    for (int i = 0; i < nd; i++) {
-        MPI_Offset end = sp[i].off + sp[i].len;
+    while ((i = next_bit(map, i, wl, 1)) < wl) {
+        size_t stop = next_bit(map, i, wl, 0);
 
-        if (k && sp[i].off <= sp[k - 1].off + sp[k - 1].len) {
-            if (end > sp[k - 1].off + sp[k - 1].len)
-                sp[k - 1].len = end - sp[k - 1].off;
-        } else {
-            sp[k++] = sp[i];
-        }
-    }
-    for (int i = 0; i < k && !err; i++) {
-        size_t done = 0, len = (size_t)sp[i].len;
+        while (i < stop) {
+            ssize_t w = pwrite(f->fd, win + i, stop - i, ws + (MPI_Offset)i);
 
-        while (done < len) {
-            ssize_t w = pwrite(f->fd, win + (sp[i].off - ws) + done, len - done,
-                               sp[i].off + (MPI_Offset)done);
             if (w < 0 && errno == EINTR)
                 continue;
-            if (w < 0) {
-                err = errno;
-                break;
-            }
-            done += (size_t)w;
+            if (w < 0)
+                return errno;
+            i += (size_t)w;
         }
     }
-    free(sp);
-    return err;
+    return 0;
 }
 
 int io_coll_write(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
@@ -146,16 +185,14 @@ int io_coll_write(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
     /* Per peer: runs and bytes to send (pairs), the same received, then
      * counts and displacements of the descriptor and data exchanges. */
     int *cnt, *rcnt, *dcnt, *rdcnt, *bcnt, *rbcnt, *ddisp, *rddisp, *bdisp, *rbdisp;
-    char *win;
 
-    if (P == 1 || f->atomic || !plan(f, pos, count * dt->size, &lo, &hi))
+    if (P == 1 || f->atomic || !f->short_runs || !plan(f, pos, count * dt->size, &lo, &hi))
         return 0;
     dom = ((hi - lo + P - 1) / P + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
     rounds = (int)((dom + IO_CB - 1) / IO_CB);
     cnt = malloc(12 * (size_t)P * sizeof(int));
     s = malloc((size_t)P * sizeof(*s));
-    win = malloc((size_t)(dom < IO_CB ? dom : IO_CB));
-    if (!cnt || !s || !win)
+    if (!cnt || !s)
         rt_fatal("out of memory for a collective write on %d ranks", P);
     rcnt = cnt + 2 * P;
     dcnt = cnt + 4 * P;
@@ -169,56 +206,52 @@ int io_coll_write(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
 
     for (int r = 0; r < rounds; r++) {
         int nsd = 0, nrd = 0, sbytes = 0, rbytes = 0;
-        MPI_Offset *sd, *rd;
+        MPI_Offset ws = lo + f->rank * dom + r * IO_CB, we;
+        MPI_Offset *rd;
         char *sdata, *rdata;
 
         /* Owner a writes [lo + a*dom + r*CB, + CB) of its domain this
          * round; my data for it is stream bytes [s[a], s[a] + bcnt[a]). */
         for (int a = 0; a < P; a++) {
-            MPI_Offset ws = lo + a * dom + r * IO_CB, we = ws + IO_CB, dend = lo + (a + 1) * dom;
+            MPI_Offset aws = lo + a * dom + r * IO_CB, awe = aws + IO_CB, dend = lo + (a + 1) * dom;
 
-            we = we < dend ? we : dend;
-            we = we < hi ? we : hi;
-            s[a] = ws < we ? stream_at(f, ws, pos, end) : pos;
-            bcnt[a] = ws < we ? (int)(stream_at(f, we, pos, end) - s[a]) : 0;
-            cnt[2 * a] = list_runs(f, s[a], s[a] + bcnt[a], NULL);
+            awe = awe < dend ? awe : dend;
+            awe = awe < hi ? awe : hi;
+            s[a] = aws < awe ? stream_at(f, aws, pos, end) : pos;
+            bcnt[a] = aws < awe ? (int)(stream_at(f, awe, pos, end) - s[a]) : 0;
+            ddisp[a] = nsd;
+            cnt[2 * a] = list_runs(f, s[a], s[a] + bcnt[a], &nsd);
             cnt[2 * a + 1] = bcnt[a];
+            dcnt[a] = 2 * cnt[2 * a];
+            bdisp[a] = sbytes;
+            sbytes += bcnt[a];
         }
         PMPI_Alltoall(cnt, 2, MPI_INT, rcnt, 2, MPI_INT, f->comm);
         for (int a = 0; a < P; a++) {
-            dcnt[a] = 2 * cnt[2 * a];
             rdcnt[a] = 2 * rcnt[2 * a];
             rbcnt[a] = rcnt[2 * a + 1];
-            ddisp[a] = nsd;
             rddisp[a] = nrd;
-            bdisp[a] = sbytes;
             rbdisp[a] = rbytes;
-            nsd += dcnt[a];
             nrd += rdcnt[a];
-            sbytes += bcnt[a];
             rbytes += rbcnt[a];
         }
-        sd = malloc((size_t)(nsd + nrd + 1) * sizeof(*sd));
-        sdata = malloc((size_t)sbytes + (size_t)rbytes + 1);
-        if (!sd || !sdata)
-            rt_fatal("out of memory for a collective write round");
-        rd = sd + nsd;
+        sdata = scratch(f, S_DATA, (size_t)sbytes + (size_t)rbytes + 1);
         rdata = sdata + sbytes;
-        for (int a = 0; a < P; a++) {
-            list_runs(f, s[a], s[a] + bcnt[a], sd + ddisp[a]);
+        for (int a = 0; a < P; a++)
             rt_dt_pack(dt, buf, count, (size_t)(s[a] - pos), sdata + bdisp[a], (size_t)bcnt[a]);
-        }
-        PMPI_Alltoallv(sd, dcnt, ddisp, MPI_OFFSET, rd, rdcnt, rddisp, MPI_OFFSET, f->comm);
+        scratch(f, S_DESC, (size_t)(nsd + nrd + 1) * sizeof(MPI_Offset));
+        rd = (MPI_Offset *)f->scratch[S_DESC].p + nsd;
+        PMPI_Alltoallv(f->scratch[S_DESC].p, dcnt, ddisp, MPI_OFFSET, rd, rdcnt, rddisp,
+                       MPI_OFFSET, f->comm);
         PMPI_Alltoallv(sdata, bcnt, bdisp, MPI_BYTE, rdata, rbcnt, rbdisp, MPI_BYTE, f->comm);
+        we = ws + IO_CB < lo + (f->rank + 1) * dom ? ws + IO_CB : lo + (f->rank + 1) * dom;
+        we = we < hi ? we : hi;
         if (nrd && !e)
-            e = write_window(f, win, lo + f->rank * dom + r * IO_CB, rd, nrd / 2, rdata);
-        free(sd);
-        free(sdata);
+            e = write_window(f, ws, (size_t)(we - ws), rd, nrd / 2, rdata);
     }
     PMPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_INT, MPI_MAX, f->comm);
     free(cnt);
     free(s);
-    free(win);
     *err = e;
     *moved = e ? 0 : count * dt->size;
     return 1;

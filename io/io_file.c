@@ -234,6 +234,8 @@ int PMPI_File_close(MPI_File *fh)
     rt_dt_release(f->etype);
     rt_dt_release(f->ftype);
     rt_errh_release(f->rt.errh);
+    for (int i = 0; i < IO_NSCRATCH; i++)
+        free(f->scratch[i].p);
     free(f->shfp_path);
     *fh = MPI_FILE_NULL;
     if (e) {

@@ -191,7 +191,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     struct rdmpi_datatype *et = NULL, *ft = NULL;
     struct io_file *f;
     char msg[256];
-    int err, cls, any;
+    int err, cls, any, out[2];
 
     if (!(f = io_file_check(fh, fn, &err)))
         return err;
@@ -217,9 +217,13 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     /* Every rank must have read the old shared pointer before it resets. */
     PMPI_Barrier(f->comm);
     io_view_set(f, disp, et, ft, datarep);
-    err = f->rank == 0 ? io_shfp_set(f, 0) : 0;
-    PMPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
-    if (err)
+    /* Rank 0's reset of the shared pointer, and whether any rank's view
+     * has runs short enough for two-phase writes. */
+    out[0] = f->rank == 0 ? io_shfp_set(f, 0) : 0;
+    out[1] = io_view_short(f);
+    PMPI_Allreduce(MPI_IN_PLACE, out, 2, MPI_INT, MPI_MAX, f->comm);
+    f->short_runs = out[1];
+    if ((err = out[0]))
         return rdmpi_err_file(fh, io_errclass(err), fn, "resetting the shared file pointer of "
                               "%s: %s", f->path, strerror(err));
     return MPI_SUCCESS;
