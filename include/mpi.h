@@ -533,7 +533,7 @@ struct rdmpi_2double { double value; double index; };
 #define MPI_SEEK_SET 0
 #define MPI_SEEK_CUR 1
 #define MPI_SEEK_END 2
-#define MPI_DISPLACEMENT_CURRENT ((MPI_Offset)-1)
+#define MPI_DISPLACEMENT_CURRENT ((MPI_Offset)-54278278)  /* as MPICH and Open MPI */
 
 /*
  * Predefined attribute keys.  Keyvals below RDMPI_KEYVAL_PREDEF_LIMIT are

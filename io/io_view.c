@@ -159,10 +159,11 @@ static int view_problem(struct io_file *f, MPI_Offset disp, MPI_Datatype etype,
         PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"%s\" is not known; use \"native\" or "
                 "\"internal\"", datarep);
     if (disp == MPI_DISPLACEMENT_CURRENT && !(f->amode & MPI_MODE_SEQUENTIAL))
-        PROBLEM(MPI_ERR_ARG, "disp is MPI_DISPLACEMENT_CURRENT, which only files opened with "
-                "MPI_MODE_SEQUENTIAL accept");
+        PROBLEM(MPI_ERR_ARG, "the displacement is MPI_DISPLACEMENT_CURRENT, which only files "
+                "opened with MPI_MODE_SEQUENTIAL accept");
     if (disp < 0 && disp != MPI_DISPLACEMENT_CURRENT)
-        PROBLEM(MPI_ERR_ARG, "disp is %lld; it must be >= 0", (long long)disp);
+        PROBLEM(MPI_ERR_ARG, "the displacement (disp) is %lld; it must be >= 0",
+                (long long)disp);
     /* ROMIO's class for types that cannot shape a view; MPICH's tests expect it. */
     if (!(*et)->size)
         PROBLEM(MPI_ERR_IO, "etype has no data");

@@ -311,6 +311,14 @@ static void shared_pointer(void)
     mt_check(leftovers() == 0, "%d files left after closing (side file?)", leftovers());
 }
 
+static int class_of(int err)
+{
+    int cls;
+
+    MPI_Error_class(err, &cls);
+    return cls;
+}
+
 static void modes_and_sizes(void)
 {
     MPI_File fh = open_new(0);
@@ -364,12 +372,21 @@ static void modes_and_sizes(void)
     /* Sequential: shared pointer calls only. */
     MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL |
                   MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh);
-    int err = MPI_File_write_at(fh, 0, &r, 1, MPI_INT, MPI_STATUS_IGNORE), cls;
-    MPI_Error_class(err, &cls);
-    mt_check(cls == MPI_ERR_UNSUPPORTED_OPERATION, "write_at on a sequential file: class %d",
-             cls);
+    int err = MPI_File_write_at(fh, 0, &r, 1, MPI_INT, MPI_STATUS_IGNORE);
+    mt_check(class_of(err) == MPI_ERR_UNSUPPORTED_OPERATION,
+             "write_at on a sequential file: class %d", class_of(err));
     err = MPI_File_write_ordered(fh, &mt_rank, 1, MPI_INT, MPI_STATUS_IGNORE);
     mt_check(err == MPI_SUCCESS, "write_ordered on a sequential file: %d", err);
+    /* A view from where the shared pointer stands; -1 is no displacement. */
+    err = MPI_File_set_view(fh, -1, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+    mt_check(class_of(err) == MPI_ERR_ARG, "disp -1: class %d", class_of(err));
+    MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+    MPI_Offset disp;
+    MPI_Datatype et, ft;
+    char rep[MPI_MAX_DATAREP_STRING];
+    MPI_File_get_view(fh, &disp, &et, &ft, rep);
+    mt_check(disp == (MPI_Offset)(mt_size * sizeof(int)),
+             "MPI_DISPLACEMENT_CURRENT gave disp %lld", (long long)disp);
     MPI_File_close(&fh);
     MPI_Barrier(MPI_COMM_WORLD);
     mt_check(leftovers() == 0, "%d files left", leftovers());
@@ -383,14 +400,6 @@ static void on_file_error(MPI_File *fh, int *code, ...)
     handler_calls++;
     handler_file = *fh;
     (void)code;
-}
-
-static int class_of(int err)
-{
-    int cls;
-
-    MPI_Error_class(err, &cls);
-    return cls;
 }
 
 static void errors(void)
