@@ -135,27 +135,33 @@ size_t coll_threshold(const struct rt_param *p, size_t *cache);
 #define COLL_API(Name, IName, P, A, core)                                                          \
     int PMPI_##Name(P(int, int))                                                                   \
     {                                                                                              \
+        RT_API_ENTER();                                                                            \
         return core(A, false, NULL, COLL_BLOCKING, "MPI_" #Name);                                  \
     }                                                                                              \
     int PMPI_##Name##_c(P(MPI_Count, MPI_Aint))                                                    \
     {                                                                                              \
+        RT_API_ENTER();                                                                            \
         return core(A, true, NULL, COLL_BLOCKING, "MPI_" #Name "_c");                              \
     }                                                                                              \
     int PMPI_##IName(P(int, int), MPI_Request *request)                                            \
     {                                                                                              \
+        RT_API_ENTER();                                                                            \
         return core(A, false, request, COLL_NONBLOCKING, "MPI_" #IName);                           \
     }                                                                                              \
     int PMPI_##IName##_c(P(MPI_Count, MPI_Aint), MPI_Request *request)                             \
     {                                                                                              \
+        RT_API_ENTER();                                                                            \
         return core(A, true, request, COLL_NONBLOCKING, "MPI_" #IName "_c");                       \
     }                                                                                              \
     int PMPI_##Name##_init(P(int, int), MPI_Info info, MPI_Request *request)                       \
     {                                                                                              \
+        RT_API_ENTER();                                                                            \
         (void)info;                                                                                \
         return core(A, false, request, COLL_PERSISTENT, "MPI_" #Name "_init");                     \
     }                                                                                              \
     int PMPI_##Name##_init_c(P(MPI_Count, MPI_Aint), MPI_Info info, MPI_Request *request)          \
     {                                                                                              \
+        RT_API_ENTER();                                                                            \
         (void)info;                                                                                \
         return core(A, true, request, COLL_PERSISTENT, "MPI_" #Name "_init_c");                    \
     }

@@ -37,18 +37,21 @@ static int barrier(MPI_Comm comm, MPI_Request *req, enum coll_mode mode, const c
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Barrier(MPI_Comm comm)
 {
+    RT_API_ENTER();
     return barrier(comm, NULL, COLL_BLOCKING, "MPI_Barrier");
 }
 
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    RT_API_ENTER();
     return barrier(comm, request, COLL_NONBLOCKING, "MPI_Ibarrier");
 }
 
 #pragma weak MPI_Barrier_init = PMPI_Barrier_init
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    RT_API_ENTER();
     (void)info;
     return barrier(comm, request, COLL_PERSISTENT, "MPI_Barrier_init");
 }

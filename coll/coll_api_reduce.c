@@ -220,6 +220,7 @@ static int reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op)
 {
+    RT_API_ENTER();
     return reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local");
 }
 
@@ -227,5 +228,6 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
                         MPI_Op op)
 {
+    RT_API_ENTER();
     return reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local_c");
 }

@@ -152,12 +152,14 @@ static int op_create(void (*fn)(void), bool big, int commute, MPI_Op *op, const 
 #pragma weak MPI_Op_create = PMPI_Op_create
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
+    RT_API_ENTER();
     return op_create((void (*)(void))user_fn, false, commute, op, "MPI_Op_create");
 }
 
 #pragma weak MPI_Op_create_c = PMPI_Op_create_c
 int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
+    RT_API_ENTER();
     return op_create((void (*)(void))user_fn, true, commute, op, "MPI_Op_create_c");
 }
 
@@ -165,6 +167,7 @@ int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 #pragma weak MPI_Op_free = PMPI_Op_free
 int PMPI_Op_free(MPI_Op *op)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Op_free";
     struct rdmpi_op *o;
 
@@ -186,6 +189,7 @@ int PMPI_Op_free(MPI_Op *op)
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Op_commutative";
     struct rdmpi_op *o;
 

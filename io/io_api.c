@@ -172,12 +172,14 @@ static int split_end(MPI_File fh, const char *fn, const char *name, MPI_Status *
     int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, CT count, MPI_Datatype datatype,    \
                     MPI_Status *status)                                                          \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return io_access(fh, "MPI_" #NAME, IO_AT, offset, (void *)buf, count, datatype, W, C,    \
                          status);                                                                \
     }
 #define PTR(NAME, WHERE, BUF, CT, W, C)                                                          \
     int PMPI_##NAME(MPI_File fh, BUF buf, CT count, MPI_Datatype datatype, MPI_Status *status)   \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return io_access(fh, "MPI_" #NAME, WHERE, 0, (void *)buf, count, datatype, W, C,         \
                          status);                                                                \
     }
@@ -185,30 +187,35 @@ static int split_end(MPI_File fh, const char *fn, const char *name, MPI_Status *
     int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, CT count, MPI_Datatype datatype,    \
                     MPI_Request *request)                                                        \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return io_start(fh, "MPI_" #NAME, IO_AT, offset, (void *)buf, count, datatype, W, C,     \
                         request);                                                                \
     }
 #define IPTR(NAME, WHERE, BUF, CT, W, C)                                                         \
     int PMPI_##NAME(MPI_File fh, BUF buf, CT count, MPI_Datatype datatype, MPI_Request *request) \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return io_start(fh, "MPI_" #NAME, WHERE, 0, (void *)buf, count, datatype, W, C,          \
                         request);                                                                \
     }
 #define BEGIN_AT(NAME, BASE, BUF, CT, W)                                                         \
     int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, CT count, MPI_Datatype datatype)    \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return split_begin(fh, "MPI_" #NAME, "MPI_" #BASE "_begin", IO_AT, offset, (void *)buf,  \
                            count, datatype, W);                                                  \
     }
 #define BEGIN_PTR(NAME, BASE, WHERE, BUF, CT, W)                                                 \
     int PMPI_##NAME(MPI_File fh, BUF buf, CT count, MPI_Datatype datatype)                       \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return split_begin(fh, "MPI_" #NAME, "MPI_" #BASE "_begin", WHERE, 0, (void *)buf,       \
                            count, datatype, W);                                                  \
     }
 #define END(BASE, BUF)                                                                           \
     int PMPI_##BASE##_end(MPI_File fh, BUF buf, MPI_Status *status)                              \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         (void)buf;                                                                               \
         return split_end(fh, "MPI_" #BASE "_end", "MPI_" #BASE "_begin", status);                \
     }

@@ -141,6 +141,7 @@ static int open_all(MPI_Comm comm, int rank, const char *path, int amode, int *f
 #pragma weak MPI_File_open = PMPI_File_open
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_open";
     struct rdmpi_comm *c = rt_comm_get(comm);
     struct io_file *f;
@@ -213,6 +214,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
 #pragma weak MPI_File_close = PMPI_File_close
 int PMPI_File_close(MPI_File *fh)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_close";
     struct io_file *f;
     int err, e = 0;
@@ -252,6 +254,7 @@ int PMPI_File_close(MPI_File *fh)
 #pragma weak MPI_File_delete = PMPI_File_delete
 int PMPI_File_delete(const char *filename, MPI_Info info)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_delete";
 
     RT_CHECK_INIT(fn);
@@ -315,18 +318,21 @@ static int size_call(MPI_File fh, MPI_Offset size, int grow_only, const char *fn
 #pragma weak MPI_File_set_size = PMPI_File_set_size
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
+    RT_API_ENTER();
     return size_call(fh, size, 0, "MPI_File_set_size");
 }
 
 #pragma weak MPI_File_preallocate = PMPI_File_preallocate
 int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
+    RT_API_ENTER();
     return size_call(fh, size, 1, "MPI_File_preallocate");
 }
 
 #pragma weak MPI_File_get_size = PMPI_File_get_size
 int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_get_size";
     struct io_file *f;
     struct stat st;
@@ -345,6 +351,7 @@ int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 #pragma weak MPI_File_sync = PMPI_File_sync
 int PMPI_File_sync(MPI_File fh)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_sync";
     struct io_file *f;
     int err, e;
@@ -362,6 +369,7 @@ int PMPI_File_sync(MPI_File fh)
 #pragma weak MPI_File_set_atomicity = PMPI_File_set_atomicity
 int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_set_atomicity";
     struct io_file *f;
     int err, mm[2] = { !!flag, -!!flag };
@@ -379,6 +387,7 @@ int PMPI_File_set_atomicity(MPI_File fh, int flag)
 #pragma weak MPI_File_get_atomicity = PMPI_File_get_atomicity
 int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_get_atomicity";
     struct io_file *f;
     int err;
@@ -394,6 +403,7 @@ int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 #pragma weak MPI_File_get_amode = PMPI_File_get_amode
 int PMPI_File_get_amode(MPI_File fh, int *amode)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_get_amode";
     struct io_file *f;
     int err;
@@ -409,6 +419,7 @@ int PMPI_File_get_amode(MPI_File fh, int *amode)
 #pragma weak MPI_File_get_group = PMPI_File_get_group
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_get_group";
     struct io_file *f;
     int err;
@@ -423,6 +434,7 @@ int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 #pragma weak MPI_File_set_info = PMPI_File_set_info
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_set_info";
     struct io_file *f;
     int err;
@@ -437,6 +449,7 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 #pragma weak MPI_File_get_info = PMPI_File_get_info
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_get_info";
     struct io_file *f;
     int err;

@@ -44,6 +44,7 @@ static int target(struct io_file *f, MPI_File fh, MPI_Offset cur, MPI_Offset off
 #pragma weak MPI_File_seek = PMPI_File_seek
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_seek";
     struct io_file *f;
     int err;
@@ -59,6 +60,7 @@ int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 #pragma weak MPI_File_get_position = PMPI_File_get_position
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_get_position";
     struct io_file *f;
     int err;
@@ -74,6 +76,7 @@ int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 #pragma weak MPI_File_seek_shared = PMPI_File_seek_shared
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_seek_shared";
     MPI_Offset same[4] = { offset, -offset, whence, -whence }, cur, to = 0;
     struct io_file *f;
@@ -104,6 +107,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 #pragma weak MPI_File_get_position_shared = PMPI_File_get_position_shared
 int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_get_position_shared";
     struct io_file *f;
     int err, e;

@@ -188,6 +188,7 @@ static int view_problem(struct io_file *f, MPI_Offset disp, MPI_Datatype etype,
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                        const char *datarep, MPI_Info info)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_set_view";
     struct rdmpi_datatype *et = NULL, *ft = NULL;
     struct io_file *f;
@@ -234,6 +235,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
 int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype,
                        MPI_Datatype *filetype, char *datarep)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_get_view";
     struct io_file *f;
     int err;
@@ -273,12 +275,14 @@ static int type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent, con
 #pragma weak MPI_File_get_type_extent = PMPI_File_get_type_extent
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
+    RT_API_ENTER();
     return type_extent(fh, datatype, extent, "MPI_File_get_type_extent");
 }
 
 #pragma weak MPI_File_get_type_extent_c = PMPI_File_get_type_extent_c
 int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
+    RT_API_ENTER();
     MPI_Aint e = 0;
     int err = type_extent(fh, datatype, extent ? &e : NULL, "MPI_File_get_type_extent_c");
 
@@ -290,6 +294,7 @@ int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *e
 #pragma weak MPI_File_get_byte_offset = PMPI_File_get_byte_offset
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_get_byte_offset";
     struct io_file *f;
     size_t run;

@@ -343,6 +343,7 @@ static int get_accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
                     int target_rank, MPI_Aint target_disp, CT target_count,                      \
                     MPI_Datatype target_datatype, MPI_Win win)                                   \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,         \
                    target_count, target_datatype, win, NULL, "MPI_" #NAME);                      \
     }
@@ -351,6 +352,7 @@ static int get_accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
                     int target_rank, MPI_Aint target_disp, CT target_count,                      \
                     MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)             \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         if (!request)                                                                            \
             return rdmpi_err_win(win, MPI_ERR_ARG, "MPI_" #NAME, "request is NULL");             \
         return put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,         \
@@ -361,6 +363,7 @@ static int get_accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
                     int target_rank, MPI_Aint target_disp, CT target_count,                      \
                     MPI_Datatype target_datatype, MPI_Win win)                                   \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,         \
                    target_count, target_datatype, win, NULL, "MPI_" #NAME);                      \
     }
@@ -369,6 +372,7 @@ static int get_accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
                     int target_rank, MPI_Aint target_disp, CT target_count,                      \
                     MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)             \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         if (!request)                                                                            \
             return rdmpi_err_win(win, MPI_ERR_ARG, "MPI_" #NAME, "request is NULL");             \
         return get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,         \
@@ -379,6 +383,7 @@ static int get_accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
                     int target_rank, MPI_Aint target_disp, CT target_count,                      \
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)                        \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, \
                           target_count, target_datatype, op, win, NULL, "MPI_" #NAME);          \
     }
@@ -387,6 +392,7 @@ static int get_accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
                     int target_rank, MPI_Aint target_disp, CT target_count,                      \
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)  \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         if (!request)                                                                            \
             return rdmpi_err_win(win, MPI_ERR_ARG, "MPI_" #NAME, "request is NULL");             \
         return accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, \
@@ -398,6 +404,7 @@ static int get_accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
                     int target_rank, MPI_Aint target_disp, CT target_count,                      \
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)                        \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return get_accumulate(origin_addr, origin_count, origin_datatype, result_addr,          \
                               result_count, result_datatype, target_rank, target_disp,          \
                               target_count, target_datatype, op, win, NULL, "MPI_" #NAME);      \
@@ -408,6 +415,7 @@ static int get_accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
                     int target_rank, MPI_Aint target_disp, CT target_count,                      \
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)  \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         if (!request)                                                                            \
             return rdmpi_err_win(win, MPI_ERR_ARG, "MPI_" #NAME, "request is NULL");             \
         return get_accumulate(origin_addr, origin_count, origin_datatype, result_addr,          \
@@ -452,6 +460,7 @@ RGACC_API(Rget_accumulate_c, MPI_Count)
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                       int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    RT_API_ENTER();
     return get_accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
                           target_disp, 1, datatype, op, win, NULL, "MPI_Fetch_and_op");
 }
@@ -461,6 +470,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                           MPI_Win win)
 {
+    RT_API_ENTER();
     struct rma a = {"MPI_Compare_and_swap", win, NULL, target_rank, target_disp, 1, NULL};
     struct osc_hdr *h;
     struct osc_op *op;

@@ -18,6 +18,7 @@ static int epoch_err(MPI_Win win, const char *fn, const char *what)
 #pragma weak MPI_Win_fence = PMPI_Win_fence
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_fence";
     struct osc_win *o;
     uint64_t expected = 0;
@@ -73,6 +74,7 @@ static int *ranks_of(struct osc_win *o, MPI_Win win, MPI_Group group, int *n, co
 #pragma weak MPI_Win_post = PMPI_Win_post
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_post";
     struct osc_hdr h = {.kind = OSC_POST};
     struct osc_win *o;
@@ -95,6 +97,7 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 #pragma weak MPI_Win_start = PMPI_Win_start
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_start";
     struct osc_win *o;
     unsigned spins = 0;
@@ -122,6 +125,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 #pragma weak MPI_Win_complete = PMPI_Win_complete
 int PMPI_Win_complete(MPI_Win win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_complete";
     struct osc_hdr h = {.kind = OSC_COMPLETE};
     struct osc_win *o;
@@ -152,6 +156,7 @@ static int exposure_done(struct osc_win *o)
 #pragma weak MPI_Win_wait = PMPI_Win_wait
 int PMPI_Win_wait(MPI_Win win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_wait";
     struct osc_win *o;
     unsigned spins = 0;
@@ -170,6 +175,7 @@ int PMPI_Win_wait(MPI_Win win)
 #pragma weak MPI_Win_test = PMPI_Win_test
 int PMPI_Win_test(MPI_Win win, int *flag)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_test";
     struct osc_win *o;
     int err;
@@ -226,6 +232,7 @@ static void flush(struct osc_win *o, int t)
 #pragma weak MPI_Win_lock = PMPI_Win_lock
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_lock";
     struct osc_win *o;
     int err;
@@ -248,6 +255,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 #pragma weak MPI_Win_unlock = PMPI_Win_unlock
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_unlock";
     struct osc_win *o;
     int err;
@@ -270,6 +278,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 #pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_lock_all";
     struct osc_win *o;
     int err;
@@ -291,6 +300,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
 #pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
 int PMPI_Win_unlock_all(MPI_Win win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_unlock_all";
     struct osc_win *o;
     int err;
@@ -325,6 +335,7 @@ static int passive(struct osc_win *o, MPI_Win win, int rank, const char *fn)
 #pragma weak MPI_Win_flush = PMPI_Win_flush
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_flush";
     struct osc_win *o;
     int err;
@@ -339,6 +350,7 @@ int PMPI_Win_flush(int rank, MPI_Win win)
 #pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
 int PMPI_Win_flush_all(MPI_Win win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_flush_all";
     struct osc_win *o;
     int err;
@@ -353,6 +365,7 @@ int PMPI_Win_flush_all(MPI_Win win)
 #pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_flush_local";
     struct osc_win *o;
     int err;
@@ -366,6 +379,7 @@ int PMPI_Win_flush_local(int rank, MPI_Win win)
 #pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_flush_local_all";
     struct osc_win *o;
     int err;
@@ -381,6 +395,7 @@ int PMPI_Win_flush_local_all(MPI_Win win)
 #pragma weak MPI_Win_sync = PMPI_Win_sync
 int PMPI_Win_sync(MPI_Win win)
 {
+    RT_API_ENTER();
     struct osc_win *o;
     int err;
 

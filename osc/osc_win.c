@@ -118,6 +118,7 @@ static struct osc_win *win_new(MPI_Comm comm, void *mem, MPI_Aint size, int disp
     int PMPI_##NAME(void *base, MPI_Aint size, DT disp_unit, MPI_Info info, MPI_Comm comm,       \
                     MPI_Win *win)                                                                \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         int err = check_args(comm, size, disp_unit, info, win, "MPI_" #NAME);                   \
         if (err)                                                                                 \
             return err;                                                                          \
@@ -138,6 +139,7 @@ CREATE_API(Win_create_c, MPI_Aint)
     int PMPI_##NAME(MPI_Aint size, DT disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,    \
                     MPI_Win *win)                                                                \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         int err = check_args(comm, size, disp_unit, info, win, "MPI_" #NAME);                   \
         struct osc_win *o;                                                                       \
         void *mem;                                                                               \
@@ -231,6 +233,7 @@ static int allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm
     int PMPI_##NAME(MPI_Aint size, DT disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,    \
                     MPI_Win *win)                                                                \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         int err = check_args(comm, size, disp_unit, info, win, "MPI_" #NAME);                   \
         if (err)                                                                                 \
             return err;                                                                          \
@@ -274,6 +277,7 @@ static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_un
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
+    RT_API_ENTER();
     MPI_Aint du = 0;
     int err = shared_query(win, rank, size, disp_unit ? &du : NULL, baseptr,
                            "MPI_Win_shared_query");
@@ -287,12 +291,14 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                             void *baseptr)
 {
+    RT_API_ENTER();
     return shared_query(win, rank, size, disp_unit, baseptr, "MPI_Win_shared_query_c");
 }
 
 #pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    RT_API_ENTER();
     int err = check_args(comm, 0, 1, info, win, "MPI_Win_create_dynamic");
 
     if (err)
@@ -304,6 +310,7 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 #pragma weak MPI_Win_attach = PMPI_Win_attach
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_attach";
     struct osc_win *o;
     int err;
@@ -331,6 +338,7 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 #pragma weak MPI_Win_detach = PMPI_Win_detach
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_detach";
     struct osc_win *o;
     int err;
@@ -349,6 +357,7 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 #pragma weak MPI_Win_free = PMPI_Win_free
 int PMPI_Win_free(MPI_Win *win)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_free";
     struct rdmpi_win *w;
     struct osc_win *o;
@@ -399,6 +408,7 @@ int PMPI_Win_free(MPI_Win *win)
 #pragma weak MPI_Win_get_group = PMPI_Win_get_group
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
+    RT_API_ENTER();
     struct osc_win *o;
     int err;
 
@@ -412,6 +422,7 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 #pragma weak MPI_Win_set_info = PMPI_Win_set_info
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
+    RT_API_ENTER();
     struct osc_win *o;
     int err;
 
@@ -432,6 +443,7 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 #pragma weak MPI_Win_get_info = PMPI_Win_get_info
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
+    RT_API_ENTER();
     struct osc_win *o;
     int err;
 
@@ -446,6 +458,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 #pragma weak MPI_Win_set_name = PMPI_Win_set_name
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
+    RT_API_ENTER();
     struct osc_win *o;
     int err;
 
@@ -460,6 +473,7 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 #pragma weak MPI_Win_get_name = PMPI_Win_get_name
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
+    RT_API_ENTER();
     struct osc_win *o;
     int err;
 

@@ -162,12 +162,14 @@ struct pml_req *pml_req_done(MPI_Comm comm, int proc_null)
     int PMPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag,         \
                     MPI_Comm comm)                                                              \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return send_common(buf, count, datatype, dest, tag, comm, MODE, "MPI_" #NAME);           \
     }
 #define ISEND_API(NAME, CT, MODE)                                                                 \
     int PMPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag,         \
                     MPI_Comm comm, MPI_Request *request)                                         \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return isend_common(buf, count, datatype, dest, tag, comm, MODE, request, "MPI_" #NAME); \
     }
 
@@ -208,6 +210,7 @@ ISEND_API(Ibsend_c, MPI_Count, PML_BUFFERED)
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
+    RT_API_ENTER();
     return recv_common(buf, count, datatype, source, tag, comm, status, "MPI_Recv");
 }
 
@@ -215,6 +218,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
                 MPI_Comm comm, MPI_Status *status)
 {
+    RT_API_ENTER();
     return recv_common(buf, count, datatype, source, tag, comm, status, "MPI_Recv_c");
 }
 
@@ -222,6 +226,7 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    RT_API_ENTER();
     return irecv_common(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
 }
 
@@ -229,6 +234,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
                  MPI_Comm comm, MPI_Request *request)
 {
+    RT_API_ENTER();
     return irecv_common(buf, count, datatype, source, tag, comm, request, "MPI_Irecv_c");
 }
 
@@ -271,6 +277,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                   int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    RT_API_ENTER();
     return sendrecv_common(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                            recvtype, source, recvtag, comm, status, "MPI_Sendrecv");
 }
@@ -280,6 +287,7 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                     int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    RT_API_ENTER();
     return sendrecv_common(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                            recvtype, source, recvtag, comm, status, "MPI_Sendrecv_c");
 }

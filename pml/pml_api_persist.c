@@ -99,6 +99,7 @@ static int recv_init(void *buf, MPI_Count count, MPI_Datatype datatype, int sour
     int PMPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag,         \
                     MPI_Comm comm, MPI_Request *request)                                         \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return send_init(buf, count, datatype, dest, tag, comm, MODE, request, "MPI_" #NAME);    \
     }
 
@@ -123,6 +124,7 @@ SEND_INIT_API(Bsend_init_c, MPI_Count, PML_BUFFERED)
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                    MPI_Comm comm, MPI_Request *request)
 {
+    RT_API_ENTER();
     return recv_init(buf, count, datatype, source, tag, comm, request, "MPI_Recv_init");
 }
 
@@ -130,5 +132,6 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
                      MPI_Comm comm, MPI_Request *request)
 {
+    RT_API_ENTER();
     return recv_init(buf, count, datatype, source, tag, comm, request, "MPI_Recv_init_c");
 }

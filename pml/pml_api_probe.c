@@ -67,18 +67,21 @@ static int probe_common(int source, int tag, MPI_Comm comm, int *flag, MPI_Messa
 #pragma weak MPI_Probe = PMPI_Probe
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    RT_API_ENTER();
     return probe_common(source, tag, comm, NULL, NULL, false, status, true, "MPI_Probe");
 }
 
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    RT_API_ENTER();
     return probe_common(source, tag, comm, flag, NULL, false, status, false, "MPI_Iprobe");
 }
 
 #pragma weak MPI_Mprobe = PMPI_Mprobe
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    RT_API_ENTER();
     return probe_common(source, tag, comm, NULL, message, true, status, true, "MPI_Mprobe");
 }
 
@@ -86,6 +89,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                  MPI_Status *status)
 {
+    RT_API_ENTER();
     return probe_common(source, tag, comm, flag, message, true, status, false, "MPI_Improbe");
 }
 
@@ -163,6 +167,7 @@ static int imrecv_common(void *buf, MPI_Count count, MPI_Datatype datatype,
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                MPI_Status *status)
 {
+    RT_API_ENTER();
     return mrecv_common(buf, count, datatype, message, status, "MPI_Mrecv");
 }
 
@@ -170,6 +175,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
                  MPI_Status *status)
 {
+    RT_API_ENTER();
     return mrecv_common(buf, count, datatype, message, status, "MPI_Mrecv_c");
 }
 
@@ -177,6 +183,7 @@ int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                 MPI_Request *request)
 {
+    RT_API_ENTER();
     return imrecv_common(buf, count, datatype, message, request, "MPI_Imrecv");
 }
 
@@ -184,5 +191,6 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
                   MPI_Request *request)
 {
+    RT_API_ENTER();
     return imrecv_common(buf, count, datatype, message, request, "MPI_Imrecv_c");
 }

@@ -276,6 +276,7 @@ static struct pml_bbuf *session_buffer(MPI_Session session, bool make, const cha
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 int PMPI_Buffer_attach(void *buffer, int size)
 {
+    RT_API_ENTER();
     RT_CHECK_INIT("MPI_Buffer_attach");
     return attach(&proc, MPI_COMM_SELF, buffer, size, "MPI_Buffer_attach");
 }
@@ -283,6 +284,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
 #pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
+    RT_API_ENTER();
     RT_CHECK_INIT("MPI_Buffer_attach_c");
     return attach(&proc, MPI_COMM_SELF, buffer, size, "MPI_Buffer_attach_c");
 }
@@ -290,6 +292,7 @@ int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    RT_API_ENTER();
     MPI_Count s = 0;
     int err;
 
@@ -303,6 +306,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 #pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
+    RT_API_ENTER();
     RT_CHECK_INIT("MPI_Buffer_detach_c");
     return detach(&proc, MPI_COMM_SELF, buffer_addr, size, "MPI_Buffer_detach_c");
 }
@@ -310,6 +314,7 @@ int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 #pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
 int PMPI_Buffer_flush(void)
 {
+    RT_API_ENTER();
     RT_CHECK_INIT("MPI_Buffer_flush");
     flush(&proc);
     return MPI_SUCCESS;
@@ -318,12 +323,14 @@ int PMPI_Buffer_flush(void)
 #pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
 int PMPI_Buffer_iflush(MPI_Request *request)
 {
+    RT_API_ENTER();
     RT_CHECK_INIT("MPI_Buffer_iflush");
     return iflush(&proc, MPI_COMM_SELF, request, "MPI_Buffer_iflush");
 }
 
 #define COMM_API(NAME, MAKE, CALL)                                                                 \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         int err;                                                                                 \
         struct pml_bbuf *bb = comm_buffer(comm, MAKE, "MPI_" #NAME, &err);                       \
         return bb ? CALL : err;                                                                  \
@@ -340,6 +347,7 @@ COMM_API(Comm_attach_buffer_c, true, attach(bb, comm, buffer, size, "MPI_Comm_at
 #pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
+    RT_API_ENTER();
     MPI_Count s = 0;
     int err;
     struct pml_bbuf *bb = comm_buffer(comm, false, "MPI_Comm_detach_buffer", &err);
@@ -365,6 +373,7 @@ COMM_API(Comm_iflush_buffer, false, iflush(bb, comm, request, "MPI_Comm_iflush_b
 
 #define SESSION_API(NAME, MAKE, CALL)                                                              \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         int err;                                                                                 \
         struct pml_bbuf *bb;                                                                     \
         RT_CHECK_INIT("MPI_" #NAME);                                                             \
@@ -385,6 +394,7 @@ SESSION_API(Session_attach_buffer_c, true,
 #pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
 int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
 {
+    RT_API_ENTER();
     MPI_Count s = 0;
     int err;
     struct pml_bbuf *bb;

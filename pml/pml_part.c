@@ -130,6 +130,7 @@ static int part_init(void *buf, int partitions, MPI_Count count, MPI_Datatype da
 int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
                     int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    RT_API_ENTER();
     return part_init((void *)buf, partitions, count, datatype, dest, tag, comm, info, request,
                      true, "MPI_Psend_init");
 }
@@ -138,6 +139,7 @@ int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Dataty
 int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
                     int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
+    RT_API_ENTER();
     return part_init(buf, partitions, count, datatype, source, tag, comm, info, request, false,
                      "MPI_Precv_init");
 }
@@ -198,6 +200,7 @@ static int ready(struct pml_req *r, int p, const char *fn)
 #pragma weak MPI_Pready = PMPI_Pready
 int PMPI_Pready(int partition, MPI_Request request)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Pready";
     struct pml_req *r;
     int err;
@@ -211,6 +214,7 @@ int PMPI_Pready(int partition, MPI_Request request)
 #pragma weak MPI_Pready_range = PMPI_Pready_range
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Pready_range";
     struct pml_req *r;
     int err;
@@ -230,6 +234,7 @@ int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request
 #pragma weak MPI_Pready_list = PMPI_Pready_list
 int PMPI_Pready_list(int length, const int *array_of_partitions, MPI_Request request)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Pready_list";
     struct pml_req *r;
     int err;
@@ -249,6 +254,7 @@ int PMPI_Pready_list(int length, const int *array_of_partitions, MPI_Request req
 #pragma weak MPI_Parrived = PMPI_Parrived
 int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Parrived";
     struct pml_req *r;
     int err;

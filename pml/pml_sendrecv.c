@@ -144,6 +144,7 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
                    int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                    int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    RT_API_ENTER();
     return isendrecv_common(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                             recvtype, source, recvtag, comm, request, "MPI_Isendrecv");
 }
@@ -153,6 +154,7 @@ int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
                      int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                      int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    RT_API_ENTER();
     return isendrecv_common(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                             recvtype, source, recvtag, comm, request, "MPI_Isendrecv_c");
 }
@@ -161,6 +163,7 @@ int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                            int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    RT_API_ENTER();
     return isendrecv_replace_common(buf, count, datatype, dest, sendtag, source, recvtag, comm,
                                     request, "MPI_Isendrecv_replace");
 }
@@ -170,6 +173,7 @@ int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, 
                              int sendtag, int source, int recvtag, MPI_Comm comm,
                              MPI_Request *request)
 {
+    RT_API_ENTER();
     return isendrecv_replace_common(buf, count, datatype, dest, sendtag, source, recvtag, comm,
                                     request, "MPI_Isendrecv_replace_c");
 }
@@ -201,6 +205,7 @@ static int sendrecv_replace_common(void *buf, MPI_Count count, MPI_Datatype data
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    RT_API_ENTER();
     return sendrecv_replace_common(buf, count, datatype, dest, sendtag, source, recvtag, comm,
                                    status, "MPI_Sendrecv_replace");
 }
@@ -210,6 +215,7 @@ int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
                             int sendtag, int source, int recvtag, MPI_Comm comm,
                             MPI_Status *status)
 {
+    RT_API_ENTER();
     return sendrecv_replace_common(buf, count, datatype, dest, sendtag, source, recvtag, comm,
                                    status, "MPI_Sendrecv_replace_c");
 }

@@ -214,6 +214,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
                             MPI_Comm_delete_attr_function *delete_fn, int *keyval,
                             void *extra_state)
 {
+    RT_API_ENTER();
     return create_keyval(RT_KIND_COMM, (rt_attr_fn)copy_fn, (rt_attr_fn)delete_fn, keyval,
                          extra_state, "MPI_Comm_create_keyval");
 }
@@ -221,12 +222,14 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
 #pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
 int PMPI_Comm_free_keyval(int *keyval)
 {
+    RT_API_ENTER();
     return free_keyval(RT_KIND_COMM, keyval, "MPI_Comm_free_keyval");
 }
 
 #pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
 int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
 {
+    RT_API_ENTER();
     struct target t;
     int rc = comm_target(comm, "MPI_Comm_set_attr", &t);
 
@@ -236,6 +239,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
+    RT_API_ENTER();
     struct target t;
     int rc = comm_target(comm, "MPI_Comm_get_attr", &t);
 
@@ -245,6 +249,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
 int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 {
+    RT_API_ENTER();
     struct target t;
     int rc = comm_target(comm, "MPI_Comm_delete_attr", &t);
 
@@ -258,6 +263,7 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
                        void *extra_state)
 {
+    RT_API_ENTER();
     return create_keyval(RT_KIND_COMM, (rt_attr_fn)copy_fn, (rt_attr_fn)delete_fn, keyval,
                          extra_state, "MPI_Keyval_create");
 }
@@ -265,12 +271,14 @@ int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_f
 #pragma weak MPI_Keyval_free = PMPI_Keyval_free
 int PMPI_Keyval_free(int *keyval)
 {
+    RT_API_ENTER();
     return free_keyval(RT_KIND_COMM, keyval, "MPI_Keyval_free");
 }
 
 #pragma weak MPI_Attr_put = PMPI_Attr_put
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
+    RT_API_ENTER();
     struct target t;
     int rc = comm_target(comm, "MPI_Attr_put", &t);
 
@@ -280,6 +288,7 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 #pragma weak MPI_Attr_get = PMPI_Attr_get
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
+    RT_API_ENTER();
     struct target t;
     int rc = comm_target(comm, "MPI_Attr_get", &t);
 
@@ -289,6 +298,7 @@ int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
+    RT_API_ENTER();
     struct target t;
     int rc = comm_target(comm, "MPI_Attr_delete", &t);
 
@@ -316,6 +326,7 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn,
                             MPI_Type_delete_attr_function *delete_fn, int *keyval,
                             void *extra_state)
 {
+    RT_API_ENTER();
     return create_keyval(RT_KIND_DATATYPE, (rt_attr_fn)copy_fn, (rt_attr_fn)delete_fn, keyval,
                          extra_state, "MPI_Type_create_keyval");
 }
@@ -323,12 +334,14 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn,
 #pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
 int PMPI_Type_free_keyval(int *keyval)
 {
+    RT_API_ENTER();
     return free_keyval(RT_KIND_DATATYPE, keyval, "MPI_Type_free_keyval");
 }
 
 #pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
 int PMPI_Type_set_attr(MPI_Datatype type, int keyval, void *attribute_val)
 {
+    RT_API_ENTER();
     struct target t;
     int rc = type_target(type, "MPI_Type_set_attr", &t);
 
@@ -338,6 +351,7 @@ int PMPI_Type_set_attr(MPI_Datatype type, int keyval, void *attribute_val)
 #pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
 int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void *attribute_val, int *flag)
 {
+    RT_API_ENTER();
     struct target t;
     int rc = type_target(type, "MPI_Type_get_attr", &t);
 
@@ -347,6 +361,7 @@ int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void *attribute_val, int *
 #pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
 int PMPI_Type_delete_attr(MPI_Datatype type, int keyval)
 {
+    RT_API_ENTER();
     struct target t;
     int rc = type_target(type, "MPI_Type_delete_attr", &t);
 
@@ -372,6 +387,7 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
                            MPI_Win_delete_attr_function *delete_fn, int *keyval,
                            void *extra_state)
 {
+    RT_API_ENTER();
     return create_keyval(RT_KIND_WIN, (rt_attr_fn)copy_fn, (rt_attr_fn)delete_fn, keyval,
                          extra_state, "MPI_Win_create_keyval");
 }
@@ -379,12 +395,14 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
 #pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
 int PMPI_Win_free_keyval(int *keyval)
 {
+    RT_API_ENTER();
     return free_keyval(RT_KIND_WIN, keyval, "MPI_Win_free_keyval");
 }
 
 #pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
 int PMPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
 {
+    RT_API_ENTER();
     struct target t;
     int rc = win_target(win, "MPI_Win_set_attr", &t);
 
@@ -394,6 +412,7 @@ int PMPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
 int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
 {
+    RT_API_ENTER();
     struct target t;
     int rc = win_target(win, "MPI_Win_get_attr", &t);
 
@@ -403,6 +422,7 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
 #pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
 int PMPI_Win_delete_attr(MPI_Win win, int keyval)
 {
+    RT_API_ENTER();
     struct target t;
     int rc = win_target(win, "MPI_Win_delete_attr", &t);
 

@@ -68,6 +68,7 @@ struct rdmpi_comm *rt_comm_check(MPI_Comm comm, const char *func, int *err)
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_rank";
     struct rdmpi_comm *c;
     int err;
@@ -84,6 +85,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_size";
     struct rdmpi_comm *c;
     int err;

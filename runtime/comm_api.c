@@ -117,12 +117,14 @@ static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    RT_API_ENTER();
     return dup_common(comm, MPI_INFO_NULL, newcomm, 0, "MPI_Comm_dup");
 }
 
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+    RT_API_ENTER();
     return dup_common(comm, info, newcomm, 1, "MPI_Comm_dup_with_info");
 }
 
@@ -147,6 +149,7 @@ static int idup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Requ
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
+    RT_API_ENTER();
     return idup_common(comm, MPI_INFO_NULL, newcomm, request, 0, "MPI_Comm_idup");
 }
 
@@ -154,6 +157,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
                              MPI_Request *request)
 {
+    RT_API_ENTER();
     return idup_common(comm, info, newcomm, request, 1, "MPI_Comm_idup_with_info");
 }
 
@@ -244,6 +248,7 @@ out:
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_split";
     struct rdmpi_comm *c;
     int err;
@@ -287,6 +292,7 @@ static int hw_type_is_shared(MPI_Info info)
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                          MPI_Comm *newcomm)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_split_type";
     struct rdmpi_comm *c;
     int err, color;
@@ -360,6 +366,7 @@ static int *ranks_in(struct rdmpi_comm *c, struct rdmpi_group *g, const char *fn
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_create";
     struct rdmpi_comm *c;
     struct rdmpi_group *g;
@@ -390,6 +397,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_create_group";
     struct rdmpi_comm *c, *over;
     struct rdmpi_group *g;
@@ -454,6 +462,7 @@ int rt_from_group_check(MPI_Errhandler h, MPI_Info info, const char *fn)
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
                                 MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_create_from_group";
     MPI_Errhandler h = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
     struct rdmpi_errhandler *e = rt_errh_get(h);
@@ -488,6 +497,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 int PMPI_Comm_free(MPI_Comm *comm)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_free";
     struct rdmpi_comm *c;
     int err;

@@ -58,7 +58,7 @@ int rt_comm_bcast(struct rdmpi_comm *over, const int *members, int n, int me, in
 static int reduce_band(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
                        uint32_t *mask)
 {
-    uint32_t in[CID_WORDS];
+    uint32_t in[CID_WORDS + 1];
     int err;
 
     for (int d = 1; d < n; d <<= 1) {
@@ -69,40 +69,99 @@ static int reduce_band(struct rdmpi_comm *over, const int *members, int n, int m
             if ((err = pml_comm_sendrecv(over, NULL, 0, MPI_PROC_NULL, in, sizeof(in),
                                          member(members, me + d), tag)))
                 return err;
-            for (int w = 0; w < CID_WORDS; w++)
+            for (int w = 0; w <= CID_WORDS; w++)
                 mask[w] &= in[w];
         }
     }
     return MPI_SUCCESS;
 }
 
+/* Agreements running in this process (several under MPI_THREAD_MULTIPLE),
+ * by key: only the lowest key offers its free ids, and only while no
+ * other offer is out (one that began before it arrived); the others offer
+ * none and try again. Ids two agreements take thus never collide, and
+ * the lowest key of the whole job soon offers at each of its members, so
+ * it gets ids. */
+#define MAX_AGREE 64
+static uint64_t agreeing[MAX_AGREE];
+static int nagreeing, offering;
+
+static int lowest(uint64_t key)
+{
+    for (int i = 0; i < nagreeing; i++)
+        if (agreeing[i] < key)
+            return 0;
+    return 1;
+}
+
+static void agree_done(uint64_t key)
+{
+    for (int i = 0; i < nagreeing; i++)
+        if (agreeing[i] == key) {
+            agreeing[i] = agreeing[--nagreeing];
+            return;
+        }
+}
+
+/* One round: AND the members' masks (and the remote group's, through
+ * the bridge) and hand the result to every member. */
+static int exchange(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
+                    struct rdmpi_comm *bridge, int bridge_peer, int btag, uint32_t *mask)
+{
+    uint32_t theirs[CID_WORDS + 1];
+    int err;
+
+    if ((err = reduce_band(over, members, n, me, tag, mask)))
+        return err;
+    if (me == 0 && bridge) {
+        if ((err = pml_comm_sendrecv(bridge, mask, sizeof(theirs), bridge_peer, theirs,
+                                     sizeof(theirs), bridge_peer, btag)))
+            return err;
+        for (int w = 0; w <= CID_WORDS; w++)
+            mask[w] &= theirs[w];
+    }
+    return rt_comm_bcast(over, members, n, me, tag, mask, sizeof(theirs));
+}
+
 int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
                  struct rdmpi_comm *bridge, int bridge_peer, int btag, int keep,
                  uint32_t *cid)
 {
-    uint32_t mask[CID_WORDS], theirs[CID_WORDS];
+    /* The last word says whether every member offered its ids. */
+    uint32_t mask[CID_WORDS + 1];
+    uint64_t key = (uint64_t)over->cid << 32 | (uint32_t)tag;
+    unsigned spins = 0;
     int err;
 
-    for (int w = 0; w < CID_WORDS; w++)
-        mask[w] = ~used[w];
-    if ((err = reduce_band(over, members, n, me, tag, mask)))
-        return err;
-    if (me == 0 && bridge) {
-        if ((err = pml_comm_sendrecv(bridge, mask, sizeof(mask), bridge_peer, theirs,
-                                     sizeof(theirs), bridge_peer, btag)))
-            return err;
+    if (nagreeing == MAX_AGREE)
+        return MPI_ERR_INTERN;
+    agreeing[nagreeing++] = key;
+    for (;;) {
+        int offer = lowest(key) && !offering, got = 0;
+
+        offering |= offer;
         for (int w = 0; w < CID_WORDS; w++)
-            mask[w] &= theirs[w];
-    }
-    if ((err = rt_comm_bcast(over, members, n, me, tag, mask, sizeof(mask))))
-        return err;
-    for (int w = 0; w < CID_WORDS; w++) {
-        if (mask[w]) {
-            *cid = (uint32_t)w * 32 + (uint32_t)__builtin_ctz(mask[w]);
-            if (keep)
-                reserve(*cid);
-            return MPI_SUCCESS;
+            mask[w] = offer ? ~used[w] : 0;
+        mask[CID_WORDS] = (uint32_t)offer;
+        err = exchange(over, members, n, me, tag, bridge, bridge_peer, btag, mask);
+        for (int w = 0; w < CID_WORDS && !err && !got; w++) {
+            if (mask[w]) {
+                *cid = (uint32_t)w * 32 + (uint32_t)__builtin_ctz(mask[w]);
+                if (keep)
+                    reserve(*cid);
+                got = 1;
+            }
         }
+        if (offer)
+            offering = 0;
+        if (err || got)
+            break;
+        if (mask[CID_WORDS]) {
+            err = MPI_ERR_INTERN;   /* every member offered, and no id is free */
+            break;
+        }
+        rt_progress_idle(&spins);
     }
-    return MPI_ERR_INTERN;
+    agree_done(key);
+    return err;
 }

@@ -111,6 +111,7 @@ fail:
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                           int remote_leader, int tag, MPI_Comm *newintercomm)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Intercomm_create";
     struct rdmpi_comm *c, *pc = NULL;
     int err;
@@ -147,6 +148,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Intercomm_merge";
     struct rdmpi_comm *c, *nc;
     struct rdmpi_group *g;
@@ -294,6 +296,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
                                       const char *stringtag, MPI_Info info,
                                       MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Intercomm_create_from_groups";
     MPI_Errhandler h = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
     struct rdmpi_errhandler *e = rt_errh_get(h);

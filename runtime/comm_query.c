@@ -37,6 +37,7 @@ static int give_group(MPI_Comm comm, struct rdmpi_group *g, MPI_Group *group, co
 #pragma weak MPI_Comm_group = PMPI_Comm_group
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_group";
     struct rdmpi_comm *c;
     int err;
@@ -50,6 +51,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_remote_group";
     struct rdmpi_comm *c;
     int err;
@@ -65,6 +67,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 #pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_remote_size";
     struct rdmpi_comm *c;
     int err;
@@ -81,6 +84,7 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_test_inter";
     struct rdmpi_comm *c;
     int err;
@@ -101,6 +105,7 @@ static int compare_groups(struct rdmpi_group *a, struct rdmpi_group *b, int *res
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_compare";
     struct rdmpi_comm *a, *b;
     int err, r, rr = MPI_IDENT;
@@ -136,6 +141,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_set_name";
     struct rdmpi_comm *c;
     int err;
@@ -151,6 +157,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_get_name";
     struct rdmpi_comm *c;
     int err;
@@ -184,6 +191,7 @@ static int merge_info(MPI_Info to, MPI_Info from)
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_set_info";
     struct rdmpi_comm *c;
     int err;
@@ -202,6 +210,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_get_info";
     struct rdmpi_comm *c;
     int err;
@@ -221,6 +230,7 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_get_parent";
 
     RT_CHECK_INIT(fn);

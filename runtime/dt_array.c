@@ -185,6 +185,7 @@ int PMPI_Type_create_subarray(int ndims, const int *array_of_sizes, const int *a
                               const int *array_of_starts, int order, MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_create_subarray";
     struct rdmpi_datatype *old = rt_dt_get(oldtype);
     MPI_Count *s = NULL, *ss = NULL, *st = NULL;
@@ -224,6 +225,7 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count *array_of_sizes,
                                 const MPI_Count *array_of_starts, int order,
                                 MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_create_subarray_c";
     struct rdmpi_datatype *old = rt_dt_get(oldtype);
     MPI_Count *c;
@@ -286,6 +288,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int *array_of_g
                             const int *array_of_psizes, int order, MPI_Datatype oldtype,
                             MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_create_darray";
     MPI_Count *g;
     int err;
@@ -307,6 +310,7 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count *ar
                               const int *array_of_psizes, int order, MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_create_darray_c";
     int err;
 

@@ -93,6 +93,7 @@ static int vec(MPI_Count count, MPI_Count bl, MPI_Aint stride_bytes, MPI_Datatyp
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     struct rdmpi_datatype *old = rt_dt_get(oldtype);
     struct dt_env env = {MPI_COMBINER_CONTIGUOUS, 1, 0, 0, 1, &count, NULL, NULL, &old};
 
@@ -102,6 +103,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 #pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     struct rdmpi_datatype *old = rt_dt_get(oldtype);
     struct dt_env env = {MPI_COMBINER_CONTIGUOUS, 0, 0, 1, 1, NULL, NULL, &count, &old};
 
@@ -112,6 +114,7 @@ int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                      MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     struct rdmpi_datatype *old = rt_dt_get(oldtype);
     int ints[3] = {count, blocklength, stride};
     struct dt_env env = {MPI_COMBINER_VECTOR, 3, 0, 0, 1, ints, NULL, NULL, &old};
@@ -124,6 +127,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                        MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     struct rdmpi_datatype *old = rt_dt_get(oldtype);
     MPI_Count c[3] = {count, blocklength, stride};
     struct dt_env env = {MPI_COMBINER_VECTOR, 0, 0, 3, 1, NULL, NULL, c, &old};
@@ -136,6 +140,7 @@ int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     struct rdmpi_datatype *old = rt_dt_get(oldtype);
     int ints[2] = {count, blocklength};
     struct dt_env env = {MPI_COMBINER_HVECTOR, 2, 1, 0, 1, ints, &stride, NULL, &old};
@@ -147,6 +152,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                                MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     struct rdmpi_datatype *old = rt_dt_get(oldtype);
     MPI_Count c[3] = {count, blocklength, stride};
     struct dt_env env = {MPI_COMBINER_HVECTOR, 0, 0, 3, 1, NULL, NULL, c, &old};
@@ -254,6 +260,7 @@ int PMPI_Type_indexed(int count, const int *array_of_blocklengths,
                       const int *array_of_displacements, MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     return idx_int(count, array_of_blocklengths, 0, array_of_displacements, false, oldtype,
                    newtype, MPI_COMBINER_INDEXED, "MPI_Type_indexed");
 }
@@ -263,6 +270,7 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count *array_of_blocklengths,
                         const MPI_Count *array_of_displacements, MPI_Datatype oldtype,
                         MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     return idx_c(count, array_of_blocklengths, 0, array_of_displacements, false, oldtype,
                  newtype, MPI_COMBINER_INDEXED, "MPI_Type_indexed_c");
 }
@@ -272,6 +280,7 @@ int PMPI_Type_create_hindexed(int count, const int *array_of_blocklengths,
                               const MPI_Aint *array_of_displacements, MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     return idx_int(count, array_of_blocklengths, 0, array_of_displacements, true, oldtype,
                    newtype, MPI_COMBINER_HINDEXED, "MPI_Type_create_hindexed");
 }
@@ -281,6 +290,7 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count *array_of_block
                                 const MPI_Count *array_of_displacements, MPI_Datatype oldtype,
                                 MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     return idx_c(count, array_of_blocklengths, 0, array_of_displacements, true, oldtype, newtype,
                  MPI_COMBINER_HINDEXED, "MPI_Type_create_hindexed_c");
 }
@@ -289,6 +299,7 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count *array_of_block
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int *array_of_displacements,
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     return idx_int(count, NULL, blocklength, array_of_displacements, false, oldtype, newtype,
                    MPI_COMBINER_INDEXED_BLOCK, "MPI_Type_create_indexed_block");
 }
@@ -298,6 +309,7 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
                                      const MPI_Count *array_of_displacements,
                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     return idx_c(count, NULL, blocklength, array_of_displacements, false, oldtype, newtype,
                  MPI_COMBINER_INDEXED_BLOCK, "MPI_Type_create_indexed_block_c");
 }
@@ -307,6 +319,7 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint *array_of_displacements, MPI_Datatype oldtype,
                                     MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     return idx_int(count, NULL, blocklength, array_of_displacements, true, oldtype, newtype,
                    MPI_COMBINER_HINDEXED_BLOCK, "MPI_Type_create_hindexed_block");
 }
@@ -316,6 +329,7 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
                                       const MPI_Count *array_of_displacements,
                                       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     return idx_c(count, NULL, blocklength, array_of_displacements, true, oldtype, newtype,
                  MPI_COMBINER_HINDEXED_BLOCK, "MPI_Type_create_hindexed_block_c");
 }
@@ -359,6 +373,7 @@ int PMPI_Type_create_struct(int count, const int *array_of_blocklengths,
                             const MPI_Aint *array_of_displacements,
                             const MPI_Datatype *array_of_types, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_create_struct";
     MPI_Count *bls;
     int *ints, err;
@@ -390,6 +405,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count *array_of_blockle
                               const MPI_Count *array_of_displacements,
                               const MPI_Datatype *array_of_types, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_create_struct_c";
     MPI_Aint *wd;
     MPI_Count *c;
@@ -449,6 +465,7 @@ static int resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datat
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                              MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     MPI_Aint a[2] = {lb, extent};
     struct dt_env env = {MPI_COMBINER_RESIZED, 0, 2, 0, 1, NULL, a, NULL, NULL};
 
@@ -459,6 +476,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
                                MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     MPI_Count c[2] = {lb, extent};
     struct dt_env env = {MPI_COMBINER_RESIZED, 0, 0, 2, 1, NULL, NULL, c, NULL};
 
@@ -469,6 +487,7 @@ int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count ext
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_dup";
     struct rdmpi_datatype *old = NULL, *d;
     struct dt_env env = {MPI_COMBINER_DUP, 0, 0, 0, 1, NULL, NULL, NULL, NULL};
@@ -500,6 +519,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 #pragma weak MPI_Type_commit = PMPI_Type_commit
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_commit";
     struct rdmpi_datatype *d;
     int err;
@@ -516,6 +536,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 #pragma weak MPI_Type_free = PMPI_Type_free
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_free";
     struct rdmpi_datatype *d;
     int err;

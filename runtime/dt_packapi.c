@@ -89,6 +89,7 @@ static int narrow(MPI_Count v, int *out, const char *fn)
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
               int *position, MPI_Comm comm)
 {
+    RT_API_ENTER();
     MPI_Count pos = position ? *position : 0;
     int err = pack(inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL, comm,
                    "MPI_Pack");
@@ -100,6 +101,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
                 MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
+    RT_API_ENTER();
     return pack(inbuf, incount, datatype, outbuf, outsize, position, comm, "MPI_Pack_c");
 }
 
@@ -107,6 +109,7 @@ int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, voi
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                 MPI_Datatype datatype, MPI_Comm comm)
 {
+    RT_API_ENTER();
     MPI_Count pos = position ? *position : 0;
     int err = unpack(inbuf, insize, position ? &pos : NULL, outbuf, outcount, datatype, comm,
                      "MPI_Unpack");
@@ -118,6 +121,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
                   MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
+    RT_API_ENTER();
     return unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, "MPI_Unpack_c");
 }
 
@@ -138,6 +142,7 @@ static int pack_size(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
 #pragma weak MPI_Pack_size = PMPI_Pack_size
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
+    RT_API_ENTER();
     MPI_Count s = 0;
     int err = pack_size(incount, datatype, comm, size ? &s : NULL, "MPI_Pack_size");
 
@@ -147,6 +152,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 #pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
+    RT_API_ENTER();
     return pack_size(incount, datatype, comm, size, "MPI_Pack_size_c");
 }
 
@@ -209,6 +215,7 @@ static int unpack_ext(const char *rep, const void *inbuf, MPI_Count insize, MPI_
 int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
                        MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
+    RT_API_ENTER();
     MPI_Count pos = position ? *position : 0;
     int err = pack_ext(datarep, inbuf, incount, datatype, outbuf, outsize,
                        position ? &pos : NULL, "MPI_Pack_external");
@@ -223,6 +230,7 @@ int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incou
                          MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
                          MPI_Count *position)
 {
+    RT_API_ENTER();
     return pack_ext(datarep, inbuf, incount, datatype, outbuf, outsize, position,
                     "MPI_Pack_external_c");
 }
@@ -231,6 +239,7 @@ int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incou
 int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize,
                          MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
+    RT_API_ENTER();
     MPI_Count pos = position ? *position : 0;
     int err = unpack_ext(datarep, inbuf, insize, position ? &pos : NULL, outbuf, outcount,
                          datatype, "MPI_Unpack_external");
@@ -245,6 +254,7 @@ int PMPI_Unpack_external_c(const char *datarep, const void *inbuf, MPI_Count ins
                            MPI_Count *position, void *outbuf, MPI_Count outcount,
                            MPI_Datatype datatype)
 {
+    RT_API_ENTER();
     return unpack_ext(datarep, inbuf, insize, position, outbuf, outcount, datatype,
                       "MPI_Unpack_external_c");
 }
@@ -266,6 +276,7 @@ static int ext_size_api(const char *rep, MPI_Count incount, MPI_Datatype datatyp
 int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
                             MPI_Aint *size)
 {
+    RT_API_ENTER();
     MPI_Count s = 0;
     int err = ext_size_api(datarep, incount, datatype, size ? &s : NULL, "MPI_Pack_external_size");
 
@@ -278,5 +289,6 @@ int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datat
 int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype,
                               MPI_Count *size)
 {
+    RT_API_ENTER();
     return ext_size_api(datarep, incount, datatype, size, "MPI_Pack_external_size_c");
 }

@@ -23,6 +23,7 @@ static int extent(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *ext, bool tru
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *ext)
 {
+    RT_API_ENTER();
     MPI_Count l, e;
     int err = extent(datatype, lb ? &l : NULL, ext ? &e : NULL, false, "MPI_Type_get_extent");
 
@@ -34,18 +35,21 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *ext)
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *ext)
 {
+    RT_API_ENTER();
     return extent(datatype, lb, ext, false, "MPI_Type_get_extent_x");
 }
 
 #pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
 int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *ext)
 {
+    RT_API_ENTER();
     return extent(datatype, lb, ext, false, "MPI_Type_get_extent_c");
 }
 
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *ext)
 {
+    RT_API_ENTER();
     MPI_Count l, e;
     int err = extent(datatype, lb ? &l : NULL, ext ? &e : NULL, true, "MPI_Type_get_true_extent");
 
@@ -57,18 +61,21 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *ext
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *ext)
 {
+    RT_API_ENTER();
     return extent(datatype, lb, ext, true, "MPI_Type_get_true_extent_x");
 }
 
 #pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *ext)
 {
+    RT_API_ENTER();
     return extent(datatype, lb, ext, true, "MPI_Type_get_true_extent_c");
 }
 
 #pragma weak MPI_Get_address = PMPI_Get_address
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
+    RT_API_ENTER();
     int err = dt_ptr(address, "MPI_Get_address", "address");
 
     if (!err)
@@ -81,6 +88,7 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 #pragma weak MPI_Type_set_name = PMPI_Type_set_name
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_set_name";
     struct rdmpi_datatype *d;
     int err;
@@ -95,6 +103,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_get_name";
     struct rdmpi_datatype *d;
     int err;
@@ -129,6 +138,7 @@ static int envelope(MPI_Datatype datatype, MPI_Count *ni, MPI_Count *na, MPI_Cou
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_get_envelope";
     MPI_Count ni, na, nc, nd;
     int err = envelope(datatype, num_integers ? &ni : NULL, num_addresses ? &na : NULL, &nc,
@@ -149,6 +159,7 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
                              MPI_Count *num_addresses, MPI_Count *num_large_counts,
                              MPI_Count *num_datatypes, int *combiner)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_get_envelope_c";
     int err = dt_ptr(num_large_counts, fn, "num_large_counts");
 
@@ -194,6 +205,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
                            int max_datatypes, int *array_of_integers,
                            MPI_Aint *array_of_addresses, MPI_Datatype *array_of_datatypes)
 {
+    RT_API_ENTER();
     struct rdmpi_datatype *d = rt_dt_get(datatype);
 
     if (d && d->nc)
@@ -211,6 +223,7 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
                              MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts,
                              MPI_Datatype *array_of_datatypes)
 {
+    RT_API_ENTER();
     return contents(datatype, max_integers, max_addresses, max_large_counts, max_datatypes,
                     array_of_integers, array_of_addresses, array_of_large_counts,
                     array_of_datatypes, "MPI_Type_get_contents_c");
@@ -221,6 +234,7 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
 #pragma weak MPI_Type_match_size = PMPI_Type_match_size
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_match_size";
     static const struct {
         int cls, size;
@@ -272,6 +286,7 @@ static int f90(int p, int r, const int (*lim)[2], const MPI_Datatype *types, int
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     static const int lim[][2] = {{0, 2}, {0, 4}, {0, 9}, {0, 18}};
     static const MPI_Datatype t[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8};
 
@@ -281,6 +296,7 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     static const int lim[][2] = {{6, 37}, {15, 307}, {33, 4931}};
     static const MPI_Datatype t[] = {MPI_REAL4, MPI_REAL8, MPI_REAL16};
 
@@ -290,6 +306,7 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
+    RT_API_ENTER();
     static const int lim[][2] = {{6, 37}, {15, 307}, {33, 4931}};
     static const MPI_Datatype t[] = {MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32};
 
@@ -300,6 +317,7 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
                               MPI_Datatype *pair_type)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Type_get_value_index";
     static const struct {
         MPI_Datatype v, i, pair;

@@ -65,6 +65,7 @@ static int add(int what, int cls)
 #pragma weak MPI_Add_error_class = PMPI_Add_error_class
 int PMPI_Add_error_class(int *errorclass)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Add_error_class";
     int v;
 
@@ -81,6 +82,7 @@ int PMPI_Add_error_class(int *errorclass)
 #pragma weak MPI_Add_error_code = PMPI_Add_error_code
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Add_error_code";
     struct ucode *u = ucode_of(errorclass);
     int v;
@@ -105,6 +107,7 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 #pragma weak MPI_Add_error_string = PMPI_Add_error_string
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Add_error_string";
     struct ucode *u = ucode_of(errorcode);
     char *copy;
@@ -130,6 +133,7 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 #pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
 int PMPI_Remove_error_string(int errorcode)
 {
+    RT_API_ENTER();
     struct ucode *u = ucode_of(errorcode);
 
     if (!u || !u->string)
@@ -144,6 +148,7 @@ int PMPI_Remove_error_string(int errorcode)
 #pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
 int PMPI_Remove_error_code(int errorcode)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Remove_error_code";
     struct ucode *u = ucode_of(errorcode), *c;
 
@@ -163,6 +168,7 @@ int PMPI_Remove_error_code(int errorcode)
 #pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
 int PMPI_Remove_error_class(int errorclass)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Remove_error_class";
     struct ucode *u = ucode_of(errorclass);
 

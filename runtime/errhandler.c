@@ -59,12 +59,14 @@ static void replace(struct rdmpi_errhandler **slot, struct rdmpi_errhandler *e)
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+    RT_API_ENTER();
     return create(RT_ERRH_COMM, (void (*)(void))fn, errhandler, "MPI_Comm_create_errhandler");
 }
 
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_set_errhandler";
     struct rdmpi_comm *c;
     struct rdmpi_errhandler *e;
@@ -83,6 +85,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_get_errhandler";
     struct rdmpi_comm *c;
     int err;
@@ -101,6 +104,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Comm_call_errhandler";
     struct rdmpi_comm *c;
     int err;
@@ -118,12 +122,14 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 #pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+    RT_API_ENTER();
     return create(RT_ERRH_WIN, (void (*)(void))fn, errhandler, "MPI_Win_create_errhandler");
 }
 
 #pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_set_errhandler";
     struct rdmpi_win *w;
     struct rdmpi_errhandler *e;
@@ -142,6 +148,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 #pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_get_errhandler";
     struct rdmpi_win *w;
     int err;
@@ -159,6 +166,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 #pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Win_call_errhandler";
     struct rdmpi_win *w;
     int err;
@@ -174,6 +182,7 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn,
                                    MPI_Errhandler *errhandler)
 {
+    RT_API_ENTER();
     return create(RT_ERRH_SESSION, (void (*)(void))fn, errhandler,
                   "MPI_Session_create_errhandler");
 }
@@ -181,6 +190,7 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn,
 #pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Session_set_errhandler";
     struct rdmpi_session *s = rt_session_get(session);
     struct rdmpi_errhandler *e;
@@ -197,6 +207,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 #pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Session_get_errhandler";
     struct rdmpi_session *s = rt_session_get(session);
 
@@ -212,6 +223,7 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 #pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Session_call_errhandler";
     struct rdmpi_session *s = rt_session_get(session);
 
@@ -241,12 +253,14 @@ static struct rdmpi_errhandler **file_slot(MPI_File file, const char *fn, int *e
 #pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+    RT_API_ENTER();
     return create(RT_ERRH_FILE, (void (*)(void))fn, errhandler, "MPI_File_create_errhandler");
 }
 
 #pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_set_errhandler";
     struct rdmpi_errhandler *e, **slot;
     const char *why;
@@ -263,6 +277,7 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 #pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_get_errhandler";
     struct rdmpi_errhandler **slot;
     int err;
@@ -279,6 +294,7 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 #pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_File_call_errhandler";
     struct rdmpi_errhandler **slot;
     int err;
@@ -294,6 +310,7 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+    RT_API_ENTER();
     struct rdmpi_errhandler *e;
 
     if (!errhandler)

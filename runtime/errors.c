@@ -276,6 +276,7 @@ int rdmpi_err_errh(MPI_Errhandler h, enum rt_errh_kind kind, int errclass, const
 #pragma weak MPI_Error_class = PMPI_Error_class
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    RT_API_ENTER();
     int c = rt_err_class_of(errorcode);
 
     if (c < 0)
@@ -291,6 +292,7 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 #pragma weak MPI_Error_string = PMPI_Error_string
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    RT_API_ENTER();
     int c = rt_err_class_of(errorcode);
     const char *user;
     int n;

@@ -51,6 +51,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
                         MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
                         MPI_Request *request)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Grequest_start";
     struct greq *g;
 
@@ -75,6 +76,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
 #pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
 int PMPI_Grequest_complete(MPI_Request request)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Grequest_complete";
     struct rdmpi_request *r = rt_req_get(request);
 

@@ -50,6 +50,7 @@ static int new_group(const int *world, int n, MPI_Session session, MPI_Group *ou
 #pragma weak MPI_Group_size = PMPI_Group_size
 int PMPI_Group_size(MPI_Group group, int *size)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Group_size";
     struct rdmpi_group *g;
     int err;
@@ -66,6 +67,7 @@ int PMPI_Group_size(MPI_Group group, int *size)
 #pragma weak MPI_Group_rank = PMPI_Group_rank
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Group_rank";
     struct rdmpi_group *g;
     int err;
@@ -82,6 +84,7 @@ int PMPI_Group_rank(MPI_Group group, int *rank)
 #pragma weak MPI_Group_free = PMPI_Group_free
 int PMPI_Group_free(MPI_Group *group)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Group_free";
     struct rdmpi_group *g;
     int err;
@@ -100,6 +103,7 @@ int PMPI_Group_free(MPI_Group *group)
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                                int ranks2[])
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Group_translate_ranks";
     struct rdmpi_group *g1, *g2;
     int err, *t;
@@ -129,6 +133,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
 #pragma weak MPI_Group_compare = PMPI_Group_compare
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Group_compare";
     struct rdmpi_group *g1, *g2;
     int err, *t, same = 1;
@@ -204,18 +209,21 @@ static int set_op(MPI_Group group1, MPI_Group group2, MPI_Group *out, enum setop
 #pragma weak MPI_Group_union = PMPI_Group_union
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    RT_API_ENTER();
     return set_op(group1, group2, newgroup, UNION, "MPI_Group_union");
 }
 
 #pragma weak MPI_Group_intersection = PMPI_Group_intersection
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    RT_API_ENTER();
     return set_op(group1, group2, newgroup, INTERSECTION, "MPI_Group_intersection");
 }
 
 #pragma weak MPI_Group_difference = PMPI_Group_difference
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    RT_API_ENTER();
     return set_op(group1, group2, newgroup, DIFFERENCE, "MPI_Group_difference");
 }
 
@@ -277,12 +285,14 @@ out:
 #pragma weak MPI_Group_incl = PMPI_Group_incl
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    RT_API_ENTER();
     return incl_excl(group, n, ranks, newgroup, 1, "MPI_Group_incl");
 }
 
 #pragma weak MPI_Group_excl = PMPI_Group_excl
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    RT_API_ENTER();
     return incl_excl(group, n, ranks, newgroup, 0, "MPI_Group_excl");
 }
 
@@ -343,11 +353,13 @@ static int range_incl_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *o
 #pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    RT_API_ENTER();
     return range_incl_excl(group, n, ranges, newgroup, 1, "MPI_Group_range_incl");
 }
 
 #pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    RT_API_ENTER();
     return range_incl_excl(group, n, ranges, newgroup, 0, "MPI_Group_range_excl");
 }

@@ -27,10 +27,12 @@ static void *from_f(MPI_Fint f, enum rt_kind kind)
 #define CONVERT(Name, Type, kind)                                                                 \
     MPI_Fint PMPI_##Name##_c2f(Type h)                                                            \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return to_f(h);                                                                          \
     }                                                                                            \
     Type PMPI_##Name##_f2c(MPI_Fint f)                                                            \
     {                                                                                            \
+        RT_API_ENTER();                                                                          \
         return (Type)from_f(f, kind);                                                            \
     }
 
@@ -72,11 +74,13 @@ CONVERT(Win, MPI_Win, RT_KIND_WIN)
 #pragma weak MPI_Aint_add = PMPI_Aint_add
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
+    RT_API_ENTER();
     return (MPI_Aint)((char *)base + disp);
 }
 
 #pragma weak MPI_Aint_diff = PMPI_Aint_diff
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
+    RT_API_ENTER();
     return (MPI_Aint)((char *)addr1 - (char *)addr2);
 }

@@ -119,6 +119,7 @@ static int check_writable(struct rdmpi_info *i, const char *fn)
 #pragma weak MPI_Info_create = PMPI_Info_create
 int PMPI_Info_create(MPI_Info *info)
 {
+    RT_API_ENTER();
     struct rdmpi_info *i;
 
     if (!info)
@@ -134,6 +135,7 @@ int PMPI_Info_create(MPI_Info *info)
 #pragma weak MPI_Info_set = PMPI_Info_set
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Info_set";
     struct rdmpi_info *i;
     int rc;
@@ -155,6 +157,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 #pragma weak MPI_Info_delete = PMPI_Info_delete
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Info_delete";
     struct rdmpi_info *i;
     int rc, k;
@@ -176,6 +179,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 #pragma weak MPI_Info_get = PMPI_Info_get
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Info_get";
     struct rdmpi_info *i;
     int rc, k;
@@ -198,6 +202,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 #pragma weak MPI_Info_get_string = PMPI_Info_get_string
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Info_get_string";
     struct rdmpi_info *i;
     int rc, k;
@@ -222,6 +227,7 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Info_get_valuelen";
     struct rdmpi_info *i;
     int rc, k;
@@ -240,6 +246,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+    RT_API_ENTER();
     struct rdmpi_info *i;
     int rc;
 
@@ -255,6 +262,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Info_get_nthkey";
     struct rdmpi_info *i;
     int rc;
@@ -275,6 +283,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Info_dup";
     struct rdmpi_info *i, *d;
     MPI_Info h;
@@ -297,6 +306,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 #pragma weak MPI_Info_free = PMPI_Info_free
 int PMPI_Info_free(MPI_Info *info)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Info_free";
     struct rdmpi_info *i;
     int rc;
@@ -319,6 +329,7 @@ int PMPI_Info_free(MPI_Info *info)
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
 int PMPI_Info_create_env(int argc, char **argv, MPI_Info *info)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Info_create_env";
     int rc;
 

@@ -100,6 +100,7 @@ int rt_info_env_fill(struct rdmpi_info *info, int argc, char **argv)
 #pragma weak MPI_Get_hw_resource_info = PMPI_Get_hw_resource_info
 int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Get_hw_resource_info";
     struct rdmpi_info *info;
     char host[256], v[32];

@@ -101,11 +101,9 @@ void rt_up(int required, const char *fn)
     if ((rc = init_layers()))
         rt_fatal("%s: start-up failed (error %d); run with RDMPI_VERBOSE=1 for detail", fn, rc);
 
-    /* One global lock would be needed beyond SERIALIZED; we do not claim
-     * MULTIPLE until the pml is thread-safe. */
-    rt.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
-    if (rt.thread_level < MPI_THREAD_SINGLE)
-        rt.thread_level = MPI_THREAD_SINGLE;
+    rt.thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                      : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    rt_mt = rt.thread_level == MPI_THREAD_MULTIPLE;
     rt.up = 1;
 }
 
@@ -143,6 +141,7 @@ static int do_init(int required, int *provided, const char *fn)
 #pragma weak MPI_Init = PMPI_Init
 int PMPI_Init(int *argc, char ***argv)
 {
+    RT_API_ENTER();
     (void)argc;
     (void)argv;
     return do_init(MPI_THREAD_SINGLE, NULL, "MPI_Init");
@@ -151,6 +150,7 @@ int PMPI_Init(int *argc, char ***argv)
 #pragma weak MPI_Init_thread = PMPI_Init_thread
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    RT_API_ENTER();
     (void)argc;
     (void)argv;
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
@@ -164,6 +164,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 #pragma weak MPI_Initialized = PMPI_Initialized
 int PMPI_Initialized(int *flag)
 {
+    RT_API_ENTER();
     *flag = rt.initialized;
     return MPI_SUCCESS;
 }
@@ -171,6 +172,7 @@ int PMPI_Initialized(int *flag)
 #pragma weak MPI_Finalized = PMPI_Finalized
 int PMPI_Finalized(int *flag)
 {
+    RT_API_ENTER();
     *flag = rt.finalized;
     return MPI_SUCCESS;
 }
@@ -178,6 +180,7 @@ int PMPI_Finalized(int *flag)
 #pragma weak MPI_Finalize = PMPI_Finalize
 int PMPI_Finalize(void)
 {
+    RT_API_ENTER();
     int rc;
 
     if (RT_UNLIKELY(!rt.initialized || rt.finalized))
@@ -195,6 +198,7 @@ int PMPI_Finalize(void)
 #pragma weak MPI_Query_thread = PMPI_Query_thread
 int PMPI_Query_thread(int *provided)
 {
+    RT_API_ENTER();
     RT_CHECK_INIT("MPI_Query_thread");
     *provided = rt.thread_level;
     return MPI_SUCCESS;
@@ -203,6 +207,7 @@ int PMPI_Query_thread(int *provided)
 #pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
 int PMPI_Is_thread_main(int *flag)
 {
+    RT_API_ENTER();
     RT_CHECK_INIT("MPI_Is_thread_main");
     *flag = pthread_equal(pthread_self(), rt.main_thread) != 0;
     return MPI_SUCCESS;
@@ -233,6 +238,7 @@ _Noreturn void rt_abort_job(int status, const char *msg)
 #pragma weak MPI_Abort = PMPI_Abort
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
+    RT_API_ENTER();
     struct rdmpi_comm *c = rt_comm_get(comm);
     char msg[256];
 
@@ -245,6 +251,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 #pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+    RT_API_ENTER();
     char host[MPI_MAX_PROCESSOR_NAME];
     const char *h = rt.hostname;
 
@@ -260,6 +267,7 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 #pragma weak MPI_Get_version = PMPI_Get_version
 int PMPI_Get_version(int *version, int *subversion)
 {
+    RT_API_ENTER();
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
@@ -268,6 +276,7 @@ int PMPI_Get_version(int *version, int *subversion)
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+    RT_API_ENTER();
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
                      "rdmpi %s (MPI %d.%d), PMIx %s, built with libfabric %d.%d",
                      PACKAGE_VERSION, MPI_VERSION, MPI_SUBVERSION, PMIx_Get_version(),

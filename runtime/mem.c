@@ -9,6 +9,7 @@
 #pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Alloc_mem";
     void *p = NULL;
     long page = sysconf(_SC_PAGESIZE);
@@ -31,6 +32,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 #pragma weak MPI_Free_mem = PMPI_Free_mem
 int PMPI_Free_mem(void *base)
 {
+    RT_API_ENTER();
     RT_CHECK_INIT("MPI_Free_mem");
     free(base);
     return MPI_SUCCESS;

@@ -70,6 +70,8 @@ int rt_progress(void)
 
 void rt_progress_idle(unsigned *spins)
 {
+    if (rt_mt)
+        rt_api_yield();
     if (RT_UNLIKELY(dump_asked)) {
         dump_asked = 0;
         if (dump_fn)

@@ -85,6 +85,7 @@ static int raise_in(MPI_Request h, int code, const char *func)
 #pragma weak MPI_Wait = PMPI_Wait
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Wait";
     struct rdmpi_request *r;
     MPI_Comm comm;
@@ -115,6 +116,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 #pragma weak MPI_Test = PMPI_Test
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Test";
     struct rdmpi_request *r;
     MPI_Comm comm;
@@ -229,6 +231,7 @@ static void empty_statuses(int count, MPI_Request *reqs, MPI_Status *statuses)
 #pragma weak MPI_Waitall = PMPI_Waitall
 int PMPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Waitall";
     unsigned spins = 0;
     int err;
@@ -267,6 +270,7 @@ static int test_all(int count, MPI_Request *reqs, int *flag, MPI_Status *statuse
 int PMPI_Testall(int count, MPI_Request *array_of_requests, int *flag,
                  MPI_Status *array_of_statuses)
 {
+    RT_API_ENTER();
     return test_all(count, array_of_requests, flag, array_of_statuses, true, "MPI_Testall");
 }
 
@@ -291,6 +295,7 @@ static int finish_any(int count, MPI_Request *reqs, MPI_Status *status, int *err
 #pragma weak MPI_Waitany = PMPI_Waitany
 int PMPI_Waitany(int count, MPI_Request *array_of_requests, int *indx, MPI_Status *status)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Waitany";
     unsigned spins = 0;
     int err = MPI_SUCCESS, i;
@@ -346,6 +351,7 @@ static int test_any(int count, MPI_Request *reqs, int *indx, int *flag, MPI_Stat
 int PMPI_Testany(int count, MPI_Request *array_of_requests, int *indx, int *flag,
                  MPI_Status *status)
 {
+    RT_API_ENTER();
     return test_any(count, array_of_requests, indx, flag, status, true, "MPI_Testany");
 }
 
@@ -353,6 +359,7 @@ int PMPI_Testany(int count, MPI_Request *array_of_requests, int *indx, int *flag
 int PMPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount,
                   int *array_of_indices, MPI_Status *array_of_statuses)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Waitsome";
     unsigned spins = 0;
     int err, n;
@@ -402,6 +409,7 @@ static int test_some(int incount, MPI_Request *reqs, int *outcount, int *indices
 int PMPI_Testsome(int incount, MPI_Request *array_of_requests, int *outcount,
                   int *array_of_indices, MPI_Status *array_of_statuses)
 {
+    RT_API_ENTER();
     return test_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
                      true, "MPI_Testsome");
 }
@@ -409,6 +417,7 @@ int PMPI_Testsome(int incount, MPI_Request *array_of_requests, int *outcount,
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Request_get_status";
     struct rdmpi_request *r;
     int err;
@@ -440,6 +449,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 int PMPI_Request_get_status_all(int count, MPI_Request *array_of_requests, int *flag,
                                 MPI_Status *array_of_statuses)
 {
+    RT_API_ENTER();
     return test_all(count, array_of_requests, flag, array_of_statuses, false,
                     "MPI_Request_get_status_all");
 }
@@ -448,6 +458,7 @@ int PMPI_Request_get_status_all(int count, MPI_Request *array_of_requests, int *
 int PMPI_Request_get_status_any(int count, MPI_Request *array_of_requests, int *indx, int *flag,
                                 MPI_Status *status)
 {
+    RT_API_ENTER();
     return test_any(count, array_of_requests, indx, flag, status, false,
                     "MPI_Request_get_status_any");
 }
@@ -456,6 +467,7 @@ int PMPI_Request_get_status_any(int count, MPI_Request *array_of_requests, int *
 int PMPI_Request_get_status_some(int incount, MPI_Request *array_of_requests, int *outcount,
                                  int *array_of_indices, MPI_Status *array_of_statuses)
 {
+    RT_API_ENTER();
     return test_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
                      false, "MPI_Request_get_status_some");
 }
@@ -463,6 +475,7 @@ int PMPI_Request_get_status_some(int incount, MPI_Request *array_of_requests, in
 #pragma weak MPI_Request_free = PMPI_Request_free
 int PMPI_Request_free(MPI_Request *request)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Request_free";
     struct rdmpi_request *r;
     int err;
@@ -483,6 +496,7 @@ int PMPI_Request_free(MPI_Request *request)
 #pragma weak MPI_Cancel = PMPI_Cancel
 int PMPI_Cancel(MPI_Request *request)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Cancel";
     struct rdmpi_request *r;
     int err;
@@ -502,6 +516,7 @@ int PMPI_Cancel(MPI_Request *request)
 #pragma weak MPI_Start = PMPI_Start
 int PMPI_Start(MPI_Request *request)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Start";
     struct rdmpi_request *r;
     int err;
@@ -521,6 +536,7 @@ int PMPI_Start(MPI_Request *request)
 #pragma weak MPI_Startall = PMPI_Startall
 int PMPI_Startall(int count, MPI_Request *array_of_requests)
 {
+    RT_API_ENTER();
     int err;
 
     RT_CHECK_INIT("MPI_Startall");

@@ -83,8 +83,38 @@ typedef int (*rt_progress_fn)(void);
 int rt_progress_register(rt_progress_fn fn);
 int rt_progress(void);
 /* Called by every blocking loop between polls: yields the CPU after a
- * short spin when ranks outnumber cores. */
+ * short spin when ranks outnumber cores, and under MPI_THREAD_MULTIPLE
+ * lets threads waiting for the library lock in. */
 void rt_progress_idle(unsigned *spins);
+
+/* MPI_THREAD_MULTIPLE (thread.c): one lock around the library. Every API
+ * function opens with RT_API_ENTER(), which takes it (counting nested
+ * calls) and releases it when the function returns; without MULTIPLE it
+ * costs a test of rt_mt. */
+extern int rt_mt;
+extern __thread int rt_api_depth;
+void rt_api_acquire(void);
+void rt_api_release(void);
+/* Lets a thread blocked on the lock in while this one idles. */
+void rt_api_yield(void);
+
+static inline int rt_api_lock(void)
+{
+    if (RT_LIKELY(!rt_mt))
+        return 0;
+    if (rt_api_depth++ == 0)
+        rt_api_acquire();
+    return 1;
+}
+
+static inline void rt_api_unlock(const int *held)
+{
+    if (*held && --rt_api_depth == 0)
+        rt_api_release();
+}
+
+#define RT_API_ENTER()                                                                           \
+    int rt_api_held_ __attribute__((cleanup(rt_api_unlock), unused)) = rt_api_lock()
 void rt_progress_setup(void);
 /* What a stuck rank prints on SIGUSR1 (its pending operations). */
 #include <stdio.h>

@@ -73,6 +73,7 @@ static void down_at_exit(void)
 #pragma weak MPI_Session_init = PMPI_Session_init
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Session_init";
     static int exit_hook;
     MPI_Errhandler h = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
@@ -110,6 +111,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
 #pragma weak MPI_Session_finalize = PMPI_Session_finalize
 int PMPI_Session_finalize(MPI_Session *session)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Session_finalize";
     struct rdmpi_session *s;
     int err;
@@ -135,6 +137,7 @@ int PMPI_Session_finalize(MPI_Session *session)
 #pragma weak MPI_Session_get_info = PMPI_Session_get_info
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Session_get_info";
     struct rdmpi_session *s;
     int err;
@@ -150,6 +153,7 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 #pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Session_get_num_psets";
     int err;
 
@@ -169,6 +173,7 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_na
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len,
                               char *pset_name)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Session_get_nth_pset";
     int err, need;
 
@@ -196,6 +201,7 @@ static int pset_size(int i)
 #pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Session_get_pset_info";
     char v[16];
     int err, i;
@@ -218,6 +224,7 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
 #pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Group_from_session_pset";
     struct rdmpi_group *g;
     int err, i;

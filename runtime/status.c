@@ -53,6 +53,7 @@ static int narrow(MPI_Count c, int *out, const char *fn)
 #pragma weak MPI_Get_count = PMPI_Get_count
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    RT_API_ENTER();
     MPI_Count c = 0;
     int err = get_count(status, datatype, &c, "MPI_Get_count");
 
@@ -64,6 +65,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 #pragma weak MPI_Get_count_c = PMPI_Get_count_c
 int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
+    RT_API_ENTER();
     return get_count(status, datatype, count, "MPI_Get_count_c");
 }
 
@@ -91,6 +93,7 @@ static int get_elements(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    RT_API_ENTER();
     MPI_Count c = 0;
     int err = get_elements(status, datatype, count ? &c : NULL, "MPI_Get_elements");
 
@@ -100,12 +103,14 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
+    RT_API_ENTER();
     return get_elements(status, datatype, count, "MPI_Get_elements_x");
 }
 
 #pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
+    RT_API_ENTER();
     return get_elements(status, datatype, count, "MPI_Get_elements_c");
 }
 
@@ -129,24 +134,28 @@ static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count cou
 #pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
+    RT_API_ENTER();
     return set_elements(status, datatype, count, "MPI_Status_set_elements");
 }
 
 #pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
+    RT_API_ENTER();
     return set_elements(status, datatype, count, "MPI_Status_set_elements_x");
 }
 
 #pragma weak MPI_Status_set_elements_c = PMPI_Status_set_elements_c
 int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
+    RT_API_ENTER();
     return set_elements(status, datatype, count, "MPI_Status_set_elements_c");
 }
 
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
+    RT_API_ENTER();
     if (!status || status == MPI_STATUS_IGNORE)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Status_set_cancelled", "status is NULL");
     status->rdmpi_cancelled = flag != 0;
@@ -156,6 +165,7 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    RT_API_ENTER();
     if (!status || status == MPI_STATUS_IGNORE || !flag)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Test_cancelled",
                               "%s is NULL", flag ? "status" : "flag");
@@ -175,6 +185,7 @@ static int status_arg(const MPI_Status *status, const char *fn)
 #pragma weak MPI_Status_get_source = PMPI_Status_get_source
 int PMPI_Status_get_source(const MPI_Status *status, int *source)
 {
+    RT_API_ENTER();
     int err = status_arg(status, "MPI_Status_get_source");
 
     if (!err && !source)
@@ -187,6 +198,7 @@ int PMPI_Status_get_source(const MPI_Status *status, int *source)
 #pragma weak MPI_Status_set_source = PMPI_Status_set_source
 int PMPI_Status_set_source(MPI_Status *status, int source)
 {
+    RT_API_ENTER();
     int err = status_arg(status, "MPI_Status_set_source");
 
     if (!err)
@@ -197,6 +209,7 @@ int PMPI_Status_set_source(MPI_Status *status, int source)
 #pragma weak MPI_Status_get_tag = PMPI_Status_get_tag
 int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
 {
+    RT_API_ENTER();
     int err = status_arg(status, "MPI_Status_get_tag");
 
     if (!err && !tag)
@@ -209,6 +222,7 @@ int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
 #pragma weak MPI_Status_set_tag = PMPI_Status_set_tag
 int PMPI_Status_set_tag(MPI_Status *status, int tag)
 {
+    RT_API_ENTER();
     int err = status_arg(status, "MPI_Status_set_tag");
 
     if (!err)
@@ -219,6 +233,7 @@ int PMPI_Status_set_tag(MPI_Status *status, int tag)
 #pragma weak MPI_Status_get_error = PMPI_Status_get_error
 int PMPI_Status_get_error(const MPI_Status *status, int *error)
 {
+    RT_API_ENTER();
     int err = status_arg(status, "MPI_Status_get_error");
 
     if (!err && !error)
@@ -231,6 +246,7 @@ int PMPI_Status_get_error(const MPI_Status *status, int *error)
 #pragma weak MPI_Status_set_error = PMPI_Status_set_error
 int PMPI_Status_set_error(MPI_Status *status, int error)
 {
+    RT_API_ENTER();
     int err = status_arg(status, "MPI_Status_set_error");
 
     if (!err)
@@ -255,6 +271,7 @@ static int type_size(MPI_Datatype datatype, MPI_Count *size, const char *fn)
 #pragma weak MPI_Type_size = PMPI_Type_size
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
+    RT_API_ENTER();
     MPI_Count c = 0;
     int err = type_size(datatype, &c, "MPI_Type_size");
 
@@ -267,11 +284,13 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
+    RT_API_ENTER();
     return type_size(datatype, size, "MPI_Type_size_x");
 }
 
 #pragma weak MPI_Type_size_c = PMPI_Type_size_c
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
+    RT_API_ENTER();
     return type_size(datatype, size, "MPI_Type_size_c");
 }

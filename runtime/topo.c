@@ -159,6 +159,7 @@ int rt_topo_attach(MPI_Comm comm_old, int n, struct rt_topo *t, MPI_Comm *newcom
 #pragma weak MPI_Topo_test = PMPI_Topo_test
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Topo_test";
     struct rdmpi_comm *c;
     int err;

@@ -69,6 +69,7 @@ static int check_grid(MPI_Comm comm, int size, int ndims, const int *dims, const
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int *dims, const int *periods, int reorder,
                      MPI_Comm *comm_cart)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Cart_create";
     struct rdmpi_comm *c;
     struct rt_topo *t = NULL;
@@ -94,6 +95,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int *dims, const int *p
 #pragma weak MPI_Cart_map = PMPI_Cart_map
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int *dims, const int *periods, int *newrank)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Cart_map";
     struct rdmpi_comm *c;
     int err, nnodes;
@@ -110,6 +112,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int *dims, const int *periods,
 #pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Cartdim_get";
     struct rdmpi_comm *c;
     struct rt_topo *t;
@@ -136,6 +139,7 @@ static int check_maxdims(MPI_Comm comm, const struct rt_topo *t, int maxdims, co
 #pragma weak MPI_Cart_get = PMPI_Cart_get
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int *dims, int *periods, int *coords)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Cart_get";
     struct rdmpi_comm *c;
     struct rt_topo *t;
@@ -161,6 +165,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int *dims, int *periods, int *coor
 #pragma weak MPI_Cart_coords = PMPI_Cart_coords
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int *coords)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Cart_coords";
     struct rdmpi_comm *c;
     struct rt_topo *t;
@@ -183,6 +188,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int *coords)
 #pragma weak MPI_Cart_rank = PMPI_Cart_rank
 int PMPI_Cart_rank(MPI_Comm comm, const int *coords, int *rank)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Cart_rank";
     struct rdmpi_comm *c;
     struct rt_topo *t;
@@ -211,6 +217,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int *coords, int *rank)
 #pragma weak MPI_Cart_shift = PMPI_Cart_shift
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Cart_shift";
     struct rdmpi_comm *c;
     struct rt_topo *t;
@@ -233,6 +240,7 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 #pragma weak MPI_Cart_sub = PMPI_Cart_sub
 int PMPI_Cart_sub(MPI_Comm comm, const int *remain_dims, MPI_Comm *newcomm)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Cart_sub";
     struct rdmpi_comm *c, *nc;
     struct rt_topo *t, *nt;
@@ -375,6 +383,7 @@ static int balance(int m, int k, int *out)
 #pragma weak MPI_Dims_create = PMPI_Dims_create
 int PMPI_Dims_create(int nnodes, int ndims, int *dims)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Dims_create";
     long long fixed = 1;
     int nfree = 0, *f, err;

@@ -46,6 +46,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int *
                                     const int *destinations, const int *destweights, MPI_Info info,
                                     int reorder, MPI_Comm *comm_dist_graph)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Dist_graph_create_adjacent";
     struct rdmpi_comm *c;
     struct rt_topo *t;
@@ -185,6 +186,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int *sources, const i
                            const int *destinations, const int *weights, MPI_Info info, int reorder,
                            MPI_Comm *comm_dist_graph)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Dist_graph_create";
     struct rdmpi_comm *c;
     struct rt_topo *t;
@@ -239,6 +241,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int *sources, const i
 #pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Dist_graph_neighbors_count";
     struct rdmpi_comm *c;
     struct rt_topo *t;
@@ -280,6 +283,7 @@ static int copy_out(MPI_Comm comm, int max, int n, const int *ranks, const int *
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int *sources, int *sourceweights,
                               int maxoutdegree, int *destinations, int *destweights)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Dist_graph_neighbors";
     struct rdmpi_comm *c;
     struct rt_topo *t;

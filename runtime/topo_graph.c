@@ -47,6 +47,7 @@ static int check_graph(MPI_Comm comm, int size, int nnodes, const int *index, co
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int *index, const int *edges,
                       int reorder, MPI_Comm *comm_graph)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Graph_create";
     struct rdmpi_comm *c;
     struct rt_topo *t = NULL;
@@ -73,6 +74,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int *index, const int
 #pragma weak MPI_Graph_map = PMPI_Graph_map
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges, int *newrank)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Graph_map";
     struct rdmpi_comm *c;
     int err;
@@ -89,6 +91,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges
 #pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Graphdims_get";
     struct rdmpi_comm *c;
     struct rt_topo *t;
@@ -119,6 +122,7 @@ static int check_out(MPI_Comm comm, int max, const int *p, int n, const char *wh
 #pragma weak MPI_Graph_get = PMPI_Graph_get
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *index, int *edges)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Graph_get";
     struct rdmpi_comm *c;
     struct rt_topo *t;
@@ -147,6 +151,7 @@ static int check_node(MPI_Comm comm, const struct rt_topo *t, int rank, const ch
 #pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Graph_neighbors_count";
     struct rdmpi_comm *c;
     struct rt_topo *t;
@@ -164,6 +169,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 #pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int *neighbors)
 {
+    RT_API_ENTER();
     static const char fn[] = "MPI_Graph_neighbors";
     struct rdmpi_comm *c;
     struct rt_topo *t;
