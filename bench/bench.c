@@ -29,6 +29,7 @@ static const struct bench *const benches[] = {
     &bench_scatter, &bench_allgather, &bench_alltoall, &bench_reduce_scatter, &bench_iallreduce,
     &bench_startup,  &bench_pack,      &bench_bw_vector, &bench_put_latency, &bench_get_latency,
     &bench_acc_latency, &bench_io_write, &bench_io_read, &bench_io_vwrite, &bench_io_vread,
+    &bench_latency_mt,
 };
 
 static struct bench_opts opts;
@@ -358,6 +359,8 @@ static void help(void)
     printf(")\n  -x N          untimed warm-up iterations per size (default %d)\n", b->warmup);
     if (b->flags & WINDOWED)
         printf("  -W N          messages in flight per window (default 64)\n");
+    if (b->flags & THREADED)
+        printf("  -T N          threads per rank (default 2)\n");
     printf("  -f            full statistics: min and max across ranks, iterations\n"
            "  -c            validate every received byte (the timings then include the checks)\n"
            "  -h            this help\n");
@@ -439,9 +442,10 @@ static int parse(int argc, char **argv)
     opts.iters = cur->iters;
     opts.warmup = cur->warmup;
     opts.window = 64;
+    opts.threads = 2;
     opterr = 0;
     optind = 1;
-    while ((c = getopt(argc, argv, ":m:i:x:W:fch")) != -1) {
+    while ((c = getopt(argc, argv, ":m:i:x:W:T:fch")) != -1) {
         int bad = 0;
 
         switch (c) {
@@ -449,6 +453,7 @@ static int parse(int argc, char **argv)
         case 'i': bad = parse_count(optarg, 1, &opts.iters), opts.iters_set = 1; break;
         case 'x': bad = parse_count(optarg, 0, &opts.warmup), opts.warmup_set = 1; break;
         case 'W': bad = parse_count(optarg, 1, &opts.window); break;
+        case 'T': bad = parse_count(optarg, 1, &opts.threads); break;
         case 'f': opts.full = 1; break;
         case 'c': opts.check = 1; break;
         case 'h':
@@ -534,6 +539,8 @@ static void print_options(void)
     printf(" -i %d -x %d", opts.iters, opts.warmup);
     if (cur->flags & WINDOWED)
         printf(" -W %d", opts.window);
+    if (cur->flags & THREADED)
+        printf(" -T %d", opts.threads);
     if (opts.full)
         printf(" -f");
     if (opts.check)
@@ -613,7 +620,7 @@ static int probe(void)
 int main(int argc, char **argv)
 {
     double t0;
-    int rc;
+    int rc, provided = MPI_THREAD_MULTIPLE;
 
     if (argc < 2) {
         usage(stderr);
@@ -635,7 +642,10 @@ int main(int argc, char **argv)
     /* The startup benchmark reports this; nothing communicates before
      * cur->run(), so its first message really is the first. */
     t0 = now();
-    MPI_Init(&argc, &argv);
+    if (cur->flags & THREADED)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     bench_init_seconds = now() - t0;
     MPI_Comm_rank(MPI_COMM_WORLD, &bench_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &bench_nranks);
@@ -645,6 +655,12 @@ int main(int argc, char **argv)
         rc = check_ranks();
     if (rc == 0 && bench_rank == 0)
         header();
+    if (rc == 0 && (cur->flags & THREADED) && provided < MPI_THREAD_MULTIPLE) {
+        if (bench_rank == 0)
+            printf("# SKIP %s: this MPI provides thread level %d, not MPI_THREAD_MULTIPLE\n",
+                   cur->name, provided);
+        rc = EXIT_SKIP;
+    }
     if (rc == 0)
         rc = probe();
     if (rc == 0)

@@ -29,6 +29,7 @@ enum {
     NO_SIZES = 4,     /* one row, no message sizes (barrier, startup) */
     INT_ELEMENTS = 8, /* sizes are in bytes of MPI_INT: rounded down to 4 */
     WINDOWED = 16,    /* uses -W */
+    THREADED = 32,    /* -T threads per rank: needs MPI_THREAD_MULTIPLE */
 };
 
 struct bench {
@@ -51,7 +52,7 @@ struct bench_opts {
     size_t sizes[BENCH_MAX_SIZES];
     int nsizes;
     size_t max; /* largest size, for buffer allocation */
-    int iters, warmup, window;
+    int iters, warmup, window, threads;
     int iters_set, warmup_set; /* given on the command line: used for all sizes */
     int full, check;
 };
@@ -111,6 +112,6 @@ extern const struct bench bench_latency, bench_bw, bench_bibw, bench_mbw_mr, ben
     bench_barrier, bench_bcast, bench_reduce, bench_allreduce, bench_gather, bench_scatter,
     bench_allgather, bench_alltoall, bench_reduce_scatter, bench_iallreduce, bench_startup,
     bench_pack, bench_bw_vector, bench_put_latency, bench_get_latency, bench_acc_latency,
-    bench_io_write, bench_io_read, bench_io_vwrite, bench_io_vread;
+    bench_io_write, bench_io_read, bench_io_vwrite, bench_io_vread, bench_latency_mt;
 
 #endif

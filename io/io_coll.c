@@ -38,7 +38,7 @@ static int plan(struct io_file *f, MPI_Offset pos, size_t n, MPI_Offset *lo, MPI
     if (!r || !all)
         rt_fatal("out of memory planning a collective write on %d ranks", f->size);
     if (n) {
-        mine[0] = io_view_run(f, pos, pos + 1, &len);
+        mine[0] = io_view_map(f, pos, &len);
         mine[1] = io_view_map(f, pos + (MPI_Offset)n - 1, &len) + 1;
         mine[3] = io_view_short(f);
     }

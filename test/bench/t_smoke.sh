@@ -9,9 +9,9 @@ bench=$top_builddir/bench/rdmpi-bench
 limits=$top_builddir/bench/rdmpi-bench-limits
 benches="latency bw bibw mbw_mr multi_lat barrier bcast reduce allreduce gather scatter
 allgather alltoall reduce_scatter iallreduce startup pack bw_vector io_write io_read io_vwrite
-io_vread"
+io_vread latency_mt"
 
-plan 27
+plan 28
 for b in $benches; do
     run "$MPIRUN" --timeout 60 -n 2 "$bench" $b -m 0:16384 -i 3 -x 1 -W 4 -c -f
     if echo "$out" | grep -q '^# SKIP'; then
