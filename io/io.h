@@ -30,6 +30,7 @@ struct io_file {
     int flat;                    /* filetype tiles into one run from disp */
     size_t run_len;              /* mean bytes per block of the filetype */
     char datarep[MPI_MAX_DATAREP_STRING];
+    int ext32;                   /* datarep "external32": data converted */
     MPI_Offset pos;              /* individual file pointer, in etypes */
 
     /* Shared file pointer: a side file opened at first use. */
@@ -83,6 +84,18 @@ void io_view_set(struct io_file *f, MPI_Offset disp, struct rdmpi_datatype *etyp
  * read meets the end of the file. Returns 0 or an errno. */
 int io_transfer(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
                 struct rdmpi_datatype *dt, int write, size_t *moved);
+
+/* io_transfer for an access of the API: under the atomic-mode lock, or
+ * by two-phase I/O for collective writes that call for it. */
+int io_move(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
+            struct rdmpi_datatype *dt, int write, int coll, size_t *moved);
+
+/* "external32" files (io_ext32.c): whether type dt can be converted
+ * (each member the same size in memory and in external32), and io_move
+ * through the conversion. */
+int io_ext32_ok(const struct rdmpi_datatype *dt);
+int io_ext32_move(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
+                  struct rdmpi_datatype *dt, int write, int coll, size_t *moved);
 
 /* Collective writes whose ranks' runs interleave (io_coll.c): returns 1
  * having written the data (and set *moved, *err) by two-phase I/O, or 0

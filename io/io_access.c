@@ -145,3 +145,18 @@ int io_atomic_lock(struct io_file *f, MPI_Offset pos, size_t n, int write, int l
             return errno;
     return 0;
 }
+
+int io_move(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
+            struct rdmpi_datatype *dt, int write, int coll, size_t *moved)
+{
+    size_t n = count * dt->size;
+    int e = 0;
+
+    if (write && coll && io_coll_write(f, pos, buf, count, dt, moved, &e))
+        return e;
+    if (!(e = io_atomic_lock(f, pos, n, write, 1))) {
+        e = io_transfer(f, pos, buf, count, dt, write, moved);
+        io_atomic_lock(f, pos, n, write, 0);
+    }
+    return e;
+}

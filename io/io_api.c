@@ -25,7 +25,7 @@ static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offse
     struct io_file *f;
     MPI_Offset es, pos = 0, start;
     size_t n, moved = 0;
-    int err, e = 0, two_phase = 0;
+    int err, e = 0;
 
     if (!(f = io_file_check(fh, fn, &err)))
         return err;
@@ -35,6 +35,10 @@ static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offse
         return ERR(MPI_ERR_TYPE, "datatype is not committed; call MPI_Type_commit");
     if (count < 0)
         return ERR(MPI_ERR_COUNT, "count is %lld; it must be >= 0", (long long)count);
+    if (f->ext32 && !io_ext32_ok(dt))
+        return ERR(MPI_ERR_UNSUPPORTED_DATAREP, "datatype has members whose external32 size "
+                   "differs from their size in memory, which rdmpi's external32 files do not "
+                   "convert yet");
     if (write && (f->amode & MPI_MODE_RDONLY))
         return ERR(MPI_ERR_READ_ONLY, "%s was opened MPI_MODE_RDONLY", f->path);
     if (!write && (f->amode & MPI_MODE_WRONLY))
@@ -71,12 +75,8 @@ static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offse
     }
     if (e)
         return ERR(io_errclass(e), "the shared file pointer of %s: %s", f->path, strerror(e));
-    if (write && coll && io_coll_write(f, pos, buf, (size_t)count, dt, &moved, &e))
-        two_phase = 1;
-    if (!two_phase && !(e = io_atomic_lock(f, pos, n, write, 1))) {
-        e = io_transfer(f, pos, buf, (size_t)count, dt, write, &moved);
-        io_atomic_lock(f, pos, n, write, 0);
-    }
+    e = f->ext32 ? io_ext32_move(f, pos, buf, (size_t)count, dt, write, coll, &moved)
+                 : io_move(f, pos, buf, (size_t)count, dt, write, coll, &moved);
     if (where == IO_INDIV)
         f->pos += (MPI_Offset)moved / es;
     if (status != MPI_STATUS_IGNORE) {

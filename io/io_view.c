@@ -105,6 +105,7 @@ void io_view_set(struct io_file *f, MPI_Offset disp, struct rdmpi_datatype *etyp
         f->run_len = blocks ? ftype->size / blocks : SIZE_MAX;
     }
     snprintf(f->datarep, sizeof(f->datarep), "%s", datarep);
+    f->ext32 = !strcmp(datarep, "external32");
     f->pos = 0;
 }
 
@@ -152,12 +153,14 @@ static int view_problem(struct io_file *f, MPI_Offset disp, MPI_Datatype etype,
         PROBLEM(MPI_ERR_TYPE, "etype or filetype is not committed; call MPI_Type_commit");
     if (!datarep)
         PROBLEM(MPI_ERR_ARG, "datarep is NULL; pass \"native\"");
-    if (!strcmp(datarep, "external32"))
-        PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"external32\" is not supported by rdmpi "
-                "yet; use \"native\"");
-    if (strcmp(datarep, "native") && strcmp(datarep, "internal"))
-        PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"%s\" is not known; use \"native\" or "
-                "\"internal\"", datarep);
+    if (strcmp(datarep, "native") && strcmp(datarep, "internal") &&
+        strcmp(datarep, "external32"))
+        PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"%s\" is not known; use \"native\", "
+                "\"internal\" or \"external32\"", datarep);
+    if (!strcmp(datarep, "external32") && (!io_ext32_ok(*et) || !io_ext32_ok(*ft)))
+        PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP, "etype or filetype has members whose external32 "
+                "size differs from their size in memory, which rdmpi's external32 files do "
+                "not convert yet");
     if (disp == MPI_DISPLACEMENT_CURRENT && !(f->amode & MPI_MODE_SEQUENTIAL))
         PROBLEM(MPI_ERR_ARG, "the displacement is MPI_DISPLACEMENT_CURRENT, which only files "
                 "opened with MPI_MODE_SEQUENTIAL accept");

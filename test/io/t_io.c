@@ -431,9 +431,33 @@ static void errors(void)
                         MPI_INFO_NULL, &(MPI_File){ 0 });
     mt_check(class_of(err) == MPI_ERR_FILE_EXISTS, "EXCL on an existing file: class %d",
              class_of(err));
+    /* external32: big-endian in the file, native again when read back. */
+    int vals[2] = { 0x01020304, -2 }, back[2] = { 0, 0 };
+    unsigned char raw[8];
+    char rep[MPI_MAX_DATAREP_STRING];
+    MPI_Datatype et, ft;
+    MPI_Offset disp;
     err = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL);
-    mt_check(class_of(err) == MPI_ERR_UNSUPPORTED_DATAREP, "external32: class %d",
-             class_of(err));
+    mt_check(err == MPI_SUCCESS, "external32 view of MPI_INT: %d", err);
+    MPI_File_get_view(fh, &disp, &et, &ft, rep);
+    mt_check(!strcmp(rep, "external32"), "get_view datarep %s", rep);
+    if (mt_rank == 0)
+        MPI_File_write_at(fh, 0, vals, 2, MPI_INT, MPI_STATUS_IGNORE);
+    MPI_File_sync(fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_sync(fh);
+    MPI_File_read_at_all(fh, 0, back, 2, MPI_INT, MPI_STATUS_IGNORE);
+    mt_check(back[0] == vals[0] && back[1] == vals[1], "external32 read back %x %d", back[0],
+             back[1]);
+    MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    MPI_File_read_at(fh, 0, raw, 8, MPI_BYTE, MPI_STATUS_IGNORE);
+    mt_check(raw[0] == 1 && raw[3] == 4 && raw[4] == 0xff && raw[7] == 0xfe,
+             "external32 bytes %02x%02x%02x%02x %02x..%02x", raw[0], raw[1], raw[2], raw[3],
+             raw[4], raw[7]);
+    err = MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL);
+    mt_check(class_of(err) == MPI_ERR_UNSUPPORTED_DATAREP,
+             "external32 of MPI_LONG (4 bytes there, 8 here): class %d", class_of(err));
+    MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
     MPI_Datatype backwards;
     int bl[2] = { 1, 1 }, dp[2] = { 4, 0 };
     MPI_Type_indexed(2, bl, dp, MPI_INT, &backwards);
