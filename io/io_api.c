@@ -2,10 +2,10 @@
  * file pointer, each blocking, non-blocking, collective and split
  * collective, with int and MPI_Count counts. All reduce to io_access.
  *
- * Collective calls move each rank's data independently (no aggregation
- * across ranks yet), and non-blocking ones finish their I/O before they
- * return a request that is already complete: both are allowed by the
- * standard and keep every rank's data path one pread/pwrite sequence. */
+ * Collective writes may gather interleaved data by two-phase I/O
+ * (io_coll.c); collective reads are independent reads. Non-blocking calls
+ * finish their I/O before they return a request that is already
+ * complete, which the standard allows. */
 #include "io.h"
 #include "request.h"
 
