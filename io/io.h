@@ -31,6 +31,7 @@ struct io_file {
     size_t run_len;              /* mean bytes per block of the filetype */
     char datarep[MPI_MAX_DATAREP_STRING];
     int ext32;                   /* datarep "external32": data converted */
+    const struct io_datarep *rep; /* a datarep of MPI_Register_datarep, or NULL */
     MPI_Offset pos;              /* individual file pointer, in etypes */
 
     /* Shared file pointer: a side file opened at first use. */
@@ -96,6 +97,16 @@ int io_move(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
 int io_ext32_ok(const struct rdmpi_datatype *dt);
 int io_ext32_move(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
                   struct rdmpi_datatype *dt, int write, int coll, size_t *moved);
+
+/* Data representations of MPI_Register_datarep (io_datarep.c): the one
+ * named (or NULL), whether type dt keeps its extents in it, and io_move
+ * through its conversion functions (*conv: MPI_ERR_CONVERSION if one
+ * failed, else 0). */
+struct io_datarep;
+const struct io_datarep *io_datarep_find(const char *name);
+int io_datarep_ok(const struct io_datarep *r, const struct rdmpi_datatype *dt);
+int io_datarep_move(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
+                    struct rdmpi_datatype *dt, int write, int coll, size_t *moved, int *conv);
 
 /* Collective writes whose ranks' runs interleave (io_coll.c): returns 1
  * having written the data (and set *moved, *err) by two-phase I/O, or 0

@@ -25,7 +25,7 @@ static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offse
     struct io_file *f;
     MPI_Offset es, pos = 0, start;
     size_t n, moved = 0;
-    int err, e = 0;
+    int err, e = 0, conv = 0;
 
     if (!(f = io_file_check(fh, fn, &err)))
         return err;
@@ -35,6 +35,10 @@ static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offse
         return ERR(MPI_ERR_TYPE, "datatype is not committed; call MPI_Type_commit");
     if (count < 0)
         return ERR(MPI_ERR_COUNT, "count is %lld; it must be >= 0", (long long)count);
+    if (f->rep && !io_datarep_ok(f->rep, dt))
+        return ERR(MPI_ERR_UNSUPPORTED_DATAREP, "datatype has members whose extent in datarep "
+                   "\"%s\" differs from their extent in memory, which rdmpi does not convert "
+                   "yet", f->datarep);
     if (f->ext32 && !io_ext32_ok(dt))
         return ERR(MPI_ERR_UNSUPPORTED_DATAREP, "datatype has members whose external32 size "
                    "differs from their size in memory, which rdmpi's external32 files do not "
@@ -75,8 +79,12 @@ static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offse
     }
     if (e)
         return ERR(io_errclass(e), "the shared file pointer of %s: %s", f->path, strerror(e));
-    e = f->ext32 ? io_ext32_move(f, pos, buf, (size_t)count, dt, write, coll, &moved)
-                 : io_move(f, pos, buf, (size_t)count, dt, write, coll, &moved);
+    if (f->rep)
+        e = io_datarep_move(f, pos, buf, (size_t)count, dt, write, coll, &moved, &conv);
+    else if (f->ext32)
+        e = io_ext32_move(f, pos, buf, (size_t)count, dt, write, coll, &moved);
+    else
+        e = io_move(f, pos, buf, (size_t)count, dt, write, coll, &moved);
     if (where == IO_INDIV)
         f->pos += (MPI_Offset)moved / es;
     if (status != MPI_STATUS_IGNORE) {
@@ -86,6 +94,9 @@ static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offse
     if (e)
         return ERR(io_errclass(e), "%s %s: %s", write ? "writing" : "reading", f->path,
                    strerror(e));
+    if (conv)
+        return ERR(MPI_ERR_CONVERSION, "the %s conversion function of datarep \"%s\" failed",
+                   write ? "write" : "read", f->datarep);
     return MPI_SUCCESS;
 }
 

@@ -106,6 +106,7 @@ void io_view_set(struct io_file *f, MPI_Offset disp, struct rdmpi_datatype *etyp
     }
     snprintf(f->datarep, sizeof(f->datarep), "%s", datarep);
     f->ext32 = !strcmp(datarep, "external32");
+    f->rep = io_datarep_find(datarep);
     f->pos = 0;
 }
 
@@ -143,6 +144,7 @@ static int view_problem(struct io_file *f, MPI_Offset disp, MPI_Datatype etype,
                         size_t len)
 {
     int writable = !(f->amode & MPI_MODE_RDONLY);
+    const struct io_datarep *rep;
     const char *why;
 
 #define PROBLEM(cls, ...) return snprintf(msg, len, __VA_ARGS__), cls
@@ -153,10 +155,15 @@ static int view_problem(struct io_file *f, MPI_Offset disp, MPI_Datatype etype,
         PROBLEM(MPI_ERR_TYPE, "etype or filetype is not committed; call MPI_Type_commit");
     if (!datarep)
         PROBLEM(MPI_ERR_ARG, "datarep is NULL; pass \"native\"");
+    rep = io_datarep_find(datarep);
     if (strcmp(datarep, "native") && strcmp(datarep, "internal") &&
-        strcmp(datarep, "external32"))
+        strcmp(datarep, "external32") && !rep)
         PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"%s\" is not known; use \"native\", "
-                "\"internal\" or \"external32\"", datarep);
+                "\"internal\", \"external32\" or one of MPI_Register_datarep", datarep);
+    if (rep && (!io_datarep_ok(rep, *et) || !io_datarep_ok(rep, *ft)))
+        PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"%s\" gives etype or filetype members "
+                "another extent in the file than in memory, which rdmpi does not convert yet",
+                datarep);
     if (!strcmp(datarep, "external32") && (!io_ext32_ok(*et) || !io_ext32_ok(*ft)))
         PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP, "etype or filetype has members whose external32 "
                 "size differs from their size in memory, which rdmpi's external32 files do "

@@ -392,6 +392,37 @@ static void modes_and_sizes(void)
     mt_check(leftovers() == 0, "%d files left", leftovers());
 }
 
+/* A user data representation: ints stored XORed with a mask. */
+static int xor_conv(void *user, MPI_Datatype type, int count, void *file, MPI_Offset position,
+                    void *extra)
+{
+    int *u = (int *)user + position, *fl = file, mask = *(int *)extra;
+
+    (void)type;
+    for (int i = 0; i < count; i++)
+        fl[i] = u[i] ^ mask;
+    return MPI_SUCCESS;
+}
+
+static int xor_read(void *user, MPI_Datatype type, int count, void *file, MPI_Offset position,
+                    void *extra)
+{
+    int *u = (int *)user + position, *fl = file, mask = *(int *)extra;
+
+    (void)type;
+    for (int i = 0; i < count; i++)
+        u[i] = fl[i] ^ mask;
+    return MPI_SUCCESS;
+}
+
+static int xor_extent(MPI_Datatype type, MPI_Aint *extent, void *extra)
+{
+    MPI_Aint lb;
+
+    (void)extra;
+    return MPI_Type_get_extent(type, &lb, extent);
+}
+
 static int handler_calls;
 static MPI_File handler_file;
 
@@ -457,6 +488,32 @@ static void errors(void)
     err = MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL);
     mt_check(class_of(err) == MPI_ERR_UNSUPPORTED_DATAREP,
              "external32 of MPI_LONG (4 bytes there, 8 here): class %d", class_of(err));
+    MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    /* A registered representation converts both ways. */
+    static int mask = 0x5a5a5a5a;
+    err = MPI_Register_datarep("rdmpi-xor", xor_read, xor_conv, xor_extent, &mask);
+    mt_check(err == MPI_SUCCESS, "MPI_Register_datarep: %d", err);
+    err = MPI_Register_datarep("rdmpi-xor", xor_read, xor_conv, xor_extent, &mask);
+    mt_check(class_of(err) == MPI_ERR_DUP_DATAREP, "registered twice: class %d", class_of(err));
+    err = MPI_Register_datarep("native", xor_read, xor_conv, xor_extent, &mask);
+    mt_check(class_of(err) == MPI_ERR_DUP_DATAREP, "registering native: class %d",
+             class_of(err));
+    MPI_Barrier(MPI_COMM_WORLD);
+    err = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "rdmpi-xor", MPI_INFO_NULL);
+    mt_check(err == MPI_SUCCESS, "view in a registered datarep: %d", err);
+    back[0] = back[1] = 0;
+    if (mt_rank == 0)
+        MPI_File_write_at(fh, 0, vals, 2, MPI_INT, MPI_STATUS_IGNORE);
+    MPI_File_sync(fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_sync(fh);
+    MPI_File_read_at_all(fh, 0, back, 2, MPI_INT, MPI_STATUS_IGNORE);
+    mt_check(back[0] == vals[0] && back[1] == vals[1], "registered datarep read back %x %d",
+             back[0], back[1]);
+    MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+    MPI_File_read_at(fh, 0, back, 2, MPI_INT, MPI_STATUS_IGNORE);
+    mt_check(back[0] == (vals[0] ^ mask) && back[1] == (vals[1] ^ mask),
+             "registered datarep in the file: %x %x", back[0], back[1]);
     MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
     MPI_Datatype backwards;
     int bl[2] = { 1, 1 }, dp[2] = { 4, 0 };
