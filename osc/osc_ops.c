@@ -263,9 +263,11 @@ static int get(void *oaddr, MPI_Count ocount, MPI_Datatype odt, int t, MPI_Aint 
 }
 
 /* The op and the element type shared by origin and target of an
- * accumulate; MPI_ERR_OP or MPI_ERR_TYPE when the standard forbids them. */
+ * accumulate; MPI_ERR_OP or MPI_ERR_TYPE when the standard forbids them.
+ * An accumulate that moves nothing needs only a valid op: *none is then
+ * set, and the call is complete at once. */
 static int acc_check(struct rma *a, MPI_Op op, struct rdmpi_datatype *od, struct osc_hdr *h,
-                     bool fetch)
+                     bool fetch, bool *none)
 {
     const struct rdmpi_op *p = coll_op_get(op);
     struct rdmpi_datatype *basic = a->tdt->basic;
@@ -275,6 +277,8 @@ static int acc_check(struct rma *a, MPI_Op op, struct rdmpi_datatype *od, struct
         return rdmpi_err_win(a->win, MPI_ERR_OP, a->fn, "op must be a predefined operation "
                              "(MPI_NO_OP only in the fetching forms); user operations cannot "
                              "be used in RMA");
+    if ((*none = !a->tcount || !a->tdt->size))
+        return MPI_SUCCESS;
     if (!basic || (od && od->size && od->basic != basic))
         return rdmpi_err_win(a->win, MPI_ERR_TYPE, a->fn, "origin and target data must be "
                              "made of one and the same predefined type");
@@ -292,14 +296,17 @@ static int accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, int
     struct rma a = {fn, win, NULL, t, disp, tcount, NULL};
     struct rdmpi_datatype *od;
     struct osc_hdr *h;
+    bool none;
     size_t hlen;
     int err, rc;
 
     if ((rc = begin(&a, tdt, req, &err)) || (err = buffer_of(&a, ocount, odt, "origin", &od)))
         return rc > 0 ? MPI_SUCCESS : err;
     h = header(&a, OSC_ACC, &hlen);
-    if ((err = acc_check(&a, op, od, h, false))) {
+    if ((err = acc_check(&a, op, od, h, false, &none)) || none) {
         free(h);
+        if (!err)
+            give_request(NULL, req);
         return err;
     }
     h->dlen = (size_t)ocount * od->size;
@@ -315,7 +322,7 @@ static int get_accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
 {
     struct rma a = {fn, win, NULL, t, disp, tcount, NULL};
     struct rdmpi_datatype *od = NULL, *rd;
-    bool no_op = op == MPI_NO_OP;
+    bool no_op = op == MPI_NO_OP, none;
     struct osc_hdr *h;
     MPI_Request r;
     size_t hlen;
@@ -326,8 +333,10 @@ static int get_accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
         (err = buffer_of(&a, rcount, rdt, "result", &rd)))
         return rc > 0 ? MPI_SUCCESS : err;
     h = header(&a, OSC_GACC, &hlen);
-    if ((err = acc_check(&a, op, od, h, true))) {
+    if ((err = acc_check(&a, op, od, h, true, &none)) || none) {
         free(h);
+        if (!err)
+            give_request(NULL, req);
         return err;
     }
     h->dlen = no_op ? 0 : (size_t)ocount * od->size;

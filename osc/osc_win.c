@@ -438,21 +438,42 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
     return MPI_SUCCESS;
 }
 
-/* The hints given at creation or by MPI_Win_set_info; none of them
- * changes what this implementation does. */
+/* The window hints the standard defines and their defaults. */
+static const char *const win_hints[][2] = {
+    {"no_locks", "false"},
+    {"accumulate_ordering", "rar,raw,war,waw"},
+    {"accumulate_ops", "same_op_no_op"},
+    {"same_size", "false"},
+    {"same_disp_unit", "false"},
+    {"alloc_shared_noncontig", "false"},
+    {"mpi_accumulate_granularity", "0"},
+};
+
+/* Every standard hint with the value given (at creation or by
+ * MPI_Win_set_info), else its default; keys the standard does not define
+ * were ignored and are not returned (none of the hints changes what this
+ * implementation does). */
 #pragma weak MPI_Win_get_info = PMPI_Win_get_info
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     RT_API_ENTER();
+    char val[MPI_MAX_INFO_VAL + 1];
     struct osc_win *o;
-    int err;
+    int err, len, flag;
 
     if (!(o = osc_get(win, "MPI_Win_get_info", &err)))
         return err;
     if (!info_used)
         return rdmpi_err_win(win, MPI_ERR_ARG, "MPI_Win_get_info", "info_used is NULL");
-    return o->w->info != MPI_INFO_NULL ? PMPI_Info_dup(o->w->info, info_used)
-                                       : PMPI_Info_create(info_used);
+    PMPI_Info_create(info_used);
+    for (size_t i = 0; i < sizeof(win_hints) / sizeof(win_hints[0]); i++) {
+        len = sizeof(val);
+        flag = 0;
+        if (o->w->info != MPI_INFO_NULL)
+            PMPI_Info_get_string(o->w->info, win_hints[i][0], &len, val, &flag);
+        PMPI_Info_set(*info_used, win_hints[i][0], flag ? val : win_hints[i][1]);
+    }
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Win_set_name = PMPI_Win_set_name

@@ -359,8 +359,42 @@ static void queries_and_errors(void)
     MPI_Group_size(g, &len);
     mt_check(len == mt_size, "window group size %d", len);
     MPI_Group_free(&g);
-    MPI_Win_get_info(win, &info);
-    MPI_Info_free(&info);
+    {
+        /* Standard hints come back (given or default); unknown keys do not. */
+        char v[64];
+        int vl = sizeof(v), have;
+        MPI_Info given;
+        MPI_Info_create(&given);
+        MPI_Info_set(given, "no_locks", "true");
+        MPI_Info_set(given, "rdmpi_no_such_hint", "1");
+        MPI_Win_set_info(win, given);
+        MPI_Info_free(&given);
+        MPI_Win_get_info(win, &info);
+        MPI_Info_get_string(info, "no_locks", &vl, v, &have);
+        mt_check(have && !strcmp(v, "true"), "hint no_locks: %s", have ? v : "(none)");
+        vl = sizeof(v);
+        MPI_Info_get_string(info, "accumulate_ops", &vl, v, &have);
+        mt_check(have && !strcmp(v, "same_op_no_op"), "default accumulate_ops");
+        vl = sizeof(v);
+        MPI_Info_get_string(info, "rdmpi_no_such_hint", &vl, v, &have);
+        mt_check(!have, "an unknown hint is not returned");
+        MPI_Info_free(&info);
+    }
+    {
+        /* Accumulates that move nothing need no common element type. */
+        MPI_Datatype empty;
+        int e1, e2;
+        MPI_Type_contiguous(0, MPI_INT, &empty);
+        MPI_Type_commit(&empty);
+        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+        e1 = MPI_Accumulate(&deleted, 0, MPI_INT, 0, 0, 0, MPI_DOUBLE, MPI_SUM, win);
+        e2 = MPI_Get_accumulate(&deleted, 1, empty, &flag, 1, empty, 0, 0, 1, empty, MPI_SUM,
+                                win);
+        MPI_Win_unlock(0, win);
+        mt_check(e1 == MPI_SUCCESS && e2 == MPI_SUCCESS, "zero-byte accumulates: %d %d", e1,
+                 e2);
+        MPI_Type_free(&empty);
+    }
     {
         /* A user attribute (its delete callback runs at MPI_Win_free) and
          * a user error handler. */
