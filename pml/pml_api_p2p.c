@@ -101,7 +101,7 @@ static int recv_common(void *buf, MPI_Count count, MPI_Datatype datatype, int so
     pml_irecv(r);
     pml_wait(r);
     if (status != MPI_STATUS_IGNORE)
-        *status = r->base.status;
+        rt_status_give(status, &r->base.status);
     err = r->base.status.MPI_ERROR;
     pml_req_release(r);
     if (RT_UNLIKELY(err))

@@ -22,6 +22,7 @@ static int persist_start(struct rdmpi_request *br)
     r->inflight = 0;
     r->error = 0;
     if (r->peer == MPI_PROC_NULL) {
+        rt_status_empty(&r->base.status);
         pml_status_proc_null(&r->base.status);
         r->base.complete = 1;
         return MPI_SUCCESS;

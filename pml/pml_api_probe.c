@@ -142,7 +142,7 @@ static int mrecv_common(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_M
         return err;
     pml_wait(r);
     if (status != MPI_STATUS_IGNORE)
-        *status = r->base.status;
+        rt_status_give(status, &r->base.status);
     err = r->base.status.MPI_ERROR;
     comm = r->base.comm;
     pml_req_release(r);

@@ -84,14 +84,14 @@ static inline int pml_check_reqp(MPI_Comm comm, MPI_Request *request, const char
     return MPI_SUCCESS;
 }
 
-/* A status for a receive from MPI_PROC_NULL. */
+/* A status for a receive from MPI_PROC_NULL; MPI_ERROR is left alone
+ * (only the calls that return several statuses set it). */
 static inline void pml_status_proc_null(MPI_Status *s)
 {
     if (s == MPI_STATUS_IGNORE)
         return;
     s->MPI_SOURCE = MPI_PROC_NULL;
     s->MPI_TAG = MPI_ANY_TAG;
-    s->MPI_ERROR = MPI_SUCCESS;
     s->rdmpi_cancelled = 0;
     s->rdmpi_count = 0;
 }

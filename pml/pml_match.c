@@ -146,11 +146,11 @@ static void deliver(struct pml_req *r, int wsrc, const void *data, size_t len)
     rndv_matched(r, wsrc, data, (const char *)data + sizeof(struct pml_hdr_rndv));
 }
 
+/* A probe's status; MPI_ERROR is left alone, as for every single status. */
 void pml_status_from_frag(MPI_Status *s, const struct pml_frag *f)
 {
     s->MPI_SOURCE = f->hdr.m.src;
     s->MPI_TAG = f->hdr.m.tag;
-    s->MPI_ERROR = MPI_SUCCESS;
     s->rdmpi_cancelled = 0;
     s->rdmpi_count = (long long)f->len;
 }

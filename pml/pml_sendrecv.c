@@ -61,6 +61,7 @@ static int start(struct pml_req *r, const void *sbuf, size_t scount,
         pml_recv_setup(rh, rbuf, rcount, rdt, source, rtag, pc);
         pml_irecv(rh);
     } else {
+        rt_status_empty(&r->base.status);
         pml_status_proc_null(&r->base.status);
     }
     if (sh)

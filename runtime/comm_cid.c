@@ -76,92 +76,95 @@ static int reduce_band(struct rdmpi_comm *over, const int *members, int n, int m
     return MPI_SUCCESS;
 }
 
-/* Agreements running in this process (several under MPI_THREAD_MULTIPLE),
- * by key: only the lowest key offers its free ids, and only while no
- * other offer is out (one that began before it arrived); the others offer
- * none and try again. Ids two agreements take thus never collide, and
- * the lowest key of the whole job soon offers at each of its members, so
- * it gets ids. */
-#define MAX_AGREE 64
-static uint64_t agreeing[MAX_AGREE];
-static int nagreeing, offering;
+/* Ids an agreement of this process has proposed and not yet confirmed
+ * or dropped (several run at once under MPI_THREAD_MULTIPLE): no other
+ * agreement offers or takes them meanwhile. */
+static uint32_t pending[CID_WORDS];
 
-static int lowest(uint64_t key)
+static int is_set(const uint32_t *m, uint32_t id)
 {
-    for (int i = 0; i < nagreeing; i++)
-        if (agreeing[i] < key)
-            return 0;
-    return 1;
+    return (m[id / 32] >> (id % 32)) & 1;
 }
 
-static void agree_done(uint64_t key)
-{
-    for (int i = 0; i < nagreeing; i++)
-        if (agreeing[i] == key) {
-            agreeing[i] = agreeing[--nagreeing];
-            return;
-        }
-}
-
-/* One round: AND the members' masks (and the remote group's, through
- * the bridge) and hand the result to every member. */
-static int exchange(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
-                    struct rdmpi_comm *bridge, int bridge_peer, int btag, uint32_t *mask)
-{
-    uint32_t theirs[CID_WORDS + 1];
-    int err;
-
-    if ((err = reduce_band(over, members, n, me, tag, mask)))
-        return err;
-    if (me == 0 && bridge) {
-        if ((err = pml_comm_sendrecv(bridge, mask, sizeof(theirs), bridge_peer, theirs,
-                                     sizeof(theirs), bridge_peer, btag)))
-            return err;
-        for (int w = 0; w <= CID_WORDS; w++)
-            mask[w] &= theirs[w];
-    }
-    return rt_comm_bcast(over, members, n, me, tag, mask, sizeof(theirs));
-}
-
+/* Each attempt is two rounds. First the members AND their free ids (less
+ * the ones other agreements here hold pending) and the first member picks
+ * one of those free everywhere: the lowest, or on a retry one of the
+ * lowest 16 at random, so two agreements that keep meeting part. Then
+ * each member holds it pending if it is still free there, and the members
+ * AND their answers: if every one holds it, it is theirs, else all drop it
+ * and try again. No agreement ever waits for another, so threads creating
+ * communicators in different orders on different ranks cannot block each
+ * other. */
 int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
                  struct rdmpi_comm *bridge, int bridge_peer, int btag, int keep,
                  uint32_t *cid)
 {
-    /* The last word says whether every member offered its ids. */
     uint32_t mask[CID_WORDS + 1];
-    uint64_t key = (uint64_t)over->cid << 32 | (uint32_t)tag;
-    unsigned spins = 0;
+    unsigned spins = 0, seed = (unsigned)rt.rank * 2654435761u ^ (unsigned)tag;
     int err;
 
-    if (nagreeing == MAX_AGREE)
-        return MPI_ERR_INTERN;
-    agreeing[nagreeing++] = key;
-    for (;;) {
-        int offer = lowest(key) && !offering, got = 0;
+    for (int attempt = 0;; attempt++) {
+        uint32_t c = UINT32_MAX;
+        int held = 0;
 
-        offering |= offer;
         for (int w = 0; w < CID_WORDS; w++)
-            mask[w] = offer ? ~used[w] : 0;
-        mask[CID_WORDS] = (uint32_t)offer;
-        err = exchange(over, members, n, me, tag, bridge, bridge_peer, btag, mask);
-        for (int w = 0; w < CID_WORDS && !err && !got; w++) {
-            if (mask[w]) {
-                *cid = (uint32_t)w * 32 + (uint32_t)__builtin_ctz(mask[w]);
-                if (keep)
-                    reserve(*cid);
-                got = 1;
+            mask[w] = ~used[w] & ~pending[w];
+        mask[CID_WORDS] = 0;
+        if ((err = reduce_band(over, members, n, me, tag, mask)))
+            return err;
+        if (me == 0) {
+            uint32_t lowest[16];
+            int k = 0;
+
+            if (bridge) {       /* both leaders pick from the same ids */
+                uint32_t theirs[CID_WORDS + 1];
+
+                if ((err = pml_comm_sendrecv(bridge, mask, sizeof(theirs), bridge_peer, theirs,
+                                             sizeof(theirs), bridge_peer, btag)))
+                    return err;
+                for (int w = 0; w < CID_WORDS; w++)
+                    mask[w] &= theirs[w];
             }
+            for (int w = 0; w < CID_WORDS && k < 16; w++)
+                for (uint32_t m = mask[w]; m && k < 16; m &= m - 1)
+                    lowest[k++] = (uint32_t)w * 32 + (uint32_t)__builtin_ctz(m);
+            seed = seed * 1103515245u + 12345u;
+            /* Leaders of an intercommunicator must agree: no random there. */
+            mask[CID_WORDS] = !k ? UINT32_MAX
+                              : lowest[attempt && !bridge ? (seed >> 16) % (unsigned)k : 0];
         }
-        if (offer)
-            offering = 0;
-        if (err || got)
-            break;
-        if (mask[CID_WORDS]) {
-            err = MPI_ERR_INTERN;   /* every member offered, and no id is free */
-            break;
+        if ((err = rt_comm_bcast(over, members, n, me, tag, mask, sizeof(mask))))
+            return err;
+        c = mask[CID_WORDS];
+        if (c == UINT32_MAX)
+            return MPI_ERR_INTERN;      /* no id is free at every member */
+        /* Second round: is c still free at every member? */
+        if (!is_set(used, c) && !is_set(pending, c)) {
+            pending[c / 32] |= 1u << (c % 32);
+            held = 1;
+        }
+        memset(mask, 0, sizeof(mask));
+        mask[0] = (uint32_t)held;
+        err = reduce_band(over, members, n, me, tag, mask);
+        if (!err && me == 0 && bridge) {
+            uint32_t theirs[CID_WORDS + 1];
+
+            err = pml_comm_sendrecv(bridge, mask, sizeof(theirs), bridge_peer, theirs,
+                                    sizeof(theirs), bridge_peer, btag);
+            mask[0] &= theirs[0];
+        }
+        if (!err)
+            err = rt_comm_bcast(over, members, n, me, tag, mask, sizeof(mask));
+        if (held)
+            pending[c / 32] &= ~(1u << (c % 32));
+        if (err)
+            return err;
+        if (mask[0]) {
+            *cid = c;
+            if (keep)
+                reserve(c);
+            return MPI_SUCCESS;
         }
         rt_progress_idle(&spins);
     }
-    agree_done(key);
-    return err;
 }

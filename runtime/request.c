@@ -35,7 +35,7 @@ static int status_of(struct rdmpi_request *r, MPI_Status *status)
     if (r->ops->query)
         r->ops->query(r);
     if (status != MPI_STATUS_IGNORE)
-        *status = r->status;
+        rt_status_give(status, &r->status);
     return r->status.MPI_ERROR;
 }
 

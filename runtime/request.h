@@ -51,6 +51,16 @@ static inline void rt_req_complete(struct rdmpi_request *r)
         r->ops->release(r);
 }
 
+/* Fills a user's status from an operation's: every field but MPI_ERROR,
+ * which only the calls that return several statuses set (MPI-4.1 3.2.5). */
+static inline void rt_status_give(MPI_Status *to, const MPI_Status *from)
+{
+    int keep = to->MPI_ERROR;
+
+    *to = *from;
+    to->MPI_ERROR = keep;
+}
+
 /* A status for "nothing happened": MPI_PROC_NULL or an inactive request. */
 static inline void rt_status_empty(MPI_Status *s)
 {

@@ -317,6 +317,46 @@ static void truncation_and_null(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* Single-status calls leave MPI_ERROR alone; only the calls returning
+ * several statuses set it (MPI-4.1 section 3.2.5). */
+static void status_error_field(void)
+{
+    int peer = 1 - mt_rank, v = 0, bad = 0;
+    MPI_Message msg;
+    MPI_Request rq;
+    MPI_Status st;
+
+    if (mt_rank > 1)
+        return;
+    for (int round = 0; round < 5; round++) {
+        st.MPI_ERROR = 4242;
+        if (mt_rank == 0) {
+            MPI_Send(&v, 1, MPI_INT, peer, 60, MPI_COMM_WORLD);
+            continue;
+        }
+        if (round == 0)
+            MPI_Recv(&v, 1, MPI_INT, peer, 60, MPI_COMM_WORLD, &st);
+        else if (round == 1) {
+            MPI_Probe(peer, 60, MPI_COMM_WORLD, &st);
+            bad += st.MPI_ERROR != 4242;
+            MPI_Recv(&v, 1, MPI_INT, peer, 60, MPI_COMM_WORLD, &st);
+        } else if (round == 2) {
+            MPI_Mprobe(peer, 60, MPI_COMM_WORLD, &msg, &st);
+            bad += st.MPI_ERROR != 4242;
+            MPI_Mrecv(&v, 1, MPI_INT, &msg, &st);
+        } else if (round == 3) {
+            MPI_Irecv(&v, 1, MPI_INT, peer, 60, MPI_COMM_WORLD, &rq);
+            MPI_Wait(&rq, &st);
+        } else {
+            MPI_Recv(&v, 1, MPI_INT, MPI_PROC_NULL, 60, MPI_COMM_WORLD, &st);
+            bad += st.MPI_ERROR != 4242;
+            MPI_Recv(&v, 1, MPI_INT, peer, 60, MPI_COMM_WORLD, &st);
+        }
+        bad += st.MPI_ERROR != 4242;
+    }
+    mt_check(!bad, "%d single-status calls changed MPI_ERROR", bad);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -338,5 +378,7 @@ int main(int argc, char **argv)
     buffered();
     MPI_Barrier(MPI_COMM_WORLD);
     truncation_and_null();
+    MPI_Barrier(MPI_COMM_WORLD);
+    status_error_field();
     return mt_finish("t_semantics");
 }
