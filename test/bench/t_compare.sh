@@ -30,7 +30,7 @@ echo "$first" | grep -q "launcher/mpirun -n 2 --bind-to core .*rdmpi-bench.rdmpi
 ok $? "ours first, on sm, pinned"
 echo "$lat" | grep -q '^env RDMPI_BTL=ofi,self FI_PROVIDER=tcp .*launcher/mpirun -n 2 --bind-to core '
 ok $? "ours over libfabric tcp"
-echo "$out" | grep -q 'wrappers/mpicc -O2 -o .*rdmpi-bench.rdmpi .*bench.c .*b_latency.c'
+echo "$out" | grep -q 'wrappers/mpicc -O2 -pthread -o .*rdmpi-bench.rdmpi .*bench.c .*b_latency.c'
 ok $? "built with our mpicc from the bench sources"
 
 # A peer: its launch lines when installed, "not available" otherwise.
