@@ -6,6 +6,7 @@
  * of each class (same host, same BTLs opened) says what it chose and why. */
 #include "log.h"
 #include "modex.h"
+#include "mpit.h"
 #include "param.h"
 #include "pml_check.h"
 
@@ -25,6 +26,27 @@ extern struct btl_module **pml_btls;
 extern int pml_nbtls;
 
 static struct pml_stats stats[MAX_BTLS];
+
+/* MPI_T performance variables: one counter of every BTL's stats, summed. */
+static uint64_t stats_total(const struct rt_pvar *v)
+{
+    uint64_t n = 0;
+
+    for (int i = 0; i < MAX_BTLS; i++)
+        n += *(const uint64_t *)((const char *)&stats[i] + v->arg);
+    return n;
+}
+
+#define PML_PVAR(field, dsc)                                                                     \
+    RT_PVAR(pv_##field, "rdmpi_pml_" #field, "rdmpi_pml", MPI_T_PVAR_CLASS_COUNTER, stats_total, \
+            offsetof(struct pml_stats, field), dsc)
+PML_PVAR(eager_msgs, "MPI messages this process sent eagerly (payload in the first packet)")
+PML_PVAR(eager_bytes, "Payload bytes of the messages this process sent eagerly")
+PML_PVAR(rndv_msgs, "MPI messages this process sent by rendezvous")
+PML_PVAR(rndv_bytes, "Payload bytes of the messages this process sent by rendezvous")
+PML_PVAR(fb_read, "Rendezvous receives whose RDMA read failed and fell back to the copy pipeline")
+PML_PVAR(fb_nordma, "Rendezvous sends by copy pipeline: the BTL cannot read or registration failed")
+PML_PVAR(fb_credit, "Eager-sized sends that went by rendezvous because the peer's credits ran out")
 
 /* One BTL of one rank, as shipped to rank 0 (same build everywhere). */
 enum {

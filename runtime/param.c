@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ const struct rt_param *rt_param_list(void)
     return params;
 }
 
-static const char *raw_value(const struct rt_param *p)
+const char *rt_param_text(const struct rt_param *p)
 {
     char var[128];
     const char *v;
@@ -31,51 +32,32 @@ static const char *raw_value(const struct rt_param *p)
     return (v && *v) ? v : p->def;
 }
 
-static void bad_value(const struct rt_param *p, const char *v, const char *want)
+static int parse_bool(const char *v, long long *out)
 {
-    rt_fatal("RDMPI_%s=%s is not %s; unset it or see `rdmpi_info` for its meaning",
-             p->name, v, want);
-}
+    static const char *const words[][4] = {{"0", "no", "false", "off"},
+                                           {"1", "yes", "true", "on"}};
 
-long rt_param_int(const struct rt_param *p)
-{
-    const char *v = raw_value(p);
-    char *end;
-    long n;
-
-    errno = 0;
-    n = strtol(v, &end, 0);
-    if (errno || end == v || *end)
-        bad_value(p, v, "an integer");
-    return n;
-}
-
-int rt_param_bool(const struct rt_param *p)
-{
-    const char *v = raw_value(p);
-
-    if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true") ||
-        !strcasecmp(v, "on"))
-        return 1;
-    if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") ||
-        !strcasecmp(v, "off"))
-        return 0;
-    if (!strcasecmp(v, "auto"))
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 4; i++)
+            if (!strcasecmp(v, words[b][i])) {
+                *out = b;
+                return 0;
+            }
+    if (strcasecmp(v, "auto"))
         return -1;
-    bad_value(p, v, "a boolean (0/1, yes/no, on/off, auto)");
+    *out = -1;
     return 0;
 }
 
-size_t rt_param_size(const struct rt_param *p)
+static int parse_size(const char *v, long long *out)
 {
-    const char *v = raw_value(p);
     char *end;
     unsigned long long n;
 
     errno = 0;
     n = strtoull(v, &end, 0);
-    if (errno || end == v)
-        bad_value(p, v, "a size");
+    if (errno || end == v || *v == '-')
+        return -1;
     switch (tolower((unsigned char)*end)) {
     case 'k': n <<= 10; end++; break;
     case 'm': n <<= 20; end++; break;
@@ -84,14 +66,64 @@ size_t rt_param_size(const struct rt_param *p)
     }
     if (*end == 'b' || *end == 'B')
         end++;
-    if (*end)
-        bad_value(p, v, "a size (like 4096, 64k, 1m)");
-    return (size_t)n;
+    if (*end || n > LLONG_MAX)
+        return -1;
+    *out = (long long)n;
+    return 0;
+}
+
+int rt_param_parse(const struct rt_param *p, const char *v, long long *out)
+{
+    char *end;
+
+    switch (p->type) {
+    case RT_PARAM_INT:
+        errno = 0;
+        *out = strtol(v, &end, 0);
+        return errno || end == v || *end ? -1 : 0;
+    case RT_PARAM_BOOL:
+        return parse_bool(v, out);
+    case RT_PARAM_SIZE:
+        return parse_size(v, out);
+    case RT_PARAM_STRING:
+        *out = 0;
+        return 0;
+    }
+    return -1;
+}
+
+/* The current value of a numeric parameter; a malformed one is fatal. */
+static long long value(const struct rt_param *p)
+{
+    static const char *const want[] = {"an integer", "a boolean (0/1, yes/no, on/off, auto)",
+                                       "a size (like 4096, 64k, 1m)", "a string"};
+    const char *v = rt_param_text(p);
+    long long n;
+
+    if (rt_param_parse(p, v, &n))
+        rt_fatal("RDMPI_%s=%s is not %s; unset it or see `rdmpi_info` for its meaning",
+                 p->name, v, want[p->type]);
+    return n;
+}
+
+long rt_param_int(const struct rt_param *p)
+{
+    return (long)value(p);
+}
+
+int rt_param_bool(const struct rt_param *p)
+{
+    return (int)value(p);
+}
+
+size_t rt_param_size(const struct rt_param *p)
+{
+    return (size_t)value(p);
 }
 
 const char *rt_param_string(const struct rt_param *p)
 {
-    return raw_value(p);
+    return rt_param_text(p);
 }
 
 /* For the rdmpi_info tool: every tunable with its value and help. */

@@ -35,6 +35,12 @@ int rt_param_bool(const struct rt_param *p);
 size_t rt_param_size(const struct rt_param *p); /* accepts 4k, 64K, 1m, 2G */
 const char *rt_param_string(const struct rt_param *p);
 
+/* For MPI_T (mpit_cvar.c): the value as text (environment or default), and
+ * a check that text is a valid value for p: 0 with the number in *out
+ * (bool: 1, 0, or -1 for auto; string: 0), -1 if malformed. */
+const char *rt_param_text(const struct rt_param *p);
+int rt_param_parse(const struct rt_param *p, const char *text, long long *out);
+
 /* Exported for the rdmpi_info tool. */
 void rdmpi_info_params(FILE *out);
 

@@ -14,7 +14,7 @@ int main(void)
 {
     int found = 0;
 
-    plan(12);
+    plan(14);
     unsetenv("RDMPI_TEST_INT");
     ok(rt_param_int(&p_int) == 42, "integer default");
     setenv("RDMPI_TEST_INT", "0x10", 1);
@@ -34,6 +34,17 @@ int main(void)
     ok(!strcmp(rt_param_string(&p_str), "sm,self"), "string default");
     setenv("RDMPI_TEST_STR", "", 1);
     ok(!strcmp(rt_param_string(&p_str), "sm,self"), "empty value means the default");
+    {
+        long long v = 0;
+
+        ok(rt_param_parse(&p_int, "12x", &v) == -1 && rt_param_parse(&p_size, "-1", &v) == -1 &&
+               rt_param_parse(&p_bool, "maybe", &v) == -1,
+           "malformed values are refused without a fatal error (for MPI_T writes)");
+        ok(rt_param_parse(&p_size, "2k", &v) == 0 && v == 2048 &&
+               rt_param_parse(&p_bool, "AUTO", &v) == 0 && v == -1 &&
+               !strcmp(rt_param_text(&p_int), "0x10"),
+           "valid values parse; the text is the environment's");
+    }
     for (const struct rt_param *p = rt_param_list(); p; p = p->next)
         found += !strncmp(p->name, "TEST_", 5);
     ok(found == 4, "all four parameters are listed (%d)", found);
