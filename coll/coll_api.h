@@ -58,6 +58,10 @@ int coll_check_op(struct coll_call *call, MPI_Op op, const struct rdmpi_datatype
 int coll_check_alias(const struct coll_call *call, const void *sbuf, size_t scount,
                      const struct rdmpi_datatype *sdt, const void *rbuf, size_t rcount,
                      const struct rdmpi_datatype *rdt);
+/* The same rule for the v and w forms: every non-empty block of the send
+ * side (a->scounts set, else the single sbuf) against every block of the
+ * receive side (a->rcounts set, else rbuf). Skips MPI_IN_PLACE calls. */
+int coll_check_alias_blocks(const struct coll_call *call, const struct coll_args *a);
 
 /* Per-rank arrays: validated (>= 0, not NULL) and in big-count form. */
 int coll_counts(struct coll_call *call, const int *v, const MPI_Count *vc, const char *what,

@@ -126,7 +126,8 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
     if (RT_UNLIKELY((err = coll_counts(&call, big ? NULL : recvcounts, big ? recvcounts : NULL,
                                        "recvcounts", &a.rcounts)) ||
                     (err = coll_displs(&call, big ? NULL : displs, big ? displs : NULL, "displs",
-                                       &a.rdispls))))
+                                       &a.rdispls)) ||
+                    (err = coll_check_alias_blocks(&call, &a))))
         return coll_abort(&call, err);
     return coll_execute(&call, vbuild, &a);
 }

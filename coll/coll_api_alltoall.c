@@ -172,7 +172,8 @@ static int alltoallv(const void *sendbuf, const void *sendcounts, const void *sd
                         (err = coll_counts(&call, big ? NULL : sendcounts, big ? sendcounts : NULL,
                                            "sendcounts", &a.scounts)) ||
                         (err = coll_displs(&call, big ? NULL : sdispls, big ? sdispls : NULL,
-                                           "sdispls", &a.sdispls))))
+                                           "sdispls", &a.sdispls)) ||
+                        (err = coll_check_alias_blocks(&call, &a))))
             return coll_abort(&call, err);
     }
     return coll_execute(&call, vbuild, &a);
@@ -209,7 +210,8 @@ static int alltoallw(const void *sendbuf, const void *sendcounts, const void *sd
                         (err = coll_counts(&call, big ? NULL : sendcounts, big ? sendcounts : NULL,
                                            "sendcounts", &a.scounts)) ||
                         (err = coll_displs(&call, big ? NULL : sdispls, big ? sdispls : NULL,
-                                           "sdispls", &a.sdispls))))
+                                           "sdispls", &a.sdispls)) ||
+                        (err = coll_check_alias_blocks(&call, &a))))
             return coll_abort(&call, err);
     }
     return coll_execute(&call, wbuild, &a);

@@ -100,7 +100,8 @@ static int gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
                     (err = coll_counts(&call, big ? NULL : recvcounts, big ? recvcounts : NULL,
                                        "recvcounts", &a.rcounts)) ||
                     (err = coll_displs(&call, big ? NULL : displs, big ? displs : NULL, "displs",
-                                       &a.rdispls))))
+                                       &a.rdispls)) ||
+                    (err = coll_check_alias_blocks(&call, &a))))
         return coll_abort(&call, err);
     return coll_execute(&call, coll_gather_linear, &a);
 }

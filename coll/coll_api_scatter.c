@@ -100,7 +100,8 @@ static int scatterv(const void *sendbuf, const void *sendcounts, const void *dis
                     (err = coll_counts(&call, big ? NULL : sendcounts, big ? sendcounts : NULL,
                                        "sendcounts", &a.scounts)) ||
                     (err = coll_displs(&call, big ? NULL : displs, big ? displs : NULL, "displs",
-                                       &a.sdispls))))
+                                       &a.sdispls)) ||
+                    (err = coll_check_alias_blocks(&call, &a))))
         return coll_abort(&call, err);
     return coll_execute(&call, coll_scatter_linear, &a);
 }
