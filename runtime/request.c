@@ -74,12 +74,11 @@ static int check_array(int count, MPI_Request *reqs, const char *func, int *err)
     return 0;
 }
 
-static int raise_in(MPI_Request h, int code, const char *func)
+/* On the failed request's communicator, taken before the request was
+ * retired; MPI_COMM_SELF's handler if that communicator is gone too. */
+static int raise_in(MPI_Comm comm, int code, const char *func)
 {
-    struct rdmpi_request *r = rt_req_get(h);
-
-    return rt_err_raise_comm(r ? r->comm : MPI_COMM_SELF, code, func,
-                             "the operation failed; see the status");
+    return rt_err_raise_comm(comm, code, func, "the operation failed; see the status");
 }
 
 #pragma weak MPI_Wait = PMPI_Wait
@@ -152,7 +151,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 static int finish_many(int count, MPI_Request *reqs, MPI_Status *statuses, int *outcount,
                        int *indices, bool retire, const char *fn)
 {
-    MPI_Request bad = MPI_REQUEST_NULL;
+    MPI_Comm bad = MPI_COMM_SELF;
     int n = 0, failed = 0;
 
     for (int i = 0; i < count; i++) {
@@ -164,10 +163,10 @@ static int finish_many(int count, MPI_Request *reqs, MPI_Status *statuses, int *
             continue;
         st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
                                              : &statuses[indices ? n : i];
-        MPI_Request h = reqs[i];
+        MPI_Comm comm = r->comm;
         if ((err = retire ? finish(&reqs[i], st) : status_of(r, st))) {
             failed = 1;
-            bad = h;
+            bad = comm;
         }
         if (st != MPI_STATUS_IGNORE)
             st->MPI_ERROR = err;
@@ -177,11 +176,8 @@ static int finish_many(int count, MPI_Request *reqs, MPI_Status *statuses, int *
     }
     if (outcount)
         *outcount = n;
-    if (failed) {
-        /* The handler needs a live request's communicator; the failed one
-         * may be gone, so fall back to MPI_COMM_SELF. */
+    if (failed)
         return raise_in(bad, MPI_ERR_IN_STATUS, fn);
-    }
     return MPI_SUCCESS;
 }
 

@@ -13,6 +13,42 @@ static void expect(int rc, int cls, const char *what, const char *needle)
     mt_check(strstr(msg, needle) != NULL, "%s: message '%s' lacks '%s'", what, msg, needle);
 }
 
+static int in_status_calls;
+
+static void count_in_status(MPI_Comm *comm, int *code, ...)
+{
+    int cls;
+
+    (void)comm;
+    MPI_Error_class(*code, &cls);
+    in_status_calls += cls == MPI_ERR_IN_STATUS;
+}
+
+/* A truncated receive completed by MPI_Waitall: MPI_ERR_IN_STATUS goes to
+ * the handler of the failed request's communicator (retired by then), not
+ * to MPI_COMM_SELF's. */
+static void in_status(void)
+{
+    MPI_Comm c;
+    MPI_Errhandler eh;
+    MPI_Request r[2];
+    MPI_Status st[2];
+    int two[2] = {1, 2}, one = 0, cls = -1;
+
+    MPI_Comm_dup(MPI_COMM_SELF, &c);
+    MPI_Comm_create_errhandler(count_in_status, &eh);
+    MPI_Comm_set_errhandler(c, eh);
+    MPI_Errhandler_free(&eh);
+    MPI_Irecv(&one, 1, MPI_INT, 0, 5, c, &r[0]);
+    MPI_Isend(two, 2, MPI_INT, 0, 5, c, &r[1]);
+    expect(MPI_Waitall(2, r, st), MPI_ERR_IN_STATUS, "waitall truncated", "MPI_Waitall");
+    mt_check(in_status_calls == 1, "the communicator's handler ran %d times", in_status_calls);
+    MPI_Error_class(st[0].MPI_ERROR, &cls);
+    mt_check(cls == MPI_ERR_TRUNCATE && st[1].MPI_ERROR == MPI_SUCCESS, "statuses %d %d",
+             st[0].MPI_ERROR, st[1].MPI_ERROR);
+    MPI_Comm_free(&c);
+}
+
 int main(int argc, char **argv)
 {
     int v = 0, size;
@@ -52,5 +88,6 @@ int main(int argc, char **argv)
     MPI_Cancel(&rq);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     expect(MPI_Wait(&stale, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "stale request", "not valid");
+    in_status();
     return mt_finish("t_badinput");
 }
