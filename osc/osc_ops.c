@@ -474,6 +474,14 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
                           target_disp, 1, datatype, op, win, NULL, "MPI_Fetch_and_op");
 }
 
+/* MPI 4.1 sec. 12.3.4: the C and Fortran integer, logical, multi-language
+ * and byte types, which are those of MPI_BAND and MPI_LAND together. */
+static bool cas_type(const struct rdmpi_datatype *dt)
+{
+    return !coll_op_unsupported(coll_op_get(MPI_BAND), dt) ||
+           !coll_op_unsupported(coll_op_get(MPI_LAND), dt);
+}
+
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
@@ -490,9 +498,9 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
 
     if (rc)
         return rc < 0 ? err : MPI_SUCCESS;
-    if (!(a.tdt->flags & RT_DT_PREDEF) || !(a.tdt->flags & RT_DT_CONTIG))
+    if (!(a.tdt->flags & RT_DT_PREDEF) || !(a.tdt->flags & RT_DT_CONTIG) || !cas_type(a.tdt))
         return rdmpi_err_win(win, MPI_ERR_TYPE, a.fn, "datatype must be a predefined integer, "
-                             "logical or byte type");
+                             "logical, multi-language or byte type");
     n = a.tdt->size;
     if (!(data = malloc(2 * n + 1)))
         return rdmpi_err_win(win, MPI_ERR_NO_MEM, a.fn, "out of memory");

@@ -425,6 +425,18 @@ static void queries_and_errors(void)
     mt_check(class_of(MPI_Accumulate(&v, 1, MPI_INT, next, 0, 1, MPI_INT, user, win)) ==
                  MPI_ERR_OP, "accumulate with a user op");
     MPI_Op_free(&user);
+    {
+        /* Compare_and_swap takes integer, logical, multi-language and byte
+         * types only. */
+        double d = 0, dr;
+        long l = 0, lr;
+        mt_check(class_of(MPI_Compare_and_swap(&d, &d, &dr, MPI_DOUBLE, next, 0, win)) ==
+                     MPI_ERR_TYPE, "compare_and_swap on MPI_DOUBLE");
+        mt_check(class_of(MPI_Compare_and_swap(&d, &d, &dr, MPI_FLOAT, next, 0, win)) ==
+                     MPI_ERR_TYPE, "compare_and_swap on MPI_FLOAT");
+        mt_check(class_of(MPI_Compare_and_swap(&l, &l, &lr, MPI_AINT, next, 0, win)) ==
+                     MPI_SUCCESS, "compare_and_swap on MPI_AINT");
+    }
     mt_check(class_of(MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win)) ==
                  MPI_SUCCESS, "put to MPI_PROC_NULL");
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
