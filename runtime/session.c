@@ -40,12 +40,13 @@ static struct rdmpi_session *check(MPI_Session h, const char *fn, int *err)
     return s;
 }
 
-/* Index of a process set by name (the mpi:// prefix is case-insensitive,
- * as URIs' schemes are), or -1. */
+/* Index of a process set by name, or -1. Case does not matter: the
+ * standard spells them mpi://WORLD and mpi://SELF, while programs written
+ * for MPICH and Open MPI (which both ignore case) use mpi://world too. */
 static int pset_index(const char *name)
 {
     for (int i = 0; name && i < NPSETS; i++)
-        if (!strncasecmp(name, psets[i], 6) && !strcmp(name + 6, psets[i] + 6))
+        if (!strcasecmp(name, psets[i]))
             return i;
     return -1;
 }

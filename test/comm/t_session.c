@@ -154,6 +154,9 @@ static void errors(MPI_Session s)
     rc = MPI_Group_from_session_pset(s, "mpi://NOWHERE", &g);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_ARG && g == MPI_GROUP_NULL, "unknown pset: class %d", cls);
+    rc = MPI_Group_from_session_pset(s, "mpi://world", &g);
+    CHECK(rc == MPI_SUCCESS && g != MPI_GROUP_NULL, "mpi://world (lower case): rc %d", rc);
+    MPI_Group_free(&g);
     MPI_Session_get_info(s, &info);
     MPI_Info_get_string(info, "thread_level", &len, v, &flag);
     CHECK(flag && !strncmp(v, "MPI_THREAD_", 11), "session info thread_level: %s",
