@@ -97,10 +97,12 @@ static struct pml_bbuf *buffer_for(struct pml_comm *pc)
 {
     struct rdmpi_comm *c = rt_comm_get(pc->handle);
     struct rdmpi_session *s = c && c->session ? rt_session_get(c->session) : NULL;
+    struct pml_bbuf *sb = s ? s->bbuf : NULL;
 
-    if (pc->bbuf)
+    /* A detached buffer leaves its object behind: skip it. */
+    if (pc->bbuf && pc->bbuf->buf)
         return pc->bbuf;
-    return s && s->bbuf ? s->bbuf : &proc;
+    return sb && sb->buf ? sb : &proc;
 }
 
 int pml_bsend_start(const void *buf, size_t count, struct rdmpi_datatype *dt, int dest, int tag,

@@ -76,6 +76,11 @@ static void per_comm(void)
     MPI_Comm_detach_buffer(dup, &addr, &got_size);
     mt_check(addr == buf && got_size == size, "comm detach: %p %d, attached %p %d", addr,
              got_size, (void *)buf, size);
+    /* Detached, the communicator falls back to the process's buffer. */
+    MPI_Buffer_attach(MPI_BUFFER_AUTOMATIC, 0);
+    traffic(dup, 2, 1000, 6);
+    MPI_Buffer_detach(&addr, &got_size);
+    mt_check(addr == MPI_BUFFER_AUTOMATIC, "process detach after a comm detach: %p", addr);
     /* Freed with a buffer attached: it goes with the communicator. */
     MPI_Comm_attach_buffer(dup, MPI_BUFFER_AUTOMATIC, 0);
     traffic(dup, 3, 100000, 7);
