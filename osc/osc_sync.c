@@ -244,6 +244,9 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
                              "MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED", lock_type);
     if (o->locked[rank] || o->lock_all)
         return epoch_err(win, fn, "this process holds a lock on that rank already");
+    if (o->start_ranks)
+        return epoch_err(win, fn, "an access epoch (MPI_Win_start) is open on this window; "
+                         "MPI_Win_complete it before locking");
     /* MPI_MODE_NOCHECK: the user promises no conflicting lock; skip it. */
     if (!(assert & MPI_MODE_NOCHECK))
         osc_control(o, rank, OSC_LOCK, lock_type);
@@ -288,6 +291,9 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (o->lock_all)
         return epoch_err(win, fn, "MPI_Win_lock_all was called already; MPI_Win_unlock_all "
                          "first");
+    if (o->start_ranks)
+        return epoch_err(win, fn, "an access epoch (MPI_Win_start) is open on this window; "
+                         "MPI_Win_complete it before locking");
     for (int t = 0; t < o->size; t++)
         if (o->locked[t])
             return epoch_err(win, fn, "this process holds a lock on a rank already");

@@ -354,6 +354,27 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
                          "attached to this window", base);
 }
 
+/* MPI_Win_free needs this process's lock and post/start epochs closed
+ * (a fence epoch ends with the fence itself). */
+static int epochs_closed(const struct osc_win *o, MPI_Win win, const char *fn)
+{
+    const char *open = NULL, *close = NULL;
+
+    if (o->start_ranks)
+        open = "an access epoch (MPI_Win_start)", close = "MPI_Win_complete";
+    else if (o->npost >= 0)
+        open = "an exposure epoch (MPI_Win_post)", close = "MPI_Win_wait";
+    else if (o->lock_all)
+        open = "an MPI_Win_lock_all epoch", close = "MPI_Win_unlock_all";
+    for (int t = 0; !open && t < o->size; t++)
+        if (o->locked[t])
+            open = "a lock (MPI_Win_lock)", close = "MPI_Win_unlock";
+    if (!open)
+        return MPI_SUCCESS;
+    return rdmpi_err_win(win, MPI_ERR_RMA_SYNC, fn, "%s is open on this window; end it with %s "
+                         "before freeing the window", open, close);
+}
+
 #pragma weak MPI_Win_free = PMPI_Win_free
 int PMPI_Win_free(MPI_Win *win)
 {
@@ -366,6 +387,8 @@ int PMPI_Win_free(MPI_Win *win)
     if (!win)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "win is NULL");
     if (!(o = osc_get(*win, fn, &err)))
+        return err;
+    if ((err = epochs_closed(o, *win, fn)))
         return err;
     w = o->w;
     /* Every rank has closed its epochs: nothing is in flight after this. */

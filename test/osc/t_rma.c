@@ -442,6 +442,20 @@ static void queries_and_errors(void)
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     mt_check(class_of(MPI_Win_lock(99, 0, 0, win)) == MPI_ERR_LOCKTYPE, "bad lock type");
     mt_check(class_of(MPI_Win_unlock(0, win)) == MPI_ERR_RMA_SYNC, "unlock without lock");
+    /* Open epochs: no lock inside a start epoch, no free inside any. */
+    MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win);
+    mt_check(class_of(MPI_Win_free(&win)) == MPI_ERR_RMA_SYNC && win != MPI_WIN_NULL,
+             "free with a lock held");
+    MPI_Win_unlock(next, win);
+    MPI_Win_get_group(win, &g);
+    MPI_Win_post(g, 0, win);
+    MPI_Win_start(g, 0, win);
+    mt_check(class_of(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win)) == MPI_ERR_RMA_SYNC,
+             "lock inside a start epoch");
+    mt_check(class_of(MPI_Win_free(&win)) == MPI_ERR_RMA_SYNC, "free inside a start epoch");
+    MPI_Win_complete(win);
+    MPI_Win_wait(win);
+    MPI_Group_free(&g);
     MPI_Win_free(&win);
     mt_check(deleted == 1, "the attribute's delete callback ran %d times at MPI_Win_free",
              deleted);
