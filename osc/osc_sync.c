@@ -252,6 +252,9 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         osc_control(o, rank, OSC_LOCK, lock_type);
     o->locked[rank] = (uint8_t)lock_type;
     o->nocheck[rank] = (assert & MPI_MODE_NOCHECK) != 0;
+    /* A fence opens an epoch only for RMA calls that follow it (MPI 4.1
+     * sec. 12.5.1): a lock instead means it opened none. */
+    o->fence_open = false;
     return MPI_SUCCESS;
 }
 
@@ -300,6 +303,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (!(assert & MPI_MODE_NOCHECK))
         control_all(o, OSC_LOCK, MPI_LOCK_SHARED);
     o->lock_all = 1 + ((assert & MPI_MODE_NOCHECK) != 0);
+    o->fence_open = false; /* as in MPI_Win_lock */
     return MPI_SUCCESS;
 }
 

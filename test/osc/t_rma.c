@@ -442,6 +442,13 @@ static void queries_and_errors(void)
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     mt_check(class_of(MPI_Win_lock(99, 0, 0, win)) == MPI_ERR_LOCKTYPE, "bad lock type");
     mt_check(class_of(MPI_Win_unlock(0, win)) == MPI_ERR_RMA_SYNC, "unlock without lock");
+    /* A lock after a fence means the fence opened no epoch. */
+    MPI_Win_fence(0, win);
+    MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win);
+    MPI_Win_unlock(next, win);
+    mt_check(class_of(MPI_Put(&v, 1, MPI_INT, next, 0, 1, MPI_INT, win)) == MPI_ERR_RMA_SYNC,
+             "put after fence, lock, unlock");
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     /* Open epochs: no lock inside a start epoch, no free inside any. */
     MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win);
     mt_check(class_of(MPI_Win_free(&win)) == MPI_ERR_RMA_SYNC && win != MPI_WIN_NULL,
