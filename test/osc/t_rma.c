@@ -427,9 +427,9 @@ static void queries_and_errors(void)
     MPI_Op_free(&user);
     {
         /* Compare_and_swap takes integer, logical, multi-language and byte
-         * types only. */
-        double d = 0, dr;
-        long l = 0, lr;
+         * types only. The result arrives at the next fence: static. */
+        static double d, dr;
+        static long l, lr;
         mt_check(class_of(MPI_Compare_and_swap(&d, &d, &dr, MPI_DOUBLE, next, 0, win)) ==
                      MPI_ERR_TYPE, "compare_and_swap on MPI_DOUBLE");
         mt_check(class_of(MPI_Compare_and_swap(&d, &d, &dr, MPI_FLOAT, next, 0, win)) ==
