@@ -1,4 +1,5 @@
-/* Probe and matched probe, cancel, persistent requests, the completion
+/* Probe and matched probe, cancel (of receives and of rendezvous sends),
+ * persistent requests, the completion
  * family and the Request_get_status forms, synchronous-send completion,
  * buffered sends, truncation and MPI_PROC_NULL, between ranks 0 and 1. */
 #include "mpitest.h"
@@ -123,6 +124,57 @@ static void cancel_and_requests(void)
         mt_check(got[3] == 4, "isend of 4 ints");
     }
     (void)rs;
+}
+
+/* Cancel of a rendezvous send (MPICH's cancelrecv, scancel, pscancel): a
+ * wait after the cancel must return without the receive being posted. An
+ * unmatched one is cancelled and never arrives; Isend, Issend and a
+ * persistent send; one already received completes normally. */
+static void send_cancel(void)
+{
+    enum { LEN = 1 << 20 };
+    char *big = malloc(LEN);
+    MPI_Request rq;
+    MPI_Status st;
+    int flag, found;
+
+    mt_fill(big, LEN, 5);
+    if (mt_rank == 0) {
+        for (int kind = 0; kind < 3; kind++) {
+            if (kind == 0)
+                MPI_Isend(big, LEN, MPI_BYTE, 1, 70, MPI_COMM_WORLD, &rq);
+            else if (kind == 1)
+                MPI_Issend(big, LEN, MPI_BYTE, 1, 70, MPI_COMM_WORLD, &rq);
+            else {
+                MPI_Send_init(big, LEN, MPI_BYTE, 1, 70, MPI_COMM_WORLD, &rq);
+                MPI_Start(&rq);
+            }
+            MPI_Cancel(&rq);
+            MPI_Wait(&rq, &st);
+            MPI_Test_cancelled(&st, &flag);
+            mt_check(flag, "unmatched rendezvous send %d cancelled", kind);
+            if (kind == 2)
+                MPI_Request_free(&rq);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Isend(big, LEN, MPI_BYTE, 1, 71, MPI_COMM_WORLD, &rq);
+        MPI_Barrier(MPI_COMM_WORLD); /* rank 1 has received it */
+        MPI_Cancel(&rq);
+        MPI_Wait(&rq, &st);
+        MPI_Test_cancelled(&st, &flag);
+        mt_check(!flag, "a received send reported cancelled");
+    } else if (mt_rank == 1) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Iprobe(0, 70, MPI_COMM_WORLD, &found, MPI_STATUS_IGNORE);
+        mt_check(!found, "a cancelled send still arrived");
+        MPI_Recv(big, LEN, MPI_BYTE, 0, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Barrier(MPI_COMM_WORLD);
+        mt_check(mt_verify(big, LEN, 5) == 0, "data of the send not cancelled");
+    } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    free(big);
 }
 
 /* MPI_Request_get_status_all/any/some (MPI-4.1): statuses of completed
@@ -368,6 +420,8 @@ int main(int argc, char **argv)
     probes();
     MPI_Barrier(MPI_COMM_WORLD);
     cancel_and_requests();
+    MPI_Barrier(MPI_COMM_WORLD);
+    send_cancel();
     MPI_Barrier(MPI_COMM_WORLD);
     get_status_forms();
     MPI_Barrier(MPI_COMM_WORLD);
