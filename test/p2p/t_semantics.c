@@ -360,6 +360,19 @@ static void truncation_and_null(void)
         rc = MPI_Recv(r, 1, MPI_INT, 1, 103, MPI_COMM_WORLD, &st);
         mt_check(rc == MPI_SUCCESS, "after rendezvous truncation rc %d", rc);
     }
+    /* An empty message may name MPI_DATATYPE_NULL (MPICH's recvnull, pssend). */
+    if (mt_rank <= 1) {
+        MPI_Request q;
+        rc = MPI_Ssend_init(NULL, 0, MPI_DATATYPE_NULL, 1 - mt_rank, 104, MPI_COMM_WORLD, &q);
+        rc |= MPI_Start(&q);
+        rc |= MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, 1 - mt_rank, 104, MPI_COMM_WORLD, &st);
+        rc |= MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Request_free(&q);
+        rc |= MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &q);
+        rc |= MPI_Wait(&q, &st);
+        mt_check(rc == MPI_SUCCESS && st.MPI_SOURCE == MPI_PROC_NULL,
+                 "zero-count messages of MPI_DATATYPE_NULL: rc %d", rc);
+    }
     rc = MPI_Send(v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
     mt_check(rc == MPI_SUCCESS, "send to PROC_NULL");
     rc = MPI_Recv(v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
