@@ -8,7 +8,7 @@
 #include <assert.h>
 #include <stdint.h>
 
-#define PML_PROTO_VERSION 2
+#define PML_PROTO_VERSION 3
 
 /* Header types: the first byte of every message, the BTL's dispatch key. */
 enum pml_hdr_type {
