@@ -117,6 +117,7 @@ struct pml_req {
     uint8_t in_issue;           /* recv GET: inside the issue loop (no recursion) */
     uint8_t detached;           /* send: runs from a private copy (tmp) */
     uint8_t exposed;            /* send: counted in its peer's rndv_out */
+    uint8_t cancel_asked;       /* send: a CANCEL for this round is out */
     uint16_t seq;               /* send: the sequence number it was given */
     void *buf;                  /* user buffer */
     size_t count;
@@ -251,6 +252,8 @@ void pml_recv_fin(int peer, const void *data, size_t len);
 void pml_recv_credit(int peer, const void *data, size_t len);
 void pml_recv_put(int peer, const void *data, size_t len);
 void pml_recv_putfin(int peer, const void *data, size_t len);
+void pml_recv_cancel(int peer, const void *data, size_t len);
+void pml_recv_canceled(int peer, const void *data, size_t len);
 
 /* Direct access to a peer's memory (pml_rdma.c): whether its BTL reads
  * and writes it with no registration, and a blocking read or write of len

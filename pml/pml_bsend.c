@@ -127,14 +127,27 @@ int pml_bsend_start(const void *buf, size_t count, struct rdmpi_datatype *dt, in
                               "its size plus MPI_BSEND_OVERHEAD) or attach "
                               "MPI_BUFFER_AUTOMATIC", len, bb->size,
                               bb->buf ? "partly in use" : "none attached");
-    rt_dt_pack(dt, buf, count, 0, copy, len);
     if (!(r = pml_req_alloc())) {
         bfree(copy);
         return rdmpi_err_comm(pc->handle, MPI_ERR_NO_MEM, fn, "out of requests");
     }
     r->internal = 1;
-    r->bsend_buf = copy;
-    bb->inflight++;
+    /* A message to self may wait (rendezvous) for a receive that only this
+     * process can post, perhaps after the detach that would wait for it:
+     * it goes from a private copy and leaves the buffer at once. */
+    if (pml_world(pc, dest) == rt.rank) {
+        bfree(copy);
+        if (!(copy = malloc(len ? len : 1))) {
+            pml_req_release(r);
+            return rdmpi_err_comm(pc->handle, MPI_ERR_NO_MEM, fn,
+                                  "out of memory copying a %zu-byte message to self", len);
+        }
+        r->tmp = copy;
+    } else {
+        r->bsend_buf = copy;
+        bb->inflight++;
+    }
+    rt_dt_pack(dt, buf, count, 0, copy, len);
     return pml_isend(copy, len, rt_dt_get(MPI_BYTE), dest, tag, pc, PML_STANDARD, r);
 }
 

@@ -28,6 +28,10 @@ static inline int pml_check_buf(MPI_Comm comm, const void *buf, MPI_Count count,
     if (RT_UNLIKELY(count < 0))
         return rdmpi_err_comm(comm, MPI_ERR_COUNT, fn, "count is %lld; it must be >= 0",
                               (long long)count);
+    /* An empty message may name no datatype (as MPICH allows, and codes
+     * such as PIO rely on): it is the same empty message in bytes. */
+    if (RT_UNLIKELY(datatype == MPI_DATATYPE_NULL && count == 0))
+        datatype = MPI_BYTE;
     *dt = rt_dt_get(datatype);
     if (RT_UNLIKELY(!*dt))
         return rdmpi_err_comm(comm, MPI_ERR_TYPE, fn, "datatype is %s",

@@ -8,7 +8,7 @@
 #include <assert.h>
 #include <stdint.h>
 
-#define PML_PROTO_VERSION 2
+#define PML_PROTO_VERSION 3
 
 /* Header types: the first byte of every message, the BTL's dispatch key. */
 enum pml_hdr_type {
@@ -20,6 +20,8 @@ enum pml_hdr_type {
     PML_HDR_CREDIT = 6, /* eager credits returned */
     PML_HDR_PUT = 7,    /* receiver asks the sender to write part of an RGET itself */
     PML_HDR_PUTFIN = 8, /* sender: that part is written */
+    PML_HDR_CANCEL = 9, /* sender: drop my unmatched rendezvous, if you still can */
+    PML_HDR_CANCELED = 10, /* receiver: whether it could (a FIN-shaped answer) */
 };
 
 /* Flags on MATCH and RNDV. */
@@ -87,6 +89,18 @@ struct pml_hdr_put {
     uint64_t raddr; /* where that byte goes in the receiver */
 };
 static_assert(sizeof(struct pml_hdr_put) == 40, "PUT header is 40 bytes");
+
+/* MPI_Cancel of a rendezvous send; the answer is a pml_hdr_fin whose
+ * status is 1 if the envelope was still unmatched and is now gone. */
+struct pml_hdr_cancel {
+    uint8_t type;   /* PML_HDR_CANCEL */
+    uint8_t pad[3];
+    uint32_t cid;   /* the envelope's communicator */
+    int32_t src;    /* and sender rank in it */
+    uint32_t pad2;
+    uint64_t sreq;  /* the send, as its RNDV header named it */
+};
+static_assert(sizeof(struct pml_hdr_cancel) == 24, "CANCEL header is 24 bytes");
 
 struct pml_hdr_credit {
     uint8_t type;     /* PML_HDR_CREDIT */

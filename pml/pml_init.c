@@ -35,6 +35,8 @@ static int pml_init(void)
     btl_recv_table[PML_HDR_CREDIT] = pml_recv_credit;
     btl_recv_table[PML_HDR_PUT] = pml_recv_put;
     btl_recv_table[PML_HDR_PUTFIN] = pml_recv_putfin;
+    btl_recv_table[PML_HDR_CANCEL] = pml_recv_cancel;
+    btl_recv_table[PML_HDR_CANCELED] = pml_recv_canceled;
     pml_rndv_params();
     pml_req_init();
     rt_session_bbuf_free = pml_bsend_session_free;

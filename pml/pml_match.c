@@ -292,3 +292,42 @@ int pml_irecv(struct pml_req *r)
     pml_list_append(any ? &pc->any_posted : &pc->peers[r->peer].posted, &r->link);
     return MPI_SUCCESS;
 }
+
+/* A sender cancels its rendezvous: the envelope goes if it is still in the
+ * unexpected queue (nothing matched it, so nothing will read the data). */
+void pml_recv_cancel(int wsrc, const void *data, size_t len)
+{
+    const struct pml_hdr_cancel *h = data;
+    struct pml_comm *pc = pml_comm_lookup(h->cid);
+    struct pml_hdr_fin ack = {.type = PML_HDR_CANCELED, .sreq = h->sreq, .status = 0};
+
+    (void)len;
+    if (pc && h->src >= 0 && h->src < pc->size) {
+        struct pml_link *q = &pc->peers[h->src].unexpected;
+        for (struct pml_link *l = q->next; l != q; l = l->next) {
+            struct pml_frag *f = pml_container(l, struct pml_frag, link);
+            if (f->hdr.m.type == PML_HDR_RNDV && f->hdr.sreq == h->sreq) {
+                pml_list_remove(l);
+                free(f);
+                ack.status = 1;
+                break;
+            }
+        }
+    }
+    pml_send_ctl(wsrc, &ack, sizeof(ack));
+}
+
+/* The answer: a cancelled send completes here; otherwise its FIN (already
+ * here or on its way) completes it. */
+void pml_recv_canceled(int peer, const void *data, size_t len)
+{
+    const struct pml_hdr_fin *h = data;
+    struct pml_req *r = pml_req_lookup(h->sreq);
+
+    (void)peer;
+    (void)len;
+    if (h->status != 1 || !r || !r->send || r->state != PML_S_WAIT_FIN)
+        return;
+    r->base.status.rdmpi_cancelled = 1;
+    pml_req_complete(r);
+}

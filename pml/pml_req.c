@@ -62,6 +62,7 @@ struct pml_req *pml_req_alloc(void)
     r->bsend_buf = NULL;
     r->part = NULL;
     r->detached = 0;
+    r->cancel_asked = 0;
     pml_list_init(&r->link);
     return r;
 }
@@ -119,9 +120,13 @@ static void req_release_op(struct rdmpi_request *r)
     pml_req_release((struct pml_req *)r);
 }
 
-/* Only a receive still in a posted queue can be cancelled (an Isendrecv's
- * by its receive half); sends complete normally (the standard allows a
- * cancel that does not take effect). */
+/* A receive still in a posted queue is cancelled at once (an Isendrecv's
+ * by its receive half). A rendezvous send asks its receiver to drop the
+ * envelope if nothing matched it yet: the answer completes the send as
+ * cancelled, or the send completes normally. Eager sends are already
+ * complete (the standard allows a cancel that does not take effect); so is
+ * a buffered send's user request. Either way a wait after the cancel
+ * depends on no receive being posted. */
 int pml_req_cancel(struct rdmpi_request *br)
 {
     struct pml_req *r = (struct pml_req *)br;
@@ -129,6 +134,13 @@ int pml_req_cancel(struct rdmpi_request *br)
     if (r->state == PML_S_PAIR) {
         struct pml_req *half = pml_req_lookup(r->other);
         return half ? pml_req_cancel(&half->base) : MPI_SUCCESS;
+    }
+    if (r->send && r->state == PML_S_WAIT_FIN && !r->cancel_asked) {
+        struct pml_hdr_cancel h = {.type = PML_HDR_CANCEL, .cid = r->pc->cid,
+                                   .src = r->pc->rank, .sreq = pml_req_handle(r)};
+        r->cancel_asked = 1;
+        pml_send_ctl(r->wpeer, &h, sizeof(h));
+        return MPI_SUCCESS;
     }
     if (r->send || r->state != PML_S_POSTED)
         return MPI_SUCCESS;

@@ -232,6 +232,7 @@ int pml_isend(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst,
     r->mode = (uint8_t)mode;
     r->wpeer = pml_world(pc, dst);
     r->raddr = 0;
+    r->cancel_asked = 0;
     r->base.status.MPI_ERROR = MPI_SUCCESS;
     r->base.status.rdmpi_cancelled = 0;
     r->seq = pc->peers[dst].send_seq++;

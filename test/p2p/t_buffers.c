@@ -1,8 +1,10 @@
 /* Buffered-send buffers (MPI-4.1 3.6): MPI_BUFFER_AUTOMATIC, a
  * communicator's own buffer taking precedence over the process's, a
  * session's buffer for the communicators made from its groups, flush and
- * iflush of each, detach giving back what was attached, and the errors
- * when no buffer is there. Every rank sends to the next in a ring. */
+ * iflush of each, detach giving back what was attached, the errors when
+ * no buffer is there, and a detach while messages to self of rendezvous
+ * size are still unreceived (MPICH's bsendpending on a one-rank
+ * communicator). Every rank sends to the next in a ring. */
 #include "mpitest.h"
 
 static int next, prev;
@@ -129,6 +131,32 @@ static void per_session(void)
     MPI_Session_finalize(&s);
 }
 
+/* Detach returns although the messages to self are received only after it. */
+static void to_self(void)
+{
+    enum { LEN = 128 * 1024, N = 3 };
+    int size = N * (LEN + MPI_BSEND_OVERHEAD), got_size = -1, bad = 0;
+    char *buf = malloc((size_t)size), *s = malloc(LEN), *r = malloc(LEN);
+    void *addr = NULL;
+
+    MPI_Buffer_attach(buf, size);
+    for (int i = 0; i < N; i++) {
+        mt_fill(s, LEN, (unsigned)(100 + i));
+        MPI_Bsend(s, LEN, MPI_BYTE, 0, 20 + i, MPI_COMM_SELF);
+    }
+    MPI_Buffer_detach(&addr, &got_size);
+    mt_check(addr == buf && got_size == size, "detach after Bsends to self: %p %d", addr,
+             got_size);
+    for (int i = N - 1; i >= 0; i--) {
+        MPI_Recv(r, LEN, MPI_BYTE, 0, 20 + i, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+        bad += mt_verify(r, LEN, (unsigned)(100 + i)) != 0;
+    }
+    mt_check(!bad, "%d of %d buffered messages to self corrupt", bad, N);
+    free(buf);
+    free(s);
+    free(r);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -137,5 +165,6 @@ int main(int argc, char **argv)
     automatic();
     per_comm();
     per_session();
+    to_self();
     return mt_finish("t_buffers");
 }

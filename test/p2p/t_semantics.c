@@ -1,4 +1,5 @@
-/* Probe and matched probe, cancel, persistent requests, the completion
+/* Probe and matched probe, cancel (of receives and of rendezvous sends),
+ * persistent requests, the completion
  * family and the Request_get_status forms, synchronous-send completion,
  * buffered sends, truncation and MPI_PROC_NULL, between ranks 0 and 1. */
 #include "mpitest.h"
@@ -123,6 +124,57 @@ static void cancel_and_requests(void)
         mt_check(got[3] == 4, "isend of 4 ints");
     }
     (void)rs;
+}
+
+/* Cancel of a rendezvous send (MPICH's cancelrecv, scancel, pscancel): a
+ * wait after the cancel must return without the receive being posted. An
+ * unmatched one is cancelled and never arrives; Isend, Issend and a
+ * persistent send; one already received completes normally. */
+static void send_cancel(void)
+{
+    enum { LEN = 1 << 20 };
+    char *big = malloc(LEN);
+    MPI_Request rq;
+    MPI_Status st;
+    int flag, found;
+
+    mt_fill(big, LEN, 5);
+    if (mt_rank == 0) {
+        for (int kind = 0; kind < 3; kind++) {
+            if (kind == 0)
+                MPI_Isend(big, LEN, MPI_BYTE, 1, 70, MPI_COMM_WORLD, &rq);
+            else if (kind == 1)
+                MPI_Issend(big, LEN, MPI_BYTE, 1, 70, MPI_COMM_WORLD, &rq);
+            else {
+                MPI_Send_init(big, LEN, MPI_BYTE, 1, 70, MPI_COMM_WORLD, &rq);
+                MPI_Start(&rq);
+            }
+            MPI_Cancel(&rq);
+            MPI_Wait(&rq, &st);
+            MPI_Test_cancelled(&st, &flag);
+            mt_check(flag, "unmatched rendezvous send %d cancelled", kind);
+            if (kind == 2)
+                MPI_Request_free(&rq);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Isend(big, LEN, MPI_BYTE, 1, 71, MPI_COMM_WORLD, &rq);
+        MPI_Barrier(MPI_COMM_WORLD); /* rank 1 has received it */
+        MPI_Cancel(&rq);
+        MPI_Wait(&rq, &st);
+        MPI_Test_cancelled(&st, &flag);
+        mt_check(!flag, "a received send reported cancelled");
+    } else if (mt_rank == 1) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Iprobe(0, 70, MPI_COMM_WORLD, &found, MPI_STATUS_IGNORE);
+        mt_check(!found, "a cancelled send still arrived");
+        MPI_Recv(big, LEN, MPI_BYTE, 0, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Barrier(MPI_COMM_WORLD);
+        mt_check(mt_verify(big, LEN, 5) == 0, "data of the send not cancelled");
+    } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    free(big);
 }
 
 /* MPI_Request_get_status_all/any/some (MPI-4.1): statuses of completed
@@ -308,6 +360,19 @@ static void truncation_and_null(void)
         rc = MPI_Recv(r, 1, MPI_INT, 1, 103, MPI_COMM_WORLD, &st);
         mt_check(rc == MPI_SUCCESS, "after rendezvous truncation rc %d", rc);
     }
+    /* An empty message may name MPI_DATATYPE_NULL (MPICH's recvnull, pssend). */
+    if (mt_rank <= 1) {
+        MPI_Request q;
+        rc = MPI_Ssend_init(NULL, 0, MPI_DATATYPE_NULL, 1 - mt_rank, 104, MPI_COMM_WORLD, &q);
+        rc |= MPI_Start(&q);
+        rc |= MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, 1 - mt_rank, 104, MPI_COMM_WORLD, &st);
+        rc |= MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Request_free(&q);
+        rc |= MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &q);
+        rc |= MPI_Wait(&q, &st);
+        mt_check(rc == MPI_SUCCESS && st.MPI_SOURCE == MPI_PROC_NULL,
+                 "zero-count messages of MPI_DATATYPE_NULL: rc %d", rc);
+    }
     rc = MPI_Send(v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
     mt_check(rc == MPI_SUCCESS, "send to PROC_NULL");
     rc = MPI_Recv(v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
@@ -368,6 +433,8 @@ int main(int argc, char **argv)
     probes();
     MPI_Barrier(MPI_COMM_WORLD);
     cancel_and_requests();
+    MPI_Barrier(MPI_COMM_WORLD);
+    send_cancel();
     MPI_Barrier(MPI_COMM_WORLD);
     get_status_forms();
     MPI_Barrier(MPI_COMM_WORLD);
