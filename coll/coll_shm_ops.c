@@ -246,4 +246,9 @@ void coll_shm_barrier(struct coll_shm *s)
     for (int r = 0; r < s->n; r++)
         coll_shm_await(coll_shm_slot(s, r, op), op);
     coll_shm_finish(s, op);
+    /* What a peer sent us before it entered is in our queues now (its
+     * slot was published after); deliver it, so one-sided operations it
+     * carries are applied when the barrier returns, as after a message
+     * barrier. */
+    rt_progress();
 }

@@ -4,7 +4,8 @@
  * calls), every operation (put, get, accumulate with MPI_SUM, MPI_REPLACE
  * and MINLOC on a pair type, get_accumulate, fetch_and_op,
  * compare_and_swap), strided target datatypes, a 1 MiB put and get,
- * the window attributes, and the error classes of bad calls. */
+ * the window attributes, the error classes of bad calls, and an
+ * accumulate completed only locally being applied by the next barrier. */
 #include "../p2p/mpitest.h"
 
 #include <stdint.h>
@@ -184,6 +185,35 @@ static void pscw_and_requests(void)
     MPI_Group_free(&g_next);
     MPI_Group_free(&g_prev);
     MPI_Group_free(&world);
+    MPI_Win_free(&win);
+}
+
+/* An accumulate completed only locally (MPI_Win_flush_local), then a
+ * barrier: the target finds it applied, as OSU's osu_acc_latency -c
+ * -s flush_local checks. Enough barriers first that the communicator's
+ * barrier goes through the shared segment, not messages. */
+static void flush_local_then_barrier(void)
+{
+    int *mem, bad = 0;
+    MPI_Win win;
+
+    if (mt_size == 1) /* a barrier of one waits for no one's messages */
+        return;
+    MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    *mem = 0;
+    for (int i = 0; i < 20; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win);
+    for (int i = 1; i <= 50; i++) {
+        MPI_Accumulate(&i, 1, MPI_INT, next, 0, 1, MPI_INT, MPI_SUM, win);
+        MPI_Win_flush_local(next, win);
+        MPI_Barrier(MPI_COMM_WORLD);
+        bad += *mem != i * (i + 1) / 2;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Win_unlock(next, win);
+    mt_check(bad == 0, "accumulates after flush_local and a barrier: %d of 50 not applied",
+             bad);
     MPI_Win_free(&win);
 }
 
@@ -478,6 +508,7 @@ int main(int argc, char **argv)
     passive();
     pscw_and_requests();
     minloc();
+    flush_local_then_barrier();
     shared_and_dynamic();
     subcomm();
     queries_and_errors();
