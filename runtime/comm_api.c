@@ -106,6 +106,7 @@ static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_
     if ((err = inherit(c, nc, with_info ? info : MPI_INFO_NULL))) {
         rt_attr_delete_all(RT_KIND_COMM, nc->handle, &nc->attrs);
         rt_comm_destroy(nc);
+        *newcomm = MPI_COMM_NULL;       /* no half-made communicator escapes */
         return rdmpi_err_comm(comm, err, fn, "copying the communicator's attributes, "
                               "topology or info failed (an attribute copy callback returned "
                               "an error?)");
