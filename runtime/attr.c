@@ -71,14 +71,14 @@ static const char *kind_name(int kind)
                                                                              : "windows";
 }
 
-const char *rt_keyval_check(int kind, int keyval)
+static const char *check(int kind, int keyval, int held_ok)
 {
     static _Thread_local char why[160];
     struct keyval *k = kv_of(keyval);
 
     if (keyval == MPI_KEYVAL_INVALID)
         return "keyval is MPI_KEYVAL_INVALID; create one with the matching *_create_keyval";
-    if (!k || k->freed) {
+    if (!k || (k->freed && !held_ok)) {
         snprintf(why, sizeof(why), "keyval %d is not a keyval (never created, or freed)",
                  keyval);
         return why;
@@ -89,6 +89,16 @@ const char *rt_keyval_check(int kind, int keyval)
         return why;
     }
     return NULL;
+}
+
+const char *rt_keyval_check(int kind, int keyval)
+{
+    return check(kind, keyval, 0);
+}
+
+const char *rt_keyval_check_held(int kind, int keyval)
+{
+    return check(kind, keyval, 1);
 }
 
 static void keyval_release(int keyval)
@@ -103,7 +113,11 @@ static void keyval_release(int keyval)
 
 void rt_keyval_free(int keyval)
 {
-    kv_of(keyval)->freed = 1;
+    struct keyval *k = kv_of(keyval);
+
+    if (k->freed)           /* freed before, kept alive by its attributes */
+        return;
+    k->freed = 1;
     keyval_release(keyval);
 }
 

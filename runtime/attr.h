@@ -47,8 +47,13 @@ int rt_keyval_create(int kind, rt_attr_fn copy, rt_attr_fn del, void *extra, int
  * (the error class is then MPI_ERR_KEYVAL).  Predefined keyvals are the
  * caller's business. */
 const char *rt_keyval_check(int kind, int keyval);
+/* The same, but a keyval the user freed passes while attributes still use
+ * it: MPI-4.1 7.7.2 has those freed "via calls to MPI_COMM_DELETE_ATTR",
+ * so delete, get and a repeated free still name it. */
+const char *rt_keyval_check_held(int kind, int keyval);
 /* MPI_*_free_keyval on a checked keyval: the keyval itself goes once the
- * last attribute using it is deleted. */
+ * last attribute using it is deleted; freeing it again meanwhile does
+ * nothing. */
 void rt_keyval_free(int keyval);
 
 /* Set replaces (after the old value's delete callback succeeds), delete

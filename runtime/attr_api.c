@@ -119,15 +119,16 @@ static int free_keyval(int kind, int *keyval, const char *fn)
     if (predefined(*keyval))
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_KEYVAL, fn,
                               "keyval %d is predefined and cannot be freed", *keyval);
-    if ((why = rt_keyval_check(kind, *keyval)))
+    if ((why = rt_keyval_check_held(kind, *keyval)))
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_KEYVAL, fn, "%s", why);
     rt_keyval_free(*keyval);
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
 
-/* Validates a keyval the user wants to set or delete. */
-static int check_user_keyval(const struct target *t, int keyval, const char *fn)
+/* Validates a keyval the user wants to set or delete; a freed keyval
+ * still in use may be deleted, not set. */
+static int check_user_keyval(const struct target *t, int keyval, int deleting, const char *fn)
 {
     const char *why;
 
@@ -135,7 +136,8 @@ static int check_user_keyval(const struct target *t, int keyval, const char *fn)
         return attr_err(t, MPI_ERR_KEYVAL, fn,
                      "keyval %d is a predefined attribute, which the user cannot set or "
                      "delete", keyval);
-    if ((why = rt_keyval_check(t->kind, keyval)))
+    if ((why = deleting ? rt_keyval_check_held(t->kind, keyval)
+                        : rt_keyval_check(t->kind, keyval)))
         return attr_err(t, MPI_ERR_KEYVAL, fn, "%s", why);
     return MPI_SUCCESS;
 }
@@ -144,7 +146,7 @@ static int set_attr(const struct target *t, int keyval, void *value, const char 
 {
     int rc;
 
-    if ((rc = check_user_keyval(t, keyval, fn)))
+    if ((rc = check_user_keyval(t, keyval, 0, fn)))
         return rc;
     rc = rt_attr_set(t->kind, t->handle, t->list, keyval, value);
     if (rc == MPI_ERR_NO_MEM)
@@ -160,7 +162,7 @@ static int delete_attr(const struct target *t, int keyval, const char *fn)
 {
     int rc;
 
-    if ((rc = check_user_keyval(t, keyval, fn)))
+    if ((rc = check_user_keyval(t, keyval, 1, fn)))
         return rc;
     if ((rc = rt_attr_delete(t->kind, t->handle, t->list, keyval)))
         return attr_err(t, rc, fn,
@@ -184,7 +186,7 @@ static int get_attr(const struct target *t, int keyval, void *value, int *flag, 
             return attr_err(t, MPI_ERR_KEYVAL, fn,
                          "keyval %d is a predefined attribute of %s, not of this kind of "
                          "object", keyval, keyval >= MPI_WIN_BASE ? "windows" : "communicators");
-    } else if ((why = rt_keyval_check(t->kind, keyval))) {
+    } else if ((why = rt_keyval_check_held(t->kind, keyval))) {
         return attr_err(t, MPI_ERR_KEYVAL, fn, "%s", why);
     } else if (!rt_attr_find(*t->list, keyval, &v)) {
         *flag = 0;

@@ -25,6 +25,7 @@ struct rdmpi_comm {
     MPI_Comm handle;                /* what the user holds (a constant for predefined) */
     void *pml;                      /* per-communicator matching state */
     uint32_t coll_seq;              /* collectives started: internal tag source */
+    uint32_t idup_seq;              /* MPI_Comm_idup calls: their internal tags */
     struct coll_shm *coll_shm;      /* the collectives' shared segment, or NULL */
     uint32_t coll_shm_calls;        /* calls that count towards setting it up */
     struct rt_topo *topo;           /* virtual topology, or NULL */
@@ -90,6 +91,9 @@ int rt_inter_create(struct rdmpi_comm *c, struct rdmpi_group *g, MPI_Comm *out);
 #define RT_TAG_COMM (-3)
 #define RT_TAG_COMM_GROUP (-(1 << 21))
 #define RT_TAG_FROM_GROUP (-(1 << 22))
+/* The n-th MPI_Comm_idup of a communicator agrees on RT_TAG_IDUP - (n mod
+ * 2^20), apart from blocking agreements and from other duplications. */
+#define RT_TAG_IDUP (-(1 << 23))
 
 /* The sessions model (comm_api.c): the agreement tag for a string tag,
  * and a communicator over g's members (we are one), agreed over the
@@ -109,6 +113,30 @@ int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int
                  struct rdmpi_comm *bridge, int bridge_peer, int btag, int keep,
                  uint32_t *cid);
 void rt_cid_release(uint32_t cid);
+
+/* The pieces of that agreement, for the non-blocking one (comm_idup.c):
+ * the ids free here and not held by a running agreement (RT_CID_WORDS
+ * words, then one spare); the first member's choice among those free
+ * everywhere (the lowest, or with `spread` one of the lowest 16 at
+ * random; UINT32_MAX if none); holding an id while the members confirm it
+ * (0 if it is taken or held here already), letting go, and taking it. */
+#define RT_CID_WORDS 512
+void rt_cid_free_mask(uint32_t *mask);
+uint32_t rt_cid_pick(const uint32_t *mask, int spread, unsigned *seed);
+int rt_cid_hold(uint32_t c);
+void rt_cid_unhold(uint32_t c);
+void rt_cid_reserve(uint32_t c);
+
+/* MPI_Comm_idup: starts duplicating c (an intracommunicator or an
+ * intercommunicator) and returns its request; *newcomm is written when the
+ * request completes. info (owned by the duplication from now on) replaces
+ * c's hints when not MPI_INFO_NULL. An MPI error class. */
+int rt_comm_idup(struct rdmpi_comm *c, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
+/* The end of every duplication once the ids are agreed: builds the new
+ * communicator with c's attributes (copy callbacks run), topology and
+ * hints (or info's); releases the ids on failure. An MPI error class. */
+int rt_comm_dup_finish(struct rdmpi_comm *c, uint32_t cid, uint32_t lcid, MPI_Info info,
+                       MPI_Comm *newcomm);
 /* Binomial broadcast of len bytes from members[0] over intracomm `over`. */
 int rt_comm_bcast(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
                   void *buf, size_t len);

@@ -71,20 +71,57 @@ static int inherit(struct rdmpi_comm *c, struct rdmpi_comm *nc, MPI_Info info)
     return MPI_SUCCESS;
 }
 
-static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_info,
-                      const char *fn)
+int rt_comm_dup_finish(struct rdmpi_comm *c, uint32_t cid, uint32_t lcid, MPI_Info info,
+                       MPI_Comm *newcomm)
 {
-    struct rdmpi_comm *c, *nc;
+    struct rdmpi_comm *nc;
     struct rdmpi_group *g;
-    uint32_t cid, lcid = 0;
+    int err;
+
+    if (!(g = rt_comm_group(c))) {
+        rt_cid_release(cid);
+        if (c->inter)
+            rt_cid_release(lcid);
+        return MPI_ERR_NO_MEM;
+    }
+    nc = c->inter ? rt_intercomm_new(g, c->remote_group, cid, lcid, c, &err)
+                  : rt_comm_new(g, cid, c, &err);
+    if (!nc)
+        return err;
+    if ((err = inherit(c, nc, info))) {
+        rt_attr_delete_all(RT_KIND_COMM, nc->handle, &nc->attrs);
+        rt_comm_destroy(nc);
+        *newcomm = MPI_COMM_NULL;       /* no half-made communicator escapes */
+        return err;
+    }
+    *newcomm = nc->handle;
+    return MPI_SUCCESS;
+}
+
+/* The checks both duplications share. */
+static int dup_check(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_info,
+                     const char *fn, struct rdmpi_comm **c)
+{
     int err;
 
     RT_CHECK_INIT(fn);
-    if (!(c = rt_comm_check(comm, fn, &err)) || (err = check_newcomm(comm, newcomm, fn)))
+    if (!(*c = rt_comm_check(comm, fn, &err)) || (err = check_newcomm(comm, newcomm, fn)))
         return err;
     if (with_info && info != MPI_INFO_NULL && !info_valid(info))
         return rdmpi_err_comm(comm, MPI_ERR_INFO, fn, "info is not a valid info object; pass "
                               "one from MPI_Info_create, or MPI_INFO_NULL");
+    return MPI_SUCCESS;
+}
+
+static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_info,
+                      const char *fn)
+{
+    struct rdmpi_comm *c;
+    uint32_t cid, lcid = 0;
+    int err;
+
+    if ((err = dup_check(comm, info, newcomm, with_info, fn, &c)))
+        return err;
     if (c->inter && (err = rt_cid_agree(c->local, NULL, c->size, c->rank, RT_TAG_COMM, NULL, 0,
                                         0, 1, &lcid)))
         return cid_error(comm, err, fn);
@@ -93,24 +130,11 @@ static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_
             rt_cid_release(lcid);
         return cid_error(comm, err, fn);
     }
-    if (!(g = rt_comm_group(c))) {
-        rt_cid_release(cid);
-        if (c->inter)
-            rt_cid_release(lcid);
-        return rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of memory for a communicator");
-    }
-    nc = c->inter ? rt_intercomm_new(g, c->remote_group, cid, lcid, c, &err)
-                  : rt_comm_new(g, cid, c, &err);
-    if (!nc)
-        return rdmpi_err_comm(comm, err, fn, "out of memory for a communicator");
-    if ((err = inherit(c, nc, with_info ? info : MPI_INFO_NULL))) {
-        rt_attr_delete_all(RT_KIND_COMM, nc->handle, &nc->attrs);
-        rt_comm_destroy(nc);
-        return rdmpi_err_comm(comm, err, fn, "copying the communicator's attributes, "
-                              "topology or info failed (an attribute copy callback returned "
-                              "an error?)");
-    }
-    *newcomm = nc->handle;
+    if ((err = rt_comm_dup_finish(c, cid, lcid, with_info ? info : MPI_INFO_NULL, newcomm)))
+        return rdmpi_err_comm(comm, err, fn, err == MPI_ERR_NO_MEM
+                              ? "out of memory for a communicator"
+                              : "copying the communicator's attributes, topology or info "
+                                "failed (an attribute copy callback returned an error?)");
     return MPI_SUCCESS;
 }
 
@@ -128,21 +152,27 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return dup_common(comm, info, newcomm, 1, "MPI_Comm_dup_with_info");
 }
 
-/* The non-blocking duplicates complete before they return: the agreement
- * is short, and a completed request is what MPI_Wait expects. */
+/* The non-blocking duplicates agree on their ids in the background
+ * (comm_idup.c); info is copied now, as the user may free it at once. */
 static int idup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request,
                        int with_info, const char *fn)
 {
+    struct rdmpi_comm *c;
+    MPI_Info mine = MPI_INFO_NULL;
     int err;
 
-    RT_CHECK_INIT(fn);
+    if ((err = dup_check(comm, info, newcomm, with_info, fn, &c)))
+        return err;
     if (!request)
         return rdmpi_err_comm(comm, MPI_ERR_REQUEST, fn,
                               "request is NULL; pass the address of an MPI_Request");
-    if ((err = dup_common(comm, info, newcomm, with_info, fn)))
-        return err;
-    if ((*request = pml_req_completed(comm)) == MPI_REQUEST_NULL)
-        return rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of requests");
+    if (with_info && info != MPI_INFO_NULL && (err = PMPI_Info_dup(info, &mine)))
+        return rdmpi_err_comm(comm, err, fn, "copying info failed");
+    if ((err = rt_comm_idup(c, mine, newcomm, request))) {
+        if (mine != MPI_INFO_NULL)
+            PMPI_Info_free(&mine);
+        return rdmpi_err_comm(comm, err, fn, "out of memory starting the duplication");
+    }
     return MPI_SUCCESS;
 }
 

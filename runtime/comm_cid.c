@@ -9,6 +9,7 @@
 
 #define CID_MAX 16384
 #define CID_WORDS (CID_MAX / 32)
+_Static_assert(CID_WORDS == RT_CID_WORDS, "comm.h's RT_CID_WORDS is CID_MAX / 32");
 
 static uint32_t used[CID_WORDS] = {3};
 
@@ -86,6 +87,43 @@ static int is_set(const uint32_t *m, uint32_t id)
     return (m[id / 32] >> (id % 32)) & 1;
 }
 
+void rt_cid_free_mask(uint32_t *mask)
+{
+    for (int w = 0; w < CID_WORDS; w++)
+        mask[w] = ~used[w] & ~pending[w];
+    mask[CID_WORDS] = 0;
+}
+
+uint32_t rt_cid_pick(const uint32_t *mask, int spread, unsigned *seed)
+{
+    uint32_t lowest[16];
+    int k = 0;
+
+    for (int w = 0; w < CID_WORDS && k < 16; w++)
+        for (uint32_t m = mask[w]; m && k < 16; m &= m - 1)
+            lowest[k++] = (uint32_t)w * 32 + (uint32_t)__builtin_ctz(m);
+    *seed = *seed * 1103515245u + 12345u;
+    return !k ? UINT32_MAX : lowest[spread ? (*seed >> 16) % (unsigned)k : 0];
+}
+
+int rt_cid_hold(uint32_t c)
+{
+    if (is_set(used, c) || is_set(pending, c))
+        return 0;
+    pending[c / 32] |= 1u << (c % 32);
+    return 1;
+}
+
+void rt_cid_unhold(uint32_t c)
+{
+    pending[c / 32] &= ~(1u << (c % 32));
+}
+
+void rt_cid_reserve(uint32_t c)
+{
+    reserve(c);
+}
+
 /* Each attempt is two rounds. First the members AND their free ids (less
  * the ones other agreements here hold pending) and the first member picks
  * one of those free everywhere: the lowest, or on a retry one of the
@@ -107,15 +145,10 @@ int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int
         uint32_t c = UINT32_MAX;
         int held = 0;
 
-        for (int w = 0; w < CID_WORDS; w++)
-            mask[w] = ~used[w] & ~pending[w];
-        mask[CID_WORDS] = 0;
+        rt_cid_free_mask(mask);
         if ((err = reduce_band(over, members, n, me, tag, mask)))
             return err;
         if (me == 0) {
-            uint32_t lowest[16];
-            int k = 0;
-
             if (bridge) {       /* both leaders pick from the same ids */
                 uint32_t theirs[CID_WORDS + 1];
 
@@ -125,13 +158,8 @@ int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int
                 for (int w = 0; w < CID_WORDS; w++)
                     mask[w] &= theirs[w];
             }
-            for (int w = 0; w < CID_WORDS && k < 16; w++)
-                for (uint32_t m = mask[w]; m && k < 16; m &= m - 1)
-                    lowest[k++] = (uint32_t)w * 32 + (uint32_t)__builtin_ctz(m);
-            seed = seed * 1103515245u + 12345u;
             /* Leaders of an intercommunicator must agree: no random there. */
-            mask[CID_WORDS] = !k ? UINT32_MAX
-                              : lowest[attempt && !bridge ? (seed >> 16) % (unsigned)k : 0];
+            mask[CID_WORDS] = rt_cid_pick(mask, attempt && !bridge, &seed);
         }
         if ((err = rt_comm_bcast(over, members, n, me, tag, mask, sizeof(mask))))
             return err;
@@ -139,10 +167,7 @@ int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int
         if (c == UINT32_MAX)
             return MPI_ERR_INTERN;      /* no id is free at every member */
         /* Second round: is c still free at every member? */
-        if (!is_set(used, c) && !is_set(pending, c)) {
-            pending[c / 32] |= 1u << (c % 32);
-            held = 1;
-        }
+        held = rt_cid_hold(c);
         memset(mask, 0, sizeof(mask));
         mask[0] = (uint32_t)held;
         err = reduce_band(over, members, n, me, tag, mask);
@@ -156,7 +181,7 @@ int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int
         if (!err)
             err = rt_comm_bcast(over, members, n, me, tag, mask, sizeof(mask));
         if (held)
-            pending[c / 32] &= ~(1u << (c % 32));
+            rt_cid_unhold(c);
         if (err)
             return err;
         if (mask[0]) {

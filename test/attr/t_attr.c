@@ -160,14 +160,22 @@ static void set_get_delete(void)
     k2 = k;
     rc = MPI_Comm_free_keyval(&k);
     ok(rc == 0 && k == MPI_KEYVAL_INVALID, "free_keyval sets the keyval to MPI_KEYVAL_INVALID");
+    rc = MPI_Comm_set_attr(MPI_COMM_WORLD, k2, V(8));
+    ok(rc == MPI_ERR_KEYVAL, "a freed keyval cannot be set on another communicator");
     rc = MPI_Comm_get_attr(MPI_COMM_SELF, k2, &v, &flag);
-    ok(rc == MPI_ERR_KEYVAL, "the freed keyval can no longer be used by the user");
+    ok(rc == 0 && flag && v == V(7), "but its attribute still reads while it is in use");
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &k, NULL);
     ok(k != k2, "while an attribute uses it, its number is not handed out again");
     MPI_Comm_free_keyval(&k);
-    /* MPI_Comm_delete_attr cannot name it any more; MPI_Finalize deletes
-     * the attribute (t_finalize checks that callback). */
-    (void)k2;
+    k = k2;
+    rc = MPI_Comm_free_keyval(&k);
+    ok(rc == 0 && k == MPI_KEYVAL_INVALID, "freeing it again meanwhile does nothing");
+    nev = 0;
+    rc = MPI_Comm_delete_attr(MPI_COMM_SELF, k2);
+    ok(rc == 0 && nev == 1 && is(0, 'd', MPI_COMM_SELF, k2, V(7)),
+       "MPI_Comm_delete_attr frees the attribute of a freed keyval (MPI-4.1 7.7.2)");
+    rc = MPI_Comm_get_attr(MPI_COMM_SELF, k2, &v, &flag);
+    ok(rc == MPI_ERR_KEYVAL, "after its last attribute went, the keyval is gone");
 }
 
 static void datatypes_and_windows(void)
@@ -298,6 +306,7 @@ static void dup_and_free(void)
         nev = 0;
         rc = MPI_Comm_dup(MPI_COMM_WORLD, &dup);
         ok(rc == MPI_ERR_OTHER, "a failing copy callback fails MPI_Comm_dup with its code");
+        ok(dup == MPI_COMM_NULL, "and newcomm is MPI_COMM_NULL then");
         fail_with = 0;
     }
     MPI_Comm_delete_attr(MPI_COMM_WORLD, k1);

@@ -1,7 +1,8 @@
 /* Communicator constructors against hand-computed expectations: dup, split
  * (colors, keys, MPI_UNDEFINED), create, create_group, split_type, compare,
- * names, freeing with a receive pending, create/free loops, and traffic and
- * collectives on every new communicator. */
+ * names, freeing with a receive pending, create/free loops, non-blocking
+ * dups that ranks start in different orders, and traffic and collectives
+ * on every new communicator. */
 #include "../p2p/mpitest.h"
 
 #include <unistd.h>
@@ -235,6 +236,73 @@ static void test_badinput(void)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
 }
 
+/* MPI_Comm_idup does not wait for the other members: rank 0 receives from
+ * everyone before it starts its dup while the others start theirs and then
+ * send; odd ranks dup two communicators in the opposite order to even
+ * ones; an intercommunicator's dup too; the info passed may be freed at
+ * once. Blocking agreements here would deadlock. */
+static void test_idup(void)
+{
+    MPI_Comm a, b, da, db, ic, dic, local;
+    MPI_Request q[2];
+    MPI_Info info, used;
+    char v[16];
+    int x = mt_rank, flag, vlen = sizeof(v), rs;
+
+    if (mt_rank == 0) {
+        for (int i = 1; i < mt_size; i++)
+            MPI_Recv(&x, 1, MPI_INT, i, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Comm_idup(MPI_COMM_WORLD, &da, &q[0]);
+    } else {
+        MPI_Comm_idup(MPI_COMM_WORLD, &da, &q[0]);
+        MPI_Ssend(&x, 1, MPI_INT, 0, 9, MPI_COMM_WORLD);
+    }
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+    mt_check(sum_of_world_ranks(da) == mt_size * (mt_size - 1) / 2,
+             "idup while rank 0 waits for a message first");
+    MPI_Comm_free(&da);
+
+    MPI_Comm_dup(MPI_COMM_WORLD, &a);
+    MPI_Comm_dup(MPI_COMM_WORLD, &b);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "t_comm_key", "yes");
+    if (mt_rank % 2) {
+        MPI_Comm_idup_with_info(b, info, &db, &q[1]);
+        MPI_Comm_idup(a, &da, &q[0]);
+    } else {
+        MPI_Comm_idup(a, &da, &q[0]);
+        MPI_Comm_idup_with_info(b, info, &db, &q[1]);
+    }
+    MPI_Info_free(&info);
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    mt_check(sum_of_world_ranks(da) == mt_size * (mt_size - 1) / 2 &&
+                 sum_of_world_ranks(db) == mt_size * (mt_size - 1) / 2,
+             "idups started in different orders on odd and even ranks");
+    MPI_Comm_get_info(db, &used);
+    MPI_Info_get_string(used, "t_comm_key", &vlen, v, &flag);
+    mt_check(flag && !strcmp(v, "yes"), "idup_with_info keeps hints freed before completion");
+    MPI_Info_free(&used);
+    MPI_Comm_free(&da);
+    MPI_Comm_free(&db);
+    MPI_Comm_free(&a);
+    MPI_Comm_free(&b);
+
+    if (mt_size < 2)
+        return;
+    MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, mt_rank, &local);
+    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, mt_rank % 2 ? 0 : 1, 7, &ic);
+    MPI_Comm_idup(ic, &dic, &q[0]);
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+    MPI_Comm_remote_size(dic, &rs);
+    flag = 1;
+    MPI_Allreduce(&flag, &x, 1, MPI_INT, MPI_SUM, dic);
+    mt_check(rs == (mt_rank % 2 ? (mt_size + 1) / 2 : mt_size / 2) && x == rs,
+             "idup of an intercommunicator: remote size %d, sum %d", rs, x);
+    MPI_Comm_free(&dic);
+    MPI_Comm_free(&ic);
+    MPI_Comm_free(&local);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -245,5 +313,6 @@ int main(int argc, char **argv)
     test_free_pending();
     test_loop();
     test_badinput();
+    test_idup();
     return mt_finish("t_comm");
 }
