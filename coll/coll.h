@@ -84,7 +84,7 @@ struct coll_sched {
     int next;              /* next step to issue */
     struct pml_req **reqs; /* in flight: this round's sends and receives */
     int nreqs, reqcap, reaped;
-    int tag; /* this run's internal tag */
+    int tag; /* this run's internal tag (a persistent one's, for all its runs) */
     int err; /* first error class, 0 if none */
     int err_peer;
     bool err_local; /* err_peer is in an intercomm's local group */
@@ -139,7 +139,8 @@ void *coll_tmp_bytes(struct coll_sched *s, size_t bytes);
 void coll_sched_now(struct coll_sched *s);
 int coll_sched_wait(struct coll_sched *s);
 
-/* Runs: start takes a fresh tag; advance issues what it can and returns
+/* Runs: start takes a fresh tag (a persistent schedule keeps the one it
+ * took when posted); advance issues what it can and returns
  * true once the whole schedule is done; run does both, blocking. */
 void coll_sched_start(struct coll_sched *s);
 bool coll_sched_advance(struct coll_sched *s);

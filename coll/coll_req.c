@@ -127,7 +127,14 @@ int coll_sched_post(struct coll_sched *s, MPI_Request *request, bool persistent)
     r->buf = s;
     s->req = r;
     *request = (MPI_Request)r;
-    if (!persistent)
+    /* Ranks may start persistent collectives in different orders (MPI 4.1
+     * sec. 6.13) but initialise them in one order: the tag is taken now and
+     * kept for every start. It repeats 2^20 collectives later on the
+     * communicator (coll_comm.c); one of those running at the same time as
+     * a start of this request could take its messages. */
+    if (persistent)
+        s->tag = coll_comm_next_tag(s->comm);
+    else
         req_start(&r->base);
     return MPI_SUCCESS;
 }

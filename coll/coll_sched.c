@@ -268,7 +268,8 @@ void *coll_tmp(struct coll_sched *s, size_t count, const struct rdmpi_datatype *
 
 void coll_sched_start(struct coll_sched *s)
 {
-    s->tag = coll_comm_next_tag(s->comm);
+    if (!s->req || !s->req->base.persistent)
+        s->tag = coll_comm_next_tag(s->comm);
     s->next = 0;
     s->nreqs = s->reaped = 0;
     s->err = 0;

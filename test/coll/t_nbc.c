@@ -2,8 +2,9 @@
  * at once and completed out of order; overlapped with point-to-point
  * traffic on the same communicator (wildcard receives must never see
  * collective messages); progressed by MPI_Test while the caller computes;
- * persistent requests started many times, alone and with MPI_Startall;
- * MPI_Request_free on an active one. */
+ * persistent requests started many times, alone and with MPI_Startall,
+ * and in a different order on each rank; MPI_Request_free on an active
+ * one. */
 #include "../p2p/mpitest.h"
 
 #include <stdbool.h>
@@ -110,6 +111,34 @@ static void persistent(void)
     mt_check(rq[0] == MPI_REQUEST_NULL, "MPI_Request_free left the handle");
 }
 
+/* Persistent collectives are initialised in one order but each rank may
+ * start them in its own (MPI 4.1 sec. 6.13): even ranks start the bcast
+ * first, odd ranks the allreduce, and a blocking collective started
+ * between the inits keeps its place. */
+static void persistent_start_order(void)
+{
+    int n = mt_size, a = -1, in = 0, out = 0, x = 1, y = 0;
+    MPI_Request rq[2];
+
+    MPI_Bcast_init(&a, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &rq[0]);
+    MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce_init(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &rq[1]);
+    for (int it = 0; it < 20; it++) {
+        int first = (mt_rank + it) % 2;
+        a = mt_rank == 0 ? 42 + it : -1;
+        in = mt_rank + it;
+        MPI_Start(&rq[first]);
+        MPI_Start(&rq[1 - first]);
+        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+        mt_check(a == 42 + it, "out-of-order start round %d: bcast gave %d", it, a);
+        mt_check(out == n * (n - 1) / 2 + n * it,
+                 "out-of-order start round %d: allreduce gave %d", it, out);
+    }
+    mt_check(y == n, "allreduce between the inits gave %d", y);
+    MPI_Request_free(&rq[0]);
+    MPI_Request_free(&rq[1]);
+}
+
 /* A request freed while the collective runs: the operation still
  * completes, which the next collective's result shows. Its buffers are
  * static: nothing tells the caller when the freed one is done with them
@@ -172,6 +201,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 20; i++)
         with_p2p();
     persistent();
+    persistent_start_order();
     freed_active();
     return mt_finish("t_nbc");
 }
