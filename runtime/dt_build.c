@@ -105,6 +105,7 @@ void dtb_block(struct dt_build *b, struct rdmpi_datatype *old, MPI_Aint disp, si
           &b->tany);
     b->size += old->size * bl;
     b->nbasic += old->nbasic * bl;
+    b->nelems += old->nelems * bl;
     if (old->nsegs == 1 && s0->count == 1) {
         /* One run per element: one segment for the whole block. */
         if ((MPI_Aint)s0->len == ext)
@@ -185,6 +186,7 @@ struct rdmpi_datatype *dtb_finish(struct dt_build *b, const struct dt_env *env, 
     d->refs = 1;
     d->size = b->size;
     d->nbasic = b->nbasic;
+    d->nelems = b->nelems;
     d->align = b->align;
     d->lb = b->lb;
     d->extent = b->ub - b->lb;

@@ -15,7 +15,7 @@ struct dt_build {
     size_t nkids, kcap;
     MPI_Aint lb, ub, tlb, tub;
     bool any, tany, oom, resized;
-    size_t size, nbasic, align;
+    size_t size, nbasic, nelems, align;
 };
 
 void dtb_init(struct dt_build *b);

@@ -6,6 +6,7 @@
 #include "dtref.h"
 #include "tap.h"
 
+#include <stddef.h>
 #include <stdio.h>
 
 static void fill(char *p, size_t n, unsigned seed)
@@ -220,6 +221,28 @@ static void fixed(void)
     ok(len == 12 && ext == 16, "MPI_DOUBLE_INT: size 12, extent 16");
     MPI_Type_get_name(MPI_DOUBLE_INT, name, &len);
     ok(!strcmp(name, "MPI_DOUBLE_INT"), "MPI_DOUBLE_INT is named");
+    /* A pair type is two basic elements, as the struct the standard defines
+     * it to be (MPICH test datatype/get_elements_pairtype). */
+    {
+        struct dd { double a; int b; double c; int d; } src = {1.5, 2, 3.5, 4}, dst[2];
+        int bl[4] = {1, 1, 1, 1}, n = 0;
+        MPI_Aint ds[4] = {0, offsetof(struct dd, b), offsetof(struct dd, c), offsetof(struct dd, d)};
+        MPI_Datatype ts[4] = {MPI_DOUBLE, MPI_INT, MPI_DOUBLE, MPI_INT}, st4;
+        MPI_Status stat;
+        MPI_Type_create_struct(4, bl, ds, ts, &st4);
+        MPI_Type_commit(&st4);
+        MPI_Sendrecv(&src, 1, st4, 0, 5, dst, 2, MPI_DOUBLE_INT, 0, 5, MPI_COMM_SELF, &stat);
+        MPI_Get_elements(&stat, MPI_DOUBLE_INT, &n);
+        ok(n == 4 && dst[0].c == 3.5 && dst[0].d == 4, "2 MPI_DOUBLE_INT received: 4 elements "
+           "(got %d)", n);
+        MPI_Status_set_elements(&stat, MPI_DOUBLE_INT, 3);
+        MPI_Get_elements(&stat, MPI_DOUBLE_INT, &n);
+        int cnt = 0;
+        MPI_Get_count(&stat, MPI_DOUBLE_INT, &cnt);
+        ok(n == 3 && cnt == MPI_UNDEFINED, "set_elements(MPI_DOUBLE_INT, 3): 3 elements, count "
+           "undefined (got %d %d)", n, cnt);
+        MPI_Type_free(&st4);
+    }
     MPI_Type_set_name(v, "my vector");
     MPI_Type_get_name(v, name, &len);
     ok(!strcmp(name, "my vector"), "set_name/get_name on a derived type");
