@@ -32,9 +32,10 @@ static int make(const struct blocks *k, bool pad, const struct dt_env *env, MPI_
     if (k->bl < 0)
         return DT_ERR(MPI_ERR_ARG, fn, "blocklength is %lld; it must be >= 0", (long long)k->bl);
     dtb_init(&b);
-    for (MPI_Count i = 0; i < k->count && !b.oom; i++)
-        dtb_block(&b, k->olds ? k->olds[i] : k->old,
-                  k->disps ? k->disps[i] : (MPI_Aint)i * k->stride,
+    if (!k->bls && !k->disps && !k->olds) /* (h)vector, contiguous */
+        dtb_blocks(&b, k->old, 0, (size_t)k->count, (size_t)k->bl, k->stride);
+    for (MPI_Count i = 0; (k->bls || k->disps || k->olds) && i < k->count && !b.oom; i++)
+        dtb_block(&b, k->olds ? k->olds[i] : k->old, k->disps ? k->disps[i] : 0,
                   (size_t)(k->bls ? k->bls[i] : k->bl));
     if (!(d = dtb_finish(&b, env, pad)))
         return DT_ERR(MPI_ERR_NO_MEM, fn, "out of memory building the datatype");

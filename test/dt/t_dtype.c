@@ -6,6 +6,7 @@
 #include "dtref.h"
 #include "tap.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -242,6 +243,44 @@ static void fixed(void)
         ok(n == 3 && cnt == MPI_UNDEFINED, "set_elements(MPI_DOUBLE_INT, 3): 3 elements, count "
            "undefined (got %d %d)", n, cnt);
         MPI_Type_free(&st4);
+    }
+    /* Vectors and contiguous types of huge counts build at once (MPICH
+     * tests datatype/large_count, type_large). */
+    {
+        MPI_Datatype big, four, vbig, cbig;
+        MPI_Count sz, lbx, extx;
+        double t0 = MPI_Wtime();
+        MPI_Type_contiguous(INT_MAX, MPI_CHAR, &big);
+        MPI_Type_contiguous(4, MPI_INT, &four);
+        MPI_Type_vector(INT_MAX / 2, 1, 3, four, &vbig);
+        MPI_Type_contiguous_c(5033164800, MPI_CHAR, &cbig);
+        t0 = MPI_Wtime() - t0;
+        ok(t0 < 5, "contiguous(INT_MAX), vector(INT_MAX/2) and contiguous_c(5e9) take %.3f s", t0);
+        MPI_Type_size_x(big, &sz);
+        MPI_Type_get_extent_x(big, &lbx, &extx);
+        ok(sz == INT_MAX && lbx == 0 && extx == INT_MAX && rt_dt_get(big)->nsegs == 1,
+           "contiguous(INT_MAX, char): one run");
+        MPI_Type_size_x(vbig, &sz);
+        MPI_Type_get_true_extent_x(vbig, &lbx, &extx);
+        ok(sz == 16LL * (INT_MAX / 2) && lbx == 0 &&
+               extx == 48LL * (INT_MAX / 2 - 1) + 16 && rt_dt_get(vbig)->nsegs == 1,
+           "vector(INT_MAX/2, 1, 3, 4 ints): size, true extent, one strided segment");
+        MPI_Type_size_x(cbig, &sz);
+        ok(sz == 5033164800, "contiguous_c(5033164800, char) size");
+        MPI_Type_free(&big), MPI_Type_free(&four), MPI_Type_free(&vbig), MPI_Type_free(&cbig);
+    }
+    /* A vector with a negative stride keeps type-map order. */
+    {
+        MPI_Datatype nv;
+        int in[8] = {0, 1, 2, 3, 4, 5, 6, 7}, out[6] = {0}, pos = 0;
+        MPI_Type_vector(3, 2, -3, MPI_INT, &nv);
+        MPI_Type_commit(&nv);
+        MPI_Type_get_extent(nv, &lb, &ext);
+        MPI_Pack(in + 6, 1, nv, out, sizeof(out), &pos, MPI_COMM_SELF);
+        ok(lb == -24 && ext == 32 && pos == 24 && out[0] == 6 && out[1] == 7 && out[2] == 3 &&
+               out[4] == 0 && out[5] == 1,
+           "vector(3, 2, -3, int): lb -24, extent 32, packs 6 7 3 4 0 1");
+        MPI_Type_free(&nv);
     }
     MPI_Type_set_name(v, "my vector");
     MPI_Type_get_name(v, name, &len);
