@@ -97,6 +97,9 @@ void rt_dt_init(void)
 #define X(name, value, type) set_predef(value, #name, #type, sizeof(type), alignof(type));
     RDMPI_FOREACH_PREDEF_DATATYPE(X)
 #undef X
+    /* One handle for the synonyms MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX:
+     * it answers to the name the standard lists first. */
+    snprintf(rt_dt_get(MPI_C_COMPLEX)->name, MPI_MAX_OBJECT_NAME, "MPI_C_COMPLEX");
     PAIR(MPI_FLOAT_INT, MPI_FLOAT, MPI_INT, struct rdmpi_float_int);
     PAIR(MPI_DOUBLE_INT, MPI_DOUBLE, MPI_INT, struct rdmpi_double_int);
     PAIR(MPI_LONG_INT, MPI_LONG, MPI_INT, struct rdmpi_long_int);

@@ -222,6 +222,9 @@ static void fixed(void)
     ok(len == 12 && ext == 16, "MPI_DOUBLE_INT: size 12, extent 16");
     MPI_Type_get_name(MPI_DOUBLE_INT, name, &len);
     ok(!strcmp(name, "MPI_DOUBLE_INT"), "MPI_DOUBLE_INT is named");
+    MPI_Type_get_name(MPI_C_FLOAT_COMPLEX, name, &len);
+    ok(!strcmp(name, "MPI_C_COMPLEX"), "the MPI_C_COMPLEX/MPI_C_FLOAT_COMPLEX handle is named "
+       "MPI_C_COMPLEX (got %s)", name);
     /* A pair type is two basic elements, as the struct the standard defines
      * it to be (MPICH test datatype/get_elements_pairtype). */
     {
