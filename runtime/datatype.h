@@ -19,6 +19,7 @@ enum {
     RT_DT_COMMITTED = 1u << 1,
     RT_DT_PREDEF = 1u << 2,
     RT_DT_RESIZED = 1u << 3,   /* lb/ub set explicitly: no alignment padding */
+    RT_DT_F90 = 1u << 4,       /* from MPI_Type_create_f90_*: predefined, never freed */
 };
 
 struct rt_dt_seg {

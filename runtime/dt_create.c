@@ -545,7 +545,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     RT_CHECK_INIT(fn);
     if ((err = dt_ptr(datatype, fn, "datatype")) || (err = dt_arg(*datatype, fn, "datatype", &d)))
         return err;
-    if (d->flags & RT_DT_PREDEF)
+    if (d->flags & (RT_DT_PREDEF | RT_DT_F90))
         return DT_ERR(MPI_ERR_TYPE, fn, "datatype is the predefined %s, which cannot be freed",
                       d->name);
     if ((err = rt_attr_delete_all(RT_KIND_DATATYPE, (void *)*datatype, &d->attrs)))

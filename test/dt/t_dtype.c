@@ -293,7 +293,35 @@ static void fixed(void)
         MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &m);
         ok(m == MPI_REAL8, "match_size(REAL, 8) is MPI_REAL8");
         MPI_Type_create_f90_integer(9, &m);
-        ok(m == MPI_INTEGER4, "f90_integer(9) is MPI_INTEGER4");
+        MPI_Type_size(m, &len);
+        MPI_Type_get_envelope(m, &ni, &na, &nd, &comb);
+        MPI_Type_get_contents(m, 8, 4, 4, ints, aints, types);
+        ok(len == 4 && comb == MPI_COMBINER_F90_INTEGER && ni == 1 && na == 0 && nd == 0 &&
+               ints[0] == 9,
+           "f90_integer(9): 4 bytes, envelope F90_INTEGER (r)");
+        /* MPICH test datatype/createf90types: the envelope records the call,
+         * the type communicates and reduces, and stays (cannot be freed). */
+        {
+            MPI_Datatype f, f2;
+            double a = 1.5, b = 2.0;
+            MPI_Type_create_f90_real(7, MPI_UNDEFINED, &f);
+            MPI_Type_get_envelope(f, &ni, &na, &nd, &comb);
+            MPI_Type_get_contents(f, 8, 4, 4, ints, aints, types);
+            ok(comb == MPI_COMBINER_F90_REAL && ni == 2 && nd == 0 && ints[0] == 7 &&
+                   ints[1] == MPI_UNDEFINED,
+               "f90_real(7, MPI_UNDEFINED): envelope F90_REAL (p, r)");
+            MPI_Type_size(f, &len);
+            int e = MPI_Reduce_local(&a, &b, 1, f, MPI_SUM);
+            ok(len == 8 && !e && b == 3.5, "f90_real(7, undefined) is 8 bytes and reduces");
+            MPI_Type_create_f90_real(7, MPI_UNDEFINED, &f2);
+            MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+            ok(f2 == f && MPI_Type_free(&f2) == MPI_ERR_TYPE,
+               "the same (p, r) gives the same type, which cannot be freed");
+            MPI_Type_create_f90_complex(3, 10, &f);
+            MPI_Type_get_envelope(f, &ni, &na, &nd, &comb);
+            MPI_Type_size(f, &len);
+            ok(comb == MPI_COMBINER_F90_COMPLEX && len == 8, "f90_complex(3, 10): 8 bytes");
+        }
         MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &m);
         ok(m == MPI_DOUBLE_INT, "value_index(double, int) is MPI_DOUBLE_INT");
     }
