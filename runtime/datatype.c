@@ -46,6 +46,7 @@ static void set_predef(int v, const char *name, const char *ctype, size_t size, 
     d->seg1 = (struct rt_dt_seg){.off = 0, .len = size, .count = 1};
     d->cum1[1] = size;
     d->nbasic = 1;
+    d->nelems = 1;
     d->basic = d;
     d->align = align;
     d->combiner = MPI_COMBINER_NAMED;
@@ -53,21 +54,29 @@ static void set_predef(int v, const char *name, const char *ctype, size_t size, 
 }
 
 /* The value/index pair types hold two basic elements: their size leaves
- * out the padding their extent has (MPI_DOUBLE_INT: size 12, extent 16). */
-static void set_pair(MPI_Datatype h, size_t vsize, size_t ioff, size_t isize)
+ * out the padding their extent has (MPI_DOUBLE_INT: size 12, extent 16).
+ * Their kids, the value and the index, count their elements. */
+static void set_pair(MPI_Datatype h, MPI_Datatype vt, size_t vsize, size_t ioff, MPI_Datatype it,
+                     size_t isize)
 {
     static struct rt_dt_seg segs[16][2];
     static size_t cums[16][3];
+    static struct rt_dt_kid kids[16][2];
     static int used;
     struct rdmpi_datatype *d = rt_dt_get(h);
 
+    d->nelems = 2;
+    d->kids = kids[used];
+    d->nkids = 2;
+    d->kids[0] = (struct rt_dt_kid){rt_dt_get(vt), 1};
+    d->kids[1] = (struct rt_dt_kid){rt_dt_get(it), 1};
     d->size = vsize + isize;
     d->true_extent = (MPI_Aint)(ioff + isize);
     if (vsize == ioff)
         d->seg1.len = d->size; /* no padding between: still one run */
     else {
         d->segs = segs[used];
-        d->cum = cums[used++];
+        d->cum = cums[used];
         d->nsegs = 2;
         d->segs[0] = (struct rt_dt_seg){.off = 0, .len = vsize, .count = 1};
         d->segs[1] = (struct rt_dt_seg){.off = (MPI_Aint)ioff, .len = isize, .count = 1};
@@ -76,10 +85,11 @@ static void set_pair(MPI_Datatype h, size_t vsize, size_t ioff, size_t isize)
         d->flags &= ~(uint32_t)RT_DT_CONTIG;
     }
     d->cum[d->nsegs] = d->size;
+    used++;
 }
 
-#define PAIR(h, st) set_pair(h, sizeof(((st *)0)->value), offsetof(st, index), \
-                             sizeof(((st *)0)->index))
+#define PAIR(h, vt, it, st) set_pair(h, vt, sizeof(((st *)0)->value), offsetof(st, index), it, \
+                                     sizeof(((st *)0)->index))
 
 void rt_dt_init(void)
 {
@@ -87,15 +97,19 @@ void rt_dt_init(void)
 #define X(name, value, type) set_predef(value, #name, #type, sizeof(type), alignof(type));
     RDMPI_FOREACH_PREDEF_DATATYPE(X)
 #undef X
-    PAIR(MPI_FLOAT_INT, struct rdmpi_float_int);
-    PAIR(MPI_DOUBLE_INT, struct rdmpi_double_int);
-    PAIR(MPI_LONG_INT, struct rdmpi_long_int);
-    PAIR(MPI_2INT, struct rdmpi_2int);
-    PAIR(MPI_SHORT_INT, struct rdmpi_short_int);
-    PAIR(MPI_LONG_DOUBLE_INT, struct rdmpi_long_double_int);
-    PAIR(MPI_2INTEGER, struct rdmpi_2int);
-    PAIR(MPI_2REAL, struct rdmpi_2float);
-    PAIR(MPI_2DOUBLE_PRECISION, struct rdmpi_2double);
+    /* One handle for the synonyms MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX:
+     * it answers to the name the standard lists first. */
+    snprintf(rt_dt_get(MPI_C_COMPLEX)->name, MPI_MAX_OBJECT_NAME, "MPI_C_COMPLEX");
+    PAIR(MPI_FLOAT_INT, MPI_FLOAT, MPI_INT, struct rdmpi_float_int);
+    PAIR(MPI_DOUBLE_INT, MPI_DOUBLE, MPI_INT, struct rdmpi_double_int);
+    PAIR(MPI_LONG_INT, MPI_LONG, MPI_INT, struct rdmpi_long_int);
+    PAIR(MPI_2INT, MPI_INT, MPI_INT, struct rdmpi_2int);
+    PAIR(MPI_SHORT_INT, MPI_SHORT, MPI_INT, struct rdmpi_short_int);
+    PAIR(MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE, MPI_INT, struct rdmpi_long_double_int);
+    PAIR(MPI_2INTEGER, MPI_INTEGER, MPI_INTEGER, struct rdmpi_2int);
+    PAIR(MPI_2REAL, MPI_REAL, MPI_REAL, struct rdmpi_2float);
+    PAIR(MPI_2DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION,
+         struct rdmpi_2double);
 }
 
 /* The last reference to a derived type went. */
@@ -121,14 +135,14 @@ MPI_Count rt_dt_elements(const struct rdmpi_datatype *dt, size_t bytes)
 
     if (!dt->size)
         return 0;
-    n = (MPI_Count)(bytes / dt->size * dt->nbasic);
+    n = (MPI_Count)(bytes / dt->size * dt->nelems);
     bytes %= dt->size;
     for (size_t i = 0; bytes && i < dt->nkids; i++) {
         const struct rt_dt_kid *k = &dt->kids[i];
         size_t kb = k->dt->size * k->reps;
         if (bytes < kb)
             return n + rt_dt_elements(k->dt, bytes);
-        n += (MPI_Count)(k->dt->nbasic * k->reps);
+        n += (MPI_Count)(k->dt->nelems * k->reps);
         bytes -= kb;
     }
     return n;
@@ -138,13 +152,13 @@ size_t rt_dt_elements_bytes(const struct rdmpi_datatype *dt, MPI_Count n)
 {
     size_t b;
 
-    if (!dt->nbasic)
+    if (!dt->nelems)
         return 0;
-    b = (size_t)n / dt->nbasic * dt->size;
-    n %= (MPI_Count)dt->nbasic;
+    b = (size_t)n / dt->nelems * dt->size;
+    n %= (MPI_Count)dt->nelems;
     for (size_t i = 0; n && i < dt->nkids; i++) {
         const struct rt_dt_kid *k = &dt->kids[i];
-        MPI_Count kn = (MPI_Count)(k->dt->nbasic * k->reps);
+        MPI_Count kn = (MPI_Count)(k->dt->nelems * k->reps);
         if (n < kn)
             return b + rt_dt_elements_bytes(k->dt, n);
         b += k->dt->size * k->reps;

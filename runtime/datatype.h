@@ -19,6 +19,7 @@ enum {
     RT_DT_COMMITTED = 1u << 1,
     RT_DT_PREDEF = 1u << 2,
     RT_DT_RESIZED = 1u << 3,   /* lb/ub set explicitly: no alignment padding */
+    RT_DT_F90 = 1u << 4,       /* from MPI_Type_create_f90_*: predefined, never freed */
 };
 
 struct rt_dt_seg {
@@ -54,7 +55,10 @@ struct rdmpi_datatype {
     struct rt_dt_seg seg1;     /* storage when there is at most one segment */
     size_t cum1[2];
 
-    size_t nbasic;             /* basic elements in one element */
+    size_t nbasic;             /* predefined items in one element (reductions) */
+    size_t nelems;             /* basic elements in one element: a pair type
+                                * (MPI_DOUBLE_INT) counts two, as the struct
+                                * the standard defines it to be */
     struct rdmpi_datatype *basic; /* the one predefined type all data is of, or NULL */
     size_t align;              /* for the padding of MPI_Type_create_struct */
     struct rt_dt_kid *kids;

@@ -84,40 +84,55 @@ static void bound(MPI_Aint lo, MPI_Aint hi, MPI_Aint *l, MPI_Aint *u, bool *any)
     *any = true;
 }
 
-void dtb_block(struct dt_build *b, struct rdmpi_datatype *old, MPI_Aint disp, size_t bl)
+void dtb_blocks(struct dt_build *b, struct rdmpi_datatype *old, MPI_Aint disp, size_t count,
+                size_t bl, MPI_Aint stride)
 {
-    MPI_Aint ext = old->extent, last = (MPI_Aint)(bl - 1) * ext;
+    MPI_Aint ext = old->extent, last, span;
     const struct rt_dt_seg *s0 = &old->segs[0];
 
-    if (!bl)
+    if (!bl || !count)
         return;
-    bound(disp + old->lb + (last < 0 ? last : 0), disp + old->lb + ext + (last > 0 ? last : 0),
-          &b->lb, &b->ub, &b->any);
+    if (count > 1 && stride == (MPI_Aint)bl * ext) {
+        bl *= count; /* adjacent blocks: one block */
+        count = 1;
+    }
+    last = (MPI_Aint)(bl - 1) * ext;      /* last copy within a block */
+    span = (MPI_Aint)(count - 1) * stride; /* last block */
+    bound(disp + (span < 0 ? span : 0) + old->lb + (last < 0 ? last : 0),
+          disp + (span > 0 ? span : 0) + old->lb + ext + (last > 0 ? last : 0), &b->lb, &b->ub,
+          &b->any);
     if (old->flags & RT_DT_RESIZED)
         b->resized = true;
     if (old->align > b->align)
         b->align = old->align;
-    add_kid(b, old, bl);
+    add_kid(b, old, bl * count);
     if (!old->size)
         return;
-    bound(disp + old->true_lb + (last < 0 ? last : 0),
-          disp + old->true_lb + old->true_extent + (last > 0 ? last : 0), &b->tlb, &b->tub,
-          &b->tany);
-    b->size += old->size * bl;
-    b->nbasic += old->nbasic * bl;
+    bound(disp + (span < 0 ? span : 0) + old->true_lb + (last < 0 ? last : 0),
+          disp + (span > 0 ? span : 0) + old->true_lb + old->true_extent + (last > 0 ? last : 0),
+          &b->tlb, &b->tub, &b->tany);
+    b->size += old->size * bl * count;
+    b->nbasic += old->nbasic * bl * count;
+    b->nelems += old->nelems * bl * count;
     if (old->nsegs == 1 && s0->count == 1) {
-        /* One run per element: one segment for the whole block. */
+        /* One run per element: a block is one run, or a block is one
+         * strided segment, or every block is one copy. */
         if ((MPI_Aint)s0->len == ext)
-            add_seg(b, disp + s0->off, s0->len * bl, 1, 0);
+            add_seg(b, disp + s0->off, s0->len * bl, count, stride);
+        else if (bl == 1)
+            add_seg(b, disp + s0->off, s0->len, count, stride);
         else
-            add_seg(b, disp + s0->off, s0->len, bl, ext);
+            for (size_t c = 0; c < count; c++)
+                add_seg(b, disp + (MPI_Aint)c * stride + s0->off, s0->len, bl, ext);
         return;
     }
-    for (size_t k = 0; k < bl && !b->oom; k++)
-        for (size_t i = 0; i < old->nsegs; i++) {
-            const struct rt_dt_seg *s = &old->segs[i];
-            add_seg(b, disp + (MPI_Aint)k * ext + s->off, s->len, s->count, s->stride);
-        }
+    for (size_t c = 0; c < count && !b->oom; c++)
+        for (size_t k = 0; k < bl && !b->oom; k++)
+            for (size_t i = 0; i < old->nsegs; i++) {
+                const struct rt_dt_seg *s = &old->segs[i];
+                add_seg(b, disp + (MPI_Aint)c * stride + (MPI_Aint)k * ext + s->off, s->len,
+                        s->count, s->stride);
+            }
 }
 
 static void *dup_array(const void *src, size_t n, size_t elem, bool *oom)
@@ -185,6 +200,7 @@ struct rdmpi_datatype *dtb_finish(struct dt_build *b, const struct dt_env *env, 
     d->refs = 1;
     d->size = b->size;
     d->nbasic = b->nbasic;
+    d->nelems = b->nelems;
     d->align = b->align;
     d->lb = b->lb;
     d->extent = b->ub - b->lb;

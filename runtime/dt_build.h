@@ -15,13 +15,22 @@ struct dt_build {
     size_t nkids, kcap;
     MPI_Aint lb, ub, tlb, tub;
     bool any, tany, oom, resized;
-    size_t size, nbasic, align;
+    size_t size, nbasic, nelems, align;
 };
 
 void dtb_init(struct dt_build *b);
 void dtb_discard(struct dt_build *b);
+/* count blocks of bl consecutive copies of old, the first at displacement
+ * disp, each stride bytes after the one before (all in bytes). Constant
+ * time when each block is one run, so huge vectors build at once. */
+void dtb_blocks(struct dt_build *b, struct rdmpi_datatype *old, MPI_Aint disp, size_t count,
+                size_t bl, MPI_Aint stride);
 /* bl consecutive copies of old starting at displacement disp (bytes). */
-void dtb_block(struct dt_build *b, struct rdmpi_datatype *old, MPI_Aint disp, size_t bl);
+static inline void dtb_block(struct dt_build *b, struct rdmpi_datatype *old, MPI_Aint disp,
+                             size_t bl)
+{
+    dtb_blocks(b, old, disp, 1, bl, 0);
+}
 
 /* The envelope of a new type; arrays are copied. */
 struct dt_env {

@@ -32,9 +32,10 @@ static int make(const struct blocks *k, bool pad, const struct dt_env *env, MPI_
     if (k->bl < 0)
         return DT_ERR(MPI_ERR_ARG, fn, "blocklength is %lld; it must be >= 0", (long long)k->bl);
     dtb_init(&b);
-    for (MPI_Count i = 0; i < k->count && !b.oom; i++)
-        dtb_block(&b, k->olds ? k->olds[i] : k->old,
-                  k->disps ? k->disps[i] : (MPI_Aint)i * k->stride,
+    if (!k->bls && !k->disps && !k->olds) /* (h)vector, contiguous */
+        dtb_blocks(&b, k->old, 0, (size_t)k->count, (size_t)k->bl, k->stride);
+    for (MPI_Count i = 0; (k->bls || k->disps || k->olds) && i < k->count && !b.oom; i++)
+        dtb_block(&b, k->olds ? k->olds[i] : k->old, k->disps ? k->disps[i] : 0,
                   (size_t)(k->bls ? k->bls[i] : k->bl));
     if (!(d = dtb_finish(&b, env, pad)))
         return DT_ERR(MPI_ERR_NO_MEM, fn, "out of memory building the datatype");
@@ -544,7 +545,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     RT_CHECK_INIT(fn);
     if ((err = dt_ptr(datatype, fn, "datatype")) || (err = dt_arg(*datatype, fn, "datatype", &d)))
         return err;
-    if (d->flags & RT_DT_PREDEF)
+    if (d->flags & (RT_DT_PREDEF | RT_DT_F90))
         return DT_ERR(MPI_ERR_TYPE, fn, "datatype is the predefined %s, which cannot be freed",
                       d->name);
     if ((err = rt_attr_delete_all(RT_KIND_DATATYPE, (void *)*datatype, &d->attrs)))

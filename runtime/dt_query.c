@@ -1,9 +1,11 @@
 /* Queries on types: extents, names, envelope and contents, and the
  * functions that pick predefined types (match_size, f90, value_index). */
 #include "dt_api.h"
+#include "dt_build.h"
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int extent(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *ext, bool true_ext,
                   const char *fn)
@@ -265,9 +267,55 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     return DT_ERR(MPI_ERR_ARG, fn, "no type of class %d has size %d", typeclass, size);
 }
 
-/* The Fortran KIND types answer for the selected precision and range; the
- * standard allows returning the predefined type of that kind. */
-static int f90(int p, int r, const int (*lim)[2], const MPI_Datatype *types, int n,
+/* The Fortran KIND types: the predefined type of the selected kind under
+ * an envelope that records the call (combiner MPI_COMBINER_F90_*, integers
+ * p and r or r, no datatypes; MPI 4.1 sec. 5.1.13 and 19.1.9). One type per
+ * (combiner, p, r), made at the first call and kept for the life of the
+ * process; like a predefined type it cannot be freed. */
+struct f90_type {
+    struct f90_type *next;
+    int combiner, p, r;
+    MPI_Datatype type;
+};
+static struct f90_type *f90_types;
+
+static int f90_make(int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *newtype,
+                    const char *fn)
+{
+    int ints[2] = {combiner == MPI_COMBINER_F90_INTEGER ? r : p, r};
+    struct dt_env env = {combiner, combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2, 0, 0, 0, ints,
+                         NULL, NULL, NULL};
+    struct f90_type *f;
+    struct rdmpi_datatype *d;
+    int err;
+
+    for (f = f90_types; f; f = f->next)
+        if (f->combiner == combiner && f->p == p && f->r == r) {
+            *newtype = f->type;
+            return MPI_SUCCESS;
+        }
+    if (!(f = malloc(sizeof(*f))))
+        return DT_ERR(MPI_ERR_NO_MEM, fn, "out of memory");
+    if ((err = PMPI_Type_contiguous(1, base, &f->type))) {
+        free(f);
+        return err;
+    }
+    d = rt_dt_get(f->type);
+    if ((err = dt_set_env(d, &env, NULL, 0))) {
+        PMPI_Type_free(&f->type);
+        free(f);
+        return DT_ERR(err, fn, "out of memory");
+    }
+    d->flags |= RT_DT_COMMITTED | RT_DT_F90;
+    memcpy(d->name, rt_dt_get(base)->name, sizeof(d->name));
+    *f = (struct f90_type){f90_types, combiner, p, r, f->type};
+    f90_types = f;
+    *newtype = f->type;
+    return MPI_SUCCESS;
+}
+
+/* Picks the first type whose precision and range limits cover p and r. */
+static int f90(int combiner, int p, int r, const int (*lim)[2], const MPI_Datatype *types, int n,
                MPI_Datatype *newtype, const char *fn)
 {
     int err;
@@ -276,10 +324,8 @@ static int f90(int p, int r, const int (*lim)[2], const MPI_Datatype *types, int
     if ((err = dt_ptr(newtype, fn, "newtype")))
         return err;
     for (int i = 0; i < n; i++)
-        if ((p == MPI_UNDEFINED || p <= lim[i][0]) && (r == MPI_UNDEFINED || r <= lim[i][1])) {
-            *newtype = types[i];
-            return MPI_SUCCESS;
-        }
+        if ((p == MPI_UNDEFINED || p <= lim[i][0]) && (r == MPI_UNDEFINED || r <= lim[i][1]))
+            return f90_make(combiner, p, r, types[i], newtype, fn);
     return DT_ERR(MPI_ERR_ARG, fn, "no type has precision %d and range %d", p, r);
 }
 
@@ -290,7 +336,8 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
     static const int lim[][2] = {{0, 2}, {0, 4}, {0, 9}, {0, 18}};
     static const MPI_Datatype t[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8};
 
-    return f90(MPI_UNDEFINED, r, lim, t, 4, newtype, "MPI_Type_create_f90_integer");
+    return f90(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, lim, t, 4, newtype,
+               "MPI_Type_create_f90_integer");
 }
 
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
@@ -300,7 +347,7 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
     static const int lim[][2] = {{6, 37}, {15, 307}, {33, 4931}};
     static const MPI_Datatype t[] = {MPI_REAL4, MPI_REAL8, MPI_REAL16};
 
-    return f90(p, r, lim, t, 3, newtype, "MPI_Type_create_f90_real");
+    return f90(MPI_COMBINER_F90_REAL, p, r, lim, t, 3, newtype, "MPI_Type_create_f90_real");
 }
 
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
@@ -310,7 +357,7 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
     static const int lim[][2] = {{6, 37}, {15, 307}, {33, 4931}};
     static const MPI_Datatype t[] = {MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32};
 
-    return f90(p, r, lim, t, 3, newtype, "MPI_Type_create_f90_complex");
+    return f90(MPI_COMBINER_F90_COMPLEX, p, r, lim, t, 3, newtype, "MPI_Type_create_f90_complex");
 }
 
 #pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index

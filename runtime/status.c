@@ -83,7 +83,7 @@ static int get_elements(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
         return err;
     if (!count)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "count is NULL");
-    if (d->size && d->nbasic == 1 && status->rdmpi_count % (MPI_Count)d->size)
+    if (d->size && d->nelems == 1 && status->rdmpi_count % (MPI_Count)d->size)
         *count = MPI_UNDEFINED; /* a predefined type cut in the middle */
     else
         *count = rt_dt_elements(d, (size_t)status->rdmpi_count);

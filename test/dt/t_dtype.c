@@ -6,6 +6,8 @@
 #include "dtref.h"
 #include "tap.h"
 
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 
 static void fill(char *p, size_t n, unsigned seed)
@@ -220,6 +222,69 @@ static void fixed(void)
     ok(len == 12 && ext == 16, "MPI_DOUBLE_INT: size 12, extent 16");
     MPI_Type_get_name(MPI_DOUBLE_INT, name, &len);
     ok(!strcmp(name, "MPI_DOUBLE_INT"), "MPI_DOUBLE_INT is named");
+    MPI_Type_get_name(MPI_C_FLOAT_COMPLEX, name, &len);
+    ok(!strcmp(name, "MPI_C_COMPLEX"), "the MPI_C_COMPLEX/MPI_C_FLOAT_COMPLEX handle is named "
+       "MPI_C_COMPLEX (got %s)", name);
+    /* A pair type is two basic elements, as the struct the standard defines
+     * it to be (MPICH test datatype/get_elements_pairtype). */
+    {
+        struct dd { double a; int b; double c; int d; } src = {1.5, 2, 3.5, 4}, dst[2];
+        int bl[4] = {1, 1, 1, 1}, n = 0;
+        MPI_Aint ds[4] = {0, offsetof(struct dd, b), offsetof(struct dd, c), offsetof(struct dd, d)};
+        MPI_Datatype ts[4] = {MPI_DOUBLE, MPI_INT, MPI_DOUBLE, MPI_INT}, st4;
+        MPI_Status stat;
+        MPI_Type_create_struct(4, bl, ds, ts, &st4);
+        MPI_Type_commit(&st4);
+        MPI_Sendrecv(&src, 1, st4, 0, 5, dst, 2, MPI_DOUBLE_INT, 0, 5, MPI_COMM_SELF, &stat);
+        MPI_Get_elements(&stat, MPI_DOUBLE_INT, &n);
+        ok(n == 4 && dst[0].c == 3.5 && dst[0].d == 4, "2 MPI_DOUBLE_INT received: 4 elements "
+           "(got %d)", n);
+        MPI_Status_set_elements(&stat, MPI_DOUBLE_INT, 3);
+        MPI_Get_elements(&stat, MPI_DOUBLE_INT, &n);
+        int cnt = 0;
+        MPI_Get_count(&stat, MPI_DOUBLE_INT, &cnt);
+        ok(n == 3 && cnt == MPI_UNDEFINED, "set_elements(MPI_DOUBLE_INT, 3): 3 elements, count "
+           "undefined (got %d %d)", n, cnt);
+        MPI_Type_free(&st4);
+    }
+    /* Vectors and contiguous types of huge counts build at once (MPICH
+     * tests datatype/large_count, type_large). */
+    {
+        MPI_Datatype big, four, vbig, cbig;
+        MPI_Count sz, lbx, extx;
+        double t0 = MPI_Wtime();
+        MPI_Type_contiguous(INT_MAX, MPI_CHAR, &big);
+        MPI_Type_contiguous(4, MPI_INT, &four);
+        MPI_Type_vector(INT_MAX / 2, 1, 3, four, &vbig);
+        MPI_Type_contiguous_c(5033164800, MPI_CHAR, &cbig);
+        t0 = MPI_Wtime() - t0;
+        ok(t0 < 5, "contiguous(INT_MAX), vector(INT_MAX/2) and contiguous_c(5e9) take %.3f s", t0);
+        MPI_Type_size_x(big, &sz);
+        MPI_Type_get_extent_x(big, &lbx, &extx);
+        ok(sz == INT_MAX && lbx == 0 && extx == INT_MAX && rt_dt_get(big)->nsegs == 1,
+           "contiguous(INT_MAX, char): one run");
+        MPI_Type_size_x(vbig, &sz);
+        MPI_Type_get_true_extent_x(vbig, &lbx, &extx);
+        ok(sz == 16LL * (INT_MAX / 2) && lbx == 0 &&
+               extx == 48LL * (INT_MAX / 2 - 1) + 16 && rt_dt_get(vbig)->nsegs == 1,
+           "vector(INT_MAX/2, 1, 3, 4 ints): size, true extent, one strided segment");
+        MPI_Type_size_x(cbig, &sz);
+        ok(sz == 5033164800, "contiguous_c(5033164800, char) size");
+        MPI_Type_free(&big), MPI_Type_free(&four), MPI_Type_free(&vbig), MPI_Type_free(&cbig);
+    }
+    /* A vector with a negative stride keeps type-map order. */
+    {
+        MPI_Datatype nv;
+        int in[8] = {0, 1, 2, 3, 4, 5, 6, 7}, out[6] = {0}, pos = 0;
+        MPI_Type_vector(3, 2, -3, MPI_INT, &nv);
+        MPI_Type_commit(&nv);
+        MPI_Type_get_extent(nv, &lb, &ext);
+        MPI_Pack(in + 6, 1, nv, out, sizeof(out), &pos, MPI_COMM_SELF);
+        ok(lb == -24 && ext == 32 && pos == 24 && out[0] == 6 && out[1] == 7 && out[2] == 3 &&
+               out[4] == 0 && out[5] == 1,
+           "vector(3, 2, -3, int): lb -24, extent 32, packs 6 7 3 4 0 1");
+        MPI_Type_free(&nv);
+    }
     MPI_Type_set_name(v, "my vector");
     MPI_Type_get_name(v, name, &len);
     ok(!strcmp(name, "my vector"), "set_name/get_name on a derived type");
@@ -228,7 +293,35 @@ static void fixed(void)
         MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &m);
         ok(m == MPI_REAL8, "match_size(REAL, 8) is MPI_REAL8");
         MPI_Type_create_f90_integer(9, &m);
-        ok(m == MPI_INTEGER4, "f90_integer(9) is MPI_INTEGER4");
+        MPI_Type_size(m, &len);
+        MPI_Type_get_envelope(m, &ni, &na, &nd, &comb);
+        MPI_Type_get_contents(m, 8, 4, 4, ints, aints, types);
+        ok(len == 4 && comb == MPI_COMBINER_F90_INTEGER && ni == 1 && na == 0 && nd == 0 &&
+               ints[0] == 9,
+           "f90_integer(9): 4 bytes, envelope F90_INTEGER (r)");
+        /* MPICH test datatype/createf90types: the envelope records the call,
+         * the type communicates and reduces, and stays (cannot be freed). */
+        {
+            MPI_Datatype f, f2;
+            double a = 1.5, b = 2.0;
+            MPI_Type_create_f90_real(7, MPI_UNDEFINED, &f);
+            MPI_Type_get_envelope(f, &ni, &na, &nd, &comb);
+            MPI_Type_get_contents(f, 8, 4, 4, ints, aints, types);
+            ok(comb == MPI_COMBINER_F90_REAL && ni == 2 && nd == 0 && ints[0] == 7 &&
+                   ints[1] == MPI_UNDEFINED,
+               "f90_real(7, MPI_UNDEFINED): envelope F90_REAL (p, r)");
+            MPI_Type_size(f, &len);
+            int e = MPI_Reduce_local(&a, &b, 1, f, MPI_SUM);
+            ok(len == 8 && !e && b == 3.5, "f90_real(7, undefined) is 8 bytes and reduces");
+            MPI_Type_create_f90_real(7, MPI_UNDEFINED, &f2);
+            MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+            ok(f2 == f && MPI_Type_free(&f2) == MPI_ERR_TYPE,
+               "the same (p, r) gives the same type, which cannot be freed");
+            MPI_Type_create_f90_complex(3, 10, &f);
+            MPI_Type_get_envelope(f, &ni, &na, &nd, &comb);
+            MPI_Type_size(f, &len);
+            ok(comb == MPI_COMBINER_F90_COMPLEX && len == 8, "f90_complex(3, 10): 8 bytes");
+        }
         MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &m);
         ok(m == MPI_DOUBLE_INT, "value_index(double, int) is MPI_DOUBLE_INT");
     }
