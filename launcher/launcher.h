@@ -108,6 +108,8 @@ struct ln_job {
     double timeout_at; /* --timeout deadline, 0 = none */
     double report_at;  /* timed out: teardown after the hang reports, 0 = none */
     double drain_at;   /* give up on output pipes after this */
+    double nofin_at;   /* a rank exited 0 without MPI_Finalize: fail if others outlive this */
+    int nofin_rank, nofin_count; /* the first such rank, and how many */
     int signals_seen;  /* SIGINT/TERM/HUP received */
     int sfd;           /* signalfd */
     double t0;         /* start time, for -v -v timings */
