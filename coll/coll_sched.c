@@ -368,16 +368,21 @@ static void issue(struct coll_sched *s, const struct coll_step *st)
 {
     struct pml_comm *pc;
     struct pml_req *r;
+    size_t count;
     bool done;
 
     switch (st->kind) {
     case COLL_SEND:
         pc = st->local ? s->lpc : s->pc;
-        pml_send_now(st->buf, st->count, st->dt, st->peer, s->tag, pc, PML_STANDARD, &done);
+        /* After a failed receive (ranks passed different counts) send
+         * nothing: ranks downstream then see a size they did not expect
+         * and fail too, rather than finishing on data they never got. */
+        count = RT_UNLIKELY(s->err) ? 0 : st->count;
+        pml_send_now(st->buf, count, st->dt, st->peer, s->tag, pc, PML_STANDARD, &done);
         if (done)
             break;
         r = req_new(s);
-        pml_isend(st->buf, st->count, st->dt, st->peer, s->tag, pc, PML_STANDARD, r);
+        pml_isend(st->buf, count, st->dt, st->peer, s->tag, pc, PML_STANDARD, r);
         break;
     case COLL_RECV:
         pc = st->local ? s->lpc : s->pc;

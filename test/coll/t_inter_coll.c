@@ -726,10 +726,13 @@ static void t_badinput(const struct ic *c)
            "MPI_OP_NULL");
     expect(MPI_Allreduce(v, v, 2, MPI_INT, MPI_SUM, c->comm), MPI_ERR_BUFFER, "aliased", "overlap");
     /* The root (group 0, rank 0) sends 8 ints where group 1 expects 16:
-     * group 1's leader, the only one receiving from the root, says so. */
+     * group 1's leader, the only one receiving from the root, says so, and
+     * passes empty messages on, so the rest of group 1 fails too. */
     rc = MPI_Bcast(v, c->g ? 16 : 8, MPI_INT, root_arg(c, 0, 0), c->comm);
     if (c->g == 1 && c->r == 0)
         expect(rc, MPI_ERR_NOT_SAME, "bcast shorter", "remote rank 0 sent 32 bytes");
+    else if (c->g == 1)
+        expect(rc, MPI_ERR_NOT_SAME, "bcast shorter, below the leader", "sent 0 bytes");
     else
         ck(rc, "MPI_Bcast with a short root");
     /* still usable */
