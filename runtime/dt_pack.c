@@ -59,34 +59,16 @@ static size_t find_seg(const struct rdmpi_datatype *dt, size_t rem)
     return lo;
 }
 
-static inline size_t walk(const struct rdmpi_datatype *dt, char *buf, size_t count,
-                          size_t offset, char *packed, size_t len, int unpack)
+/* Copies `left` bytes between the packed stream and memory, starting at
+ * byte b of block k of segment si of the element at base and going on
+ * through the elements that follow. */
+static inline void run(const struct rt_dt_seg *segs, size_t nsegs, MPI_Aint extent, char *base,
+                       size_t si, size_t k, size_t b, char *packed, size_t left, int unpack)
 {
-    size_t total = dt->size * count, left, elem, si, k, b;
-
-    if (offset >= total || !len)
-        return 0;
-    if (len > total - offset)
-        len = total - offset;
-    if (rt_dt_contig(dt, count)) {
-        if (unpack)
-            memcpy(buf + dt->lb + offset, packed, len);
-        else
-            memcpy(packed, buf + dt->lb + offset, len);
-        return len;
-    }
-    elem = offset / dt->size;
-    b = offset % dt->size;
-    si = find_seg(dt, b);
-    b -= dt->cum[si];
-    k = b / dt->segs[si].len;
-    b %= dt->segs[si].len;
-    left = len;
     /* Integer arithmetic: buf is MPI_BOTTOM (NULL) with absolute addresses. */
-    for (char *base = (char *)((uintptr_t)buf + (uintptr_t)((MPI_Aint)elem * dt->extent));;
-         base = (char *)((uintptr_t)base + (uintptr_t)dt->extent), si = 0) {
-        for (; si < dt->nsegs; si++, k = 0) {
-            const struct rt_dt_seg *s = &dt->segs[si];
+    for (;; base = (char *)((uintptr_t)base + (uintptr_t)extent), si = 0) {
+        for (; si < nsegs; si++, k = 0) {
+            const struct rt_dt_seg *s = &segs[si];
             char *p = (char *)((uintptr_t)base + (uintptr_t)(s->off + (MPI_Aint)k * s->stride));
             size_t whole;
 
@@ -99,7 +81,7 @@ static inline size_t walk(const struct rdmpi_datatype *dt, char *buf, size_t cou
                 packed += n;
                 left -= n;
                 if (!left)
-                    return len;
+                    return;
                 b = 0;
                 k++;
                 p += s->stride;
@@ -119,12 +101,54 @@ static inline size_t walk(const struct rdmpi_datatype *dt, char *buf, size_t cou
                     else
                         memcpy(packed, p, left);
                 }
-                return len;
+                return;
             }
             if (!left)
-                return len;
+                return;
         }
     }
+}
+
+static inline size_t walk(const struct rdmpi_datatype *dt, char *buf, size_t count,
+                          size_t offset, char *packed, size_t len, int unpack)
+{
+    size_t total = dt->size * count, elem, si, k, b;
+    const struct rt_dt_seg *s0 = &dt->segs[0];
+
+    if (offset >= total || !len)
+        return 0;
+    if (len > total - offset)
+        len = total - offset;
+    if (rt_dt_contig(dt, count)) {
+        if (unpack)
+            memcpy(buf + dt->lb + offset, packed, len);
+        else
+            memcpy(packed, buf + dt->lb + offset, len);
+        return len;
+    }
+    elem = offset / dt->size;
+    b = offset % dt->size;
+    si = find_seg(dt, b);
+    b -= dt->cum[si];
+    k = b / dt->segs[si].len;
+    b %= dt->segs[si].len;
+    /* One block per element, or blocks whose stride runs on across
+     * elements (a resized MPI_CHAR, a vector padded to whole strides):
+     * all the elements are one vector, copied without a turn of the
+     * element loop per block. */
+    if (dt->nsegs == 1 && (s0->count == 1 || (MPI_Aint)s0->count * s0->stride == dt->extent)) {
+        struct rt_dt_seg v = {.off = s0->off,
+                              .stride = s0->count == 1 ? dt->extent : s0->stride,
+                              .len = s0->len,
+                              .count = s0->count * count};
+
+        run(&v, 1, 0, buf, 0, elem * s0->count + k, b, packed, len, unpack);
+        return len;
+    }
+    run(dt->segs, dt->nsegs, dt->extent,
+        (char *)((uintptr_t)buf + (uintptr_t)((MPI_Aint)elem * dt->extent)), si, k, b, packed,
+        len, unpack);
+    return len;
 }
 
 size_t rt_dt_pack(const struct rdmpi_datatype *dt, const void *buf, size_t count,

@@ -132,6 +132,60 @@ static int one_type(unsigned seed)
     return fails;
 }
 
+/* Types whose elements are one vector (a resized MPI_CHAR; a vector
+ * resized to whole strides), which the engine copies as one run: packed
+ * and unpacked at random cuts, against the reference walker. */
+static void tiled(void)
+{
+    MPI_Datatype v, t[2];
+    int fails = 0, count = 1000;
+
+    MPI_Type_create_resized(MPI_CHAR, 0, 2, &t[0]);
+    MPI_Type_vector(3, 1, 2, MPI_INT, &v);
+    MPI_Type_create_resized(v, 0, 6 * sizeof(int), &t[1]);
+    MPI_Type_free(&v);
+    for (int i = 0; i < 2; i++) {
+        struct rdmpi_datatype *d;
+        char *smem, *dmem, *emem;
+        size_t span, n, off = 0;
+        int size;
+
+        MPI_Type_commit(&t[i]);
+        d = rt_dt_get(t[i]);
+        MPI_Type_size(t[i], &size);
+        n = (size_t)size * (size_t)count;
+        char *src = span_alloc(t[i], count, &smem, &span);
+        char *dst = span_alloc(t[i], count, &dmem, &span);
+        char *exp = span_alloc(t[i], count, &emem, &span);
+        char *ref = malloc(n), *cut = malloc(n);
+
+        fill(smem, span, 77);
+        fill(dmem, span, 78);
+        memcpy(emem, dmem, span);
+        ref_pack(t[i], count, src, ref);
+        for (size_t k; off < n; off += k) {
+            k = 1 + rnd((unsigned)(n - off < 301 ? n - off : 301));
+            rt_dt_pack(d, src, (size_t)count, off, cut + off, k);
+        }
+        fails += memcmp(cut, ref, n) != 0;
+        ref_unpack(t[i], count, exp, ref);
+        for (off = 0; off < n;) {
+            size_t k = 1 + rnd((unsigned)(n - off < 211 ? n - off : 211));
+            rt_dt_unpack(d, dst, (size_t)count, off, ref + off, k);
+            off += k;
+        }
+        fails += memcmp(dmem, emem, span) != 0;
+        free(smem);
+        free(dmem);
+        free(emem);
+        free(ref);
+        free(cut);
+        MPI_Type_free(&t[i]);
+    }
+    ok(fails == 0, "elements that form one vector: pack and unpack at random cuts (%d failures)",
+       fails);
+}
+
 static void fixed(void)
 {
     MPI_Datatype v, s, r, c, sub, d;
@@ -512,6 +566,7 @@ int main(int argc, char **argv)
     ok(fails == 0, "%d random nested types: pack, cut pack/unpack, unpack, external32, "
        "Get_elements (%d failures)", n, fails);
     fixed();
+    tiled();
     bad_input();
     MPI_Finalize();
     return done_testing();
