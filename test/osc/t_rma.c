@@ -456,14 +456,21 @@ static void queries_and_errors(void)
                  MPI_ERR_OP, "accumulate with a user op");
     MPI_Op_free(&user);
     {
-        /* Compare_and_swap takes integer, logical, multi-language and byte
-         * types only. The result arrives at the next fence: static. */
-        static double d, dr;
+        /* Compare_and_swap takes predefined types, floating ones too
+         * (compared bit for bit, as Open MPI does). The result arrives at
+         * the next fence: static. */
+        static float f, fr;
         static long l, lr;
-        mt_check(class_of(MPI_Compare_and_swap(&d, &d, &dr, MPI_DOUBLE, next, 0, win)) ==
-                     MPI_ERR_TYPE, "compare_and_swap on MPI_DOUBLE");
-        mt_check(class_of(MPI_Compare_and_swap(&d, &d, &dr, MPI_FLOAT, next, 0, win)) ==
-                     MPI_ERR_TYPE, "compare_and_swap on MPI_FLOAT");
+        static int two[2], tworesult[2];
+        MPI_Datatype pair;
+
+        MPI_Type_contiguous(2, MPI_INT, &pair);
+        MPI_Type_commit(&pair);
+        mt_check(class_of(MPI_Compare_and_swap(two, two, tworesult, pair, next, 0, win)) ==
+                     MPI_ERR_TYPE, "compare_and_swap on a derived type");
+        MPI_Type_free(&pair);
+        mt_check(class_of(MPI_Compare_and_swap(&f, &f, &fr, MPI_FLOAT, next, 2, win)) ==
+                     MPI_SUCCESS, "compare_and_swap on MPI_FLOAT");
         mt_check(class_of(MPI_Compare_and_swap(&l, &l, &lr, MPI_AINT, next, 0, win)) ==
                      MPI_SUCCESS, "compare_and_swap on MPI_AINT");
     }
