@@ -14,6 +14,7 @@ void osc_register(struct osc_win *o)
 {
     o->next = wins;
     wins = o;
+    rt_live_windows++;
     if (!registered && rt_progress_register(osc_progress))
         rt_fatal("osc: no room for the one-sided progress source");
     registered = true;
@@ -24,6 +25,7 @@ void osc_unregister(struct osc_win *o)
     for (struct osc_win **p = &wins; *p; p = &(*p)->next)
         if (*p == o) {
             *p = o->next;
+            rt_live_windows--;
             return;
         }
 }

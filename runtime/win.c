@@ -1,6 +1,8 @@
 /* Window handles; the windows themselves are made by the osc layer. */
 #include "win.h"
 
+int rt_live_windows;
+
 struct rdmpi_win *rt_win_get(MPI_Win h)
 {
     struct rdmpi_win *w = (struct rdmpi_win *)h;

@@ -23,6 +23,11 @@ struct rdmpi_win {
     void *osc;                  /* the osc layer's state */
 };
 
+/* Windows alive in this process (counted by osc/). While there are any,
+ * a barrier through shared memory delivers what peers sent before it, so
+ * one-sided operations they carried are applied when it returns. */
+extern int rt_live_windows;
+
 /* Handle to object, or NULL for null, freed or foreign handles. */
 struct rdmpi_win *rt_win_get(MPI_Win h);
 /* The same, raising MPI_ERR_WIN (on MPI_COMM_SELF's handler) when NULL. */
