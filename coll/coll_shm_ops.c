@@ -238,14 +238,31 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
     return true;
 }
 
+/* With a core per rank every rank publishes its arrival and reads all
+ * the others': one line each way at 2 ranks. When ranks outnumber cores,
+ * rank 0 gathers the arrivals and releases the others through a word of
+ * its slot: n lines move instead of n * n, and rank 0, the usual root,
+ * leaves first, so the ranks do not wait in the next collective for it to
+ * be scheduled again (4 ranks on 2 cores, OSU's loop of a bcast and a
+ * barrier, 1-256 B: 0.12-0.14 us per bcast against 1.3). */
 void coll_shm_barrier(struct coll_shm *s)
 {
     uint64_t op = ++s->op;
+    uint64_t *release = (uint64_t *)coll_shm_data(coll_shm_slot(s, 0, op));
 
     coll_shm_await_slot(s, op);
-    coll_shm_publish(coll_shm_slot(s, s->me, op), op);
-    for (int r = 0; r < s->n; r++)
-        coll_shm_await(coll_shm_slot(s, r, op), op);
+    if (!coll_oversubscribed) {
+        coll_shm_publish(coll_shm_slot(s, s->me, op), op);
+        for (int r = 0; r < s->n; r++)
+            coll_shm_await(coll_shm_slot(s, r, op), op);
+    } else if (s->me == 0) {
+        for (int r = 1; r < s->n; r++)
+            coll_shm_await(coll_shm_slot(s, r, op), op);
+        coll_shm_publish(release, op);
+    } else {
+        coll_shm_publish(coll_shm_slot(s, s->me, op), op);
+        coll_shm_await(release, op);
+    }
     coll_shm_finish(s, op);
     /* What a peer sent us before it entered is in our queues now (its
      * slot was published after); with windows open, deliver it, so the
