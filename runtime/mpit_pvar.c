@@ -235,6 +235,19 @@ static int check(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
     return in_session(session, handle) ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
 }
 
+/* A handle of this session on a variable that may be written or reset,
+ * and a buffer. */
+static int check_writable(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
+{
+    int rc = check(session, handle);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!relative(handle->v))
+        return MPI_T_ERR_PVAR_NO_WRITE;
+    return buf ? MPI_SUCCESS : MPI_T_ERR_INVALID;
+}
+
 static void reset(struct rdmpi_t_pvar_handle *h)
 {
     h->base = h->v->read(h->v);
@@ -258,14 +271,10 @@ int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void 
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
     MPIT_ENTER();
-    int rc = check(session, handle);
+    int rc = check_writable(session, handle, buf);
 
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!relative(handle->v))
-        return MPI_T_ERR_PVAR_NO_WRITE;
-    if (!buf)
-        return MPI_T_ERR_INVALID;
     handle->base = handle->v->read(handle->v) - *(const unsigned long long *)buf;
     return MPI_SUCCESS;
 }
@@ -296,15 +305,11 @@ int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
     MPIT_ENTER();
-    int rc = check(session, handle);
+    int rc = check_writable(session, handle, buf);
     uint64_t now;
 
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!relative(handle->v))
-        return MPI_T_ERR_PVAR_NO_WRITE;
-    if (!buf)
-        return MPI_T_ERR_INVALID;
     now = handle->v->read(handle->v);
     *(unsigned long long *)buf = now - handle->base;
     handle->base = now;
