@@ -114,7 +114,8 @@ int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int
                  uint32_t *cid);
 void rt_cid_release(uint32_t cid);
 
-/* The pieces of that agreement, for the non-blocking one (comm_idup.c):
+/* The pieces of that agreement, for the non-blocking one
+ * (coll/coll_comm_idup.c):
  * the ids free here and not held by a running agreement (RT_CID_WORDS
  * words, then one spare); the first member's choice among those free
  * everywhere (the lowest, or with `spread` one of the lowest 16 at
@@ -127,11 +128,10 @@ int rt_cid_hold(uint32_t c);
 void rt_cid_unhold(uint32_t c);
 void rt_cid_reserve(uint32_t c);
 
-/* MPI_Comm_idup: starts duplicating c (an intracommunicator or an
- * intercommunicator) and returns its request; *newcomm is written when the
- * request completes. info (owned by the duplication from now on) replaces
- * c's hints when not MPI_INFO_NULL. An MPI error class. */
-int rt_comm_idup(struct rdmpi_comm *c, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
+/* The checks of MPI_Comm_dup and MPI_Comm_idup (and their _with_info
+ * forms): c is the communicator; errors are raised on comm. */
+int rt_comm_dup_check(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_info,
+                      const char *fn, struct rdmpi_comm **c);
 /* The end of every duplication once the ids are agreed: builds the new
  * communicator with c's attributes (copy callbacks run), topology and
  * hints (or info's); releases the ids on failure. An MPI error class. */

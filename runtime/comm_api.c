@@ -98,9 +98,8 @@ int rt_comm_dup_finish(struct rdmpi_comm *c, uint32_t cid, uint32_t lcid, MPI_In
     return MPI_SUCCESS;
 }
 
-/* The checks both duplications share. */
-static int dup_check(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_info,
-                     const char *fn, struct rdmpi_comm **c)
+int rt_comm_dup_check(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_info,
+                      const char *fn, struct rdmpi_comm **c)
 {
     int err;
 
@@ -120,7 +119,7 @@ static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_
     uint32_t cid, lcid = 0;
     int err;
 
-    if ((err = dup_check(comm, info, newcomm, with_info, fn, &c)))
+    if ((err = rt_comm_dup_check(comm, info, newcomm, with_info, fn, &c)))
         return err;
     if (c->inter && (err = rt_cid_agree(c->local, NULL, c->size, c->rank, RT_TAG_COMM, NULL, 0,
                                         0, 1, &lcid)))
@@ -150,45 +149,6 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     RT_API_ENTER();
     return dup_common(comm, info, newcomm, 1, "MPI_Comm_dup_with_info");
-}
-
-/* The non-blocking duplicates agree on their ids in the background
- * (comm_idup.c); info is copied now, as the user may free it at once. */
-static int idup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request,
-                       int with_info, const char *fn)
-{
-    struct rdmpi_comm *c;
-    MPI_Info mine = MPI_INFO_NULL;
-    int err;
-
-    if ((err = dup_check(comm, info, newcomm, with_info, fn, &c)))
-        return err;
-    if (!request)
-        return rdmpi_err_comm(comm, MPI_ERR_REQUEST, fn,
-                              "request is NULL; pass the address of an MPI_Request");
-    if (with_info && info != MPI_INFO_NULL && (err = PMPI_Info_dup(info, &mine)))
-        return rdmpi_err_comm(comm, err, fn, "copying info failed");
-    if ((err = rt_comm_idup(c, mine, newcomm, request))) {
-        if (mine != MPI_INFO_NULL)
-            PMPI_Info_free(&mine);
-        return rdmpi_err_comm(comm, err, fn, "out of memory starting the duplication");
-    }
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Comm_idup = PMPI_Comm_idup
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
-{
-    RT_API_ENTER();
-    return idup_common(comm, MPI_INFO_NULL, newcomm, request, 0, "MPI_Comm_idup");
-}
-
-#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
-int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
-                             MPI_Request *request)
-{
-    RT_API_ENTER();
-    return idup_common(comm, info, newcomm, request, 1, "MPI_Comm_idup_with_info");
 }
 
 /* A new communicator over world ranks w[0..n) (this process among them)

@@ -1,12 +1,13 @@
-/* MPI_Comm_idup: the context-id agreement of comm_cid.c as a state machine
- * the progress engine advances, so ranks that start several duplications
- * in different orders, or start one and go on communicating, never wait
- * for each other. Each step is a small schedule (coll/) on the tag of this
- * duplication: the members' free ids gathered at the first member, the
+/* MPI_Comm_idup: the context-id agreement of runtime/comm_cid.c as a
+ * state machine the progress engine advances, so ranks that start several
+ * duplications in different orders, or start one and go on communicating,
+ * never wait for each other. Each step is a small schedule on the tag of
+ * this duplication: the members' free ids gathered at the first member, the
  * leaders' exchange for an intercommunicator, the choice sent back; then
  * the same for "still free here?". An intercommunicator first agrees on
  * the id of its hidden local communicator, over the local group alone. */
 #include "coll.h"
+#include "errors.h"
 #include "obj.h"
 #include "request.h"
 
@@ -228,7 +229,11 @@ static void idup_release(struct rdmpi_request *r)
 
 static const struct rt_req_ops idup_ops = {.cancel = idup_cancel, .release = idup_release};
 
-int rt_comm_idup(struct rdmpi_comm *c, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+/* Starts duplicating c (an intracommunicator or an intercommunicator);
+ * *newcomm is written when the request completes. info (owned by the
+ * duplication from now on) replaces c's hints when not MPI_INFO_NULL. */
+static int idup_start(struct rdmpi_comm *c, MPI_Info info, MPI_Comm *newcomm,
+                      MPI_Request *request)
 {
     struct idup *d;
 
@@ -258,4 +263,42 @@ int rt_comm_idup(struct rdmpi_comm *c, MPI_Info info, MPI_Comm *newcomm, MPI_Req
     running = d;
     *request = (MPI_Request)d;
     return MPI_SUCCESS;
+}
+
+/* Info is copied now, as the user may free it at once. */
+static int idup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request,
+                       int with_info, const char *fn)
+{
+    struct rdmpi_comm *c;
+    MPI_Info mine = MPI_INFO_NULL;
+    int err;
+
+    if ((err = rt_comm_dup_check(comm, info, newcomm, with_info, fn, &c)))
+        return err;
+    if (!request)
+        return rdmpi_err_comm(comm, MPI_ERR_REQUEST, fn,
+                              "request is NULL; pass the address of an MPI_Request");
+    if (with_info && info != MPI_INFO_NULL && (err = PMPI_Info_dup(info, &mine)))
+        return rdmpi_err_comm(comm, err, fn, "copying info failed");
+    if ((err = idup_start(c, mine, newcomm, request))) {
+        if (mine != MPI_INFO_NULL)
+            PMPI_Info_free(&mine);
+        return rdmpi_err_comm(comm, err, fn, "out of memory starting the duplication");
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    RT_API_ENTER();
+    return idup_common(comm, MPI_INFO_NULL, newcomm, request, 0, "MPI_Comm_idup");
+}
+
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                             MPI_Request *request)
+{
+    RT_API_ENTER();
+    return idup_common(comm, info, newcomm, request, 1, "MPI_Comm_idup_with_info");
 }
