@@ -268,7 +268,7 @@ void coll_shm_barrier(struct coll_shm *s)
      * slot was published after); with windows open, deliver it, so the
      * one-sided operations it carries are applied when the barrier
      * returns, as after a message barrier (a pass costs 2 ranks' barrier
-     * 10%, so not otherwise). */
+     * 7%, so not otherwise). */
     if (rt_live_windows)
         rt_progress();
 }
