@@ -37,6 +37,11 @@
  * MPI_Finalize (they finish like it, or they wait for it in vain). */
 #define NOFIN_GRACE 10.0
 
+/* Seconds the other ranks may run on after one exits non-zero past
+ * MPI_Finalize: they may be in their own PMIx_Finalize, and a rank killed
+ * there makes libpmix log the reply it can no longer deliver. */
+#define FIN_GRACE 1.0
+
 extern char **environ;
 
 /* Signals handled by the main loop through the signalfd. */
@@ -200,10 +205,11 @@ static void kill_all(struct ln_job *job)
             signal_rank(&job->ranks[i], SIGKILL);
 }
 
-/* The first failure decides the exit status and prints the one line. */
-static void fail(struct ln_job *job, int code, int spare, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void fail(struct ln_job *job, int code, int spare, const char *fmt, ...)
+/* The first failure decides the exit status and prints the one line; the
+ * teardown starts after DELAY seconds unless every rank has ended by then. */
+static void fail(struct ln_job *job, int code, int spare, double delay, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void fail(struct ln_job *job, int code, int spare, double delay, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -220,7 +226,10 @@ static void fail(struct ln_job *job, int code, int spare, const char *fmt, ...)
         job->daemon->report(job, code, msg);
     else
         ln_err("%s", msg);
-    start_teardown(job, SIGTERM, spare);
+    if (delay > 0)
+        job->end_at = ln_now() + delay;
+    else
+        start_teardown(job, SIGTERM, spare);
 }
 
 static void judge_exit(struct ln_job *job, struct ln_rank *r)
@@ -236,11 +245,12 @@ static void judge_exit(struct ln_job *job, struct ln_rank *r)
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
 
-        fail(job, 128 + sig, -1, "rank %d (pid %d) on host %s was killed by signal %d (%s)",
+        fail(job, 128 + sig, -1, 0, "rank %d (pid %d) on host %s was killed by signal %d (%s)",
              r->rank, (int)r->pid, job->host, sig, ln_signame(sig, name, sizeof(name)));
     } else if (WEXITSTATUS(st) != 0) {
-        fail(job, WEXITSTATUS(st), -1, "rank %d (pid %d) on host %s exited with status %d", r->rank,
-             (int)r->pid, job->host, WEXITSTATUS(st));
+        fail(job, WEXITSTATUS(st), -1, ln_pmix_finalized(r->rank) ? FIN_GRACE : 0,
+             "rank %d (pid %d) on host %s exited with status %d", r->rank, (int)r->pid, job->host,
+             WEXITSTATUS(st));
     } else if (ln_pmix_connected(r->rank) && !ln_pmix_finalized(r->rank)) {
         /* Erroneous, but Hydra lets it pass and benchmarks do it (OSU's
          * latency_mt): warn, and end the job only if other ranks outlive
@@ -301,11 +311,11 @@ static void handle_events(struct ln_job *job)
                 rk->aborted = 1;
                 /* Its own message comes before ours. */
                 ln_iof_drain(job, rk);
-                fail(job, code, r,
+                fail(job, code, r, 0,
                      "rank %d (pid %d) on host %s called MPI_Abort with error code %d", r,
                      (int)rk->pid, job->host, s);
             } else {
-                fail(job, code, -1, "a process called PMIx_Abort with status %d", s);
+                fail(job, code, -1, 0, "a process called PMIx_Abort with status %d", s);
             }
         } else if (ln_pmix_event_type(ev) == LN_EV_FENCE && job->daemon) {
             /* The other hosts' data comes back through mpirun. */
@@ -407,7 +417,7 @@ static void check_timers(struct ln_job *job, double now)
 
     if (job->nofin_at && now >= job->nofin_at && !job->failed && job->nlive > 0) {
         running(job, list, pids);
-        fail(job, LN_EXIT_NOFINALIZE, -1,
+        fail(job, LN_EXIT_NOFINALIZE, -1, 0,
              "rank %d on host %s exited without calling MPI_Finalize %g s ago; ranks still "
              "running: %s (pids %s)",
              job->nofin_rank, job->host, NOFIN_GRACE, list, pids);
@@ -434,6 +444,10 @@ static void check_timers(struct ln_job *job, double now)
         job->report_at = 0;
         start_teardown(job, SIGTERM, -1);
     }
+    if (job->end_at && now >= job->end_at) {
+        job->end_at = 0;
+        start_teardown(job, SIGTERM, -1);
+    }
     if (job->kill_at && now >= job->kill_at) {
         kill_all(job);
         job->kill_at = 0;
@@ -443,10 +457,11 @@ static void check_timers(struct ln_job *job, double now)
 static int next_timeout_ms(struct ln_job *job, double now)
 {
     double t = 0;
-    double cand[5] = {job->failed ? 0 : job->timeout_at, job->kill_at, job->report_at,
-                      job->nlive == 0 ? job->drain_at : 0, job->failed ? 0 : job->nofin_at};
+    double cand[6] = {job->failed ? 0 : job->timeout_at, job->kill_at, job->report_at,
+                      job->nlive == 0 ? job->drain_at : 0, job->failed ? 0 : job->nofin_at,
+                      job->end_at};
 
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         if (cand[i] && (!t || cand[i] < t))
             t = cand[i];
     if (!t)

@@ -104,6 +104,7 @@ struct ln_job {
 
     int failed;        /* the job is being ended */
     int exit_code;     /* mpirun's exit status */
+    double end_at;     /* failed: when to start the teardown, 0 = started or none */
     double kill_at;    /* when to SIGKILL survivors, 0 = not armed */
     double timeout_at; /* --timeout deadline, 0 = none */
     double report_at;  /* timed out: teardown after the hang reports, 0 = none */
