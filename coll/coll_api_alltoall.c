@@ -13,7 +13,8 @@ RT_PARAM(p_bruck_ranks, "COLL_ALLTOALL_BRUCK_RANKS", RT_PARAM_INT, "16",
          "See RDMPI_COLL_ALLTOALL_BRUCK")
 RT_PARAM(p_large, "COLL_ALLTOALL_LARGE", RT_PARAM_SIZE, "64k",
          "Alltoalls with blocks of at least this many bytes exchange pairwise, one peer per "
-         "step, instead of posting every transfer at once")
+         "step, instead of posting every transfer at once (not when oversubscribed: a step "
+         "waits for its peer to be scheduled)")
 RT_PARAM(p_valgo, "COLL_ALLTOALLV_ALGORITHM", RT_PARAM_STRING, "auto",
          "Alltoallv algorithm: auto, linear or pairwise")
 RT_PARAM(p_walgo, "COLL_ALLTOALLW_ALGORITHM", RT_PARAM_STRING, "auto",
@@ -80,7 +81,7 @@ static void build(struct coll_sched *s, const struct coll_args *a)
     else if (bs <= coll_size_param(&p_bruck, &bruck) && s->size >= bruck_ranks &&
              !coll_oversubscribed)
         pick = BRUCK;
-    else if (bs < coll_threshold(&p_large, &large))
+    else if (bs < coll_threshold(&p_large, &large) || coll_oversubscribed)
         pick = LINEAR;
     coll_choose(&choice, s, a, pick)(s, a);
 }

@@ -46,7 +46,7 @@ RT_PARAM(p_reduce_max, "COLL_SHM_REDUCE_MAX", RT_PARAM_SIZE, "64k",
          "4096 bytes in one piece)")
 
 RT_PARAM(p_direct, "COLL_SHM_DIRECT", RT_PARAM_BOOL, "1",
-         "Blocking allgather, alltoall, allreduce and two-rank reduce too large for the shared "
+         "Blocking allreduce (when ranks outnumber cores) and two-rank reduce too large for the shared "
          "segment's slots read the other ranks' buffers directly (single copy), their "
          "addresses passed through the segment, instead of exchanging messages")
 

@@ -1,9 +1,9 @@
 /* Blocking collectives through a segment the ranks of a communicator
  * share, when they are all on one host: each rank publishes into its own
  * slots and reads the others' directly, with no messages, matching or
- * requests. Small data travels in the slots (coll_shm_ops.c); larger data
- * stays in the user's buffers, whose addresses travel in the slots, and
- * the ranks read each other's by the BTL's single-copy get
+ * requests. Small data travels in the slots (coll_shm_ops.c); the data of
+ * larger reductions stays in the user's buffers, whose addresses travel in
+ * the slots, and the ranks read each other's by the BTL's single-copy get
  * (coll_shm_direct.c). coll_shm.c sets the segment up. */
 #ifndef COLL_SHM_H
 #define COLL_SHM_H
@@ -101,7 +101,6 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
 
 /* The same by single-copy reads of the user's buffers (s->direct), for
  * what the slots do not carry. */
-bool coll_shm_direct_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all);
 bool coll_shm_direct_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
                                struct rdmpi_datatype *dt, const struct rdmpi_op *op);
 bool coll_shm_direct_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,

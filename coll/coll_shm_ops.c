@@ -131,7 +131,7 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
     if (limit > s->piece_max)
         limit = s->piece_max;
     if (total > (all_to_all && a->inplace ? s->max : limit))
-        return coll_shm_direct_allgather(s, a, all_to_all);
+        return false;
     if (a->inplace) {
         src = all_to_all ? a->rbuf : coll_at(a->rbuf, (size_t)s->me * a->rcount, a->rdt);
         sdt = a->rdt;

@@ -6,10 +6,11 @@
  * datatypes of one signature on different ranks; pair types with gaps;
  * MPI_IN_PLACE; blocking collectives on the segment interleaved with
  * non-blocking ones and point-to-point traffic; and communicators that set
- * a segment up and are freed, many times. Larger allgathers, alltoalls
- * and two-rank reduces read each other's buffers directly: contiguous and
- * strided layouts on either side, in place, reduces cut into pieces and
- * shared between the ranks, pair types with gaps. Run with
+ * a segment up and are freed, many times. Larger allgathers and
+ * alltoalls leave the segment for messages, with contiguous and strided
+ * layouts on either side and in place; larger two-rank reduces and
+ * allreduces read each other's buffers directly: reduces cut into pieces
+ * and shared between the ranks, pair types with gaps. Run with
  * RDMPI_COLL_SHM_AFTER=0 so every call takes the path, and with
  * RDMPI_COLL_SHM=0 and RDMPI_COLL_SHM_DIRECT=0 as controls. */
 #include "../p2p/mpitest.h"
@@ -237,10 +238,9 @@ static void gathers(MPI_Comm comm, int me, int n)
 }
 
 /* Beyond the slots: 160 KB blocks (more than n/2 slots of up to 64 KB
- * per rank), read directly when ranks outnumber cores, the receiver's or
- * the sender's layout strided on alternate ranks (packed and unpacked on
- * the way). */
-static void direct_gathers(MPI_Comm comm, int me, int n)
+ * per rank), the receiver's or the sender's layout strided on alternate
+ * ranks: the hand-over from the segment to messages. */
+static void large_gathers(MPI_Comm comm, int me, int n)
 {
     enum { B = 40000 }; /* ints per block */
     int *s = malloc((size_t)n * B * 2 * sizeof(int)), *r = malloc((size_t)n * B * 2 * sizeof(int));
@@ -263,7 +263,7 @@ static void direct_gathers(MPI_Comm comm, int me, int n)
         for (int k = 0; k < n * B; k++) {
             int got = odd ? r[2 * k] : r[k];
             if (got != k / B * 100000 + k % B) {
-                mt_check(0, "direct allgather (%s): element %d is %d", odd ? "strided" : "contig",
+                mt_check(0, "160 KB allgather (%s): element %d is %d", odd ? "strided" : "contig",
                          k, got);
                 break;
             }
@@ -274,7 +274,7 @@ static void direct_gathers(MPI_Comm comm, int me, int n)
     MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, B, MPI_INT, comm);
     for (int k = 0; k < n * B; k++)
         if (r[k] != k / B * 100000 + k % B) {
-            mt_check(0, "direct allgather in place: element %d is %d", k, r[k]);
+            mt_check(0, "160 KB allgather in place: element %d is %d", k, r[k]);
             break;
         }
     for (int k = 0; k < n * B; k++)
@@ -285,7 +285,7 @@ static void direct_gathers(MPI_Comm comm, int me, int n)
     for (int k = 0; k < n * B; k++) {
         int got = me % 2 ? r[k / B * 2 * B + 2 * (k % B)] : r[k];
         if (got != k / B * 1000000 + me * B + k % B) {
-            mt_check(0, "direct alltoall: element %d is %d", k, got);
+            mt_check(0, "160 KB alltoall: element %d is %d", k, got);
             break;
         }
     }
@@ -382,7 +382,7 @@ int main(int argc, char **argv)
     order(MPI_COMM_WORLD, mt_rank, mt_size);
     types(MPI_COMM_WORLD, mt_rank, mt_size);
     gathers(MPI_COMM_WORLD, mt_rank, mt_size);
-    direct_gathers(MPI_COMM_WORLD, mt_rank, mt_size);
+    large_gathers(MPI_COMM_WORLD, mt_rank, mt_size);
     direct_reduce(MPI_COMM_WORLD, mt_rank, mt_size);
     mixed(MPI_COMM_WORLD, mt_rank, mt_size);
     /* Segments come and go with communicators. */
