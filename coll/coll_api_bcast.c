@@ -11,9 +11,6 @@ RT_PARAM(p_linear, "COLL_BCAST_LINEAR", RT_PARAM_SIZE, "8k",
          "With more ranks than cores, broadcasts of at least this many bytes are sent by the "
          "root to every rank at once (on up to COLL_BCAST_LINEAR_RANKS ranks; binomial "
          "beyond)")
-RT_PARAM(p_linear_max, "COLL_BCAST_LINEAR_MAX", RT_PARAM_SIZE, "1m",
-         "Oversubscribed broadcasts of at least this many bytes go down the binomial tree "
-         "again: there the flat one's concurrent copies from the root lost")
 RT_PARAM(p_linear_ranks, "COLL_BCAST_LINEAR_RANKS", RT_PARAM_INT, "8",
          "Largest communicator on which oversubscribed large broadcasts are flat")
 
@@ -27,14 +24,15 @@ static const struct coll_algo algos[] = {
     {NULL, NULL, NULL},
 };
 static struct coll_choice choice = {&p_algo, algos, -2};
-static size_t pipe = (size_t)-1, linear = (size_t)-1, linear_max;
+static size_t pipe = (size_t)-1, linear = (size_t)-1;
 static long linear_ranks;
 
 /* Measured with 4 and 8 ranks on 2 cores (docs/coll.md): every tree level
  * waits for its forwarding rank to be scheduled, so the flat broadcast
- * beat binomial, pipelined and scatter-allgather ones from 8 KiB to
- * 512 KiB on 4 ranks (binomial won at 1 MiB) and tied with binomial on 8,
- * where small pipeline segments lost (a round each). With a core per rank
+ * beat binomial, pipelined and scatter-allgather ones from 8 KiB on 4
+ * ranks and tied with binomial on 8 up to 512 KiB, where small pipeline
+ * segments lost (a round each); from 1 MiB to 16 MiB it took 0.5-0.8x
+ * binomial's time on 4 and 8 ranks. With a core per rank
  * the pipelined binary tree keeps every level copying at once. Two ranks
  * exchange one message whatever the tree. */
 static int pick(const struct coll_sched *s, size_t bytes)
@@ -44,10 +42,9 @@ static int pick(const struct coll_sched *s, size_t bytes)
     if (coll_oversubscribed) {
         if (RT_UNLIKELY(linear == (size_t)-1)) {
             linear = rt_param_size(&p_linear);
-            linear_max = rt_param_size(&p_linear_max);
             linear_ranks = rt_param_int(&p_linear_ranks);
         }
-        return bytes >= linear && bytes < linear_max && s->size <= linear_ranks ? LINEAR : BINOMIAL;
+        return bytes >= linear && s->size <= linear_ranks ? LINEAR : BINOMIAL;
     }
     if (RT_UNLIKELY(pipe == (size_t)-1))
         pipe = rt_param_size(&p_pipe);

@@ -26,8 +26,10 @@ RT_PARAM(p_max, "COLL_SHM_MAX", RT_PARAM_SIZE, "8192",
          "Largest contribution of one rank (bytes; for alltoall all its blocks) the shared "
          "segment carries in one piece; with a core per rank allreduces stop at 4096 (beyond "
          "that messages measured faster) and reduces to a root at 16 KiB (in pieces); large "
-         "communicators get less (a segment stays within 4 MiB)")
+         "communicators get less (a segment's slots carry at most 4 MiB)")
 
+/* Data a segment's slots carry at most (their headers come on top, so
+ * that a 4-rank segment holds 16 whole 64 KiB pieces: a 1 MiB bcast). */
 #define BUDGET    (4u << 20)
 #define NEVER     UINT32_MAX
 
@@ -35,7 +37,8 @@ RT_PARAM(p_max_over, "COLL_SHM_MAX_OVERSUB", RT_PARAM_SIZE, "64k",
          "When ranks outnumber cores, slots hold up to this many bytes (within the segment's "
          "4 MiB): larger pieces, fewer switches between ranks")
 RT_PARAM(p_piece_max, "COLL_SHM_PIECE_MAX", RT_PARAM_SIZE, "1m",
-         "When ranks outnumber cores, a bcast moving up to this many bytes goes through the "
+         "When ranks outnumber cores, a bcast moving up to this many bytes (and no more than "
+         "the slots hold at once) goes through the "
          "shared segment in slot-sized pieces, an allgather or alltoall up to n/2 slots per "
          "rank (with a core per rank, single-copy reads measured faster above one slot, or "
          "two for a bcast on 2 ranks)")
@@ -119,8 +122,8 @@ static void *offer(struct rdmpi_comm *c, struct shm_offer *o)
 
     if (coll_oversubscribed && rt_param_size(&p_max_over) > max)
         max = rt_param_size(&p_max_over);
-    if (COLL_SHM_STRIDE(max) > fit)
-        max = (fit & ~(size_t)(COLL_SHM_LINE - 1)) - COLL_SHM_DATA;
+    if (max > fit)
+        max = fit & ~(size_t)(COLL_SHM_LINE - 1);
 
     o->max = max;
     o->piece_max = coll_oversubscribed ? rt_param_size(&p_piece_max) : 0;
