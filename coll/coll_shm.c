@@ -43,10 +43,12 @@ RT_PARAM(p_piece_max, "COLL_SHM_PIECE_MAX", RT_PARAM_SIZE, "1m",
          "rank (with a core per rank, single-copy reads measured faster above one slot, or "
          "two for a bcast on 2 ranks)")
 
-RT_PARAM(p_reduce_max, "COLL_SHM_REDUCE_MAX", RT_PARAM_SIZE, "64k",
-         "When ranks outnumber cores, reduces up to this size go through the shared segment "
-         "in pieces (with a core per rank: reduces to a root up to 16 KiB, allreduces up to "
-         "4096 bytes in one piece)")
+RT_PARAM(p_reduce_max, "COLL_SHM_REDUCE_MAX", RT_PARAM_SIZE, "1m",
+         "When ranks outnumber cores, allreduces up to this size (and no more than a bcast "
+         "through the slots carries) go through the shared segment in pieces, as a reduce to "
+         "rank 0 and a bcast, and reduces to a root at any size; larger allreduces read each "
+         "other's buffers (with a core per rank: reduces to a root up to 16 KiB, allreduces "
+         "up to 4096 bytes in one piece)")
 
 RT_PARAM(p_direct, "COLL_SHM_DIRECT", RT_PARAM_BOOL, "1",
          "Blocking allreduce (when ranks outnumber cores) and two-rank reduce too large for the shared "

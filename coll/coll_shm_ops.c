@@ -77,6 +77,20 @@ static void get_part(void *buf, size_t count, struct rdmpi_datatype *dt, const c
         rt_dt_unpack(dt, buf, count, off, from, len);
 }
 
+/* The largest bcast that goes through the slots. With a core per rank,
+ * two pieces still beat the single-copy read (2 ranks, 16 KiB: 0.83x the
+ * time), more do not (32 KiB: 1.3x). Oversubscribed, pieces pay while
+ * all fit in the slots at once, so the root never waits for one to be
+ * read: beyond, the flat bcast by messages won (8 ranks on 2 cores, 512
+ * KiB in 32 KiB slots: 0.71x the time; 4 ranks, 1 MiB in 64 KiB slots:
+ * pieces 0.85x of it). */
+static size_t bcast_limit(const struct coll_shm *s)
+{
+    size_t limit = !coll_oversubscribed && s->n == 2 ? 2 * s->max : s->piece_max;
+
+    return limit < COLL_SHM_SLOTS * s->max ? limit : COLL_SHM_SLOTS * s->max;
+}
+
 /* A message larger than a slot goes in slot-sized pieces, each its own
  * collective number (every rank cuts it the same way), so the root fills
  * up to SLOTS pieces ahead while the others copy out. */
@@ -84,17 +98,8 @@ bool coll_shm_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_da
                     int root)
 {
     size_t bytes = count * dt->size, off = 0;
-    /* With a core per rank, two pieces still beat the single-copy read
-     * (2 ranks, 16 KiB: 0.83x the time), more do not (32 KiB: 1.3x). */
-    size_t limit = !coll_oversubscribed && s->n == 2 ? 2 * s->max : s->piece_max;
 
-    /* Oversubscribed, pieces pay while all fit in the slots at once, so
-     * the root never waits for one to be read: beyond, the flat bcast by
-     * messages won (8 ranks on 2 cores, 512 KiB in 32 KiB slots: 0.71x
-     * the time; 4 ranks, 1 MiB in 64 KiB slots: pieces 0.85x of it). */
-    if (limit > COLL_SHM_SLOTS * s->max)
-        limit = COLL_SHM_SLOTS * s->max;
-    if (bytes > limit)
+    if (bytes > bcast_limit(s))
         return false;
     do {
         size_t len = bytes - off < s->max ? bytes - off : s->max;
@@ -193,7 +198,10 @@ static void combine(struct coll_shm *s, void *rbuf, size_t count, struct rdmpi_d
 /* Reduce (root >= 0) or allreduce (root < 0) of a predefined type (the
  * standard has every rank pass the same one, so all take this path or
  * none). A reduce larger than COLL_SHM_REDUCE_PIECE (or the slot) goes in
- * pieces of whole elements, each its own collective number. */
+ * pieces of whole elements, each its own collective number. When ranks
+ * outnumber cores a reduce to a root takes this path at any size: 4 and
+ * 8 ranks on 2 cores, 128 KiB-4 MiB, 0.5-0.8x the time of the pipelined
+ * tree of messages (which waits for each forwarding rank's turn). */
 bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
                      struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root)
 {
@@ -205,17 +213,18 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
 
     if (!count || !(dt->flags & RT_DT_PREDEF))
         return false;
-    if (root >= 0 && limit < COLL_SHM_ROOTED_MAX)
-        limit = COLL_SHM_ROOTED_MAX;
+    if (root >= 0)
+        limit = coll_oversubscribed ? SIZE_MAX : COLL_SHM_ROOTED_MAX;
+    else if (limit > COLL_SHM_REDUCE_MAX && limit > bcast_limit(s))
+        limit = bcast_limit(s);
     if (span > limit || tx > s->max)
         return root < 0 ? coll_shm_direct_allreduce(s, sbuf, rbuf, count, dt, op)
                         : coll_shm_direct_reduce(s, sbuf, rbuf, count, dt, op, root);
     /* A large allreduce (ranks outnumbering cores: reduce_max is larger
      * then) goes to rank 0 and back out, so a rank reads two copies of
-     * the data rather than one per rank. */
+     * the data rather than one per rank; the limit above keeps the bcast
+     * back in the slots. */
     if (root < 0 && span > COLL_SHM_REDUCE_MAX) {
-        if (span > s->piece_max)
-            return false;
         coll_shm_reduce(s, sbuf, rbuf, count, dt, op, 0);
         return coll_shm_bcast(s, rbuf, count, dt, 0);
     }
