@@ -254,7 +254,10 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
 }
 
 /* With a core per rank every rank publishes its arrival and reads all
- * the others': one line each way at 2 ranks. When ranks outnumber cores,
+ * the others'. Two ranks share one line, rank 0's slot word and a word of
+ * its data: the second to arrive finds the first's word in the line its
+ * own store fetches, one hand-off instead of two (OSU, 2 ranks: 0.23 us
+ * against 0.33 with a line each). When ranks outnumber cores,
  * rank 0 gathers the arrivals and releases the others through a word of
  * its slot: n lines move instead of n * n, and rank 0, the usual root,
  * leaves first, so the ranks do not wait in the next collective for it to
@@ -262,23 +265,31 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
  * barrier, 1-256 B: 0.12-0.14 us per bcast against 1.3). */
 void coll_shm_barrier(struct coll_shm *s)
 {
-    uint64_t op = ++s->op;
-    uint64_t *release = (uint64_t *)coll_shm_data(coll_shm_slot(s, 0, op));
+    uint64_t op = ++s->op, *lead = coll_shm_slot(s, 0, op);
+    /* In rank 0's line: rank 1's arrival (2 ranks), or the release. */
+    uint64_t *word = (uint64_t *)coll_shm_data(lead);
 
     coll_shm_await_slot(s, op);
-    if (!coll_oversubscribed) {
+    if (s->n == 2 && !coll_oversubscribed) {
+        coll_shm_publish(s->me ? word : lead, op);
+        coll_shm_await(s->me ? lead : word, op);
+    } else if (!coll_oversubscribed) {
         coll_shm_publish(coll_shm_slot(s, s->me, op), op);
         for (int r = 0; r < s->n; r++)
             coll_shm_await(coll_shm_slot(s, r, op), op);
     } else if (s->me == 0) {
         for (int r = 1; r < s->n; r++)
             coll_shm_await(coll_shm_slot(s, r, op), op);
-        coll_shm_publish(release, op);
+        coll_shm_publish(word, op);
     } else {
         coll_shm_publish(coll_shm_slot(s, s->me, op), op);
-        coll_shm_await(release, op);
+        coll_shm_await(word, op);
     }
     coll_shm_finish(s, op);
+    /* Every rank has arrived, so each is done with what came before: no
+     * need to read their "done" lines before reusing those slots. */
+    if (s->min_done < op - 1)
+        s->min_done = op - 1;
     /* What a peer sent us before it entered is in our queues now (its
      * slot was published after); with windows open, deliver it, so the
      * one-sided operations it carries are applied when the barrier
