@@ -28,6 +28,13 @@
  * the slots: larger pieces pipeline less across the ranks (8 ranks on 2
  * cores, 32 KiB pieces: 16-64 KiB reduces 1.1-1.3x slower). */
 #define COLL_SHM_REDUCE_PIECE 8192
+/* Two ranks with a core each: a bcast goes through the slots up to
+ * TWO_MAX, in two halves beyond TWO_PIECE (4 KiB: 0.85x the time of one
+ * piece; 2 KiB in halves: 1.3x); beyond, the single-copy read of the
+ * root's buffer by messages tied at 8 KiB (1.5 us, as MPICH) and won
+ * from 16 KiB (0.8-0.9x the time of two pieces). */
+#define COLL_SHM_BCAST_TWO_MAX   4096
+#define COLL_SHM_BCAST_TWO_PIECE 2048
 #define COLL_SHM_STRIDE(max) \
     (((max) + COLL_SHM_DATA + COLL_SHM_LINE - 1) & ~(size_t)(COLL_SHM_LINE - 1))
 

@@ -77,17 +77,17 @@ static void get_part(void *buf, size_t count, struct rdmpi_datatype *dt, const c
         rt_dt_unpack(dt, buf, count, off, from, len);
 }
 
-/* The largest bcast that goes through the slots. With a core per rank,
- * two pieces still beat the single-copy read (2 ranks, 16 KiB: 0.83x the
- * time), more do not (32 KiB: 1.3x). Oversubscribed, pieces pay while
- * all fit in the slots at once, so the root never waits for one to be
- * read: beyond, the flat bcast by messages won (8 ranks on 2 cores, 512
- * KiB in 32 KiB slots: 0.71x the time; 4 ranks, 1 MiB in 64 KiB slots:
- * pieces 0.85x of it). */
+/* The largest bcast that goes through the slots. Oversubscribed, pieces
+ * pay while all fit in the slots at once, so the root never waits for
+ * one to be read: beyond, the flat bcast by messages won (8 ranks on 2
+ * cores, 512 KiB in 32 KiB slots: 0.71x the time; 4 ranks, 1 MiB in 64
+ * KiB slots: pieces 0.85x of it). */
 static size_t bcast_limit(const struct coll_shm *s)
 {
-    size_t limit = !coll_oversubscribed && s->n == 2 ? 2 * s->max : s->piece_max;
+    size_t limit = s->piece_max;
 
+    if (!coll_oversubscribed && s->n == 2)
+        limit = 2 * s->max < COLL_SHM_BCAST_TWO_MAX ? 2 * s->max : COLL_SHM_BCAST_TWO_MAX;
     return limit < COLL_SHM_SLOTS * s->max ? limit : COLL_SHM_SLOTS * s->max;
 }
 
@@ -97,12 +97,14 @@ static size_t bcast_limit(const struct coll_shm *s)
 bool coll_shm_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_datatype *dt,
                     int root)
 {
-    size_t bytes = count * dt->size, off = 0;
+    size_t bytes = count * dt->size, off = 0, piece = s->max;
 
     if (bytes > bcast_limit(s))
         return false;
+    if (!coll_oversubscribed && s->n == 2 && bytes > COLL_SHM_BCAST_TWO_PIECE)
+        piece = (bytes + 1) / 2 < piece ? (bytes + 1) / 2 : piece;
     do {
-        size_t len = bytes - off < s->max ? bytes - off : s->max;
+        size_t len = bytes - off < piece ? bytes - off : piece;
         uint64_t op = ++s->op, *sl = coll_shm_slot(s, root, op);
 
         if (s->me == root) {
