@@ -51,9 +51,10 @@ RT_PARAM(p_reduce_max, "COLL_SHM_REDUCE_MAX", RT_PARAM_SIZE, "1m",
          "up to 4096 bytes in one piece)")
 
 RT_PARAM(p_direct, "COLL_SHM_DIRECT", RT_PARAM_BOOL, "1",
-         "Blocking allreduce (when ranks outnumber cores) and two-rank reduce too large for the shared "
-         "segment's slots read the other ranks' buffers directly (single copy), their "
-         "addresses passed through the segment, instead of exchanging messages")
+         "Blocking allreduce (when ranks outnumber cores), and two-rank reduce, allgather "
+         "and alltoall, too large for the shared segment's slots read the other ranks' "
+         "buffers directly (single copy), their addresses passed through the segment, "
+         "instead of exchanging messages")
 
 /* What each rank tells rank 0 it can do. */
 enum { CAN_MAP = 1, CAN_READ = 2 };

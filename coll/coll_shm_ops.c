@@ -143,6 +143,9 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
 
     if (limit > s->piece_max)
         limit = s->piece_max;
+    if (s->n == 2 && !coll_oversubscribed && block >= COLL_SHM_DIRECT_TWO_MIN &&
+        block <= COLL_SHM_DIRECT_TWO_MAX && coll_shm_direct_allgather(s, a, all_to_all))
+        return true;
     if (total > (all_to_all && a->inplace ? s->max : limit))
         return false;
     if (a->inplace) {

@@ -7,10 +7,11 @@
  * MPI_IN_PLACE; blocking collectives on the segment interleaved with
  * non-blocking ones and point-to-point traffic; and communicators that set
  * a segment up and are freed, many times. Larger allgathers and
- * alltoalls leave the segment for messages, with contiguous and strided
- * layouts on either side and in place; larger two-rank reduces and
- * allreduces read each other's buffers directly: reduces cut into pieces
- * and shared between the ranks, pair types with gaps. Run with
+ * alltoalls (read directly on two ranks with a core each, else by
+ * messages) with contiguous and strided layouts on either side and in
+ * place; larger two-rank reduces and allreduces read each other's buffers
+ * directly: reduces cut into pieces and shared between the ranks, pair
+ * types with gaps. Run with
  * RDMPI_COLL_SHM_AFTER=0 so every call takes the path, and with
  * RDMPI_COLL_SHM=0 and RDMPI_COLL_SHM_DIRECT=0 as controls. */
 #include "../p2p/mpitest.h"
@@ -239,7 +240,7 @@ static void gathers(MPI_Comm comm, int me, int n)
 
 /* Beyond the slots: 160 KB blocks (more than n/2 slots of up to 64 KB
  * per rank), the receiver's or the sender's layout strided on alternate
- * ranks: the hand-over from the segment to messages. */
+ * ranks: read directly on two ranks with a core each, else by messages. */
 static void large_gathers(MPI_Comm comm, int me, int n)
 {
     enum { B = 40000 }; /* ints per block */
