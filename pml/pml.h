@@ -265,13 +265,26 @@ int pml_rdma(int wpeer, void *local, uint64_t raddr, size_t len, bool write);
  * busy and retried by progress. */
 void pml_send_ctl(int wpeer, const void *hdr, size_t len);
 /* Eager credits count 64-byte units of payload, so a stream of tiny
- * messages does not exhaust a window sized for large ones. */
-#define PML_CREDIT_PER_4K 64
+ * messages does not exhaust a window sized for large ones; a 4 KiB message
+ * costs 65, so a window of RDMPI_PML_CREDITS of them fits whole (osu_bw's
+ * 64th message of a window went by rendezvous with 64). */
+#define PML_CREDIT_PER_4K 65
 static inline uint32_t pml_credit_cost(size_t len)
 {
     return 1 + (uint32_t)(len >> 6);
 }
 void pml_credit_consumed(int wpeer, size_t len);
+void pml_credit_return(int wpeer);
+/* Before we send to wpeer: return a worthwhile amount of owed credits
+ * ahead of it, so a sender whose burst we answer (osu_bw's reply after
+ * each window) starts its next burst with a full window, not the half
+ * that stayed below the batch. An eighth of the window keeps ping-pongs
+ * from paying a CREDIT per message. */
+static inline void pml_credit_piggyback(int wpeer)
+{
+    if (RT_UNLIKELY(pml_peers[wpeer].owed >= pml_credit_window / 8))
+        pml_credit_return(wpeer);
+}
 
 /* Pending work retried by progress. */
 void pml_pending_send(struct pml_req *r);

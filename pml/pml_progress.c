@@ -69,19 +69,26 @@ void pml_send_ctl(int wpeer, const void *hdr, size_t len)
     ctl_tail = &c->next;
 }
 
+/* Returns what we owe wpeer, if anything. */
+void pml_credit_return(int wpeer)
+{
+    struct pml_peer *p = &pml_peers[wpeer];
+    struct pml_hdr_credit h = {.type = PML_HDR_CREDIT};
+
+    if (!p->owed)
+        return;
+    h.credits = p->owed;
+    p->owed = 0;
+    pml_send_ctl(wpeer, &h, sizeof(h));
+}
+
 /* An eager message of len payload bytes from wpeer was consumed: return
  * credits in batches of half the window, so the sender rarely waits and we
  * rarely send. */
 void pml_credit_consumed(int wpeer, size_t len)
 {
-    struct pml_peer *p = &pml_peers[wpeer];
-    struct pml_hdr_credit h = {.type = PML_HDR_CREDIT};
-
-    if ((p->owed += pml_credit_cost(len)) < pml_credit_window / 2)
-        return;
-    h.credits = p->owed;
-    p->owed = 0;
-    pml_send_ctl(wpeer, &h, sizeof(h));
+    if ((pml_peers[wpeer].owed += pml_credit_cost(len)) >= pml_credit_window / 2)
+        pml_credit_return(wpeer);
 }
 
 static int retry_ctl(void)

@@ -32,6 +32,7 @@ int pml_send_now(const void *buf, size_t count, struct rdmpi_datatype *dt, int d
     struct pml_hdr_match h;
 
     *done = false;
+    pml_credit_piggyback(w);
     if (mode == PML_SYNC || p->credits < pml_credit_cost(len) || p->npending ||
         len + sizeof(h) > p->btl->sendi_limit || !rt_dt_contig(dt, count))
         return 0;
@@ -237,6 +238,7 @@ int pml_isend(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst,
     r->base.status.rdmpi_cancelled = 0;
     r->seq = pc->peers[dst].send_seq++;
     p = &pml_peers[r->wpeer];
+    pml_credit_piggyback(r->wpeer);
     /* Behind a queued send to the same peer: keep the order. */
     if (p->npending)
         pml_pending_send(r);
