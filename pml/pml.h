@@ -80,6 +80,7 @@ struct pml_peer {
     uint32_t owed;              /* units of its eager messages we consumed, not yet returned */
     bool credit_queued;         /* a CREDIT is waiting in the control queue */
     bool stalled;               /* it returned no credits within the wait; reset by a CREDIT */
+    double credit_until;        /* a queued send waits for its credits until then, 0 = none */
     int npending;               /* sends to it waiting for resources: keep order */
     int rndv_out;               /* our rendezvous sends it may still be reading */
     struct pml_link pending;    /* those sends, oldest first (set up on first use) */

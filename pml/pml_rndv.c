@@ -272,6 +272,7 @@ void pml_recv_credit(int peer, const void *data, size_t len)
     (void)len;
     pml_peers[peer].credits += h->credits;
     pml_peers[peer].stalled = false;
+    pml_peers[peer].credit_until = 0;
 }
 
 /* Streams the rest of the message as FRAGs; stops when the BTL has no

@@ -52,10 +52,20 @@ RT_PARAM(p_detach, "PML_DETACH_LIMIT", RT_PARAM_SIZE, "64m",
          "their receivers are out of eager credits (0: such sends block until matched)")
 
 RT_PARAM(p_credit_wait, "PML_CREDIT_WAIT", RT_PARAM_INT, "2000",
-         "Microseconds a small blocking send out of eager credits waits for its receiver to "
-         "return some before it goes by rendezvous from a private copy")
+         "Microseconds a small send out of eager credits waits for its receiver to return "
+         "some before it goes by rendezvous (a blocking one from a private copy); a receiver "
+         "that lets the wait run out gets rendezvous until it returns credits")
 
 size_t pml_detached_bytes;
+
+static double credit_wait(void)
+{
+    static double wait = -1;
+
+    if (wait < 0)
+        wait = rt_param_int(&p_credit_wait) * 1e-6;
+    return wait;
+}
 
 /* A receiver that keeps up returns credits in batches of half the window
  * (a few hundred microseconds of tiny messages), and an eager message costs
@@ -65,15 +75,12 @@ size_t pml_detached_bytes;
  * already let a wait run out (it may be waiting for a later message). */
 static bool await_credits(struct pml_peer *p, size_t len)
 {
-    static double wait = -1;
     unsigned spins = 0;
     double until;
 
-    if (wait < 0)
-        wait = rt_param_int(&p_credit_wait) * 1e-6;
     if (p->stalled)
         return false;
-    until = rt_wtime() + wait;
+    until = rt_wtime() + credit_wait();
     while (p->credits < pml_credit_cost(len)) {
         if (rt_progress())
             continue;
@@ -196,6 +203,27 @@ no_get:
     return 0;
 }
 
+/* The same for a non-blocking send: it waits in the peer's queue, as for a
+ * full ring, while progress runs. In osu_bibw each side starts its next
+ * window before the other has consumed the last one (and returned its
+ * credits): without the wait half of the 4 KiB messages went by
+ * rendezvous. */
+static bool queue_for_credits(struct pml_peer *p)
+{
+    double now;
+
+    if (p->stalled)
+        return false;
+    now = rt_wtime();
+    if (!p->credit_until)
+        p->credit_until = now + credit_wait();
+    if (now < p->credit_until)
+        return true;
+    p->stalled = true;
+    p->credit_until = 0;
+    return false;
+}
+
 /* One attempt at the current step of send r. */
 void pml_send_continue(struct pml_req *r)
 {
@@ -206,11 +234,12 @@ void pml_send_continue(struct pml_req *r)
         pml_frags_stream(r);
         return;
     }
-    if (r->mode != PML_SYNC && p->credits >= pml_credit_cost(r->len) &&
-        sizeof(struct pml_hdr_match) + r->len <= p->btl->eager_limit)
+    if (r->mode == PML_SYNC || sizeof(struct pml_hdr_match) + r->len > p->btl->eager_limit)
+        rc = send_rndv(r, p);
+    else if (p->credits >= pml_credit_cost(r->len))
         rc = send_eager(r, p);
     else
-        rc = send_rndv(r, p);
+        rc = queue_for_credits(p) ? -EAGAIN : send_rndv(r, p);
     if (rc == -EAGAIN)
         pml_pending_send(r);
 }
