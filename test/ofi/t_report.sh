@@ -6,7 +6,7 @@
 # forced); the verbosity-1 choice lines; a peer dying mid-transfer over ofi.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/ofi/t_report"
-plan 33
+plan 34
 
 # val BTL COLUMN: a number from the report table in $err (first row of BTL).
 val() {
@@ -124,10 +124,18 @@ expect "RDMPI_SM_CMA=0: every rendezvous counted as copy pipeline, no reads" sm 
     fb_nordma=4 reads=0 fb_read=0
 transport sm | grep -q "single copy off (RDMPI_SM_CMA=0)$"
 ok $? "RDMPI_SM_CMA=0: the transport says single copy is off"
-run env RDMPI_PML_CREDITS=2 "$MPIRUN" --timeout 60 --report-transport -n 2 "$t" 4000:20
+# Out of credits, non-blocking sends wait for the receiver to return some
+# (here for up to 10 s, so a loaded machine cannot run the wait out)...
+run env RDMPI_PML_CREDITS=2 RDMPI_PML_CREDIT_WAIT=10000000 "$MPIRUN" --timeout 60 \
+    --report-transport -n 2 "$t" 4000:20
+expect "out of credits: the sends wait for credits and all go eager" sm rndv_msgs=0 fb_credit=0 \
+    eager_msgs='>=40'
+# ... and with no wait they go by rendezvous, counted as fb_credit.
+run env RDMPI_PML_CREDITS=2 RDMPI_PML_CREDIT_WAIT=0 "$MPIRUN" --timeout 60 --report-transport \
+    -n 2 "$t" 4000:20
 n=$(val sm fb_credit)
 [ $rc -eq 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" = "$(val sm rndv_msgs)" ]
-ok $? "out of credits: small messages by rendezvous counted as fb_credit ($n)"
+ok $? "out of credits, no wait: small messages by rendezvous counted as fb_credit ($n)"
 
 # Bad input and faults.
 run env RDMPI_REPORT=maybe "$t" 100:1
