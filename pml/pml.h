@@ -78,7 +78,6 @@ struct pml_peer {
     struct pml_stats *stats;    /* that BTL's counters */
     uint32_t credits;           /* eager credit units we may still spend on it */
     uint32_t owed;              /* units of its eager messages we consumed, not yet returned */
-    bool credit_queued;         /* a CREDIT is waiting in the control queue */
     bool stalled;               /* it returned no credits within the wait; reset by a CREDIT */
     double credit_until;        /* a queued send waits for its credits until then, 0 = none */
     int npending;               /* sends to it waiting for resources: keep order */
