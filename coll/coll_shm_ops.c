@@ -137,12 +137,17 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
     /* Pieces pay when a rank's data is small beside everyone's: measured
      * up to n/2 slots (4 ranks on 2 cores: allgather 16 KiB 17-20 us
      * against 19-24 by messages, 32 KiB 31-39 against 25-32; 8 ranks: 32
-     * KiB 93-103 against 152-211). In-place alltoall would overwrite
-     * blocks not yet published. */
+     * KiB 93-103 against 152-211). An alltoall piece serves only the
+     * ranks whose blocks it holds, so it needs four or more blocks (4
+     * ranks, 32 KiB blocks, two per 64 KiB piece: 1.5x the time by
+     * messages; 8 ranks, 8 KiB, four per piece: 0.6x). In-place alltoall
+     * would overwrite blocks not yet published. */
     size_t limit = s->piece_max > s->max ? (size_t)s->n * s->max / 2 : s->max;
 
     if (limit > s->piece_max)
         limit = s->piece_max;
+    if (all_to_all && block > s->max / 4)
+        limit = s->max;
     if (s->n == 2 && !coll_oversubscribed && block >= COLL_SHM_DIRECT_TWO_MIN &&
         block <= COLL_SHM_DIRECT_TWO_MAX && coll_shm_direct_allgather(s, a, all_to_all))
         return true;
