@@ -15,7 +15,8 @@
 #define COLL_SHM_LINE  64
 /* A slot: its sequence word, then the data from this offset, so a small
  * collective's data shares the word's cache line (one line moves between
- * cores, not two); 16 keeps every predefined type aligned. */
+ * cores, not two); 16 keeps every predefined type aligned. The word
+ * between is the barrier's (coll_shm_barrier). */
 #define COLL_SHM_DATA 16
 /* With a core per rank, allreduces beyond this measured faster by
  * messages (recursive doubling reads half the data a rank reads here). */

@@ -276,8 +276,10 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
 void coll_shm_barrier(struct coll_shm *s)
 {
     uint64_t op = ++s->op, *lead = coll_shm_slot(s, 0, op);
-    /* In rank 0's line: rank 1's arrival (2 ranks), or the release. */
-    uint64_t *word = (uint64_t *)coll_shm_data(lead);
+    /* In rank 0's line: rank 1's arrival (2 ranks), or the release. The
+     * word between the sequence word and the data, which no collective
+     * writes: data left in the slot by an earlier one may equal op. */
+    uint64_t *word = lead + 1;
 
     coll_shm_await_slot(s, op);
     if (s->n == 2 && !coll_oversubscribed) {

@@ -6,7 +6,8 @@
  * datatypes of one signature on different ranks; pair types with gaps;
  * MPI_IN_PLACE; blocking collectives on the segment interleaved with
  * non-blocking ones and point-to-point traffic; and communicators that set
- * a segment up and are freed, many times. Larger allgathers and
+ * a segment up and are freed, many times; a barrier after bcasts that
+ * left its numbers in the slots. Larger allgathers and
  * alltoalls (read directly on two ranks with a core each, else by
  * messages) with contiguous and strided layouts on either side and in
  * place; larger two-rank reduces and allreduces read each other's buffers
@@ -16,6 +17,7 @@
  * RDMPI_COLL_SHM=0 and RDMPI_COLL_SHM_DIRECT=0 as controls. */
 #include "../p2p/mpitest.h"
 
+#include <stdint.h>
 #include <unistd.h>
 
 /* a op b = the digits of a followed by those of b: associative, not
@@ -358,6 +360,33 @@ static void direct_reduce(MPI_Comm comm, int me, int n)
     free(q);
 }
 
+/* A barrier's words must never be read from where a collective before it
+ * left data: bcasts from rank 0 fill its slots with the numbers of the
+ * barriers that reuse them (in a fresh communicator's numbering, give or
+ * take the calls set-up takes), then one rank is late to the barrier. */
+static void barrier_after_data(int me, int n)
+{
+    for (int late = 0; late < 2 && late < n; late++)
+        for (int shift = -2; shift <= 2; shift++) {
+            MPI_Comm c;
+            double t;
+
+            MPI_Comm_dup(MPI_COMM_WORLD, &c);
+            for (int k = 1; k <= 16; k++) {
+                uint64_t v = (uint64_t)(k + 16 + shift);
+                MPI_Bcast(&v, 1, MPI_UINT64_T, 0, c);
+            }
+            if (me == late)
+                usleep(50000);
+            t = MPI_Wtime();
+            MPI_Barrier(c);
+            t = MPI_Wtime() - t;
+            mt_check(me == late || t > 0.025, "rank %d left the barrier %.6f s after entering, "
+                     "before rank %d entered (shift %d)", me, t, late, shift);
+            MPI_Comm_free(&c);
+        }
+}
+
 static void mixed(MPI_Comm comm, int me, int n)
 {
     int x = me, s = 0, t = -1, u;
@@ -386,6 +415,7 @@ int main(int argc, char **argv)
     large_gathers(MPI_COMM_WORLD, mt_rank, mt_size);
     direct_reduce(MPI_COMM_WORLD, mt_rank, mt_size);
     mixed(MPI_COMM_WORLD, mt_rank, mt_size);
+    barrier_after_data(mt_rank, mt_size);
     /* Segments come and go with communicators. */
     for (int i = 0; i < 30; i++) {
         int me, n, x = 1, y = 0;
