@@ -8,7 +8,12 @@
  *   pingpong  one-way hand-off of a cache line between processes pinned to
  *             those two CPUs (the floor of shared-memory latency);
  *   probe     the same, short, printing only the nanoseconds: it tells
- *             which vCPU placement a run had (see peer-measurements.md).
+ *             which vCPU placement a run had (see peer-measurements.md);
+ *   exchange  two processes, one per CPU, each copying its own block into
+ *             its receive buffer and reading the other's block into it by
+ *             process_vm_readv, then meeting at a cache-line barrier: the
+ *             floor of a 2-rank allgather or alltoall by single copy, and
+ *             of the one-way read alone (a bcast's receiver), in us.
  * Linux only, no MPI. */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -201,6 +206,105 @@ static double pingpong_ns(long rounds, int trials, double *lo, double *hi)
     return median(t, trials);
 }
 
+/* Both processes arrive, then wait for the other's arrival: round `i`
+ * of a barrier on two lines of `word`. */
+static void barrier2(atomic_long *word, int me, long i)
+{
+    atomic_store_explicit(&word[me * 32], i, memory_order_release);
+    while (atomic_load_explicit(&word[!me * 32], memory_order_acquire) < i)
+        ;
+}
+
+/* How the exchange moves the other's block. */
+enum xchg { XCHG_CMA, XCHG_SHM, XCHG_ONE_WAY, XCHG_N };
+
+/* One side of the exchange, `reps` rounds each ended by a barrier: copy
+ * our block into our receive buffer and read the other's into it by
+ * process_vm_readv (CMA); or copy our block into our half of `shm`, and
+ * after a barrier the other's half into the receive buffer (SHM, the
+ * copy-in/copy-out of slots); or only the first process reads the
+ * second's block (ONE_WAY, a bcast's receiver). Returns us per round. */
+static double exchange_side(int me, pid_t peer, atomic_long *word, long *round, char *send,
+                            char *recv, char *shm, size_t size, long reps, enum xchg how)
+{
+    double t = now();
+
+    for (long i = 0; i < reps; i++) {
+        if (how == XCHG_SHM) {
+            copy_fn(shm + (size_t)me * size, send, size);
+            copy_fn(recv + (size_t)me * size, send, size);
+            barrier2(word, me, ++*round);
+            copy_fn(recv + (size_t)!me * size, shm + (size_t)!me * size, size);
+        } else if (how == XCHG_CMA) {
+            copy_fn(recv + (size_t)me * size, send, size);
+            cma_read(peer, recv + (size_t)!me * size, send, size);
+        } else if (me == 0) {
+            cma_read(peer, recv + size, send, size);
+        }
+        barrier2(word, me, ++*round);
+    }
+    return (now() - t) * 1e6 / (double)reps;
+}
+
+/* Prints, per size, the median us per round of each exchange. Buffers
+ * are allocated before the fork and written after it, so each process
+ * has its own pages at the same addresses. */
+static void exchange(size_t min, size_t max)
+{
+    atomic_long *word = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    char *shm = mmap(NULL, 2 * max + 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    char *send = malloc(max ? max : 1), *recv = malloc(2 * max + 1);
+    pid_t me_pid = getpid(), pid;
+    long round = 0;
+
+    if (word == MAP_FAILED || shm == MAP_FAILED || !send || !recv) {
+        fprintf(stderr, "rdmpi-bench-limits: cannot set the exchange up\n");
+        return;
+    }
+    atomic_store(&word[0], 0);
+    atomic_store(&word[32], 0);
+    pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "rdmpi-bench-limits: cannot start the exchange peer\n");
+        return;
+    }
+    pin(pid ? cpu_a : cpu_b);
+    memset(send, pid ? 1 : 2, max ? max : 1);
+    memset(recv, 0, 2 * max + 1);
+    if (pid)
+        printf("# exchange: 2 processes on CPUs %d and %d, each per round: copy its block into\n"
+               "# its receive buffer, take the other's block by process_vm_readv (cma) or from\n"
+               "# where the other copied it in shared memory (shm), then a cache-line barrier.\n"
+               "# one-way: only the first reads the second's block by CMA. Median us per round\n"
+               "# of %d trials.\n"
+               "# Size            cma (us)            shm (us)        one-way (us)\n",
+               cpu_a, cpu_b, TRIALS);
+    for (size_t s = min; s <= max; s = s ? 2 * s : 1) {
+        long reps = reps_for(s, (size_t)32 << 20, 20000);
+        double t[XCHG_N][TRIALS];
+
+        for (int w = 0; w < XCHG_N; w++) {
+            exchange_side(!pid, pid ? pid : me_pid, word, &round, send, recv, shm, s, 2, w);
+            for (int k = 0; k < TRIALS; k++)
+                t[w][k] = exchange_side(!pid, pid ? pid : me_pid, word, &round, send, recv, shm,
+                                        s, reps, w);
+        }
+        if (pid) {
+            printf("%-10zu%20.2f%20.2f%20.2f\n", s, median(t[XCHG_CMA], TRIALS),
+                   median(t[XCHG_SHM], TRIALS), median(t[XCHG_ONE_WAY], TRIALS));
+            fflush(stdout);
+        }
+    }
+    if (!pid)
+        _exit(0);
+    waitpid(pid, NULL, 0);
+    sched_setaffinity(0, sizeof(allowed), &allowed);
+    free(send);
+    free(recv);
+    munmap(shm, 2 * max + 1);
+    munmap(word, 4096);
+}
+
 static int parse_sizes(const char *arg, size_t *min, size_t *max)
 {
     char *end;
@@ -217,16 +321,18 @@ static int parse_sizes(const char *arg, size_t *min, size_t *max)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "Usage: rdmpi-bench-limits [-m MIN:MAX] [memcpy] [cma] [pingpong] [probe]\n"
+    fprintf(f, "Usage: rdmpi-bench-limits [-m MIN:MAX] [memcpy] [cma] [pingpong] [probe]"
+               " [exchange]\n"
                "Physical limits for one-host transfers (default: memcpy cma pingpong,\n"
                "sizes 1:4194304 doubling).  probe prints only the one-way cache-line\n"
-               "hand-off in ns, to tell the vCPU placement of a run.\n");
+               "hand-off in ns, to tell the vCPU placement of a run.  exchange times\n"
+               "the copies of a 2-rank allgather (not by default).\n");
 }
 
 int main(int argc, char **argv)
 {
     size_t min = 1, max = (size_t)4 << 20;
-    int do_copy = 0, do_cma = 0, do_pp = 0, do_probe = 0, c, found = 0;
+    int do_copy = 0, do_cma = 0, do_pp = 0, do_probe = 0, do_xchg = 0, c, found = 0;
     char host[256] = "?";
     double lo, hi;
 
@@ -241,6 +347,7 @@ int main(int argc, char **argv)
                     : !strcmp(argv[i], "cma")      ? &do_cma
                     : !strcmp(argv[i], "pingpong") ? &do_pp
                     : !strcmp(argv[i], "probe")    ? &do_probe
+                    : !strcmp(argv[i], "exchange") ? &do_xchg
                                                    : NULL;
         if (!flag) {
             fprintf(stderr, "rdmpi-bench-limits: unknown measurement '%s'\n", argv[i]);
@@ -309,5 +416,10 @@ int main(int argc, char **argv)
                ", CPU %d <-> CPU %d; min %.1f, max %.1f)\n",
                ns, TRIALS, cpu_a, cpu_b, lo, hi);
     }
+    /* On one CPU its spinning barrier would wait out whole time slices. */
+    if (do_xchg && found < 2)
+        printf("# exchange: needs two CPUs, this process may use one\n");
+    else if (do_xchg)
+        exchange(min, max);
     return 0;
 }

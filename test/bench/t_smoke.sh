@@ -11,7 +11,7 @@ benches="latency bw bibw mbw_mr multi_lat barrier bcast reduce allreduce gather 
 allgather alltoall reduce_scatter iallreduce startup pack bw_vector io_write io_read io_vwrite
 io_vread latency_mt"
 
-plan 28
+plan 29
 for b in $benches; do
     run "$MPIRUN" --timeout 60 -n 2 "$bench" $b -m 0:16384 -i 3 -x 1 -W 4 -c -f
     if echo "$out" | grep -q '^# SKIP'; then
@@ -41,5 +41,9 @@ ok $? "-h prints the options once"
 run "$limits" -m 1:4096 memcpy cma
 [ $rc -eq 0 ] && [ "$(echo "$out" | grep -c '^[0-9]')" -eq 13 ]
 ok $? "rdmpi-bench-limits measures memcpy and CMA"
+[ $rc -eq 0 ] || diag "$out" "$err"
+run "$limits" -m 1024:4096 exchange
+[ $rc -eq 0 ] && [ "$(echo "$out" | grep -c '^[0-9]')" -eq 3 ]
+ok $? "rdmpi-bench-limits times the 2-process exchange"
 [ $rc -eq 0 ] || diag "$out" "$err"
 finish
