@@ -18,6 +18,7 @@
 #include "../p2p/mpitest.h"
 
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 
 /* a op b = the digits of a followed by those of b: associative, not
@@ -363,26 +364,37 @@ static void direct_reduce(MPI_Comm comm, int me, int n)
 /* A barrier's words must never be read from where a collective before it
  * left data: bcasts from rank 0 fill its slots with the numbers of the
  * barriers that reuse them (in a fresh communicator's numbering, give or
- * take the calls set-up takes), then one rank is late to the barrier. */
+ * take the calls set-up takes), then one rank is late to the barrier. No
+ * rank may leave before the late one entered (one host: one clock). */
+static double mono(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void barrier_after_data(int me, int n)
 {
     for (int late = 0; late < 2 && late < n; late++)
         for (int shift = -2; shift <= 2; shift++) {
             MPI_Comm c;
-            double t;
+            double entered = 0, left;
 
             MPI_Comm_dup(MPI_COMM_WORLD, &c);
             for (int k = 1; k <= 16; k++) {
                 uint64_t v = (uint64_t)(k + 16 + shift);
                 MPI_Bcast(&v, 1, MPI_UINT64_T, 0, c);
             }
-            if (me == late)
-                usleep(50000);
-            t = MPI_Wtime();
+            if (me == late) {
+                usleep(20000);
+                entered = mono();
+            }
             MPI_Barrier(c);
-            t = MPI_Wtime() - t;
-            mt_check(me == late || t > 0.025, "rank %d left the barrier %.6f s after entering, "
-                     "before rank %d entered (shift %d)", me, t, late, shift);
+            left = mono();
+            MPI_Bcast(&entered, 1, MPI_DOUBLE, late, c);
+            mt_check(left >= entered, "rank %d left the barrier %.6f s before rank %d entered "
+                     "(shift %d)", me, entered - left, late, shift);
             MPI_Comm_free(&c);
         }
 }
