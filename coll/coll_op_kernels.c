@@ -158,17 +158,19 @@ static const coll_kernel_fn kernels[R_COUNT][RDMPI_OP_COUNT] = {
     [R_2DOUBLE] = PAIR_ROW(2double),
 };
 
-/* Which classes each op accepts, by op index. */
+/* Which classes each op accepts, by op index: MPI 4.1 6.9.2, and the
+ * logical ops on the multi-language types (MPI_AINT, MPI_OFFSET,
+ * MPI_COUNT) too, integers that Open MPI and MPICH both accept there. */
 static const uint8_t op_classes[RDMPI_OP_COUNT] = {
     C_INT | F_INT | FLT | MULTI,        /* MAX */
     C_INT | F_INT | FLT | MULTI,        /* MIN */
     C_INT | F_INT | FLT | CPLX | MULTI, /* SUM */
     C_INT | F_INT | FLT | CPLX | MULTI, /* PROD */
-    C_INT | LOGIC,                      /* LAND */
+    C_INT | LOGIC | MULTI,              /* LAND */
     C_INT | F_INT | BYTE | MULTI,       /* BAND */
-    C_INT | LOGIC,                      /* LOR */
+    C_INT | LOGIC | MULTI,              /* LOR */
     C_INT | F_INT | BYTE | MULTI,       /* BOR */
-    C_INT | LOGIC,                      /* LXOR */
+    C_INT | LOGIC | MULTI,              /* LXOR */
     C_INT | F_INT | BYTE | MULTI,       /* BXOR */
     PAIR,                               /* MINLOC */
     PAIR,                               /* MAXLOC */

@@ -20,8 +20,9 @@ static const char *op_names[NOPS] = {"MAX", "MIN",  "SUM", "PROD", "LAND",   "BA
 /* Type classes and the ops each accepts. */
 enum { CI = 1, FI = 2, FL = 4, LG = 8, CX = 16, BY = 32, ML = 64, PR = 128 };
 static const int op_cls[NOPS] = {CI | FI | FL | ML, CI | FI | FL | ML, CI | FI | FL | CX | ML,
-                                 CI | FI | FL | CX | ML, CI | LG, CI | FI | BY | ML, CI | LG,
-                                 CI | FI | BY | ML, CI | LG, CI | FI | BY | ML, PR, PR};
+                                 CI | FI | FL | CX | ML, CI | LG | ML, CI | FI | BY | ML,
+                                 CI | LG | ML, CI | FI | BY | ML, CI | LG | ML, CI | FI | BY | ML,
+                                 PR, PR};
 
 #define N 37
 
