@@ -164,6 +164,8 @@ int ln_hosts_map(struct ln_opts *o, struct ln_hosts *h)
         total += h->v[i].slots;
     if (!o->np_given)
         o->np = o->ppn ? o->ppn * h->n : total;
+    if (o->napps == 1)
+        o->apps[0].np = o->np;
     h->node_of = calloc((size_t)o->np, sizeof(int));
     used = calloc((size_t)h->n, sizeof(int));
     if (!h->node_of || !used) {

@@ -50,6 +50,8 @@ static const int loop_signals[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SI
 /* What a forked child needs, prepared before fork: between fork and exec
  * the child may only make async-signal-safe calls. */
 struct child_plan {
+    const struct ln_app *app;
+    const char *wdir; /* NULL: stay in mpirun's directory */
     char **env;
     int fds[2];
     int stdin_fd; /* -1: keep mpirun's stdin (rank 0) */
@@ -568,34 +570,40 @@ int ln_job_run(struct ln_job *job)
     return job->exit_code;
 }
 
-/* The environment every rank starts from: mpirun's own, less the PMIx
- * variables of any launcher that started mpirun (PMIX_MCA_* settings are
- * kept), plus the ranks' variables from the options in command order. */
-static char **base_env(struct ln_job *job, size_t *count)
+/* Sets each "VAR=value" of vars in env[0..*k), replacing or appending. */
+static void merge_env(char **env, size_t *k, char **vars, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strcspn(vars[i], "=") + 1, j;
+
+        for (j = 0; j < *k; j++)
+            if (!strncmp(env[j], vars[i], len))
+                break;
+        env[j] = vars[i];
+        if (j == *k)
+            ++*k;
+    }
+}
+
+/* The environment a program's ranks start from: mpirun's own, less the
+ * PMIx variables of any launcher that started mpirun (PMIX_MCA_* settings
+ * are kept), plus the job's variables from the options in command order,
+ * then the program's own. */
+static char **base_env(struct ln_job *job, const struct ln_app *app, size_t *count)
 {
     size_t n = 0, k = 0;
     char **env;
 
     for (char **e = environ; *e; e++)
         n++;
-    env = calloc(n + job->opts->nrank_env + 1, sizeof(*env));
+    env = calloc(n + job->opts->nrank_env + app->nenv + 1, sizeof(*env));
     if (!env)
         return NULL;
     for (char **e = environ; *e; e++)
         if (strncmp(*e, "PMIX_", 5) || !strncmp(*e, "PMIX_MCA_", 9))
             env[k++] = *e;
-    for (size_t i = 0; i < job->opts->nrank_env; i++) {
-        char *v = job->opts->rank_env[i];
-        size_t len = strcspn(v, "=") + 1;
-        size_t j;
-
-        for (j = 0; j < k; j++)
-            if (!strncmp(env[j], v, len))
-                break;
-        env[j] = v;
-        if (j == k)
-            k++;
-    }
+    merge_env(env, &k, job->opts->rank_env, job->opts->nrank_env);
+    merge_env(env, &k, app->env, app->nenv);
     env[k] = NULL;
     *count = k;
     return env;
@@ -633,7 +641,7 @@ static void put_str(const char *s)
 }
 
 /* In the child, between fork and exec: async-signal-safe calls only. */
-static void __attribute__((noreturn)) child_exec(struct ln_job *job, struct child_plan *p)
+static void __attribute__((noreturn)) child_exec(struct child_plan *p)
 {
     sigset_t none;
     int err;
@@ -656,9 +664,22 @@ static void __attribute__((noreturn)) child_exec(struct ln_job *job, struct chil
     dup2(p->fds[0], 1);
     dup2(p->fds[1], 2);
     close_range(3, ~0U, 0);
-    execve(job->opts->prog, job->opts->argv, p->env);
+    if (p->wdir && chdir(p->wdir) < 0) {
+        err = errno;
+        put_str(p->errprefix);
+        put_str("chdir(");
+        put_str(p->wdir);
+        put_str("): ");
+        put_str(strerrordesc_np(err) ? strerrordesc_np(err) : "error");
+        put_str(" (-wdir)\n");
+        _exit(LN_EXIT_NOTFOUND);
+    }
+    execve(p->app->prog, p->app->argv, p->env);
     err = errno;
     put_str(p->errprefix);
+    put_str("execve(");
+    put_str(p->app->prog);
+    put_str("): ");
     put_str(strerrordesc_np(err) ? strerrordesc_np(err) : "error");
     put_str("\n");
     _exit(err == ENOENT ? LN_EXIT_NOTFOUND : LN_EXIT_NOEXEC);
@@ -666,16 +687,12 @@ static void __attribute__((noreturn)) child_exec(struct ln_job *job, struct chil
 
 int ln_job_spawn(struct ln_job *job)
 {
-    size_t nbase;
-    char **base = base_env(job, &nbase);
+    size_t nbase = 0;
+    char **base = NULL;
     struct child_plan plan;
     double t = ln_now();
     int rc = 0;
 
-    if (!base) {
-        ln_err("out of memory");
-        return -ENOMEM;
-    }
     memset(&plan, 0, sizeof(plan));
     plan.parent = getpid();
     plan.nofile = orig_nofile;
@@ -689,6 +706,19 @@ int ln_job_spawn(struct ln_job *job)
         if (handle_signals(job) || job->failed)
             break;
 
+        int first, k = ln_app_of(job->opts, r, &first);
+
+        /* Ranks go in program order: a base per program. */
+        if (!base || plan.app != &job->opts->apps[k]) {
+            free(base);
+            plan.app = &job->opts->apps[k];
+            plan.wdir = plan.app->wdir ? plan.app->wdir : job->opts->wdir;
+            if (!(base = base_env(job, plan.app, &nbase))) {
+                ln_err("out of memory");
+                rc = -ENOMEM;
+                break;
+            }
+        }
         plan.env = copy_env(base, nbase);
         if (!plan.env) {
             ln_err("out of memory");
@@ -712,12 +742,11 @@ int ln_job_spawn(struct ln_job *job)
             CPU_ZERO(&plan.cpus);
             CPU_SET(job->cpus[local % job->ncpus], &plan.cpus);
         }
-        snprintf(plan.errprefix, sizeof(plan.errprefix),
-                 "mpirun: cannot start rank %d: execve(%s): ", r, job->opts->prog);
+        snprintf(plan.errprefix, sizeof(plan.errprefix), "mpirun: cannot start rank %d: ", r);
 
         pid = fork();
         if (pid == 0)
-            child_exec(job, &plan);
+            child_exec(&plan);
         rc = pid < 0 ? -errno : 0;
         ln_iof_parent_close(plan.fds);
         if (job->opts->output_dir)

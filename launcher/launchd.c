@@ -191,14 +191,35 @@ static int read_job(char *payload, size_t len, int node, const char *name)
             return -EPROTO;
         opts.nrank_env++;
     }
-    if (!(s = next_word(&w)) || !(opts.prog = strdup(s)) || next_int(&w, &argc) || argc < 1)
+    if (!(s = next_word(&w)))
         return -EPROTO;
-    opts.argv = calloc((size_t)argc + 1, sizeof(char *));
-    if (!opts.argv)
+    opts.wdir = *s ? s : NULL;
+    if (next_int(&w, &v) || v < 1)
+        return -EPROTO;
+    if (!(opts.apps = calloc((size_t)v, sizeof(*opts.apps))))
         return -ENOMEM;
-    for (int i = 0; i < argc; i++)
-        if (!(opts.argv[i] = (char *)next_word(&w)))
+    opts.napps = v;
+    for (int k = 0; k < opts.napps; k++) {
+        struct ln_app *a = &opts.apps[k];
+
+        if (next_int(&w, &a->np) || !(s = next_word(&w)) || next_int(&w, &nenv) || nenv < 0)
             return -EPROTO;
+        a->wdir = *s ? s : NULL;
+        if (!(a->env = calloc((size_t)nenv + 1, sizeof(char *))))
+            return -ENOMEM;
+        for (int i = 0; i < nenv; i++) {
+            if (!(s = next_word(&w)) || !(a->env[i] = strdup(s)))
+                return -EPROTO;
+            a->nenv++;
+        }
+        if (!(s = next_word(&w)) || !(a->prog = strdup(s)) || next_int(&w, &argc) || argc < 1)
+            return -EPROTO;
+        if (!(a->argv = calloc((size_t)argc + 1, sizeof(char *))))
+            return -ENOMEM;
+        for (int i = 0; i < argc; i++)
+            if (!(a->argv[i] = (char *)next_word(&w)))
+                return -EPROTO;
+    }
     if (!(s = next_word(&w)))
         return -EPROTO;
     if (*s && chdir(s) < 0)
@@ -417,8 +438,9 @@ out_job:
     free(job.node_of);
     job.node_names = NULL;
     job.node_of = NULL;
-    free(opts.argv);
-    opts.argv = NULL;
+    /* Their words are the payload's; ln_opts_free takes the rest. */
+    for (int k = 0; k < opts.napps; k++)
+        free(opts.apps[k].argv);
     ln_job_free(&job);
     ln_opts_free(&opts);
 out_conn:

@@ -36,6 +36,17 @@ enum {
 
 enum ln_bind { LN_BIND_DEFAULT, LN_BIND_NONE, LN_BIND_CORE };
 
+/* One program of the command line: several, separated by ':', make an
+ * MPMD job whose ranks are numbered through the programs in order. */
+struct ln_app {
+    int np;           /* its ranks (the last program's: the rest of the job's) */
+    char **argv;      /* argv[0] as typed, NULL-terminated */
+    char *prog;       /* argv[0] resolved through PATH */
+    char **env;       /* "VAR=value" for its ranks, applied after the job's */
+    size_t nenv;
+    const char *wdir; /* the directory its ranks start in, or NULL */
+};
+
 /* Everything the command line and the RDMPI_* variables decide. */
 struct ln_opts {
     int np;                 /* number of ranks, > 0 after parsing */
@@ -47,8 +58,9 @@ struct ln_opts {
     double kill_grace; /* seconds between SIGTERM and SIGKILL */
     char **rank_env;   /* "VAR=value" for ranks, in command order */
     size_t nrank_env;
-    char **argv; /* the program's argv, argv[0] as typed */
-    char *prog;  /* argv[0] resolved through PATH */
+    const char *wdir;  /* -wdir before the first program, or NULL */
+    struct ln_app *apps; /* the programs, at least one */
+    int napps;
     /* Several hosts (hosts.c, mh.c); np stays 0 here when not given. */
     char *hosts;              /* --host lists, joined by commas, or NULL */
     const char *hostfile;     /* --hostfile, or NULL */
@@ -63,6 +75,17 @@ struct ln_opts {
  * --version).  Usage errors are printed and return -EINVAL. */
 int ln_opts_parse(struct ln_opts *o, int argc, char **argv);
 void ln_opts_free(struct ln_opts *o);
+
+/* The program of `rank`; *first gets its first rank. */
+static inline int ln_app_of(const struct ln_opts *o, int rank, int *first)
+{
+    int k = 0, off = 0;
+
+    while (k + 1 < o->napps && rank >= off + o->apps[k].np)
+        off += o->apps[k++].np;
+    *first = off;
+    return k;
+}
 
 /* One output stream of one rank, read from a pipe (iof.c). */
 struct ln_stream {

@@ -161,14 +161,24 @@ static int build_job(struct mh *m)
     rc |= word(m, "%zu", o->nrank_env);
     for (size_t i = 0; i < o->nrank_env; i++)
         rc |= word(m, "%s", o->rank_env[i]);
-    rc |= word(m, "%s", o->prog);
-    int argc = 0;
+    rc |= word(m, "%s", o->wdir ? o->wdir : "");
+    rc |= word(m, "%d", o->napps);
+    for (int k = 0; k < o->napps; k++) {
+        const struct ln_app *a = &o->apps[k];
+        int argc = 0;
 
-    while (o->argv[argc])
-        argc++;
-    rc |= word(m, "%d", argc);
-    for (int i = 0; i < argc; i++)
-        rc |= word(m, "%s", o->argv[i]);
+        rc |= word(m, "%d", a->np);
+        rc |= word(m, "%s", a->wdir ? a->wdir : "");
+        rc |= word(m, "%zu", a->nenv);
+        for (size_t i = 0; i < a->nenv; i++)
+            rc |= word(m, "%s", a->env[i]);
+        rc |= word(m, "%s", a->prog);
+        while (a->argv[argc])
+            argc++;
+        rc |= word(m, "%d", argc);
+        for (int i = 0; i < argc; i++)
+            rc |= word(m, "%s", a->argv[i]);
+    }
     /* Ranks start in mpirun's directory, as on one host (relative paths
      * in the program's arguments and --output-filename mean the same). */
     char cwd[PATH_MAX];

@@ -6,7 +6,9 @@
  * value either as the next word or after '='.  Parsing stops at the first
  * word that is not an option (the program) or after "--", so the program's
  * own options are never looked at.  Settings come from RDMPI_* variables
- * first, and the command line overrides them.
+ * first, and the command line overrides them.  A ':' word ends a program's
+ * arguments and starts another program (MPMD), which may be preceded by
+ * its own -n, -x/-env and -wdir.
  */
 #include "launcher.h"
 
@@ -48,6 +50,7 @@ enum opt_id {
     O_PPN,
     O_MAPBY,
     O_AGENT,
+    O_WDIR,
 };
 
 struct opt {
@@ -99,14 +102,19 @@ static const struct opt table[] = {
     {"npernode", O_PPN, 1, "--npernode 4"},
     {"map-by", O_MAPBY, 1, "--map-by node"},
     {"launch-agent", O_AGENT, 1, "--launch-agent 'ssh -x'"},
+    {"wdir", O_WDIR, 1, "-wdir /scratch/run1"},
+    {"wd", O_WDIR, 1, "--wd /scratch/run1"},
 };
 
 static const char help_text[] =
     "Usage: mpirun [options] [--] program [program arguments]\n"
+    "       mpirun [options] -n N program [args] : -n M [-x VAR=v] [-wdir D] program2 [args] ...\n"
     "\n"
     "Starts the ranks of an rdmpi job on this host, serves them PMIx, forwards\n"
     "their output line by line and ends the whole job when one rank fails.\n"
-    "Options stop at the program name: what follows belongs to the program.\n"
+    "Options stop at the program name: what follows belongs to the program,\n"
+    "up to a ':' that starts another program (MPMD; MPI_APPNUM tells them\n"
+    "apart), with its own -n, -x/-env and -wdir.\n"
     "\n"
     "  -n, -np, -c N           start N ranks (default: one per allowed CPU)\n"
     "  -x VAR[=value]          give ranks VAR (from mpirun's environment, or value)\n"
@@ -115,6 +123,7 @@ static const char help_text[] =
     "  --tag-output, -l        prefix every output line with \"[rank] \"\n"
     "  --timeout S             end the job after S seconds, exit 124\n"
     "  --output-filename DIR   write DIR/rank.R/stdout and DIR/rank.R/stderr\n"
+    "  -wdir DIR, --wd DIR     ranks start in DIR (default: mpirun's directory)\n"
     "  --bind-to none|core     pin rank r to the r-th allowed CPU (default: core\n"
     "                          when ranks <= CPUs, none otherwise)\n"
     "  --btl LIST              transports for ranks (sets RDMPI_BTL)\n"
@@ -142,20 +151,26 @@ static const char help_text[] =
     "128+N when mpirun gets signal N, 2 for a bad command line, 126/127 when the\n"
     "program cannot be run.  See docs/launcher.md.\n";
 
-static int add_env(struct ln_opts *o, const char *name, const char *value)
+/* Appends "name=value" to a list of variables (the job's or a program's). */
+static int add_var(char ***list, size_t *count, const char *name, const char *value)
 {
-    char **v = realloc(o->rank_env, (o->nrank_env + 1) * sizeof(*v));
+    char **v = realloc(*list, (*count + 1) * sizeof(*v));
     size_t n = strlen(name) + strlen(value) + 2;
 
     if (!v)
         return -ENOMEM;
-    o->rank_env = v;
-    v[o->nrank_env] = malloc(n);
-    if (!v[o->nrank_env])
+    *list = v;
+    v[*count] = malloc(n);
+    if (!v[*count])
         return -ENOMEM;
-    snprintf(v[o->nrank_env], n, "%s=%s", name, value);
-    o->nrank_env++;
+    snprintf(v[*count], n, "%s=%s", name, value);
+    (*count)++;
     return 0;
+}
+
+static int add_env(struct ln_opts *o, const char *name, const char *value)
+{
+    return add_var(&o->rank_env, &o->nrank_env, name, value);
 }
 
 static int valid_env_name(const char *s, size_t len)
@@ -170,7 +185,7 @@ static int valid_env_name(const char *s, size_t len)
 
 /* -x VAR=value sets; -x VAR exports mpirun's own value, which the ranks get
  * anyway, so an unset VAR is simply nothing to export. */
-static int opt_x(struct ln_opts *o, const char *opt, const char *arg)
+static int opt_x(char ***list, size_t *count, const char *opt, const char *arg)
 {
     const char *eq = strchr(arg, '=');
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
@@ -185,9 +200,45 @@ static int opt_x(struct ln_opts *o, const char *opt, const char *arg)
     memcpy(name, arg, len);
     name[len] = 0;
     if (eq)
-        return add_env(o, name, eq + 1);
+        return add_var(list, count, name, eq + 1);
     if (getenv(name))
-        return add_env(o, name, getenv(name));
+        return add_var(list, count, name, getenv(name));
+    return 0;
+}
+
+/* -genv VAR value */
+static int opt_env(char ***list, size_t *count, const char *opt, const char *name,
+                   const char *value)
+{
+    if (!valid_env_name(name, strlen(name))) {
+        ln_err("%s needs a variable name and a value, got '%s' "
+               "(example: mpirun %s OMP_NUM_THREADS 2 -n 4 ./app)",
+               opt, name, opt);
+        return -EINVAL;
+    }
+    return add_var(list, count, name, value);
+}
+
+/* -genvlist A,B */
+static int opt_envlist(char ***list, size_t *count, const char *opt, const char *names)
+{
+    char *copy = strdup(names), *save = NULL;
+    int rc = copy ? 0 : -ENOMEM;
+
+    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && !rc;
+         t = strtok_r(NULL, ",", &save))
+        rc = opt_x(list, count, opt, t);
+    free(copy);
+    return rc;
+}
+
+static int opt_wdir(const char *opt, const char *arg, const char **out)
+{
+    if (!*arg) {
+        ln_err("%s needs a directory (example: mpirun %s /scratch/run1 -n 4 ./app)", opt, opt);
+        return -EINVAL;
+    }
+    *out = arg;
     return 0;
 }
 
@@ -297,9 +348,24 @@ static int from_env(struct ln_opts *o)
 
 /* Find argv[0] the way execvp would, but before anything is started, so a
  * typo costs one clear line and no half-started job. */
-static int resolve_program(struct ln_opts *o)
+/* The path made absolute against mpirun's directory: ranks may start
+ * in another (-wdir) and still find their program. */
+static char *absolute(const char *path)
 {
-    const char *name = o->argv[0];
+    char cwd[PATH_MAX], *out;
+    size_t n;
+
+    if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+        return strdup(path);
+    n = strlen(cwd) + strlen(path) + 2;
+    if ((out = malloc(n)))
+        snprintf(out, n, "%s/%s", cwd, path);
+    return out;
+}
+
+static int resolve_program(struct ln_app *a)
+{
+    const char *name = a->argv[0];
     struct stat st;
 
     if (!*name) {
@@ -319,8 +385,8 @@ static int resolve_program(struct ln_opts *o)
             ln_err("program '%s' is not executable (chmod +x %s, or check the path)", name, name);
             return -EACCES;
         }
-        o->prog = strdup(name);
-        return o->prog ? 0 : -ENOMEM;
+        a->prog = absolute(name);
+        return a->prog ? 0 : -ENOMEM;
     }
 
     const char *path = getenv("PATH");
@@ -338,8 +404,8 @@ static int resolve_program(struct ln_opts *o)
                 (int)sizeof(full) &&
             stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
             if (access(full, X_OK) == 0) {
-                o->prog = strdup(full);
-                return o->prog ? 0 : -ENOMEM;
+                a->prog = absolute(full);
+                return a->prog ? 0 : -ENOMEM;
             }
             found_noexec = 1;
         }
@@ -391,25 +457,10 @@ static int apply(struct ln_opts *o, const struct opt *op, const char *word, cons
 
     switch (op->id) {
     case O_NP: o->np_given = 1; return parse_np(word, a1, &o->np);
-    case O_X: return opt_x(o, word, a1);
-    case O_GENV:
-        if (!valid_env_name(a1, strlen(a1))) {
-            ln_err("%s needs a variable name and a value, got '%s' "
-                   "(example: mpirun %s OMP_NUM_THREADS 2 -n 4 ./app)",
-                   word, a1, word);
-            return -EINVAL;
-        }
-        return add_env(o, a1, a2);
-    case O_GENVLIST: {
-        char *copy = strdup(a1), *save = NULL;
-        int rc = copy ? 0 : -ENOMEM;
-
-        for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && !rc;
-             t = strtok_r(NULL, ",", &save))
-            rc = opt_x(o, word, t);
-        free(copy);
-        return rc;
-    }
+    case O_X: return opt_x(&o->rank_env, &o->nrank_env, word, a1);
+    case O_GENV: return opt_env(&o->rank_env, &o->nrank_env, word, a1, a2);
+    case O_GENVLIST: return opt_envlist(&o->rank_env, &o->nrank_env, word, a1);
+    case O_WDIR: return opt_wdir(word, a1, &o->wdir);
     case O_TAG: o->tag_output = 1; return 0;
     case O_TIMEOUT:
         return parse_seconds(word, a1, &o->timeout, 0, "mpirun --timeout 60 -n 4 ./app");
@@ -486,6 +537,147 @@ static int apply(struct ln_opts *o, const struct opt *op, const char *word, cons
     return -EINVAL;
 }
 
+/* Reads the option at argv[*i] and its values, leaving *i at its last
+ * word.  Returns 0 for an option, 1 where the options end (at a program
+ * name, or after "--", *i then at the program), or -EINVAL. */
+static int next_option(int argc, char **argv, int *i, const struct opt **op, char *shown,
+                       size_t size, const char **a1, const char **a2)
+{
+    const char *word = argv[*i], *name, *eq;
+
+    *a1 = *a2 = NULL;
+    if (!strcmp(word, "--")) {
+        ++*i;
+        return 1;
+    }
+    if (word[0] != '-' || word[1] == 0)
+        return 1;
+    name = word + 1 + (word[1] == '-');
+    eq = strchr(name, '=');
+    *op = lookup(name, eq ? (size_t)(eq - name) : strlen(name));
+    if (!*op) {
+        ln_err("unknown option '%s' (mpirun --help lists the "
+               "options; they go before the program name)",
+               word);
+        return -EINVAL;
+    }
+    snprintf(shown, size, "%.*s", (int)(eq ? eq - word : (long)strlen(word)), word);
+    if (eq && (*op)->nargs != 1) {
+        ln_err("%s takes %s, not '=value'", shown, (*op)->nargs ? "two values" : "no value");
+        return -EINVAL;
+    }
+    if ((*op)->nargs >= 1) {
+        if (eq)
+            *a1 = eq + 1;
+        else if (*i + 1 < argc)
+            *a1 = argv[++*i];
+        else {
+            ln_err("%s needs a value (example: mpirun %s ./app)", shown, (*op)->example);
+            return -EINVAL;
+        }
+    }
+    if ((*op)->nargs == 2) {
+        if (*i + 1 >= argc) {
+            ln_err("%s needs two values (example: mpirun %s ./app)", shown, (*op)->example);
+            return -EINVAL;
+        }
+        *a2 = argv[++*i];
+    }
+    return 0;
+}
+
+/* The options between a ':' and the next program: its own rank count,
+ * variables and directory; the rest concern the whole job. */
+static int app_options(struct ln_app *a, int argc, char **argv, int *i, int *np_given)
+{
+    const struct opt *op;
+    const char *a1, *a2;
+    char shown[64];
+    int rc;
+
+    for (; *i < argc; ++*i) {
+        if ((rc = next_option(argc, argv, i, &op, shown, sizeof(shown), &a1, &a2)))
+            return rc < 0 ? rc : 0;
+        switch (op->id) {
+        case O_NP: *np_given = 1; rc = parse_np(shown, a1, &a->np); break;
+        case O_X: rc = opt_x(&a->env, &a->nenv, shown, a1); break;
+        case O_GENV: rc = opt_env(&a->env, &a->nenv, shown, a1, a2); break;
+        case O_GENVLIST: rc = opt_envlist(&a->env, &a->nenv, shown, a1); break;
+        case O_WDIR: rc = opt_wdir(shown, a1, &a->wdir); break;
+        default:
+            ln_err("%s concerns the whole job: give it before the first program (after ':' "
+                   "come only -n, -x, -env, -envlist and -wdir; example: mpirun %s -n 1 ./a : "
+                   "-n 2 ./b)",
+                   shown, op->example ? op->example : shown);
+            return -EINVAL;
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The programs from argv[i] on: the first takes the -n given before it;
+ * each ':' starts another, after its own options (app_options). Each
+ * program's arguments end at the ':', which becomes their NULL. */
+static int parse_apps(struct ln_opts *o, int argc, char **argv, int i)
+{
+    int all_given = o->np_given, total = 0, rc;
+
+    for (;;) {
+        struct ln_app *a = realloc(o->apps, (size_t)(o->napps + 1) * sizeof(*a));
+        int given = 0;
+
+        if (!a)
+            return -ENOMEM;
+        o->apps = a;
+        a = &o->apps[o->napps++];
+        memset(a, 0, sizeof(*a));
+        if (o->napps == 1)
+            a->np = o->np;
+        else if ((rc = app_options(a, argc, argv, &i, &given)))
+            return rc;
+        all_given &= o->napps == 1 || given;
+        if (i >= argc || !strcmp(argv[i], ":")) {
+            ln_err("no program given %s", o->napps == 1 ? EXAMPLE : "after ':' (example: mpirun "
+                                                                     "-n 1 ./a : -n 2 ./b)");
+            return -EINVAL;
+        }
+        a->argv = &argv[i];
+        while (i < argc && strcmp(argv[i], ":"))
+            i++;
+        total += a->np;
+        if (i == argc)
+            break;
+        argv[i++] = NULL;
+    }
+    if (o->napps > 1) {
+        if (!all_given) {
+            ln_err("with several programs (':'), give each its own -n (example: mpirun -n 1 "
+                   "./a : -n 2 ./b)");
+            return -EINVAL;
+        }
+        o->np = total;
+    }
+    for (int k = 0; k < o->napps; k++) {
+        const char *dir = o->apps[k].wdir ? o->apps[k].wdir : o->wdir;
+        struct stat st;
+
+        if ((rc = resolve_program(&o->apps[k])))
+            return rc;
+        /* On one host a wrong directory is one line now, not one per rank;
+         * other hosts' ranks report their own. */
+        if (!dir || o->hosts || o->hostfile)
+            continue;
+        rc = stat(dir, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+        if (rc) {
+            ln_err("-wdir %s: %s (the ranks' working directory must exist)", dir, strerror(rc));
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
 int ln_opts_parse(struct ln_opts *o, int argc, char **argv)
 {
     int verbose_set = 0;
@@ -498,47 +690,14 @@ int ln_opts_parse(struct ln_opts *o, int argc, char **argv)
         return rc;
 
     for (i = 1; i < argc; i++) {
-        const char *word = argv[i], *name, *eq, *a1 = NULL, *a2 = NULL;
         const struct opt *op;
-
-        if (!strcmp(word, "--")) {
-            i++;
-            break;
-        }
-        if (word[0] != '-' || word[1] == 0)
-            break;
-        name = word + 1 + (word[1] == '-');
-        eq = strchr(name, '=');
-        op = lookup(name, eq ? (size_t)(eq - name) : strlen(name));
-        if (!op) {
-            ln_err("unknown option '%s' (mpirun --help lists the "
-                   "options; they go before the program name)",
-                   word);
-            return -EINVAL;
-        }
+        const char *a1, *a2;
         char shown[64];
-        snprintf(shown, sizeof(shown), "%.*s", (int)(eq ? eq - word : (long)strlen(word)), word);
-        if (eq && op->nargs != 1) {
-            ln_err("%s takes %s, not '=value'", shown, op->nargs ? "two values" : "no value");
-            return -EINVAL;
-        }
-        if (op->nargs >= 1) {
-            if (eq)
-                a1 = eq + 1;
-            else if (i + 1 < argc)
-                a1 = argv[++i];
-            else {
-                ln_err("%s needs a value (example: mpirun %s ./app)", shown, op->example);
-                return -EINVAL;
-            }
-        }
-        if (op->nargs == 2) {
-            if (i + 1 >= argc) {
-                ln_err("%s needs two values (example: mpirun %s ./app)", shown, op->example);
-                return -EINVAL;
-            }
-            a2 = argv[++i];
-        }
+
+        if ((rc = next_option(argc, argv, &i, &op, shown, sizeof(shown), &a1, &a2)) < 0)
+            return rc;
+        if (rc)
+            break;
         rc = apply(o, op, shown, a1, a2, &verbose_set);
         if (rc)
             return rc;
@@ -548,7 +707,6 @@ int ln_opts_parse(struct ln_opts *o, int argc, char **argv)
         ln_err("no program given " EXAMPLE);
         return -EINVAL;
     }
-    o->argv = &argv[i];
     if (o->verbose) {
         char v[16];
 
@@ -558,7 +716,7 @@ int ln_opts_parse(struct ln_opts *o, int argc, char **argv)
     }
     if (o->np == 0 && !o->hosts && !o->hostfile)
         o->np = allowed_cpus();
-    return resolve_program(o);
+    return parse_apps(o, argc, argv, i);
 }
 
 void ln_opts_free(struct ln_opts *o)
@@ -566,7 +724,13 @@ void ln_opts_free(struct ln_opts *o)
     for (size_t i = 0; i < o->nrank_env; i++)
         free(o->rank_env[i]);
     free(o->rank_env);
-    free(o->prog);
+    for (int k = 0; k < o->napps; k++) {
+        for (size_t i = 0; i < o->apps[k].nenv; i++)
+            free(o->apps[k].env[i]);
+        free(o->apps[k].env);
+        free(o->apps[k].prog);
+    }
+    free(o->apps);
     free(o->hosts);
     memset(o, 0, sizeof(*o));
 }

@@ -422,7 +422,7 @@ static void *node_list(const struct ln_job *job, int k, const char *peers, uint3
  * every rank) and starts only its own ranks. */
 static int register_nspace(struct ln_job *job)
 {
-    uint32_t n = job->size, one = 1, zero = 0, nnodes = (uint32_t)job->nnodes;
+    uint32_t n = job->size, napps = (uint32_t)job->opts->napps, nnodes = (uint32_t)job->nnodes;
     uint32_t me = (uint32_t)job->nodeid, nlocal = (uint32_t)job->nlocal;
     pmix_rank_t leader = 0;
     char *peers = NULL, *nodemap = NULL, *procmap = NULL, *names = NULL, *allranks = NULL;
@@ -473,10 +473,8 @@ static int register_nspace(struct ln_job *job)
     ADD(jl, PMIX_UNIV_SIZE, &n, PMIX_UINT32);
     ADD(jl, PMIX_JOB_SIZE, &n, PMIX_UINT32);
     ADD(jl, PMIX_MAX_PROCS, &n, PMIX_UINT32);
-    ADD(jl, PMIX_APP_SIZE, &n, PMIX_UINT32);
-    ADD(jl, PMIX_JOB_NUM_APPS, &one, PMIX_UINT32);
+    ADD(jl, PMIX_JOB_NUM_APPS, &napps, PMIX_UINT32);
     ADD(jl, PMIX_NUM_NODES, &nnodes, PMIX_UINT32);
-    ADD(jl, PMIX_APPNUM, &zero, PMIX_UINT32);
     ADD(jl, PMIX_JOBID, job->nspace, PMIX_STRING);
     ADD(jl, PMIX_TMPDIR, job->tmpdir, PMIX_STRING);
     ADD(jl, PMIX_NODE_MAP, nodemap, PMIX_REGEX);
@@ -509,18 +507,40 @@ static int register_nspace(struct ln_job *job)
         PMIx_Data_array_destruct(&darr);
     }
 
+    /* One array per program (MPMD); PMIX_APPNUM must come first. */
+    for (uint32_t a = 0, first = 0; a < napps; a++) {
+        uint32_t size = a + 1 < napps ? (uint32_t)job->opts->apps[a].np : n - first;
+        pmix_rank_t ldr = first;
+
+        pl = PMIx_Info_list_start();
+        ADD(pl, PMIX_APPNUM, &a, PMIX_UINT32);
+        ADD(pl, PMIX_APP_SIZE, &size, PMIX_UINT32);
+        ADD(pl, PMIX_APPLDR, &ldr, PMIX_PROC_RANK);
+        st = PMIx_Info_list_convert(pl, &darr);
+        if (st != PMIX_SUCCESS)
+            goto conv_fail;
+        PMIx_Info_list_release(pl);
+        pl = NULL;
+        ADD(jl, PMIX_APP_INFO_ARRAY, &darr, PMIX_DATA_ARRAY);
+        PMIx_Data_array_destruct(&darr);
+        first += size;
+    }
+
     /* One array per rank; PMIX_RANK must come first. */
     for (uint32_t r = 0; r < n; r++) {
         pmix_rank_t pr = r;
         uint32_t k = job->node_of ? (uint32_t)job->node_of[r] : 0;
+        int first, app = ln_app_of(job->opts, (int)r, &first);
+        uint32_t appnum = (uint32_t)app;
+        pmix_rank_t apprank = r - (pmix_rank_t)first;
 
         pl = PMIx_Info_list_start();
         ADD(pl, PMIX_RANK, &pr, PMIX_PROC_RANK);
         ADD(pl, PMIX_GLOBAL_RANK, &pr, PMIX_PROC_RANK);
-        ADD(pl, PMIX_APP_RANK, &pr, PMIX_PROC_RANK);
+        ADD(pl, PMIX_APP_RANK, &apprank, PMIX_PROC_RANK);
         ADD(pl, PMIX_LOCAL_RANK, &lrank[r], PMIX_UINT16);
         ADD(pl, PMIX_NODE_RANK, &lrank[r], PMIX_UINT16);
-        ADD(pl, PMIX_APPNUM, &zero, PMIX_UINT32);
+        ADD(pl, PMIX_APPNUM, &appnum, PMIX_UINT32);
         ADD(pl, PMIX_NODEID, &k, PMIX_UINT32);
         ADD(pl, PMIX_HOSTNAME, node_name(job, (int)k), PMIX_STRING);
         st = PMIx_Info_list_convert(pl, &darr);

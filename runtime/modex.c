@@ -152,7 +152,8 @@ int rt_modex_init(void)
         rt_fatal("MPI_Init: the PMIx server did not say the job size (PMIX_JOB_SIZE)");
     rt.size = (int)u;
     rt.univ_size = get_u32(&wild, PMIX_UNIV_SIZE, &u) ? rt.size : (int)u;
-    rt.appnum = get_u32(&wild, PMIX_APPNUM, &u) ? 0 : (int)u;
+    /* Per process: an MPMD job's programs have numbers of their own. */
+    rt.appnum = get_u32(&self, PMIX_APPNUM, &u) && get_u32(&wild, PMIX_APPNUM, &u) ? 0 : (int)u;
     rt.num_nodes = get_u32(&wild, PMIX_NUM_NODES, &u) ? 1 : (int)u;
     rt.local_rank = get_u32(&self, PMIX_LOCAL_RANK, &u) ? 0 : (int)u;
     rt.node_rank = get_u32(&self, PMIX_NODE_RANK, &u) ? rt.local_rank : (int)u;

@@ -67,6 +67,13 @@ int main(int argc, char **argv)
     } else if (!strcmp(act, "segv")) {
         fflush(stdout);
         raise(SIGSEGV);
+    } else if (!strcmp(act, "appnum")) {
+        /* MPMD: the program's number, and a collective over all of them. */
+        int *app, flag, sum = -1;
+
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &app, &flag);
+        MPI_Allreduce(flag ? app : &sum, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        printf("rank %d of %d appnum %d sum %d\n", rank, size, flag ? *app : -1, sum);
     } else if (!strcmp(act, "nofinalize")) {
         fflush(stdout);
         _exit(0);

@@ -3,7 +3,7 @@
 # binding, and that a good run prints nothing of mpirun's own.
 . "$(dirname "$0")/lib.sh"
 
-plan 32
+plan 39
 
 # Each rank prints exactly once, for 1, 2, 4 and 8 ranks (8 oversubscribes
 # the 2 cores of the test machine).
@@ -51,6 +51,28 @@ lrun -n 1 -- /bin/echo -- -l
 is "$out/$rc" "-- -l/0" "'--' ends mpirun's options"
 lrun --oversubscribe --allow-run-as-root -genvall -n 1 /bin/echo hi
 is "$out/$err/$rc" "hi//0" "compatibility options are accepted silently"
+
+# MPMD: each ':' starts a program with its own -n, variables and
+# directory; the job's -x reaches every program.
+lrun -x FOO=job -x BAR=job -n 1 sh -c 'echo "$PMIX_RANK $FOO $BAR $(pwd)"' : \
+	-n 2 -x FOO=second -wdir / sh -c 'echo "$PMIX_RANK $FOO $BAR $(pwd)"'
+is "$(printf '%s\n' "$out" | sort -n | tr '\n' ';')/$rc" "0 job job $PWD;1 second job /;2 second job /;/0" \
+	"MPMD: ranks numbered through the programs, per-program -x and -wdir"
+lrun -n 1 "$CLIENT" info : -n 2 "$CLIENT" info
+is "$(printf '%s\n' "$out" | sed -n 's/^rank=\([0-9]\) size=\([0-9]\).* appnum=\([0-9]\).*/\1 \2 \3/p' | sort | tr '\n' ';')" \
+	"0 3 0;1 3 1;2 3 1;" "MPMD: PMIx gives each rank its program's number"
+lrun -wdir / -n 1 pwd
+is "$out/$rc" "//0" "-wdir: the ranks start there"
+lrun -n 1 true : true
+like "$err/$rc" "give each its own -n.*/2" "MPMD without -n after ':' is refused"
+lrun -n 1 true : -n 1 --timeout 5 true
+like "$err/$rc" "--timeout concerns the whole job: give it before the first program.*/2" \
+	"a job-wide option after ':' is refused, naming where it goes"
+lrun -n 1 true :
+like "$err/$rc" "no program given after ':'.*/2" "':' without a program is refused"
+lrun -wdir /nonexistent-dir -n 1 true
+like "$err/$rc" "^mpirun: -wdir /nonexistent-dir: No such file or directory.*/2" \
+	"-wdir of a missing directory: one line, exit 2"
 
 # The second name.
 out=$(timeout 30 "$top_builddir/launcher/mpiexec" -n 2 "$CLIENT" hello | wc -l)

@@ -7,9 +7,9 @@ HELLO="$top_builddir/examples/hello"
 MPIPROG="$top_builddir/test/launcher/ln_mpi"
 host=$(hostname)
 
-plan 22
+plan 24
 if [ ! -x "$HELLO" ] || [ ! -x "$MPIPROG" ]; then
-	for i in $(seq 22); do skip "examples/hello or test/launcher/ln_mpi not built"; done
+	for i in $(seq 24); do skip "examples/hello or test/launcher/ln_mpi not built"; done
 	exit 0
 fi
 
@@ -63,5 +63,15 @@ like "$(printf '%s\n' "$err" | tail -1)" \
 ok $? "exit 0 without MPI_Finalize on rank 3: ended 10 s later, nothing left behind ($ms ms)"
 run_fail "exit 3 after MPI_Finalize on rank 0" 3 \
 	"rank 0 \(pid [0-9]+\) on host $host exited with status 3" -- exit 3 0
+
+# MPMD: programs after ':' are one MPI_COMM_WORLD, told apart by MPI_APPNUM.
+lrun -n 2 "$MPIPROG" appnum : -n 1 "$MPIPROG" appnum : -n 1 "$MPIPROG" appnum
+is "$(printf '%s\n' "$out" | sort | tr '\n' ';')/$rc" \
+	"rank 0 of 4 appnum 0 sum 3;rank 1 of 4 appnum 0 sum 3;rank 2 of 4 appnum 1 sum 3;rank 3 of 4 appnum 2 sum 3;/0" \
+	"MPMD -n 2 : -n 1 : -n 1: MPI_APPNUM 0, 0, 1, 2 and an allreduce over all"
+lrun -n 1 "$MPIPROG" hello : -n 2 "$HELLO"
+is "$(printf '%s\n' "$out" | sort | tr '\n' ';')/$rc" \
+	"Hello from rank 1 of 3 on $host;Hello from rank 2 of 3 on $host;hello from rank 0 of 3;/0" \
+	"MPMD with two different programs"
 
 finish

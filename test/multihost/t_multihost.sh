@@ -26,7 +26,7 @@ like() {
 
 B=$top_builddir
 MPIRUN="${MPIRUN:-$B/launcher/mpirun}"
-NTESTS=42
+NTESTS=43
 plan $NTESTS
 skip_all() {
 	for _i in $(seq $NTESTS); do skip "$1"; done
@@ -115,6 +115,15 @@ mrun --host "$H0,$H1,$H2" -ppn 2 -n 5 "$B/examples/hello"
 is_="$(hosts_of)"
 [ $rc -eq 0 ] && [ "$is_" = "$H0 $H0 $H1 $H1 $H2 " ]
 ok $? "-ppn 2 -n 5 over 3 hosts ($is_)"
+
+# MPMD over hosts: every daemon learns every program (the second with its
+# own directory) and numbers the ranks through them.
+mrun --timeout 60 --host "$H0:2,$H1:2" -n 1 "$B/test/launcher/ln_mpi" appnum : \
+	-n 3 -wdir / "$B/test/launcher/ln_mpi" appnum
+is_=$(printf '%s\n' "$out" | sort | tr '\n' ';')
+[ $rc -eq 0 ] && [ "$is_" = "rank 0 of 4 appnum 0 sum 3;rank 1 of 4 appnum 1 sum 3;rank 2 of 4 appnum 1 sum 3;rank 3 of 4 appnum 1 sum 3;" ]
+ok $? "MPMD -n 1 : -n 3 over 2 hosts: MPI_APPNUM 0,1,1,1 and an allreduce ($is_)"
+[ $rc -eq 0 ] || show
 
 # Transports: sm inside a host, ofi on eth0 between hosts (the first rank
 # of each host prints its choices at RDMPI_VERBOSE=1).
