@@ -135,7 +135,8 @@ static const char help_text[] =
     "  --host A,B:4, -H        run on these hosts (B with 4 slots)\n"
     "  --hostfile F, -f        hosts from F: 'host slots=N' or 'host:N' lines\n"
     "  -ppn N, --npernode N    N consecutive ranks per host\n"
-    "  --map-by slot|node      fill each host's slots (default) or round robin\n"
+    "  --map-by slot|node      fill each host's slots (default) or round robin;\n"
+    "                          ppr:N:node is -ppn N\n"
     "  --launch-agent CMD      starts the per-host daemon: CMD HOST ... (ssh)\n"
     "  -v, --verbose           ranks verbose (RDMPI_VERBOSE); twice: mpirun too\n"
     "  --oversubscribe, --allow-run-as-root, -genvall   accepted, no effect\n"
@@ -517,9 +518,17 @@ static int apply(struct ln_opts *o, const struct opt *op, const char *word, cons
     case O_HOSTFILE: o->hostfile = a1; return 0;
     case O_PPN: return parse_np(word, a1, &o->ppn);
     case O_MAPBY:
+        /* Open MPI's ppr:N:node, N processes per node, is Hydra's -ppn N. */
+        if (!strncmp(a1, "ppr:", 4) && strlen(a1) > 9 && !strcmp(a1 + strlen(a1) - 5, ":node") &&
+            strspn(a1 + 4, "0123456789") == strlen(a1) - 9) {
+            char n[16];
+
+            snprintf(n, sizeof(n), "%.*s", (int)(strlen(a1) - 9), a1 + 4);
+            return parse_np(word, n, &o->ppn);
+        }
         if (strcmp(a1, "node") && strcmp(a1, "slot") && strcmp(a1, "core")) {
-            ln_err("%s needs 'node' or 'slot', got '%s' (example: mpirun --map-by node "
-                   "--host a,b -n 4 ./app)",
+            ln_err("%s needs 'node', 'slot' or 'ppr:N:node', got '%s' (example: mpirun "
+                   "--map-by node --host a,b -n 4 ./app)",
                    word, a1);
             return -EINVAL;
         }

@@ -3,7 +3,7 @@
 # binding, and that a good run prints nothing of mpirun's own.
 . "$(dirname "$0")/lib.sh"
 
-plan 39
+plan 41
 
 # Each rank prints exactly once, for 1, 2, 4 and 8 ranks (8 oversubscribes
 # the 2 cores of the test machine).
@@ -73,6 +73,11 @@ like "$err/$rc" "no program given after ':'.*/2" "':' without a program is refus
 lrun -wdir /nonexistent-dir -n 1 true
 like "$err/$rc" "^mpirun: -wdir /nonexistent-dir: No such file or directory.*/2" \
 	"-wdir of a missing directory: one line, exit 2"
+
+lrun --map-by ppr:2:node -n 2 "$CLIENT" hello
+is "$(printf '%s\n' "$out" | wc -l)/$rc" "2/0" "--map-by ppr:2:node is accepted (-ppn 2)"
+lrun --map-by ppr:two:node -n 2 true
+like "$err/$rc" "needs 'node', 'slot' or 'ppr:N:node'.*/2" "--map-by ppr with a bad count is refused"
 
 # The second name.
 out=$(timeout 30 "$top_builddir/launcher/mpiexec" -n 2 "$CLIENT" hello | wc -l)
