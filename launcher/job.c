@@ -742,6 +742,15 @@ int ln_job_spawn(struct ln_job *job)
             CPU_ZERO(&plan.cpus);
             CPU_SET(job->cpus[local % job->ncpus], &plan.cpus);
         }
+        if (job->opts->report_bindings) {
+            if (plan.bind)
+                ln_err("rank %d on host %s bound to CPU %d", r, job->host,
+                       job->cpus[local % job->ncpus]);
+            else
+                ln_err("rank %d on host %s not bound (%d ranks here, %d CPUs%s)", r, job->host,
+                       job->nlocal, job->ncpus,
+                       job->opts->bind == LN_BIND_NONE ? ", --bind-to none" : "");
+        }
         snprintf(plan.errprefix, sizeof(plan.errprefix), "mpirun: cannot start rank %d: ", r);
 
         pid = fork();

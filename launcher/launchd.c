@@ -175,6 +175,8 @@ static int read_job(char *payload, size_t len, int node, const char *name)
     if (next_int(&w, &opts.tag_output) || next_int(&w, &v))
         return -EPROTO;
     opts.bind = (enum ln_bind)v;
+    if (next_int(&w, &opts.report_bindings))
+        return -EPROTO;
     if (next_int(&w, &opts.verbose) || !(s = next_word(&w)))
         return -EPROTO;
     opts.kill_grace = atof(s);

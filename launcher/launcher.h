@@ -54,6 +54,7 @@ struct ln_opts {
     double timeout;         /* seconds, 0 for none */
     const char *output_dir; /* --output-filename, or NULL */
     enum ln_bind bind;
+    int report_bindings; /* say where each rank is bound */
     int verbose;       /* mpirun's own chatter at >= 2 */
     double kill_grace; /* seconds between SIGTERM and SIGKILL */
     char **rank_env;   /* "VAR=value" for ranks, in command order */

@@ -155,6 +155,7 @@ static int build_job(struct mh *m)
         rc |= word(m, "%d", m->h->node_of[r]);
     rc |= word(m, "%d", o->tag_output);
     rc |= word(m, "%d", (int)o->bind);
+    rc |= word(m, "%d", o->report_bindings);
     rc |= word(m, "%d", o->verbose);
     rc |= word(m, "%.17g", o->kill_grace);
     rc |= word(m, "%s", o->output_dir ? o->output_dir : "");

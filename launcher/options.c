@@ -51,6 +51,7 @@ enum opt_id {
     O_MAPBY,
     O_AGENT,
     O_WDIR,
+    O_REPORT_BIND,
 };
 
 struct opt {
@@ -104,6 +105,7 @@ static const struct opt table[] = {
     {"launch-agent", O_AGENT, 1, "--launch-agent 'ssh -x'"},
     {"wdir", O_WDIR, 1, "-wdir /scratch/run1"},
     {"wd", O_WDIR, 1, "--wd /scratch/run1"},
+    {"report-bindings", O_REPORT_BIND, 0, NULL},
 };
 
 static const char help_text[] =
@@ -126,6 +128,7 @@ static const char help_text[] =
     "  -wdir DIR, --wd DIR     ranks start in DIR (default: mpirun's directory)\n"
     "  --bind-to none|core     pin rank r to the r-th allowed CPU (default: core\n"
     "                          when ranks <= CPUs, none otherwise)\n"
+    "  --report-bindings       say on stderr where each rank is bound\n"
     "  --btl LIST              transports for ranks (sets RDMPI_BTL)\n"
     "  --provider NAME         libfabric provider (sets RDMPI_OFI_PROVIDER)\n"
     "  --iface NAME            network interface (sets RDMPI_OFI_IFACE)\n"
@@ -462,6 +465,7 @@ static int apply(struct ln_opts *o, const struct opt *op, const char *word, cons
     case O_GENV: return opt_env(&o->rank_env, &o->nrank_env, word, a1, a2);
     case O_GENVLIST: return opt_envlist(&o->rank_env, &o->nrank_env, word, a1);
     case O_WDIR: return opt_wdir(word, a1, &o->wdir);
+    case O_REPORT_BIND: o->report_bindings = 1; return 0;
     case O_TAG: o->tag_output = 1; return 0;
     case O_TIMEOUT:
         return parse_seconds(word, a1, &o->timeout, 0, "mpirun --timeout 60 -n 4 ./app");
