@@ -640,6 +640,52 @@ static void put_str(const char *s)
     }
 }
 
+/* Sets "name=value" in a copy_env() array, over any value inherited
+ * (mpirun itself may run inside another job). */
+static int env_put(char ***env, const char *name, int value)
+{
+    size_t n = 0, len = strlen(name);
+    char **e, *v;
+
+    if (asprintf(&v, "%s=%d", name, value) < 0)
+        return -ENOMEM;
+    for (; (*env)[n]; n++)
+        if (!strncmp((*env)[n], name, len) && (*env)[n][len] == '=') {
+            free((*env)[n]);
+            (*env)[n] = v;
+            return 0;
+        }
+    if (!(e = realloc(*env, (n + 2) * sizeof(*e)))) {
+        free(v);
+        return -ENOMEM;
+    }
+    e[n] = v;
+    e[n + 1] = NULL;
+    *env = e;
+    return 0;
+}
+
+/* The rank's place in the variables that scripts and programs written for
+ * Open MPI's and MPICH's launchers read (to pick a GPU by local rank, for
+ * instance); MPI programs themselves learn it from PMIx. */
+static int compat_env(struct ln_job *job, int r, int local, char ***env)
+{
+    int rc = 0;
+
+    rc = rc ? rc : env_put(env, "OMPI_COMM_WORLD_RANK", r);
+    rc = rc ? rc : env_put(env, "OMPI_COMM_WORLD_SIZE", job->size);
+    rc = rc ? rc : env_put(env, "OMPI_COMM_WORLD_LOCAL_RANK", local);
+    rc = rc ? rc : env_put(env, "OMPI_COMM_WORLD_LOCAL_SIZE", job->nlocal);
+    rc = rc ? rc : env_put(env, "OMPI_COMM_WORLD_NODE_RANK", local);
+    rc = rc ? rc : env_put(env, "PMI_RANK", r);
+    rc = rc ? rc : env_put(env, "PMI_SIZE", job->size);
+    rc = rc ? rc : env_put(env, "MPI_LOCALRANKID", local);
+    rc = rc ? rc : env_put(env, "MPI_LOCALNRANKS", job->nlocal);
+    if (rc)
+        ln_err("out of memory");
+    return rc;
+}
+
 /* In the child, between fork and exec: async-signal-safe calls only. */
 static void __attribute__((noreturn)) child_exec(struct child_plan *p)
 {
@@ -725,7 +771,8 @@ int ln_job_spawn(struct ln_job *job)
             rc = -ENOMEM;
             break;
         }
-        if ((rc = ln_pmix_setup_fork(job, r, &plan.env)))
+        if ((rc = ln_pmix_setup_fork(job, r, &plan.env)) ||
+            (rc = compat_env(job, r, local, &plan.env)))
             break;
         plan.fds[0] = plan.fds[1] = -1;
         if ((rc = ln_iof_prepare(job, rk, plan.fds))) {

@@ -3,7 +3,7 @@
 # binding, and that a good run prints nothing of mpirun's own.
 . "$(dirname "$0")/lib.sh"
 
-plan 42
+plan 43
 
 # Each rank prints exactly once, for 1, 2, 4 and 8 ranks (8 oversubscribes
 # the 2 cores of the test machine).
@@ -78,6 +78,11 @@ lrun --map-by ppr:2:node -n 2 "$CLIENT" hello
 is "$(printf '%s\n' "$out" | wc -l)/$rc" "2/0" "--map-by ppr:2:node is accepted (-ppn 2)"
 lrun --map-by ppr:two:node -n 2 true
 like "$err/$rc" "needs 'node', 'slot' or 'ppr:N:node'.*/2" "--map-by ppr with a bad count is refused"
+
+# What scripts written for Open MPI's and MPICH's launchers read.
+OMPI_COMM_WORLD_RANK=99 lrun -n 2 sh -c 'echo $OMPI_COMM_WORLD_RANK $OMPI_COMM_WORLD_SIZE $OMPI_COMM_WORLD_LOCAL_RANK $OMPI_COMM_WORLD_LOCAL_SIZE $PMI_RANK $PMI_SIZE $MPI_LOCALRANKID $MPI_LOCALNRANKS'
+is "$(printf '%s\n' "$out" | sort | tr '\n' ';')/$rc" "0 2 0 2 0 2 0 2;1 2 1 2 1 2 1 2;/0" \
+	"OMPI_COMM_WORLD_*, PMI_RANK/SIZE, MPI_LOCALRANKID/NRANKS (an inherited value replaced)"
 
 # The second name.
 out=$(timeout 30 "$top_builddir/launcher/mpiexec" -n 2 "$CLIENT" hello | wc -l)
