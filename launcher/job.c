@@ -134,7 +134,7 @@ int ln_job_init(struct ln_job *job, struct ln_opts *o)
     for (int c = 0, k = 0; c < CPU_SETSIZE && k < job->ncpus; c++)
         if (CPU_ISSET(c, &cs))
             job->cpus[k++] = c;
-    job->bind = o->bind == LN_BIND_CORE || (o->bind == LN_BIND_DEFAULT && job->nlocal <= job->ncpus);
+    job->bind = ln_binds(o->bind, job->nlocal, job->ncpus);
 
     job->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (job->devnull < 0) {
@@ -785,14 +785,21 @@ int ln_job_spawn(struct ln_job *job)
          * foreground process group, which is mpirun's. */
         plan.own_group = !(r == 0 && job->stdin_tty);
         plan.bind = job->bind;
-        if (plan.bind) {
+        if (plan.bind && ln_bind_cpus(job, local, &plan.cpus) < 0) {
+            if (!local)
+                ln_err("warning: --bind-to %s: this host's sysfs does not say which CPUs "
+                       "share that unit; ranks are bound to one CPU each",
+                       ln_bind_name(job->opts->bind));
             CPU_ZERO(&plan.cpus);
             CPU_SET(job->cpus[local % job->ncpus], &plan.cpus);
         }
         if (job->opts->report_bindings) {
+            char list[256];
+
+            ln_cpuset_text(&plan.cpus, list, sizeof(list));
             if (plan.bind)
-                ln_err("rank %d on host %s bound to CPU %d", r, job->host,
-                       job->cpus[local % job->ncpus]);
+                ln_err("rank %d on host %s bound to CPU%s %s", r, job->host,
+                       CPU_COUNT(&plan.cpus) > 1 ? "s" : "", list);
             else
                 ln_err("rank %d on host %s not bound (%d ranks here, %d CPUs%s)", r, job->host,
                        job->nlocal, job->ncpus,

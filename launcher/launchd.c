@@ -228,8 +228,7 @@ static int read_job(char *payload, size_t len, int node, const char *name)
         ln_err("cannot enter mpirun's directory %s on this host (%s); the ranks start in "
                "the daemon's",
                s, strerror(errno));
-    job.bind = opts.bind == LN_BIND_CORE ||
-               (opts.bind == LN_BIND_DEFAULT && job.nlocal <= job.ncpus);
+    job.bind = ln_binds(opts.bind, job.nlocal, job.ncpus);
     return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "config.h"
 #endif
 
+#include <sched.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -34,7 +35,7 @@ enum {
     LN_EXIT_NOTFOUND = 127, /* program not found (as the shell) */
 };
 
-enum ln_bind { LN_BIND_DEFAULT, LN_BIND_NONE, LN_BIND_CORE };
+enum ln_bind { LN_BIND_DEFAULT, LN_BIND_NONE, LN_BIND_CORE, LN_BIND_SOCKET, LN_BIND_NUMA, LN_BIND_L3 };
 
 /* One program of the command line: several, separated by ':', make an
  * MPMD job whose ranks are numbered through the programs in order. */
@@ -172,6 +173,18 @@ void ln_verbose(const struct ln_job *job, const char *fmt, ...)
 double ln_now(void);
 int ln_write_all(int fd, const void *buf, size_t len);
 const char *ln_signame(int sig, char *buf, size_t len);
+
+/* bind.c */
+/* Ranks are pinned when asked, and by default when each has a CPU. */
+static inline int ln_binds(enum ln_bind b, int nlocal, int ncpus)
+{
+    return b == LN_BIND_DEFAULT ? nlocal <= ncpus : b != LN_BIND_NONE;
+}
+const char *ln_bind_name(enum ln_bind b);
+/* The CPUs the rank of local index `local` is pinned to under the job's
+ * --bind-to; -1 when the unit's CPUs cannot be read from sysfs. */
+int ln_bind_cpus(const struct ln_job *job, int local, cpu_set_t *set);
+void ln_cpuset_text(const cpu_set_t *set, char *buf, size_t size);
 
 /* cleanup.c: the per-job PMIx directory and /dev/shm segments. */
 int ln_tmpdir_create(struct ln_job *job);

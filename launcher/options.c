@@ -127,7 +127,8 @@ static const char help_text[] =
     "  --output-filename DIR   write DIR/rank.R/stdout and DIR/rank.R/stderr\n"
     "  -wdir DIR, --wd DIR     ranks start in DIR (default: mpirun's directory)\n"
     "  --bind-to none|core     pin rank r to the r-th allowed CPU (default: core\n"
-    "                          when ranks <= CPUs, none otherwise)\n"
+    "                          when ranks <= CPUs, none otherwise); l3cache, numa,\n"
+    "                          socket: to the CPUs sharing that unit with it\n"
     "  --report-bindings       say on stderr where each rank is bound\n"
     "  --btl LIST              transports for ranks (sets RDMPI_BTL)\n"
     "  --provider NAME         libfabric provider (sets RDMPI_OFI_PROVIDER)\n"
@@ -299,16 +300,23 @@ static int parse_bool(const char *opt, const char *arg, int *out)
 
 static int parse_bind(const char *opt, const char *arg, enum ln_bind *out)
 {
-    if (!strcmp(arg, "none"))
-        *out = LN_BIND_NONE;
-    else if (!strcmp(arg, "core") || !strcmp(arg, "hwthread") || !strcmp(arg, "cpu"))
-        *out = LN_BIND_CORE;
-    else {
-        ln_err("%s needs 'none' or 'core', got '%s' (example: mpirun --bind-to none -n 4 ./app)",
-               opt, arg);
-        return -EINVAL;
-    }
-    return 0;
+    static const struct {
+        const char *name;
+        enum ln_bind b;
+    } names[] = {{"none", LN_BIND_NONE},     {"core", LN_BIND_CORE},     {"hwthread", LN_BIND_CORE},
+                 {"cpu", LN_BIND_CORE},      {"l1cache", LN_BIND_CORE},  {"l2cache", LN_BIND_CORE},
+                 {"socket", LN_BIND_SOCKET}, {"package", LN_BIND_SOCKET}, {"numa", LN_BIND_NUMA},
+                 {"l3cache", LN_BIND_L3}};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(arg, names[i].name)) {
+            *out = names[i].b;
+            return 0;
+        }
+    ln_err("%s needs none, core, l3cache, numa or socket, got '%s' (example: mpirun --bind-to "
+           "none -n 4 ./app)",
+           opt, arg);
+    return -EINVAL;
 }
 
 static int parse_verbose(const char *opt, const char *arg, int *out)

@@ -58,8 +58,8 @@ bad 2 "--timeout needs a positive number of seconds, got 'soon'" \
 	"--timeout soon" -- --timeout soon -n 2 "$prog"
 bad 2 "--timeout needs a positive number of seconds, got '0'" \
 	"--timeout 0" -- --timeout 0 -n 2 "$prog"
-bad 2 "--bind-to needs 'none' or 'core', got 'socket'" \
-	"--bind-to socket" -- --bind-to socket -n 2 "$prog"
+bad 2 "--bind-to needs none, core, l3cache, numa or socket, got 'board'" \
+	"--bind-to board" -- --bind-to board -n 2 "$prog"
 bad 2 "-x needs VAR or VAR=value with a variable name, got '=1'" \
 	"-x =1" -- -x =1 -n 2 "$prog"
 bad 2 "-genv needs two values \\(example: mpirun -genv OMP_NUM_THREADS 2 \\./app\\)" "-genv with one value" -- -n 1 -genv A

@@ -3,7 +3,7 @@
 # binding, and that a good run prints nothing of mpirun's own.
 . "$(dirname "$0")/lib.sh"
 
-plan 43
+plan 44
 
 # Each rank prints exactly once, for 1, 2, 4 and 8 ranks (8 oversubscribes
 # the 2 cores of the test machine).
@@ -103,6 +103,15 @@ is "$got" "$want" "--bind-to core pins rank r to CPU r"
 lrun -n "$ncpu" sh -c 'echo "$PMIX_RANK $(grep Cpus_allowed_list /proc/self/status | cut -f2)"'
 got=$(printf '%s\n' "$out" | sort -n | tr '\n' ';')
 is "$got" "$want" "ranks <= CPUs binds by default"
+all=$(grep Cpus_allowed_list /proc/self/status | cut -f2)
+first=$(printf '%s' "$all" | sed 's/[-,].*//')
+pkg=$(cat "/sys/devices/system/cpu/cpu$first/topology/package_cpus_list" 2>/dev/null)
+lrun -n 1 --bind-to socket sh -c 'grep Cpus_allowed_list /proc/self/status | cut -f2'
+if [ "$all" = "$(cat /sys/devices/system/cpu/online)" ] && [ -n "$pkg" ]; then
+	is "$out/$rc" "$pkg/0" "--bind-to socket pins to the CPUs of the first CPU's package"
+else
+	skip "mpirun may not use every online CPU here, or sysfs has no package list"
+fi
 lrun --report-bindings -n "$ncpu" true
 want_r=$(for r in $(seq 0 $((ncpu - 1))); do printf 'mpirun: rank %s on host %s bound to CPU %s;' $r "$(hostname)" $r; done)
 is "$(printf '%s\n' "$err" | sort -t' ' -k3n | tr '\n' ';')" "$want_r" "--report-bindings says where each rank is bound"
