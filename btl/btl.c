@@ -54,9 +54,26 @@ static _Noreturn void bad_list(const char *list, const char *why, const char *na
              list, why, name, names);
 }
 
-/* Is `name` in the comma list? The list's names are checked first, so a
- * typo is an error rather than a silently unused transport. */
-static int listed(const char *list, const char *name)
+/* Open MPI's names for what our BTLs do, so its job scripts' --mca btl
+ * lists work: vader is its shared-memory BTL (sm since Open MPI 5), and
+ * tcp, openib, uct and usnic its network ones, all of which ofi covers. */
+static const char *canonical(const char *name)
+{
+    static const char *const net[] = {"tcp", "openib", "uct", "usnic"};
+
+    if (!strcmp(name, "vader"))
+        return "sm";
+    for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++)
+        if (!strcmp(name, net[i]))
+            return "ofi";
+    return name;
+}
+
+/* Is `name` in the comma list (RDMPI_BTL is `full`, `^` included)? The
+ * list's names are checked first, so a typo is an error rather than a
+ * silently unused transport. Leaving out a network BTL by Open MPI's name
+ * (the common "^openib") leaves out nothing: ofi stands for all of them. */
+static int listed(const char *full, const char *list, int exclude, const char *name)
 {
     char *copy = strdup(list), *save = NULL, *tok;
     int found = 0;
@@ -64,11 +81,18 @@ static int listed(const char *list, const char *name)
     if (!copy)
         rt_fatal("out of memory reading RDMPI_BTL");
     for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const char *c = canonical(tok);
+
         if (*tok == '^')
-            bad_list(list, "^ may only prefix the whole list: ", tok);
-        if (!known(tok))
-            bad_list(list, "unknown BTL ", tok);
-        found |= !strcmp(tok, name);
+            bad_list(full, "^ may only prefix the whole list: ", tok);
+        if (exclude && c != tok && strcmp(c, "sm")) {
+            if (!strcmp(name, compiled[0]->name))
+                rt_info(1, "btl: RDMPI_BTL=%s: %s is Open MPI's; ofi stays open", full, tok);
+            continue;
+        }
+        if (!known(c))
+            bad_list(full, "unknown BTL ", tok);
+        found |= !strcmp(c, name);
     }
     free(copy);
     return found;
@@ -87,7 +111,7 @@ int btl_open_all(struct btl_module ***mods, int *n)
         struct btl_module *m = compiled[i];
         int pos;
 
-        if (list[0] && listed(list + exclude, m->name) == exclude)
+        if (list[0] && listed(list, list + exclude, exclude, m->name) == exclude)
             continue;
         /* A network transport costs start-up time and a poll per progress
          * call; with every rank on this host and no list given it would

@@ -6,7 +6,7 @@
 # filtering and parameter checks.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/btl/t_btl_sm"
-plan 14
+plan 17
 
 # mpirun_ok DESCRIPTION ENV...: one job of $n ranks; passes if every rank
 # passed and the job left nothing of its own in /dev/shm.
@@ -51,6 +51,15 @@ run env RDMPI_BTL=sm,bogus "$t" --list
 [ $rc -ne 0 ] && echo "$err" | grep -q "unknown BTL bogus" && echo "$err" | grep -q "self,sm"
 ok $? "an unknown BTL name is fatal and lists the known ones"
 [ $rc -ne 0 ] || diag "$out" "$err"
+run env RDMPI_BTL=self,vader,tcp "$t" --list
+[ $rc -eq 0 ] && [ "$out" = "self sm ofi" ]
+ok $? "Open MPI's names: vader is sm, tcp is ofi (got '$out')"
+run env RDMPI_BTL=^openib "$t" --list
+[ $rc -eq 0 ] && [ "$out" = "self sm ofi" ]
+ok $? "RDMPI_BTL=^openib leaves out nothing (got '$out')"
+run env RDMPI_BTL=^vader "$t" --list
+[ $rc -eq 0 ] && [ "$out" = "self ofi" ]
+ok $? "RDMPI_BTL=^vader leaves out sm (got '$out')"
 run env RDMPI_BTL=sm,^self "$t" --list
 [ $rc -ne 0 ] && echo "$err" | grep -q "may only prefix"
 ok $? "^ inside the list is fatal"
