@@ -41,6 +41,12 @@ typedef __INTPTR_TYPE__ MPI_Aint;
 #else
 typedef intptr_t MPI_Aint;
 #endif
+/* long long is C99 and C++11: programs built with -std=c89 or c++98
+ * -pedantic -Werror must not fail on our header. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wlong-long"
+#endif
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
 typedef int MPI_Fint;
@@ -66,6 +72,9 @@ typedef struct MPI_Status {
     int rdmpi_cancelled;
     long long rdmpi_count;
 } MPI_Status;
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 /* The Fortran views of a status: MPI_F_STATUS_SIZE integers, the same bytes
  * as MPI_Status, so conversions are plain copies. */

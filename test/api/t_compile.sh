@@ -1,13 +1,13 @@
 #!/bin/sh
 # mpi.h as users meet it: test/api/api_user.c must compile without a warning
-# as C (gcc, clang; c99, c11, with -Wpedantic) and as C++ (g++, clang++;
-# c++11, c++17), and the header must keep the form that
+# as C (gcc, clang; c89, c99, c11, with -Wpedantic) and as C++ (g++,
+# clang++; c++98, c++11, c++17), and the header must keep the form that
 # runtime/gen-unsupported.sh parses.
 . "$top_srcdir/test/tap.sh"
 hdr="$top_srcdir/include/mpi.h"
 user="$top_srcdir/test/api/api_user.c"
 warn="-O2 -Wall -Wextra -Wpedantic -Werror"
-plan 14
+plan 18
 
 # compile COMPILER LANGUAGE STD: one test per combination; a compiler that is
 # not installed is a skip, not a failure.
@@ -21,10 +21,10 @@ compile() {
     [ $rc -eq 0 ] || diag "$err"
 }
 for cc in gcc clang; do
-    for std in c99 c11; do compile $cc c $std; done
+    for std in c89 c99 c11; do compile $cc c $std; done
 done
 for cxx in g++ clang++; do
-    for std in c++11 c++17; do compile $cxx c++ $std; done
+    for std in c++98 c++11 c++17; do compile $cxx c++ $std; done
 done
 
 cc=${CC:-cc}
