@@ -3,7 +3,7 @@
 # CC=mpicc), include and link flags with an rpath so programs run without
 # LD_LIBRARY_PATH; and the pkg-config file.
 . "$top_srcdir/test/tap.sh"
-plan 11
+plan 15
 W="$top_builddir/wrappers"
 export RDMPI_INCDIR="$top_srcdir/include" RDMPI_LIBDIR="$top_builddir/.libs"
 T=$(mktemp -d)
@@ -23,6 +23,15 @@ run env CC="$W/mpicc" "$W/mpicc" -show x.c
 case "$out" in *mpicc\ *) false ;; *) true ;; esac; ok $? "CC=mpicc does not recurse: $out"
 run "$W/mpicc" --showme:compile
 case "$out" in -I*) true ;; *) false ;; esac; ok $? "--showme:compile: $out"
+run "$W/mpicc" -showme:link
+case "$out" in *-lrdmpi*) true ;; *) false ;; esac; ok $? "-showme:link (one dash, as CMake asks): $out"
+run "$W/mpicc" -showme:incdirs
+[ "$out" = "$RDMPI_INCDIR" ]; ok $? "-showme:incdirs: $out"
+run "$W/mpicxx" --showme:version
+case "$out" in "mpicxx: rdmpi "[0-9]*"(language: C++)") true ;; *) false ;; esac
+ok $? "--showme:version: $out"
+run "$W/mpicc" --showme:nonsense
+[ $rc -ne 0 ] && echo "$err" | grep -q "unknown query"; ok $? "an unknown --showme query is refused"
 
 cp "$top_srcdir/examples/hello.c" "$T/"
 run "$W/mpicc" -Wall -Wextra -Werror -o "$T/hello" "$T/hello.c"
