@@ -186,6 +186,11 @@ const char *ln_bind_name(enum ln_bind b);
 int ln_bind_cpus(const struct ln_job *job, int local, cpu_set_t *set);
 void ln_cpuset_text(const cpu_set_t *set, char *buf, size_t size);
 
+/* slurm.c: inside a Slurm allocation and given no hosts, the
+ * allocation's nodes and slots become --host, and srun the launch agent
+ * unless one was given. */
+int ln_slurm_hosts(struct ln_opts *o);
+
 /* cleanup.c: the per-job PMIx directory and /dev/shm segments. */
 int ln_tmpdir_create(struct ln_job *job);
 void ln_tmpdir_remove(struct ln_job *job);

@@ -104,6 +104,8 @@ int main(int argc, char **argv)
     rc = ln_opts_parse(&opts, argc, argv);
     if (rc == 1)
         return 0;
+    if (!rc)
+        rc = ln_slurm_hosts(&opts);
     if (rc)
         return exit_for(rc);
     if (opts.hosts || opts.hostfile) {

@@ -13,7 +13,7 @@
 . "$top_srcdir/test/slurm/slurm.sh"
 
 B=$top_builddir
-NTESTS=24
+NTESTS=25
 plan $NTESTS
 skip_all() {
 	for _i in $(seq $NTESTS); do skip "$1"; done
@@ -111,6 +111,16 @@ done
 srun_ok 90 "2x1: t_sizes (every size across the network)" --mpi=pmix -N 2 -n 2 "$B/test/p2p/t_sizes"
 # shellcheck disable=SC2086
 srun_ok 60 "2x4: connectivity" --mpi=pmix $N2 "$B/examples/connectivity"
+
+# Our mpirun inside an allocation: the nodes and slots come from Slurm and
+# the host daemons start as steps (srun), as with Open MPI's mpirun.
+out=$(slurm_on 0 timeout -k 2 90 salloc -N 2 --ntasks-per-node=4 \
+	"$B/launcher/mpirun" --timeout 60 "$B/examples/hello" 2>&1 </dev/null)
+rc=$?
+[ $rc -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c "^Hello from rank [0-7] of 8 on ${P}0$")" -eq 4 ] &&
+	[ "$(printf '%s\n' "$out" | grep -c "^Hello from rank [0-7] of 8 on ${P}1$")" -eq 4 ]
+ok $? "salloc -N 2 --ntasks-per-node=4 mpirun hello: 8 ranks from the allocation, 4 on each node"
+[ $rc -eq 0 ] || diag "rc=$rc" "$(printf '%s\n' "$out" | tail -n 20)"
 
 # A remote rank's MPI_Abort ends the step with a failure, quickly.
 s=$(date +%s)
