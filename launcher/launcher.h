@@ -190,6 +190,13 @@ void ln_cpuset_text(const cpu_set_t *set, char *buf, size_t size);
  * allocation's nodes and slots become --host, and srun the launch agent
  * unless one was given. */
 int ln_slurm_hosts(struct ln_opts *o);
+/* The daemon as a step of the allocation: one task, which by default has
+ * every CPU the allocation has on the node (its ranks run inside the
+ * step), beside other steps, with no PMIx of Slurm's (the daemon serves
+ * its ranks itself) and no binding of its own.  mpirun appends the node. */
+#define LN_SRUN_AGENT                                                                              \
+    "srun --overlap --mpi=none --cpu-bind=none --kill-on-bad-exit=1 --nodes=1 --ntasks=1 "       \
+    "--nodelist"
 
 /* cleanup.c: the per-job PMIx directory and /dev/shm segments. */
 int ln_tmpdir_create(struct ln_job *job);

@@ -52,6 +52,7 @@ enum opt_id {
     O_AGENT,
     O_WDIR,
     O_REPORT_BIND,
+    O_LAUNCHER,
 };
 
 struct opt {
@@ -106,6 +107,9 @@ static const struct opt table[] = {
     {"wdir", O_WDIR, 1, "-wdir /scratch/run1"},
     {"wd", O_WDIR, 1, "--wd /scratch/run1"},
     {"report-bindings", O_REPORT_BIND, 0, NULL},
+    {"N", O_PPN, 1, "-N 4"},
+    {"launcher", O_LAUNCHER, 1, "-launcher ssh"},
+    {"launcher-exec", O_AGENT, 1, "-launcher-exec 'ssh -x'"},
 };
 
 static const char help_text[] =
@@ -138,10 +142,11 @@ static const char help_text[] =
     "  --kill-grace S          seconds between SIGTERM and SIGKILL at teardown (2)\n"
     "  --host A,B:4, -H        run on these hosts (B with 4 slots)\n"
     "  --hostfile F, -f        hosts from F: 'host slots=N' or 'host:N' lines\n"
-    "  -ppn N, --npernode N    N consecutive ranks per host\n"
+    "  -ppn N, --npernode N, -N N   N consecutive ranks per host\n"
     "  --map-by slot|node      fill each host's slots (default) or round robin;\n"
     "                          ppr:N:node is -ppn N\n"
-    "  --launch-agent CMD      starts the per-host daemon: CMD HOST ... (ssh)\n"
+    "  --launch-agent CMD      starts the per-host daemon: CMD HOST ... (ssh; also\n"
+    "                          -launcher-exec; -launcher ssh|rsh|slurm)\n"
     "  -v, --verbose           ranks verbose (RDMPI_VERBOSE); twice: mpirun too\n"
     "  --oversubscribe, --allow-run-as-root, -genvall   accepted, no effect\n"
     "  -h, --help              this text\n"
@@ -474,6 +479,18 @@ static int apply(struct ln_opts *o, const struct opt *op, const char *word, cons
     case O_GENVLIST: return opt_envlist(&o->rank_env, &o->nrank_env, word, a1);
     case O_WDIR: return opt_wdir(word, a1, &o->wdir);
     case O_REPORT_BIND: o->report_bindings = 1; return 0;
+    case O_LAUNCHER: /* Hydra's: how its proxies start */
+        if (!strcmp(a1, "ssh") || !strcmp(a1, "rsh"))
+            o->launch_agent = a1;
+        else if (!strcmp(a1, "slurm"))
+            o->launch_agent = LN_SRUN_AGENT;
+        else {
+            ln_err("%s needs ssh, rsh or slurm, got '%s' (or give the command with "
+                   "--launch-agent)",
+                   word, a1);
+            return -EINVAL;
+        }
+        return 0;
     case O_TAG: o->tag_output = 1; return 0;
     case O_TIMEOUT:
         return parse_seconds(word, a1, &o->timeout, 0, "mpirun --timeout 60 -n 4 ./app");

@@ -14,14 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The daemon's step: one task, which by default has every CPU the
- * allocation has on the node (its ranks run inside the step), beside other
- * steps, with no PMIx of Slurm's (the daemon serves its ranks itself) and
- * no binding of its own.  mpirun appends the node's name. */
-#define SRUN_AGENT                                                                                 \
-    "srun --overlap --mpi=none --cpu-bind=none --kill-on-bad-exit=1 --nodes=1 --ntasks=1 "       \
-    "--nodelist"
-
 /* "4(x2),2" -> the count of node i, or -1. */
 static int tasks_of(const char *spec, int i)
 {
@@ -110,6 +102,6 @@ int ln_slurm_hosts(struct ln_opts *o)
     }
     o->hosts = list;
     if (!o->launch_agent)
-        o->launch_agent = SRUN_AGENT;
+        o->launch_agent = LN_SRUN_AGENT;
     return 0;
 }

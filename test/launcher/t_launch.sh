@@ -3,7 +3,7 @@
 # binding, and that a good run prints nothing of mpirun's own.
 . "$(dirname "$0")/lib.sh"
 
-plan 44
+plan 46
 
 # Each rank prints exactly once, for 1, 2, 4 and 8 ranks (8 oversubscribes
 # the 2 cores of the test machine).
@@ -83,6 +83,11 @@ like "$err/$rc" "needs 'node', 'slot' or 'ppr:N:node'.*/2" "--map-by ppr with a 
 OMPI_COMM_WORLD_RANK=99 lrun -n 2 sh -c 'echo $OMPI_COMM_WORLD_RANK $OMPI_COMM_WORLD_SIZE $OMPI_COMM_WORLD_LOCAL_RANK $OMPI_COMM_WORLD_LOCAL_SIZE $PMI_RANK $PMI_SIZE $MPI_LOCALRANKID $MPI_LOCALNRANKS'
 is "$(printf '%s\n' "$out" | sort | tr '\n' ';')/$rc" "0 2 0 2 0 2 0 2;1 2 1 2 1 2 1 2;/0" \
 	"OMPI_COMM_WORLD_*, PMI_RANK/SIZE, MPI_LOCALRANKID/NRANKS (an inherited value replaced)"
+
+lrun -N 2 -n 2 "$CLIENT" hello
+is "$(printf '%s\n' "$out" | wc -l)/$rc" "2/0" "-N 2 (Open MPI's ranks per node) is accepted"
+lrun -launcher fork -n 1 true
+like "$err/$rc" "-launcher needs ssh, rsh or slurm, got 'fork'.*/2" "Hydra's -launcher: an unknown one is refused"
 
 # The second name.
 out=$(timeout 30 "$top_builddir/launcher/mpiexec" -n 2 "$CLIENT" hello | wc -l)
