@@ -286,8 +286,8 @@ static void exchange(size_t min, size_t max)
         for (int w = 0; w < XCHG_N; w++) {
             exchange_side(!pid, pid ? pid : me_pid, word, &round, send, recv, shm, s, 2, w);
             for (int k = 0; k < TRIALS; k++)
-                t[w][k] = exchange_side(!pid, pid ? pid : me_pid, word, &round, send, recv, shm,
-                                        s, reps, w);
+                t[w][k] = exchange_side(!pid, pid ? pid : me_pid, word, &round, send, recv, shm, s,
+                                        reps, w);
         }
         if (pid) {
             printf("%-10zu%20.2f%20.2f%20.2f\n", s, median(t[XCHG_CMA], TRIALS),

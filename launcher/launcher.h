@@ -35,15 +35,22 @@ enum {
     LN_EXIT_NOTFOUND = 127, /* program not found (as the shell) */
 };
 
-enum ln_bind { LN_BIND_DEFAULT, LN_BIND_NONE, LN_BIND_CORE, LN_BIND_SOCKET, LN_BIND_NUMA, LN_BIND_L3 };
+enum ln_bind {
+    LN_BIND_DEFAULT,
+    LN_BIND_NONE,
+    LN_BIND_CORE,
+    LN_BIND_SOCKET,
+    LN_BIND_NUMA,
+    LN_BIND_L3
+};
 
 /* One program of the command line: several, separated by ':', make an
  * MPMD job whose ranks are numbered through the programs in order. */
 struct ln_app {
-    int np;           /* its ranks (the last program's: the rest of the job's) */
-    char **argv;      /* argv[0] as typed, NULL-terminated */
-    char *prog;       /* argv[0] resolved through PATH */
-    char **env;       /* "VAR=value" for its ranks, applied after the job's */
+    int np;      /* its ranks (the last program's: the rest of the job's) */
+    char **argv; /* argv[0] as typed, NULL-terminated */
+    char *prog;  /* argv[0] resolved through PATH */
+    char **env;  /* "VAR=value" for its ranks, applied after the job's */
     size_t nenv;
     const char *wdir; /* the directory its ranks start in, or NULL */
 };
@@ -60,7 +67,7 @@ struct ln_opts {
     double kill_grace; /* seconds between SIGTERM and SIGKILL */
     char **rank_env;   /* "VAR=value" for ranks, in command order */
     size_t nrank_env;
-    const char *wdir;  /* -wdir before the first program, or NULL */
+    const char *wdir;    /* -wdir before the first program, or NULL */
     struct ln_app *apps; /* the programs, at least one */
     int napps;
     /* Several hosts (hosts.c, mh.c); np stays 0 here when not given. */
@@ -195,7 +202,7 @@ int ln_slurm_hosts(struct ln_opts *o);
  * step), beside other steps, with no PMIx of Slurm's (the daemon serves
  * its ranks itself) and no binding of its own.  mpirun appends the node. */
 #define LN_SRUN_AGENT                                                                              \
-    "srun --overlap --mpi=none --cpu-bind=none --kill-on-bad-exit=1 --nodes=1 --ntasks=1 "       \
+    "srun --overlap --mpi=none --cpu-bind=none --kill-on-bad-exit=1 --nodes=1 --ntasks=1 "         \
     "--nodelist"
 
 /* cleanup.c: the per-job PMIx directory and /dev/shm segments. */

@@ -308,10 +308,11 @@ static int parse_bind(const char *opt, const char *arg, enum ln_bind *out)
     static const struct {
         const char *name;
         enum ln_bind b;
-    } names[] = {{"none", LN_BIND_NONE},     {"core", LN_BIND_CORE},     {"hwthread", LN_BIND_CORE},
-                 {"cpu", LN_BIND_CORE},      {"l1cache", LN_BIND_CORE},  {"l2cache", LN_BIND_CORE},
-                 {"socket", LN_BIND_SOCKET}, {"package", LN_BIND_SOCKET}, {"numa", LN_BIND_NUMA},
-                 {"l3cache", LN_BIND_L3}};
+    } names[] = {{"none", LN_BIND_NONE},     {"core", LN_BIND_CORE},
+                 {"hwthread", LN_BIND_CORE}, {"cpu", LN_BIND_CORE},
+                 {"l1cache", LN_BIND_CORE},  {"l2cache", LN_BIND_CORE},
+                 {"socket", LN_BIND_SOCKET}, {"package", LN_BIND_SOCKET},
+                 {"numa", LN_BIND_NUMA},     {"l3cache", LN_BIND_L3}};
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!strcmp(arg, names[i].name)) {
@@ -637,7 +638,10 @@ static int app_options(struct ln_app *a, int argc, char **argv, int *i, int *np_
         if ((rc = next_option(argc, argv, i, &op, shown, sizeof(shown), &a1, &a2)))
             return rc < 0 ? rc : 0;
         switch (op->id) {
-        case O_NP: *np_given = 1; rc = parse_np(shown, a1, &a->np); break;
+        case O_NP:
+            *np_given = 1;
+            rc = parse_np(shown, a1, &a->np);
+            break;
         case O_X: rc = opt_x(&a->env, &a->nenv, shown, a1); break;
         case O_GENV: rc = opt_env(&a->env, &a->nenv, shown, a1, a2); break;
         case O_GENVLIST: rc = opt_envlist(&a->env, &a->nenv, shown, a1); break;
@@ -677,8 +681,9 @@ static int parse_apps(struct ln_opts *o, int argc, char **argv, int i)
             return rc;
         all_given &= o->napps == 1 || given;
         if (i >= argc || !strcmp(argv[i], ":")) {
-            ln_err("no program given %s", o->napps == 1 ? EXAMPLE : "after ':' (example: mpirun "
-                                                                     "-n 1 ./a : -n 2 ./b)");
+            ln_err("no program given %s", o->napps == 1 ? EXAMPLE
+                                                        : "after ':' (example: mpirun "
+                                                          "-n 1 ./a : -n 2 ./b)");
             return -EINVAL;
         }
         a->argv = &argv[i];

@@ -69,7 +69,7 @@ int ln_slurm_hosts(struct ln_opts *o)
     /* Node lists are names, digits, '-', ',', '[' and ']': nothing the
      * shell would read. */
     if (strlen(nodes) > 4000 || strspn(nodes, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                             "0123456789-_.,[]") != strlen(nodes)) {
+                                              "0123456789-_.,[]") != strlen(nodes)) {
         ln_err("cannot use SLURM_JOB_NODELIST='%s'; give the hosts with --host", nodes);
         return -EINVAL;
     }

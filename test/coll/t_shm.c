@@ -393,8 +393,10 @@ static void barrier_after_data(int me, int n)
             MPI_Barrier(c);
             left = mono();
             MPI_Bcast(&entered, 1, MPI_DOUBLE, late, c);
-            mt_check(left >= entered, "rank %d left the barrier %.6f s before rank %d entered "
-                     "(shift %d)", me, entered - left, late, shift);
+            mt_check(left >= entered,
+                     "rank %d left the barrier %.6f s before rank %d entered "
+                     "(shift %d)",
+                     me, entered - left, late, shift);
             MPI_Comm_free(&c);
         }
 }
