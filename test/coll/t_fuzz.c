@@ -19,6 +19,7 @@
 
 #include <inttypes.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 
 static uint64_t seed, rng;
@@ -39,10 +40,12 @@ static unsigned rn(unsigned n)
 }
 
 /* Types: a layout of basic elements (per instance, at offsets). T_VEC is
- * sent by a rank either as itself or, same signature, as plain ints (T_INTS). */
-enum { T_INT, T_DOUBLE, T_CHAR, T_U64, T_DI, T_VEC, T_INTS, NT };
-static const char *tname[NT] = {"int", "double", "char", "uint64", "double_int", "vector",
-                                "ints"};
+ * sent by a rank either as itself or, same signature, as plain ints
+ * (T_INTS); T_V64, uint64s with gaps, goes through the user op only (the
+ * predefined ones take predefined types). */
+enum { T_INT, T_DOUBLE, T_CHAR, T_U64, T_DI, T_V64, T_VEC, T_INTS, NT };
+static const char *tname[NT] = {"int", "double", "char", "uint64", "double_int", "vector64",
+                                "vector", "ints"};
 struct lay {
     MPI_Datatype dt;
     size_t ext;
@@ -73,6 +76,7 @@ struct comm {
     MPI_Comm c;
     int me, n;
     uint64_t ncoll; /* collectives started on it (the same on every rank) */
+    uint64_t nshm;  /* blocking ones of the kinds the shared segment runs */
 };
 static const char *cname[] = {"world", "dup", "split", "reversed"};
 static struct comm comms[4];
@@ -81,7 +85,7 @@ static struct comm comms[4];
 struct call {
     int step, step0, kind, mode, ci, me, n, t, o, root, inplace, nreq, peer;
     size_t B; /* basic elements per block */
-    uint64_t ncoll;
+    uint64_t ncoll, nshm;
     MPI_Comm comm;
     const struct lay *sl, *rl;
     unsigned char *sb, *rb, *mask;
@@ -110,9 +114,16 @@ static void affine(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     uint64_t *a = in, *b = inout;
 
-    (void)dt;
-    for (int i = 0; i < *len; i++)
+    if (*dt == MPI_UINT64_T) {
+        for (int i = 0; i < *len; i++)
+            b[i] = compose(a[i], b[i]);
+        return;
+    }
+    /* T_V64: words 0 and 2 of every 3. */
+    for (int i = 0; i < 3 * *len; i += 3) {
         b[i] = compose(a[i], b[i]);
+        b[i + 2] = compose(a[i + 2], b[i + 2]);
+    }
 }
 
 /* Rank src's value at index idx: often a small number an implementation
@@ -122,14 +133,23 @@ static uint64_t val(const struct call *c, int src, uint64_t idx)
     uint64_t h = mix(seed ^ mix((uint64_t)c->step * 1000003u + (uint64_t)src) ^
                      idx * 0xd6e8feb86659fd93ull);
 
+    /* The first word of a slot's data most of all. */
+    if (idx == 0 && (h >> 62))
+        return c->nshm + ((h >> 8) & 1 ? 17 : 1) + (h >> 9) % 3 - 1;
+    if (idx == 1 && (h >> 62))
+        return 0;
     switch (h & 15) {
     case 0: return (uint64_t)c->step;
     case 1: return c->B;
     case 2: return 0;
     case 3: return 1;
     case 4: return UINT64_MAX;
-    case 5: return c->ncoll + (h >> 8) % 24 - 4;
-    case 6: return c->ncoll + 16 * ((h >> 8) % 3);
+    /* The segment numbers its collectives from the first (or the 17th)
+     * blocking call of its kinds; a slot holds the data of the collective
+     * 16 numbers before the one that uses it next. */
+    case 5: return c->nshm + 16 + (h >> 8) % 5 - 2;
+    case 6: return c->nshm + (h >> 8) % 5 - 2;
+    case 8: return c->ncoll + (h >> 8) % 24 - 4;
     case 7: return idx;
     default: return h >> 4;
     }
@@ -137,7 +157,7 @@ static uint64_t val(const struct call *c, int src, uint64_t idx)
 
 static int kind_of(int t)
 {
-    return t == T_VEC || t == T_INTS ? T_INT : t;
+    return t == T_VEC || t == T_INTS ? T_INT : t == T_V64 ? T_U64 : t;
 }
 
 static void elem(int t, uint64_t v, unsigned char *out)
@@ -473,6 +493,36 @@ static void refill(struct call *c)
     }
 }
 
+static double now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A blocking barrier, every other time with one rank late: no rank may
+ * leave before the last entered (one clock on one host). */
+static int timed_barrier(struct call *c)
+{
+    double t[2];
+    int err;
+
+    if (c->me == c->peer && c->step % 2)
+        usleep(1000);
+    t[0] = now();
+    err = MPI_Barrier(c->comm);
+    t[1] = -now();
+    MPI_Allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_MAX, c->comm);
+    comms[c->ci].ncoll++;
+    comms[c->ci].nshm++;
+    if (t[0] > -t[1] && mt_failed++ < 20)
+        fprintf(stderr, "rank %d: seed %" PRIu64 " step %d: blocking barrier on %s: a rank "
+                "left %.6f s before the last entered\n", mt_rank, seed, c->step, cname[c->ci],
+                t[0] + t[1]);
+    return err;
+}
+
 #define ISSUE(blk, nb, init, ...)                                                      \
     (c->mode == M_BLOCK ? blk(__VA_ARGS__)                                             \
      : c->mode == M_NB  ? nb(__VA_ARGS__, &c->req[0])                                  \
@@ -482,13 +532,16 @@ static void issue(struct call *c)
 {
     MPI_Comm comm = c->comm;
     const struct lay *sl = c->sl, *rl = c->rl;
-    int root = c->root, me = c->me, B = (int)c->B, err = MPI_SUCCESS;
+    int root = c->root, me = c->me, B = cnt(rl, c->B), err = MPI_SUCCESS;
     MPI_Op op = ops[c->o];
     void *sb = c->inplace ? MPI_IN_PLACE : c->sb;
 
     c->nreq = c->mode != M_BLOCK;
     switch (c->kind) {
-    case K_BARRIER: err = ISSUE(MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init, comm); break;
+    case K_BARRIER:
+        err = c->mode == M_BLOCK ? timed_barrier(c)
+                                 : ISSUE(MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init, comm);
+        break;
     case K_BCAST:
         err = ISSUE(MPI_Bcast, MPI_Ibcast, MPI_Bcast_init, c->rb, cnt(rl, c->B), rl->dt, root,
                     comm);
@@ -553,6 +606,10 @@ static void issue(struct call *c)
     }
     if (c->kind != K_P2P)
         comms[c->ci].ncoll++;
+    if (c->mode == M_BLOCK && (c->kind == K_BARRIER || c->kind == K_BCAST ||
+                               c->kind == K_REDUCE || c->kind == K_ALLREDUCE ||
+                               c->kind == K_ALLGATHER || c->kind == K_ALLTOALL))
+        comms[c->ci].nshm++;
     mt_check(err == MPI_SUCCESS, "step %d: %s returned %d", c->step, kname[c->kind], err);
     if (c->mode == M_PERSIST)
         MPI_Start(&c->req[0]);
@@ -690,8 +747,14 @@ static void wait_one(int i, int step, int restart)
 {
     struct call *c = pend[i];
 
-    if (rn(2)) {
+    unsigned how = rn(3);
+
+    if (how == 0) {
         MPI_Waitall(c->nreq, c->req, MPI_STATUSES_IGNORE);
+    } else if (how == 1) {
+        int left = c->nreq, idx;
+        while (left--)
+            MPI_Waitany(c->nreq, c->req, &idx, MPI_STATUS_IGNORE);
     } else {
         int done = 0;
         while (!done)
@@ -718,8 +781,14 @@ static void wait_all(int step)
         completed(i, step, 1);
 }
 
+/* A burst (burst_ci >= 0): small blocking calls of the segment's kinds on
+ * a fresh communicator, whose collective numbers the data then tracks
+ * exactly (nshm). */
+static int burst_ci = -1;
+static void one_call(int step);
+
 /* Creates or frees a communicator (persistent calls on it go first). */
-static void toggle_comm(int ci)
+static void toggle_comm(int ci, int step)
 {
     struct comm *m = &comms[ci];
 
@@ -745,44 +814,57 @@ static void toggle_comm(int ci)
                        &m->c);
     MPI_Comm_rank(m->c, &m->me);
     MPI_Comm_size(m->c, &m->n);
-    m->ncoll = 0;
+    m->ncoll = m->nshm = 0;
+    if (rn(2)) {
+        burst_ci = ci;
+        for (int k = 17 + (int)rn(40); k > 0; k--)
+            one_call(step);
+        burst_ci = -1;
+    }
 }
 
 static void one_call(int step)
 {
+    static const int shm_kinds[] = {K_BARRIER, K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE,
+                                    K_ALLGATHER, K_ALLTOALL};
     struct call *c = calloc(1, sizeof *c);
-    int ci, t;
+    int ci = burst_ci, t;
     size_t bytes;
 
-    do
+    while (ci < 0 || comms[ci].c == MPI_COMM_NULL)
         ci = (int)rn(4);
-    while (comms[ci].c == MPI_COMM_NULL);
     c->step = c->step0 = step;
     c->ci = ci;
     c->comm = comms[ci].c;
     c->me = comms[ci].me;
     c->n = comms[ci].n;
     c->ncoll = comms[ci].ncoll;
+    c->nshm = comms[ci].nshm;
     c->kind = (int)rn(NK);
     c->root = (int)(rn(64) % (unsigned)c->n);
     c->peer = (int)rn((unsigned)c->n);
-    if (c->kind == K_P2P)
+    if (c->kind == K_P2P && burst_ci < 0)
         c->root = rn(4) == 0; /* receive with MPI_ANY_TAG */
     {
         unsigned m = rn(20);
         c->mode = m < 12 ? M_BLOCK : m < 17 || c->kind == K_P2P ? M_NB : M_PERSIST;
     }
+    if (burst_ci >= 0) {
+        c->kind = shm_kinds[rn(7)];
+        c->mode = M_BLOCK;
+    }
     if (reduction(c->kind)) {
         static const int allowed[][4] = {
             [T_INT] = {O_SUM, O_MAX, O_BXOR, O_SUM}, [T_DOUBLE] = {O_SUM, O_MAX, O_SUM, O_MAX},
             [T_CHAR] = {O_SUM, O_MAX, O_BXOR, O_SUM}, [T_U64] = {O_SUM, O_MAX, O_BXOR, O_USER},
-            [T_DI] = {O_MINLOC, O_MAXLOC, O_MINLOC, O_MAXLOC}};
-        t = (int)rn(5);
+            [T_DI] = {O_MINLOC, O_MAXLOC, O_MINLOC, O_MAXLOC},
+            [T_V64] = {O_USER, O_USER, O_USER, O_USER}};
+        t = (int)rn(6);
         c->o = allowed[t][rn(4)];
         if (rn(4) == 0 && t == T_U64)
             c->o = O_USER;
     } else {
-        t = (int)rn(6);
+        t = (int)rn(7);
     }
     c->t = t;
     c->sl = c->rl = &lays[t];
@@ -791,7 +873,7 @@ static void one_call(int step)
         c->sl = &lays[h & 1 ? T_VEC : T_INTS];
         c->rl = &lays[h & 2 ? T_VEC : T_INTS];
     }
-    bytes = pick_bytes();
+    bytes = burst_ci >= 0 ? 8 + rn(57) : pick_bytes();
     if (block_kind(c->kind))
         bytes /= (size_t)c->n;
     c->B = bytes / (size_t)lays[t].bsz / (size_t)lays[t].per * (size_t)lays[t].per;
@@ -833,6 +915,10 @@ static void make_types(void)
         MPI_Type_get_extent(dt[t], &lb, &ext);
         lays[t] = (struct lay){dt[t], (size_t)ext, 1, bsz[t], {0}};
     }
+    /* uint64s 0 _ 2: a gap inside. */
+    MPI_Type_vector(2, 1, 2, MPI_UINT64_T, &lays[T_V64].dt);
+    MPI_Type_commit(&lays[T_V64].dt);
+    lays[T_V64] = (struct lay){lays[T_V64].dt, 24, 2, 8, {0, 16}};
     /* Ints 0 1 _ 3 4 _ 6 7: two gaps inside, none at the end. */
     MPI_Type_vector(3, 2, 3, MPI_INT, &lays[T_VEC].dt);
     MPI_Type_commit(&lays[T_VEC].dt);
@@ -858,14 +944,14 @@ int main(int argc, char **argv)
     seed = s ? strtoull(s, NULL, 0) : 20261130;
     rng = seed;
     make_types();
-    comms[0] = (struct comm){MPI_COMM_WORLD, mt_rank, mt_size, 0};
+    comms[0] = (struct comm){MPI_COMM_WORLD, mt_rank, mt_size, 0, 0};
     for (int i = 1; i < 4; i++)
         comms[i].c = MPI_COMM_NULL;
     for (int step = 0; step < steps; step++) {
         unsigned a = rn(100);
 
         if (a < 2)
-            toggle_comm(1 + (int)rn(3));
+            toggle_comm(1 + (int)rn(3), step);
         else if (a < 6 && npend)
             wait_all(step);
         else if (a < 12 && npend)
@@ -883,8 +969,9 @@ int main(int argc, char **argv)
         wait_one(0, steps, 0);
     for (int i = 1; i < 4; i++)
         if (comms[i].c != MPI_COMM_NULL)
-            toggle_comm(i);
+            toggle_comm(i, steps);
     MPI_Type_free(&lays[T_VEC].dt);
+    MPI_Type_free(&lays[T_V64].dt);
     MPI_Op_free(&ops[O_USER]);
     if (mt_failed)
         fprintf(stderr, "rank %d: %d failures; rerun with MT_SEED=%" PRIu64 " MT_STEPS=%d\n",
