@@ -14,7 +14,8 @@
  * collectives (an internal sequence number might equal it), so every rank
  * computes every result locally and checks it, gaps included. A failure
  * names the step, collective, communicator, form, count, type, op and
- * root, the first bad index, and the seed to rerun with. */
+ * root, the first bad index, and the seed to rerun with. MT_TRACE=1 prints
+ * every call; MT_BIG=p makes p% of them 128 KiB-2 MiB. */
 #include "../p2p/mpitest.h"
 
 #include <inttypes.h>
@@ -685,12 +686,16 @@ static void destroy(struct call *c)
     free(c);
 }
 
+static unsigned big_percent; /* MT_BIG: this share of calls 128 KiB-2 MiB */
+
 /* Sizes across the switch points: per rank for the block collectives. */
 static size_t pick_bytes(void)
 {
     static const size_t edge[] = {2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144};
     unsigned r = rn(1000);
 
+    if (big_percent && rn(100) < big_percent)
+        return 128 * 1024 + rn(2 << 20);
     if (r < 60)
         return 0;
     if (r < 160)
@@ -939,6 +944,7 @@ int main(int argc, char **argv)
     int steps = st ? atoi(st) : 2000;
 
     trace = getenv("MT_TRACE") != NULL;
+    big_percent = getenv("MT_BIG") ? (unsigned)atoi(getenv("MT_BIG")) : 0;
 
     mt_init(&argc, &argv);
     seed = s ? strtoull(s, NULL, 0) : 20261130;
