@@ -84,7 +84,8 @@ static struct comm comms[4];
 
 /* One collective (or point-to-point pair) and what it needs to be checked. */
 struct call {
-    int step, step0, kind, mode, ci, me, n, t, o, root, inplace, nreq, peer;
+    int step, step0, kind, mode, ci, me, n, t, o, root, inplace, nreq;
+    int peer, anytag; /* p2p: shift to the destination; receive with MPI_ANY_TAG */
     size_t B; /* basic elements per block */
     uint64_t ncoll, nshm;
     MPI_Comm comm;
@@ -592,7 +593,7 @@ static void issue(struct call *c)
         break;
     case K_P2P: {
         int to = (me + c->peer) % c->n, from = (me - c->peer + c->n) % c->n;
-        int tag = c->step % 30000, rtag = c->root ? MPI_ANY_TAG : tag;
+        int tag = c->step % 30000, rtag = c->anytag ? MPI_ANY_TAG : tag;
 
         if (c->mode == M_BLOCK) {
             err = MPI_Sendrecv(c->sb, cnt(sl, c->B), sl->dt, to, tag, c->rb, cnt(rl, c->B),
@@ -848,8 +849,7 @@ static void one_call(int step)
     c->kind = (int)rn(NK);
     c->root = (int)(rn(64) % (unsigned)c->n);
     c->peer = (int)rn((unsigned)c->n);
-    if (c->kind == K_P2P && burst_ci < 0)
-        c->root = rn(4) == 0; /* receive with MPI_ANY_TAG */
+    c->anytag = rn(4) == 0;
     {
         unsigned m = rn(20);
         c->mode = m < 12 ? M_BLOCK : m < 17 || c->kind == K_P2P ? M_NB : M_PERSIST;
