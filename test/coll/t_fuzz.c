@@ -1,18 +1,21 @@
 /* A randomized, reproducible stress of the intracommunicator collectives.
  * Every rank seeds the same generator (argv[1], else MT_SEED, else a fixed
  * seed) and so draws the same sequence of MT_STEPS (default 2000) steps:
- * barrier, bcast, reduce, allreduce, allgather(v), alltoall(v), gather,
- * scatter, reduce_scatter_block, scan, exscan and point-to-point shifts, in
+ * barrier, bcast, reduce, allreduce, allgather(v), alltoall(v), gather(v),
+ * scatter(v), reduce_scatter(_block), scan, exscan and point-to-point shifts, in
  * blocking, non-blocking and persistent forms left outstanding over later
  * steps, on MPI_COMM_WORLD, a dup, a random split and a reversed-order
  * split created and freed at random; counts across every size switch of
  * the shared segment and the algorithms (0 B to 2 MiB), several types (a
  * vector with gaps, sent by some ranks as plain ints), predefined ops and
- * a non-commutative user op, MPI_IN_PLACE, and short sleeps of one rank
- * so the others run ahead. Data depends on (step, rank, index) and is
- * often 0, 1, -1, the step or a number near the communicator's count of
- * collectives (an internal sequence number might equal it), so every rank
- * computes every result locally and checks it, gaps included. A failure
+ * a non-commutative user op (also on a vector of uint64s), MPI_IN_PLACE,
+ * and short sleeps of one rank so the others run ahead; a new
+ * communicator often starts with a burst of small blocking collectives.
+ * Data depends on (step, rank, index) and is often 0, 1, -1, the step or
+ * a number near the communicator's count of collectives (an internal
+ * sequence number might equal it), so every rank computes every result
+ * locally and checks it, gaps included; a blocking barrier checks that no
+ * rank left it before the last one entered. A failure
  * names the step, collective, communicator, form, count, type, op and
  * root, the first bad index, and the seed to rerun with. MT_TRACE=1 prints
  * every call; MT_BIG=p makes p% of them 128 KiB-2 MiB. */
@@ -65,11 +68,13 @@ static MPI_Op ops[NO];
 
 enum {
     K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_ALLGATHER, K_ALLGATHERV, K_ALLTOALL,
-    K_ALLTOALLV, K_GATHER, K_SCATTER, K_RSB, K_SCAN, K_EXSCAN, K_P2P, NK
+    K_ALLTOALLV, K_GATHER, K_SCATTER, K_RSB, K_SCAN, K_EXSCAN, K_GATHERV, K_SCATTERV, K_RS,
+    K_P2P, NK
 };
 static const char *kname[NK] = {"barrier", "bcast", "reduce", "allreduce", "allgather",
                                 "allgatherv", "alltoall", "alltoallv", "gather", "scatter",
-                                "reduce_scatter_block", "scan", "exscan", "p2p"};
+                                "reduce_scatter_block", "scan", "exscan", "gatherv",
+                                "scatterv", "reduce_scatter", "p2p"};
 enum { M_BLOCK, M_NB, M_PERSIST };
 static const char *mname[] = {"blocking", "non-blocking", "persistent"};
 
@@ -86,6 +91,7 @@ static struct comm comms[4];
 struct call {
     int step, step0, kind, mode, ci, me, n, t, o, root, inplace, nreq;
     int peer, anytag; /* p2p: shift to the destination; receive with MPI_ANY_TAG */
+    int late;         /* blocking barrier: this rank enters 1 ms late (or -1) */
     size_t B; /* basic elements per block */
     uint64_t ncoll, nshm;
     MPI_Comm comm;
@@ -286,7 +292,8 @@ static void report(const struct call *c, const char *what, size_t k, const unsig
                 "type %s op %s root %d%s: %s index %zu: want 0x%s got 0x%s\n",
                 mt_rank, seed, c->step, mname[c->mode], kname[c->kind], cname[c->ci], c->me,
                 c->n, c->B, tname[c->t], c->kind == K_REDUCE || c->kind == K_ALLREDUCE ||
-                c->kind == K_RSB || c->kind == K_SCAN || c->kind == K_EXSCAN ? oname[c->o] : "-",
+                c->kind == K_RSB || c->kind == K_SCAN || c->kind == K_EXSCAN || c->kind == K_RS
+                    ? oname[c->o] : "-",
                 c->root, c->inplace ? " in place" : "", what, k, w, g);
 }
 
@@ -426,6 +433,30 @@ static void setup(struct call *c)
         else
             c->sbytes = place(c, 2, c->sc, c->sd) * sl->ext;
         break;
+    case K_GATHERV: case K_SCATTERV: case K_RS: {
+        size_t total = 0;
+
+        c->sc = calloc((size_t)n, sizeof(int));
+        c->sd = calloc((size_t)n, sizeof(int));
+        c->rc = calloc((size_t)n, sizeof(int));
+        c->rd = calloc((size_t)n, sizeof(int));
+        for (int r = 0; r < n; r++) {
+            c->rc[r] = cnt(rl, vblock(c, r, 0));
+            c->sc[r] = cnt(sl, vblock(c, r, 0));
+            total += vblock(c, r, 0);
+        }
+        if (c->kind == K_GATHERV) {
+            c->rbytes = place(c, 1, c->rc, c->rd) * rl->ext;
+            c->sbytes = (size_t)c->sc[me] * sl->ext;
+        } else if (c->kind == K_SCATTERV) {
+            c->sbytes = place(c, 2, c->sc, c->sd) * sl->ext;
+            c->rbytes = (size_t)c->rc[me] * rl->ext;
+        } else {
+            c->sbytes = (size_t)cnt(sl, total) * sl->ext;
+            c->rbytes = (size_t)cnt(rl, c->inplace ? total : vblock(c, me, 0)) * rl->ext;
+        }
+        break;
+    }
     }
     c->sb = alloc(c->sbytes);
     c->rb = alloc(c->rbytes);
@@ -492,6 +523,28 @@ static void refill(struct call *c)
             else
                 fill(c, sl, c->sb, (size_t)c->sd[r], vblock(c, me, r), me, (uint64_t)r << 32);
         break;
+    case K_GATHERV:
+        if (c->inplace && me == c->root)
+            fill(c, rl, c->rb, (size_t)c->rd[me], vblock(c, me, 0), me, 0);
+        else
+            fill(c, sl, c->sb, 0, vblock(c, me, 0), me, 0);
+        break;
+    case K_SCATTERV:
+        if (me == c->root)
+            for (int r = 0; r < n; r++)
+                fill(c, sl, c->sb, (size_t)c->sd[r], vblock(c, r, 0), me, (uint64_t)r << 32);
+        break;
+    case K_RS: {
+        size_t total = 0;
+
+        for (int r = 0; r < n; r++)
+            total += vblock(c, r, 0);
+        if (c->inplace)
+            fill(c, rl, c->rb, 0, total, me, 0);
+        else
+            fill(c, sl, c->sb, 0, total, me, 0);
+        break;
+    }
     }
 }
 
@@ -503,14 +556,14 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* A blocking barrier, every other time with one rank late: no rank may
+/* A blocking barrier, half the time with one rank late: no rank may
  * leave before the last entered (one clock on one host). */
 static int timed_barrier(struct call *c)
 {
     double t[2];
     int err;
 
-    if (c->me == c->peer && c->step % 2)
+    if (c->me == c->late)
         usleep(1000);
     t[0] = now();
     err = MPI_Barrier(c->comm);
@@ -591,6 +644,19 @@ static void issue(struct call *c)
         err = ISSUE(MPI_Alltoallv, MPI_Ialltoallv, MPI_Alltoallv_init, sb, c->sc, c->sd,
                     sl->dt, c->rb, c->rc, c->rd, rl->dt, comm);
         break;
+    case K_GATHERV:
+        err = ISSUE(MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init, me == root ? sb : c->sb,
+                    c->sc[me], sl->dt, c->rb, c->rc, c->rd, rl->dt, root, comm);
+        break;
+    case K_SCATTERV:
+        err = ISSUE(MPI_Scatterv, MPI_Iscatterv, MPI_Scatterv_init, c->sb, c->sc, c->sd, sl->dt,
+                    c->inplace && me == root ? MPI_IN_PLACE : (void *)c->rb, c->rc[me], rl->dt,
+                    root, comm);
+        break;
+    case K_RS:
+        err = ISSUE(MPI_Reduce_scatter, MPI_Ireduce_scatter, MPI_Reduce_scatter_init, sb, c->rb,
+                    c->rc, rl->dt, op, comm);
+        break;
     case K_P2P: {
         int to = (me + c->peer) % c->n, from = (me - c->peer + c->n) % c->n;
         int tag = c->step % 30000, rtag = c->anytag ? MPI_ANY_TAG : tag;
@@ -669,6 +735,26 @@ static void verify(struct call *c)
         for (int r = 0; r < n; r++)
             check(c, "block", (size_t)c->rd[r], vblock(c, r, me), r, (uint64_t)me << 32, 0, 0);
         break;
+    case K_GATHERV:
+        if (me != root)
+            return;
+        for (int r = 0; r < n; r++)
+            check(c, "block", (size_t)c->rd[r], vblock(c, r, 0), r, 0, 0, 0);
+        break;
+    case K_SCATTERV:
+        if (me == root && c->inplace)
+            return;
+        check(c, "block", 0, vblock(c, me, 0), root, (uint64_t)me << 32, 0, 0);
+        break;
+    case K_RS: {
+        uint64_t off = 0;
+
+        for (int r = 0; r < me; r++)
+            off += vblock(c, r, 0);
+        check(c, "result", 0, vblock(c, me, 0), -1, off, 0, n);
+        dontcare(c, (size_t)c->rc[me] * c->rl->ext, c->rbytes);
+        break;
+    }
     }
     check_gaps(c);
 }
@@ -717,12 +803,14 @@ static size_t pick_bytes(void)
 static int block_kind(int k)
 {
     return k == K_ALLGATHER || k == K_ALLGATHERV || k == K_ALLTOALL || k == K_ALLTOALLV ||
-           k == K_GATHER || k == K_SCATTER || k == K_RSB;
+           k == K_GATHER || k == K_SCATTER || k == K_RSB || k == K_GATHERV || k == K_SCATTERV ||
+           k == K_RS;
 }
 
 static int reduction(int k)
 {
-    return k == K_REDUCE || k == K_ALLREDUCE || k == K_RSB || k == K_SCAN || k == K_EXSCAN;
+    return k == K_REDUCE || k == K_ALLREDUCE || k == K_RSB || k == K_SCAN || k == K_EXSCAN ||
+           k == K_RS;
 }
 
 static void retire(int i)
@@ -850,6 +938,7 @@ static void one_call(int step)
     c->root = (int)(rn(64) % (unsigned)c->n);
     c->peer = (int)rn((unsigned)c->n);
     c->anytag = rn(4) == 0;
+    c->late = rn(2) ? (int)(rn(64) % (unsigned)c->n) : -1;
     {
         unsigned m = rn(20);
         c->mode = m < 12 ? M_BLOCK : m < 17 || c->kind == K_P2P ? M_NB : M_PERSIST;
@@ -887,6 +976,7 @@ static void one_call(int step)
     switch (c->kind) {
     case K_REDUCE: case K_ALLREDUCE: case K_ALLGATHER: case K_ALLGATHERV: case K_ALLTOALL:
     case K_ALLTOALLV: case K_GATHER: case K_SCATTER: case K_RSB: case K_SCAN: case K_EXSCAN:
+    case K_GATHERV: case K_SCATTERV: case K_RS:
         c->inplace = rn(3) == 0;
         break;
     }
