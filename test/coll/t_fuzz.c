@@ -371,9 +371,9 @@ static size_t place(const struct call *c, int salt, const int *count, int *displ
     return pos;
 }
 
-static unsigned char *alloc(size_t bytes)
+static void *alloc(size_t bytes)
 {
-    unsigned char *p = malloc(bytes ? bytes : 1);
+    void *p = calloc(1, bytes ? bytes : 1);
 
     if (!p) {
         fprintf(stderr, "t_fuzz: out of memory (%zu bytes)\n", bytes);
@@ -414,10 +414,10 @@ static void setup(struct call *c)
         c->rbytes = (c->inplace ? (size_t)n : 1) * bi * rl->ext;
         break;
     case K_ALLGATHERV: case K_ALLTOALLV:
-        c->sc = calloc((size_t)n, sizeof(int));
-        c->sd = calloc((size_t)n, sizeof(int));
-        c->rc = calloc((size_t)n, sizeof(int));
-        c->rd = calloc((size_t)n, sizeof(int));
+        c->sc = alloc((size_t)n * sizeof(int));
+        c->sd = alloc((size_t)n * sizeof(int));
+        c->rc = alloc((size_t)n * sizeof(int));
+        c->rd = alloc((size_t)n * sizeof(int));
         for (int r = 0; r < n; r++) {
             if (c->kind == K_ALLGATHERV) {
                 c->rc[r] = cnt(rl, vblock(c, r, 0));
@@ -436,10 +436,10 @@ static void setup(struct call *c)
     case K_GATHERV: case K_SCATTERV: case K_RS: {
         size_t total = 0;
 
-        c->sc = calloc((size_t)n, sizeof(int));
-        c->sd = calloc((size_t)n, sizeof(int));
-        c->rc = calloc((size_t)n, sizeof(int));
-        c->rd = calloc((size_t)n, sizeof(int));
+        c->sc = alloc((size_t)n * sizeof(int));
+        c->sd = alloc((size_t)n * sizeof(int));
+        c->rc = alloc((size_t)n * sizeof(int));
+        c->rd = alloc((size_t)n * sizeof(int));
         for (int r = 0; r < n; r++) {
             c->rc[r] = cnt(rl, vblock(c, r, 0));
             c->sc[r] = cnt(sl, vblock(c, r, 0));
@@ -840,7 +840,6 @@ static void completed(int i, int step, int restart)
 static void wait_one(int i, int step, int restart)
 {
     struct call *c = pend[i];
-
     unsigned how = rn(3);
 
     if (how == 0) {
@@ -894,7 +893,7 @@ static void toggle_comm(int ci, int step)
                 destroy(pend[i]);
                 retire(i);
             }
-        /* Non-blocking ones may still run: the free must wait for them. */
+        /* Non-blocking calls on it may still run: the free lets them finish. */
         MPI_Comm_free(&m->c);
         return;
     }
@@ -921,7 +920,7 @@ static void one_call(int step)
 {
     static const int shm_kinds[] = {K_BARRIER, K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE,
                                     K_ALLGATHER, K_ALLTOALL};
-    struct call *c = calloc(1, sizeof *c);
+    struct call *c = alloc(sizeof *c);
     int ci = burst_ci, t;
     size_t bytes;
 
