@@ -1,7 +1,8 @@
 /* Every collective against a serial reference computed on each rank: counts
  * 0, 1, small, across the algorithm switch points and up to 1 MiB; several
  * roots; MPI_IN_PLACE; blocking, non-blocking and persistent forms (a
- * persistent request is started several times with new data). Run by
+ * persistent request is started several times with new data); a bcast
+ * with vectors on some ranks and plain ints on others. Run by
  * t_matrix.sh over rank counts and forced algorithms. */
 #include "../p2p/mpitest.h"
 
@@ -101,6 +102,43 @@ static void t_bcast(enum form f, size_t n, int root, unsigned seed)
         CHECK(b, w, n, what);
     }
     done_persistent(f);
+    free(b);
+    free(w);
+}
+
+/* One signature, two layouts: odd ranks pass n vectors of 3 ints in 4
+ * (an element of 12 bytes), even ranks 3n plain ints. Algorithms that
+ * segment the message must cut every rank's alike, whatever its type. */
+static void t_bcast_mixed(enum form f, size_t n, int root, unsigned seed)
+{
+    size_t m = 3 * n;
+    int *b = ints(4 * n), *w = ints(m), odd = mt_rank & 1;
+    MPI_Datatype v;
+    MPI_Request r;
+    char what[96];
+
+    MPI_Type_vector(1, 3, 4, MPI_INT, &v);
+    MPI_Type_create_resized(v, 0, 4 * sizeof(int), &v);
+    MPI_Type_commit(&v);
+    poison(b, 4 * n);
+    for (size_t i = 0; i < m; i++) {
+        w[i] = val(root, i, seed);
+        if (mt_rank == root)
+            b[odd ? i / 3 * 4 + i % 3 : i] = w[i];
+    }
+    if (f == BLOCKING)
+        MPI_Bcast(b, (int)(odd ? n : m), odd ? v : MPI_INT, root, MPI_COMM_WORLD);
+    else
+        MPI_Ibcast(b, (int)(odd ? n : m), odd ? v : MPI_INT, root, MPI_COMM_WORLD, &r);
+    if (f != BLOCKING)
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (odd)
+        for (size_t i = 0; i < n; i++)
+            memmove(b + 3 * i, b + 4 * i, 3 * sizeof(int));
+    snprintf(what, sizeof(what), "bcast %s n=%zu root=%d, vectors on odd ranks", form_name[f],
+             m, root);
+    CHECK(b, w, m, what);
+    MPI_Type_free(&v);
     free(b);
     free(w);
 }
@@ -581,6 +619,8 @@ int main(int argc, char **argv)
             for (int root = 0; root < mt_size; root += (mt_size > 2 ? mt_size / 2 : 1)) {
                 if (!only || strstr(only, "bcast"))
                     t_bcast(f, n, root, seed++);
+                if ((!only || strstr(only, "bcast")) && f != PERSISTENT)
+                    t_bcast_mixed(f, n, root, seed++);
                 if (!only || strstr(only, "reduce"))
                     t_reduce(f, n, root, false, root & 1, seed++);
                 if (ci == NV - 1)
