@@ -118,6 +118,7 @@ struct pml_req {
     uint8_t detached;           /* send: runs from a private copy (tmp) */
     uint8_t exposed;            /* send: counted in its peer's rndv_out */
     uint8_t cancel_asked;       /* send: a CANCEL for this round is out */
+    uint8_t cancel_wanted;      /* send: MPI_Cancel came while it waited in its peer's queue */
     uint16_t seq;               /* send: the sequence number it was given */
     void *buf;                  /* user buffer */
     size_t count;

@@ -195,6 +195,10 @@ no_get:
         p->rndv_out++;
     }
     p->btl->send(p->ep, d);
+    if (r->cancel_wanted) { /* asked while it waited in the queue */
+        r->cancel_wanted = 0;
+        pml_req_cancel(&r->base);
+    }
     p->stats->rndv_msgs++;
     p->stats->rndv_bytes += r->len;
     p->stats->fb_nordma += !(flags & (PML_F_INLINE | PML_F_GET)) && r->len;
@@ -263,6 +267,7 @@ int pml_isend(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst,
     r->wpeer = pml_world(pc, dst);
     r->raddr = 0;
     r->cancel_asked = 0;
+    r->cancel_wanted = 0;
     r->base.status.MPI_ERROR = MPI_SUCCESS;
     r->base.status.rdmpi_cancelled = 0;
     r->seq = pc->peers[dst].send_seq++;

@@ -177,6 +177,38 @@ static void send_cancel(void)
     free(big);
 }
 
+/* Cancel of a send still queued behind others (out of eager credits, or
+ * the ring full): it goes out as a rendezvous later, and the cancel must
+ * follow it, or the wait hangs on an Issend nobody receives. */
+static void queued_send_cancel(void)
+{
+    enum { N = 100, LEN = 4000 };
+    char *buf = malloc((size_t)N * LEN);
+    MPI_Request rq[N], c;
+    MPI_Status st;
+    int flag = 0;
+
+    if (mt_rank == 0) {
+        for (int i = 0; i < N; i++)
+            MPI_Isend(buf + (size_t)i * LEN, LEN, MPI_BYTE, 1, 80, MPI_COMM_WORLD, &rq[i]);
+        MPI_Issend(buf, 10, MPI_BYTE, 1, 81, MPI_COMM_WORLD, &c);
+        MPI_Cancel(&c);
+        MPI_Wait(&c, &st);
+        MPI_Test_cancelled(&st, &flag);
+        mt_check(flag, "an unmatched Issend queued behind a burst was not cancelled");
+        MPI_Send(NULL, 0, MPI_BYTE, 1, 82, MPI_COMM_WORLD);
+        MPI_Waitall(N, rq, MPI_STATUSES_IGNORE);
+    } else if (mt_rank == 1) {
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, 82, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int i = 0; i < N; i++)
+            MPI_Recv(buf + (size_t)i * LEN, LEN, MPI_BYTE, 0, 80, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        MPI_Iprobe(0, 81, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        mt_check(!flag, "a cancelled queued Issend still arrived");
+    }
+    free(buf);
+}
+
 /* MPI_Request_get_status_all/any/some (MPI-4.1): statuses of completed
  * requests, nothing freed or deactivated; null and inactive requests.
  * Ranks 0 and 1 do the same towards each other. */
@@ -435,6 +467,8 @@ int main(int argc, char **argv)
     cancel_and_requests();
     MPI_Barrier(MPI_COMM_WORLD);
     send_cancel();
+    MPI_Barrier(MPI_COMM_WORLD);
+    queued_send_cancel();
     MPI_Barrier(MPI_COMM_WORLD);
     get_status_forms();
     MPI_Barrier(MPI_COMM_WORLD);
