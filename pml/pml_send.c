@@ -104,8 +104,11 @@ bool pml_send_detached(const void *buf, size_t count, struct rdmpi_datatype *dt,
 
     if (limit == (size_t)-1)
         limit = rt_param_size(&p_detach);
+    /* Behind queued sends the credits we see are theirs: they may spend
+     * them, leaving this one a rendezvous its caller waits on until the
+     * receiver matches it. So it goes from a copy at once. */
     if (len + sizeof(struct pml_hdr_match) > p->btl->eager_limit ||
-        p->credits >= pml_credit_cost(len) || await_credits(p, len) ||
+        (!p->npending && (p->credits >= pml_credit_cost(len) || await_credits(p, len))) ||
         pml_detached_bytes + len > limit || !(r = pml_req_alloc()))
         return false;
     if (!(copy = malloc(len ? len : 1))) {

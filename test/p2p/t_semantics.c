@@ -209,6 +209,36 @@ static void queued_send_cancel(void)
     free(buf);
 }
 
+/* A small blocking send queued behind sends waiting for credits: they
+ * spend the credits it saw, so it must still complete from a copy, not
+ * become a rendezvous that waits for rank 1's receive (posted only after
+ * the "go" this rank sends next). */
+static void queued_small_send(void)
+{
+    enum { N = 100, LEN = 4000, SMALL = 8 };
+    char *buf = malloc((size_t)N * LEN);
+    MPI_Request rq[N + SMALL];
+
+    if (mt_rank == 0) {
+        for (int i = 0; i < N; i++)
+            MPI_Isend(buf + (size_t)i * LEN, LEN, MPI_BYTE, 1, 83, MPI_COMM_WORLD, &rq[i]);
+        for (int i = 0; i < SMALL; i++) /* they take the last credits */
+            MPI_Isend(NULL, 0, MPI_BYTE, 1, 84, MPI_COMM_WORLD, &rq[N + i]);
+        MPI_Send(NULL, 0, MPI_BYTE, 1, 85, MPI_COMM_WORLD);
+        MPI_Send(NULL, 0, MPI_BYTE, 1, 86, MPI_COMM_WORLD); /* go */
+        MPI_Waitall(N + SMALL, rq, MPI_STATUSES_IGNORE);
+    } else if (mt_rank == 1) {
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, 86, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int i = 0; i < N; i++)
+            MPI_Recv(buf + (size_t)i * LEN, LEN, MPI_BYTE, 0, 83, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        for (int i = 0; i < SMALL + 1; i++)
+            MPI_Recv(NULL, 0, MPI_BYTE, 0, i < SMALL ? 84 : 85, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+    }
+    free(buf);
+}
+
 /* MPI_Request_get_status_all/any/some (MPI-4.1): statuses of completed
  * requests, nothing freed or deactivated; null and inactive requests.
  * Ranks 0 and 1 do the same towards each other. */
@@ -469,6 +499,8 @@ int main(int argc, char **argv)
     send_cancel();
     MPI_Barrier(MPI_COMM_WORLD);
     queued_send_cancel();
+    MPI_Barrier(MPI_COMM_WORLD);
+    queued_small_send();
     MPI_Barrier(MPI_COMM_WORLD);
     get_status_forms();
     MPI_Barrier(MPI_COMM_WORLD);
