@@ -222,6 +222,7 @@ static inline int pml_world(const struct pml_comm *pc, int r)
 
 struct pml_comm *pml_comm_lookup(uint32_t cid);
 void pml_comm_park(int wsrc, const void *data, size_t len);
+bool pml_comm_park_cancel(int wsrc, uint32_t cid, uint64_t sreq);
 void pml_comm_finalize(void);
 /* A layer that will post requests on pc later (a collective schedule)
  * holds it, so a communicator freed meanwhile keeps its matching state. */

@@ -209,6 +209,38 @@ static void queued_send_cancel(void)
     free(buf);
 }
 
+/* Cancel of a rendezvous sent on a communicator its receiver has not
+ * finished creating: the envelope is parked there (the last rank tends to
+ * leave MPI_Comm_dup last) and must be dropped all the same, or the wait
+ * hangs. */
+static void parked_send_cancel(void)
+{
+    static char big[300000];
+    int last = mt_size - 1, bad = 0;
+
+    for (int it = 0; it < 40; it++) {
+        MPI_Comm c;
+        MPI_Request r;
+        MPI_Status st;
+        int flag = 0;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        if (mt_rank == 0) {
+            MPI_Issend(big, it % 2 ? 10 : (int)sizeof(big), MPI_BYTE, last, 5, c, &r);
+            MPI_Cancel(&r);
+            MPI_Wait(&r, &st);
+            MPI_Test_cancelled(&st, &flag);
+            bad += !flag;
+        }
+        MPI_Barrier(c);
+        if (mt_rank == last) {
+            MPI_Iprobe(0, 5, c, &flag, MPI_STATUS_IGNORE);
+            bad += flag;
+        }
+        MPI_Comm_free(&c);
+    }
+    mt_check(!bad, "%d Issends on a new communicator not cancelled (or still arriving)", bad);
+}
+
 /* A small blocking send queued behind sends waiting for credits: they
  * spend the credits it saw, so it must still complete from a copy, not
  * become a rendezvous that waits for rank 1's receive (posted only after
@@ -501,6 +533,8 @@ int main(int argc, char **argv)
     queued_send_cancel();
     MPI_Barrier(MPI_COMM_WORLD);
     queued_small_send();
+    MPI_Barrier(MPI_COMM_WORLD);
+    parked_send_cancel();
     MPI_Barrier(MPI_COMM_WORLD);
     get_status_forms();
     MPI_Barrier(MPI_COMM_WORLD);
