@@ -16,7 +16,8 @@
  *  - bursts of small non-blocking sends received late (credit exhaustion),
  *    truncated receives (MPI_ERR_TRUNCATE under MPI_ERRORS_RETURN),
  *    cancelled receives and rendezvous sends that nobody matches,
- *    Sendrecv/Sendrecv_replace events, short sleeps on one rank.
+ *    Sendrecv, Sendrecv_replace and Isendrecv(_replace) events, short
+ *    sleeps on one rank.
  *
  * Deadlock freedom: a blocking send other than a small MPI_Send (which
  * rdmpi completes from a copy) targets a pre-posted receive; an Rsend
@@ -665,7 +666,7 @@ static void run_round(uint64_t *gs)
         ev[e][0] = (int)rn(gs, (unsigned)mt_size);
         ev[e][1] = (int)rn(gs, (unsigned)mt_size);
         ev[e][2] = (int)pick_bytes(gs, &(int){0});
-        ev[e][3] = (int)rn(gs, 4);
+        ev[e][3] = (int)rn(gs, 6); /* odd: _replace; 4, 5: the Isendrecv forms */
     }
     struct pool p;
     int cap = 2 * n + 2 * mt_size + 16;
@@ -778,7 +779,8 @@ static void run_round(uint64_t *gs)
             y.src = other;
             y.dst = me;
             x.c = y.c = CA; /* for crank: comm_sr is a dup of the world */
-            x.elem = y.elem = ev[e][3] < 2 ? T_BYTE : T_INT + (ev[e][3] == 3 ? 2 : 0);
+            static const int ev_elem[6] = {T_BYTE, T_BYTE, T_INT, T_IDX, T_BYTE, T_VEC};
+            x.elem = y.elem = ev_elem[ev[e][3]];
             x.n = y.n = x.elem == T_BYTE ? (size_t)ev[e][2] : (size_t)ev[e][2] / 16;
             x.stype = x.rtype = y.stype = y.rtype = x.elem;
             x.tag = y.tag = 100 + e;
@@ -789,12 +791,28 @@ static void run_round(uint64_t *gs)
             MPI_Status st;
             int cnt = side_count(&x, x.stype);
             MPI_Datatype t = side_type(&x, x.stype);
-            if (ev[e][3] % 2 == 0) {
-                CK(MPI_Sendrecv(x.sbuf, cnt, t, other, x.tag, y.rbuf, cnt, t, other, y.tag, comm_sr,
-                                &st));
-            } else {
+            MPI_Request r;
+            if (ev[e][3] % 2)
                 memcpy(y.rbuf, x.sbuf, lay_bytes(&x, x.stype));
+            switch (ev[e][3]) {
+            case 0:
+            case 2:
+                CK(MPI_Sendrecv(x.sbuf, cnt, t, other, x.tag, y.rbuf, cnt, t, other, y.tag,
+                                comm_sr, &st));
+                break;
+            case 1:
+            case 3:
                 CK(MPI_Sendrecv_replace(y.rbuf, cnt, t, other, x.tag, other, y.tag, comm_sr, &st));
+                break;
+            case 4:
+                CK(MPI_Isendrecv(x.sbuf, cnt, t, other, x.tag, y.rbuf, cnt, t, other, y.tag,
+                                 comm_sr, &r));
+                CK(MPI_Wait(&r, &st));
+                break;
+            default:
+                CK(MPI_Isendrecv_replace(y.rbuf, cnt, t, other, x.tag, other, y.tag, comm_sr, &r));
+                CK(MPI_Wait(&r, &st));
+                break;
             }
             y.rkind = L_RECV;
             y.skind = ev[e][3] % 2 ? S_SEND : S_ISEND;
