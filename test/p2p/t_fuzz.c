@@ -15,7 +15,9 @@
  *    MPI_ANY_SOURCE is deterministic there and receives go in any order;
  *  - bursts of small non-blocking sends received late (credit exhaustion),
  *    truncated receives (MPI_ERR_TRUNCATE under MPI_ERRORS_RETURN),
- *    cancelled receives and rendezvous sends that nobody matches,
+ *    cancelled receives and rendezvous sends that nobody matches, sends
+ *    cancelled while their receive may be matching them (the sender tells
+ *    the outcome: a cancelled one must never arrive, any other must),
  *    Sendrecv, Sendrecv_replace and Isendrecv(_replace) events, short
  *    sleeps on one rank.
  *
@@ -36,12 +38,13 @@
 #define SMALL_SEND 256 /* a blocking MPI_Send this small may go before its receive */
 #define TAG_CANCEL_SEND 32000
 #define TAG_CANCEL_RECV 32001
+#define TAG_RACE 32002
 
 enum { CA, CB, CR, CH, NCOMM };
 enum { T_BYTE, T_INT, T_VEC, T_IDX, T_STRUCT, NTYPE };
 enum { S_SEND, S_ISEND, S_SSEND, S_ISSEND, S_BSEND, S_IBSEND, S_RSEND, S_IRSEND, S_PSEND, NSK };
 enum { R_IRECV, R_PERS, R_PALL, L_RECV, L_IRECV, L_PROBE, L_IPROBE, L_MPROBE, L_IMPROBE, L_PERS };
-enum { E_RECV, E_SEND, E_CANCEL_RECV, E_CANCEL_SEND, E_OTHER };
+enum { E_RECV, E_SEND, E_CANCEL_RECV, E_CANCEL_SEND, E_RACE, E_OTHER };
 
 static const char *sk_name[] = {"Send", "Isend", "Ssend", "Issend", "Bsend",
                                 "Ibsend", "Rsend", "Irsend", "Send_init"};
@@ -235,6 +238,7 @@ struct pool {
 
 static struct msg *msgs;
 static int cur_round;
+static int race_cancelled; /* the outcome of this rank's racing cancel */
 
 static void pool_add(struct pool *p, MPI_Request r, int kind, int idx)
 {
@@ -268,6 +272,9 @@ static void pool_done(struct pool *p, int k, MPI_Status *st, MPI_Request done)
         CK(MPI_Test_cancelled(st, &flag));
         mt_check(flag == 1, "seed %u round %d: a %s that nothing matches was not cancelled", seed,
                  cur_round, p->kind[k] == E_CANCEL_RECV ? "receive" : "send");
+        break;
+    case E_RACE:
+        CK(MPI_Test_cancelled(st, &race_cancelled));
         break;
     default:
         break;
@@ -668,6 +675,28 @@ static void run_round(uint64_t *gs)
         ev[e][2] = (int)pick_bytes(gs, &(int){0});
         ev[e][3] = (int)rn(gs, 6); /* odd: _replace; 4, 5: the Isendrecv forms */
     }
+    /* Racing cancels: rank r sends race[r] bytes to rdst[r] (-1: none)
+     * and cancels; the receive is posted early or late. */
+    int rdst[MAXR], rpre[MAXR], rkind[MAXR];
+    size_t rlen[MAXR];
+    for (int r = 0; r < mt_size; r++) {
+        rdst[r] = rn(gs, 3) ? -1 : (int)rn(gs, (unsigned)mt_size);
+        rlen[r] = pick_bytes(gs, &(int){0});
+        rpre[r] = (int)rn(gs, 2);
+        rkind[r] = (int)rn(gs, 3);
+    }
+    struct msg race_in[MAXR];
+    memset(race_in, 0, sizeof(race_in));
+    for (int r = 0; r < mt_size; r++) {
+        race_in[r].src = r;
+        race_in[r].dst = mt_rank;
+        race_in[r].c = CB;
+        race_in[r].tag = TAG_RACE;
+        race_in[r].elem = race_in[r].stype = race_in[r].rtype = T_BYTE;
+        race_in[r].n = rlen[r];
+        race_in[r].base = mix(seed, (unsigned)cur_round, (unsigned)r, (unsigned)rdst[r], 200000u);
+        race_in[r].rreq = MPI_REQUEST_NULL;
+    }
     struct pool p;
     int cap = 2 * n + 2 * mt_size + 16;
     p.rq = malloc(sizeof(MPI_Request) * (size_t)cap);
@@ -713,6 +742,12 @@ static void run_round(uint64_t *gs)
         CK(MPI_Irecv(cbuf, 16, MPI_BYTE, src, TAG_CANCEL_RECV, comm[c], &crq));
     }
 
+    for (int r = 0; r < mt_size; r++)
+        if (rdst[r] == mt_rank && rpre[r]) {
+            alloc_recv(&race_in[r]);
+            CK(MPI_Irecv(race_in[r].rbuf, race_in[r].rcount, MPI_BYTE, crank[CB][r], TAG_RACE,
+                         comm[CB], &race_in[r].rreq));
+        }
     /* Pre-posted receives, in schedule order. */
     for (int i = 0; i < n; i++)
         if (m[i].dst == mt_rank && m[i].pre)
@@ -763,6 +798,26 @@ static void run_round(uint64_t *gs)
             pool_progress(&p, &ls, 1);
         CK(MPI_Cancel(&r));
         pool_add(&p, r, E_CANCEL_SEND, -1);
+    }
+
+    /* The racing send: cancelled at once or after some progress. */
+    struct msg race_out = race_in[mt_rank];
+    race_cancelled = -1;
+    if (rdst[mt_rank] >= 0) {
+        MPI_Request r;
+        int to = crank[CB][rdst[mt_rank]];
+        race_out.dst = rdst[mt_rank];
+        fill_send(&race_out, 0x5c);
+        if (rkind[mt_rank] == 0)
+            CK(MPI_Isend(race_out.sbuf, (int)rlen[mt_rank], MPI_BYTE, to, TAG_RACE, comm[CB], &r));
+        else if (rkind[mt_rank] == 1)
+            CK(MPI_Issend(race_out.sbuf, (int)rlen[mt_rank], MPI_BYTE, to, TAG_RACE, comm[CB], &r));
+        else
+            CK(MPI_Ibsend(race_out.sbuf, (int)rlen[mt_rank], MPI_BYTE, to, TAG_RACE, comm[CB], &r));
+        for (int k = (int)rn(&ls, 4); k > 0; k--)
+            pool_progress(&p, &ls, 1);
+        CK(MPI_Cancel(&r));
+        pool_add(&p, r, E_RACE, -1);
     }
 
     /* Sendrecv events. */
@@ -824,6 +879,12 @@ static void run_round(uint64_t *gs)
     /* Late receives: a random interleaving of the streams, each in order;
      * B's in any order. */
     maybe_sleep(gs, sleeper, when, 3);
+    for (int r = 0; r < mt_size; r++)
+        if (rdst[r] == mt_rank && !rpre[r]) {
+            alloc_recv(&race_in[r]);
+            CK(MPI_Irecv(race_in[r].rbuf, race_in[r].rcount, MPI_BYTE, crank[CB][r], TAG_RACE,
+                         comm[CB], &race_in[r].rreq));
+        }
     int *late = malloc(sizeof(int) * (size_t)(n + 1)), nl = 0;
     for (int i = 0; i < n; i++)
         if (m[i].dst == mt_rank && !m[i].pre)
@@ -857,6 +918,36 @@ static void run_round(uint64_t *gs)
             expect_truncate(MPI_Wait(&m[i].rreq, &st), &m[i], i);
             check_recv(&m[i], &st, cur_round, i);
         }
+    /* The racing cancels' outcomes: a cancelled send never arrives (its
+     * receive is cancelled instead), any other arrives whole. */
+    if (race_cancelled >= 0) {
+        CK(MPI_Send(&race_cancelled, 1, MPI_INT, rdst[mt_rank], 1, comm_ctl));
+        free(race_out.sbuf);
+    }
+    for (int r = 0; r < mt_size; r++) {
+        MPI_Status st;
+        int cancelled = -1, flag = -1;
+        if (rdst[r] != mt_rank)
+            continue;
+        CK(MPI_Recv(&cancelled, 1, MPI_INT, r, 1, comm_ctl, MPI_STATUS_IGNORE));
+        if (verbose)
+            fprintf(stderr, "t_fuzz: round %d: %zu bytes %d->%d by %s, receive %s: %s\n",
+                    cur_round, rlen[r], r, mt_rank,
+                    rkind[r] == 0 ? "Isend" : rkind[r] == 1 ? "Issend" : "Ibsend",
+                    rpre[r] ? "early" : "late", cancelled ? "cancelled" : "delivered");
+        if (cancelled)
+            CK(MPI_Cancel(&race_in[r].rreq));
+        CK(MPI_Wait(&race_in[r].rreq, &st));
+        CK(MPI_Test_cancelled(&st, &flag));
+        if (cancelled) {
+            mt_check(flag == 1, "seed %u round %d: a send from %d reported cancelled arrived",
+                     seed, cur_round, r);
+            free(race_in[r].rbuf);
+            race_in[r].rbuf = NULL;
+        } else {
+            check_recv(&race_in[r], &st, cur_round, 200000 + r);
+        }
+    }
     maybe_sleep(gs, sleeper, when, 4);
     CK(MPI_Buffer_flush());
     CK(MPI_Barrier(MPI_COMM_WORLD));
