@@ -13,7 +13,8 @@
  *    send order (a pre-posted prefix, then late ones), so MPI_ANY_TAG is
  *    deterministic there; B gives every message a tag of its own, so
  *    MPI_ANY_SOURCE is deterministic there and receives go in any order;
- *  - bursts of small non-blocking sends received late (credit exhaustion),
+ *  - bursts of small non-blocking sends (up to 4 KiB) received late, which
+ *    use up the eager credits and fill the rings,
  *    truncated receives (MPI_ERR_TRUNCATE under MPI_ERRORS_RETURN),
  *    cancelled receives and rendezvous sends that nobody matches, sends
  *    cancelled while their receive may be matching them (the sender tells
@@ -70,6 +71,7 @@ struct msg {
     size_t n;   /* bytes, or elements of 4 ints */
     int skind, rkind, pre, anysrc, anytag, trunc, bigger;
     unsigned base;
+    uint64_t key; /* drawn order; a burst's messages share one, in sequence */
     /* receiver state */
     char *rbuf;
     size_t rbytes;
@@ -415,6 +417,12 @@ static size_t pick_bytes(uint64_t *s, int *big_left)
     return (1u << 20) + rn(s, 3u << 20);
 }
 
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = ((const struct msg *)a)->key, y = ((const struct msg *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
 /* Draws round r's messages; every rank draws the same. */
 static int draw_round(uint64_t *s, struct msg **out)
 {
@@ -424,6 +432,9 @@ static int draw_round(uint64_t *s, struct msg **out)
         for (int dst = 0; dst < np; dst++) {
             int k = (int)rn(s, src == dst ? 3 : 8);
             int burst = rn(s, 10) == 0 ? 30 + (int)rn(s, 170) : 0;
+            /* Bursts of 3-4 KiB messages use up the default credits. */
+            int burst_big = (int)rn(s, 2);
+            uint64_t burst_key = rnd(s) & ~0xffffull;
             for (int j = 0; j < k + burst; j++) {
                 if (n == cap)
                     m = realloc(m, sizeof(*m) * (size_t)(cap *= 2));
@@ -432,21 +443,17 @@ static int draw_round(uint64_t *s, struct msg **out)
                 x->src = src;
                 x->dst = dst;
                 x->tag = j < k ? 0 : -1; /* -1 marks a burst message */
-                size_t bytes = j < k ? pick_bytes(s, &big_left) : rn(s, 65);
+                size_t bytes = j < k ? pick_bytes(s, &big_left)
+                               : burst_big ? 3000 + rn(s, 1114) : rn(s, 65);
+                x->key = j < k ? rnd(s) : burst_key + (uint64_t)(j - k);
                 x->elem = rn(s, 3) == 0 ? (int)(T_INT + rn(s, 4)) : T_BYTE;
                 x->stype = x->elem == T_BYTE ? T_BYTE : (int)(T_INT + rn(s, 4));
                 x->rtype = x->elem == T_BYTE ? T_BYTE : (int)(T_INT + rn(s, 4));
                 x->n = x->elem == T_BYTE ? bytes : bytes / 16;
             }
         }
-    /* Shuffle, but keep each burst together: a burst's messages follow
-     * their first one in order. */
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)rn(s, (unsigned)i + 1);
-        struct msg t = m[i];
-        m[i] = m[j];
-        m[j] = t;
-    }
+    /* Shuffle, but keep each burst together and in order. */
+    qsort(m, (size_t)n, sizeof(*m), by_key);
     *out = m;
     return n;
 }
@@ -502,7 +509,7 @@ static void choose(uint64_t *s, struct msg *m, int n)
                 x->skind = S_ISEND;
         }
         if (burst)
-            x->skind = rn(s, 4) ? S_ISEND : S_SEND;
+            x->skind = rn(s, 4) || lay_bytes(x, x->stype) > SMALL_SEND ? S_ISEND : S_SEND;
     }
 }
 
