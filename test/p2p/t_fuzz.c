@@ -63,6 +63,9 @@ static MPI_Comm comm[NCOMM], comm_sr, comm_ctl;
 static int crank[NCOMM][MAXR]; /* world rank -> rank in comm[c] */
 static unsigned seed;
 static int verbose;
+/* MT_STRICT=1: no blocking send before its receive is posted, so the test
+ * stays correct when small sends may block (RDMPI_PML_DETACH_LIMIT). */
+static int strict;
 
 struct msg {
     int src, dst, c, tag;
@@ -505,11 +508,11 @@ static void choose(uint64_t *s, struct msg *m, int n)
             x->rkind = x->trunc ? L_RECV : L_RECV + (int)rn(s, 7);
             static const int late_ok[] = {S_SEND, S_ISEND, S_ISSEND, S_BSEND, S_IBSEND, S_PSEND};
             x->skind = late_ok[rn(s, 6)];
-            if (x->skind == S_SEND && lay_bytes(x, x->stype) > SMALL_SEND)
+            if (x->skind == S_SEND && (strict || lay_bytes(x, x->stype) > SMALL_SEND))
                 x->skind = S_ISEND;
         }
         if (burst)
-            x->skind = rn(s, 4) || lay_bytes(x, x->stype) > SMALL_SEND ? S_ISEND : S_SEND;
+            x->skind = rn(s, 4) || strict || lay_bytes(x, x->stype) > SMALL_SEND ? S_ISEND : S_SEND;
     }
 }
 
@@ -724,7 +727,9 @@ static void run_round(uint64_t *gs)
             size_t need = lay_bytes(&m[i], m[i].stype) + MPI_BSEND_OVERHEAD + 64;
             if (m[i].src == mt_rank) {
                 if (bsend_used + need > (4u << 20))
-                    m[i].skind = m[i].skind == S_BSEND && lay_bytes(&m[i], m[i].stype) <= SMALL_SEND
+                    m[i].skind = m[i].skind == S_BSEND &&
+                                         (m[i].pre || (!strict && lay_bytes(&m[i], m[i].stype) <=
+                                                                      SMALL_SEND))
                                      ? S_SEND
                                      : S_ISEND;
                 else
@@ -998,6 +1003,7 @@ int main(int argc, char **argv)
 
     mt_init(&argc, &argv);
     verbose = getenv("MT_VERBOSE") != NULL;
+    strict = getenv("MT_STRICT") != NULL;
     if (mt_size > MAXR) {
         if (mt_rank == 0)
             printf("t_fuzz: more than %d ranks, skipped\n", MAXR);
