@@ -8,8 +8,9 @@
  *  - sizes across the eager limit, the split threshold, the 256 KiB rings,
  *    now and then 1-4 MiB; bytes or ints through contiguous, vector,
  *    indexed and struct types, sender and receiver layouts drawn apart;
- *  - four communicators: A, R (ranks reversed) and H (even/odd halves)
- *    carry ordered streams, where the receives of a stream are posted in
+ *  - five communicators: A, R (ranks reversed), H (even/odd halves) and
+ *    N (a fresh dup each round, so early senders' messages wait for a
+ *    slower rank to create it) carry ordered streams, where the receives of a stream are posted in
  *    send order (a pre-posted prefix, then late ones), so MPI_ANY_TAG is
  *    deterministic there; B gives every message a tag of its own, so
  *    MPI_ANY_SOURCE is deterministic there and receives go in any order;
@@ -41,7 +42,7 @@
 #define TAG_CANCEL_RECV 32001
 #define TAG_RACE 32002
 
-enum { CA, CB, CR, CH, NCOMM };
+enum { CA, CB, CR, CH, CN, NCOMM };
 enum { T_BYTE, T_INT, T_VEC, T_IDX, T_STRUCT, NTYPE };
 enum { S_SEND, S_ISEND, S_SSEND, S_ISSEND, S_BSEND, S_IBSEND, S_RSEND, S_IRSEND, S_PSEND, NSK };
 enum { R_IRECV, R_PERS, R_PALL, L_RECV, L_IRECV, L_PROBE, L_IPROBE, L_MPROBE, L_IMPROBE, L_PERS };
@@ -473,7 +474,7 @@ static void choose(uint64_t *s, struct msg *m, int n)
     for (int i = 0; i < n; i++) {
         struct msg *x = &m[i];
         int burst = x->tag < 0;
-        x->c = burst ? (rn(s, 2) ? CA : CB) : (int)rn(s, NCOMM);
+        x->c = burst ? (int)(const int[]){CA, CB, CN}[rn(s, 3)] : (int)rn(s, NCOMM);
         if (x->c == CH && x->src % 2 != x->dst % 2)
             x->c = CA;
         if (x->c != CB)
@@ -1028,12 +1029,13 @@ int main(int argc, char **argv)
     int wr[MAXR];
     for (int r = 0; r < mt_size; r++)
         wr[r] = r;
-    for (int c = 0; c < NCOMM; c++) {
+    for (int c = 0; c < CN; c++) {
         MPI_Comm_set_errhandler(comm[c], MPI_ERRORS_RETURN);
         MPI_Comm_group(comm[c], &cg);
         MPI_Group_translate_ranks(wg, mt_size, wr, cg, crank[c]);
         MPI_Group_free(&cg);
     }
+    memcpy(crank[CN], wr, sizeof(wr[0]) * (size_t)mt_size);
     MPI_Group_free(&wg);
     MPI_Comm_set_errhandler(comm_sr, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(comm_ctl, MPI_ERRORS_RETURN);
@@ -1042,13 +1044,17 @@ int main(int argc, char **argv)
     MPI_Buffer_attach(battach, bsz);
 
     uint64_t gs = seed;
-    for (cur_round = 0; cur_round < rounds; cur_round++)
+    for (cur_round = 0; cur_round < rounds; cur_round++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm[CN]);
+        MPI_Comm_set_errhandler(comm[CN], MPI_ERRORS_RETURN);
         run_round(&gs);
+        MPI_Comm_free(&comm[CN]);
+    }
 
     void *det;
     MPI_Buffer_detach(&det, &bsz);
     free(battach);
-    for (int c = 0; c < NCOMM; c++)
+    for (int c = 0; c < CN; c++)
         MPI_Comm_free(&comm[c]);
     MPI_Comm_free(&comm_sr);
     MPI_Comm_free(&comm_ctl);
