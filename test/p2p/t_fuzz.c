@@ -4,7 +4,8 @@
  *
  *  - every send mode (blocking, non-blocking, synchronous, buffered, ready,
  *    persistent) and receives pre-posted or late (blocking, non-blocking,
- *    persistent, after Probe/Iprobe/Mprobe/Improbe);
+ *    persistent, after Probe/Iprobe/Mprobe/Improbe), and a ring of
+ *    persistent requests restarted every round;
  *  - sizes across the eager limit, the split threshold, the 256 KiB rings,
  *    now and then 1-4 MiB; bytes or ints through contiguous, vector,
  *    indexed and struct types, sender and receiver layouts drawn apart;
@@ -46,7 +47,7 @@ enum { CA, CB, CR, CH, CN, NCOMM };
 enum { T_BYTE, T_INT, T_VEC, T_IDX, T_STRUCT, NTYPE };
 enum { S_SEND, S_ISEND, S_SSEND, S_ISSEND, S_BSEND, S_IBSEND, S_RSEND, S_IRSEND, S_PSEND, NSK };
 enum { R_IRECV, R_PERS, R_PALL, L_RECV, L_IRECV, L_PROBE, L_IPROBE, L_MPROBE, L_IMPROBE, L_PERS };
-enum { E_RECV, E_SEND, E_CANCEL_RECV, E_CANCEL_SEND, E_RACE, E_OTHER };
+enum { E_RECV, E_SEND, E_CANCEL_RECV, E_CANCEL_SEND, E_RACE, E_RING, E_OTHER };
 
 static const char *sk_name[] = {"Send", "Isend", "Ssend", "Issend", "Bsend",
                                 "Ibsend", "Rsend", "Irsend", "Send_init"};
@@ -245,6 +246,26 @@ struct pool {
 static struct msg *msgs;
 static int cur_round;
 static int race_cancelled; /* the outcome of this rank's racing cancel */
+/* A persistent ring, restarted every round: a send to the right, a
+ * receive from the left, of ring_len bytes. */
+static MPI_Request ring_req[2];
+static char *ring_buf[2];
+static size_t ring_len;
+
+static void ring_check(const MPI_Status *st)
+{
+    int left = (mt_rank + mt_size - 1) % mt_size, count = -1;
+    unsigned base = mix(seed, (unsigned)cur_round, (unsigned)left, (unsigned)mt_rank, 300000u);
+    CK(MPI_Get_count(st, MPI_BYTE, &count));
+    mt_check(st->MPI_SOURCE == left && st->MPI_TAG == 7 && count == (int)ring_len,
+             "seed %u round %d: ring status source %d tag %d count %d", seed, cur_round,
+             st->MPI_SOURCE, st->MPI_TAG, count);
+    for (size_t j = 0; j < ring_len; j++)
+        if ((unsigned char)ring_buf[1][j] != byte_at(base, j)) {
+            mt_check(0, "seed %u round %d: ring byte %zu wrong", seed, cur_round, j);
+            break;
+        }
+}
 
 static void pool_add(struct pool *p, MPI_Request r, int kind, int idx)
 {
@@ -281,6 +302,10 @@ static void pool_done(struct pool *p, int k, MPI_Status *st, MPI_Request done)
         break;
     case E_RACE:
         CK(MPI_Test_cancelled(st, &race_cancelled));
+        break;
+    case E_RING:
+        if (p->idx[k] == 1)
+            ring_check(st);
         break;
     default:
         break;
@@ -770,6 +795,19 @@ static void run_round(uint64_t *gs)
     for (int k = 0; k < nall; k++)
         pool_add(&p, all[k], E_RECV, alli[k]);
     nall = 0;
+    /* The persistent ring, started again. */
+    for (size_t j = 0; j < ring_len; j++)
+        ring_buf[0][j] = (char)byte_at(mix(seed, (unsigned)cur_round, (unsigned)mt_rank,
+                                           (unsigned)((mt_rank + 1) % mt_size), 300000u),
+                                       j);
+    memset(ring_buf[1], 0, ring_len + 1);
+    if (rn(&ls, 2))
+        CK(MPI_Startall(2, ring_req));
+    else
+        for (int k = 1; k >= 0; k--)
+            CK(MPI_Start(&ring_req[k]));
+    pool_add(&p, ring_req[0], E_RING, 0);
+    pool_add(&p, ring_req[1], E_RING, 1);
     for (int r = 0; r < mt_size; r++)
         if (token_to[r]) {
             MPI_Request t;
@@ -1044,6 +1082,14 @@ int main(int argc, char **argv)
     MPI_Buffer_attach(battach, bsz);
 
     uint64_t gs = seed;
+    static const size_t ring_sizes[] = {0, 100, 4100, 40000, 300000};
+    ring_len = ring_sizes[seed % 5];
+    ring_buf[0] = malloc(ring_len + 1);
+    ring_buf[1] = malloc(ring_len + 1);
+    CK(MPI_Send_init(ring_buf[0], (int)ring_len, MPI_BYTE, (mt_rank + 1) % mt_size, 7, comm_sr,
+                     &ring_req[0]));
+    CK(MPI_Recv_init(ring_buf[1], (int)ring_len, MPI_BYTE, (mt_rank + mt_size - 1) % mt_size, 7,
+                     comm_sr, &ring_req[1]));
     for (cur_round = 0; cur_round < rounds; cur_round++) {
         MPI_Comm_dup(MPI_COMM_WORLD, &comm[CN]);
         MPI_Comm_set_errhandler(comm[CN], MPI_ERRORS_RETURN);
@@ -1051,6 +1097,10 @@ int main(int argc, char **argv)
         MPI_Comm_free(&comm[CN]);
     }
 
+    MPI_Request_free(&ring_req[0]);
+    MPI_Request_free(&ring_req[1]);
+    free(ring_buf[0]);
+    free(ring_buf[1]);
     void *det;
     MPI_Buffer_detach(&det, &bsz);
     free(battach);
