@@ -49,8 +49,8 @@ bool pml_comm_park_cancel(int wsrc, uint32_t cid, uint64_t sreq)
 {
     for (struct parked *p = parked_head; p; p = p->next) {
         struct pml_hdr_rndv *h = (void *)p->data;
-        if (p->wsrc == wsrc && h->m.type == PML_HDR_RNDV && h->m.cid == cid &&
-            h->sreq == sreq && !(h->m.flags & PML_F_DROPPED)) {
+        if (p->wsrc == wsrc && h->m.type == PML_HDR_RNDV && h->m.cid == cid && h->sreq == sreq &&
+            !(h->m.flags & PML_F_DROPPED)) {
             h->m.flags |= PML_F_DROPPED;
             return true;
         }

@@ -36,12 +36,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAXR 64
-#define SENTINEL 0xEE
-#define SMALL_SEND 256 /* a blocking MPI_Send this small may go before its receive */
+#define MAXR            64
+#define SENTINEL        0xEE
+#define SMALL_SEND      256 /* a blocking MPI_Send this small may go before its receive */
 #define TAG_CANCEL_SEND 32000
 #define TAG_CANCEL_RECV 32001
-#define TAG_RACE 32002
+#define TAG_RACE        32002
 
 enum { CA, CB, CR, CH, CN, NCOMM };
 enum { T_BYTE, T_INT, T_VEC, T_IDX, T_STRUCT, NTYPE };
@@ -49,15 +49,14 @@ enum { S_SEND, S_ISEND, S_SSEND, S_ISSEND, S_BSEND, S_IBSEND, S_RSEND, S_IRSEND,
 enum { R_IRECV, R_PERS, R_PALL, L_RECV, L_IRECV, L_PROBE, L_IPROBE, L_MPROBE, L_IMPROBE, L_PERS };
 enum { E_RECV, E_SEND, E_CANCEL_RECV, E_CANCEL_SEND, E_RACE, E_RING, E_OTHER };
 
-static const char *sk_name[] = {"Send", "Isend", "Ssend", "Issend", "Bsend",
+static const char *sk_name[] = {"Send",   "Isend", "Ssend",  "Issend",   "Bsend",
                                 "Ibsend", "Rsend", "Irsend", "Send_init"};
-static const char *rk_name[] = {"Irecv", "Recv_init", "Recv_init+Startall", "Recv", "late Irecv",
-                                "Probe+Recv", "Iprobe+Recv", "Mprobe+Mrecv", "Improbe+Imrecv",
-                                "late Recv_init"};
+static const char *rk_name[] = {
+    "Irecv",      "Recv_init",   "Recv_init+Startall", "Recv",           "late Irecv",
+    "Probe+Recv", "Iprobe+Recv", "Mprobe+Mrecv",       "Improbe+Imrecv", "late Recv_init"};
 
 /* Where the 4 ints of one element of each int layout sit, and its extent. */
-static const int lay_pos[NTYPE][4] = {
-    {0}, {0, 1, 2, 3}, {0, 1, 3, 4}, {0, 2, 3, 6}, {0, 2, 5, 6}};
+static const int lay_pos[NTYPE][4] = {{0}, {0, 1, 2, 3}, {0, 1, 3, 4}, {0, 2, 3, 6}, {0, 2, 5, 6}};
 static const int lay_ext[NTYPE] = {1, 4, 5, 7, 8};
 static MPI_Datatype dtype[NTYPE];
 
@@ -71,9 +70,9 @@ static int strict;
 
 struct msg {
     int src, dst, c, tag;
-    int elem;   /* T_BYTE, or an int layout */
+    int elem; /* T_BYTE, or an int layout */
     int stype, rtype;
-    size_t n;   /* bytes, or elements of 4 ints */
+    size_t n; /* bytes, or elements of 4 ints */
     int skind, rkind, pre, anysrc, anytag, trunc, bigger;
     unsigned base;
     uint64_t key; /* drawn order; a burst's messages share one, in sequence */
@@ -102,8 +101,8 @@ static unsigned rn(uint64_t *s, unsigned n)
 
 static unsigned mix(unsigned a, unsigned b, unsigned c, unsigned d, unsigned e)
 {
-    uint64_t s = ((uint64_t)a << 32) ^ ((uint64_t)b << 20) ^ ((uint64_t)c << 10) ^ d ^
-                 ((uint64_t)e << 40);
+    uint64_t s =
+        ((uint64_t)a << 32) ^ ((uint64_t)b << 20) ^ ((uint64_t)c << 10) ^ d ^ ((uint64_t)e << 40);
     return (unsigned)rnd(&s);
 }
 
@@ -117,10 +116,10 @@ static int int_at(unsigned base, size_t i)
     return (int)(base ^ (unsigned)(i * 2654435761u));
 }
 
-#define CK(call)                                                                   \
-    do {                                                                           \
-        int rc_ = (call);                                                          \
-        mt_check(rc_ == MPI_SUCCESS, "seed %u: %s returned %d", seed, #call, rc_); \
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        mt_check(rc_ == MPI_SUCCESS, "seed %u: %s returned %d", seed, #call, rc_);                 \
     } while (0)
 
 /* The datatype and count a side passes for a message of n units. */
@@ -176,12 +175,13 @@ static void alloc_recv(struct msg *m)
 static const char *describe(const struct msg *m, int round, int i)
 {
     static char b[256];
-    snprintf(b, sizeof(b),
-             "seed %u round %d msg %d: %d->%d comm %d tag %d %s%zu %s, recv %s%s%s%s%s layout %d->%d",
-             seed, round, i, m->src, m->dst, m->c, m->tag, m->elem == T_BYTE ? "bytes " : "quads ",
-             m->n, sk_name[m->skind], rk_name[m->rkind], m->anysrc ? " ANY_SOURCE" : "",
-             m->anytag ? " ANY_TAG" : "", m->trunc ? " truncated" : "", m->pre ? " pre" : " late",
-             m->stype, m->rtype);
+    snprintf(
+        b, sizeof(b),
+        "seed %u round %d msg %d: %d->%d comm %d tag %d %s%zu %s, recv %s%s%s%s%s layout %d->%d",
+        seed, round, i, m->src, m->dst, m->c, m->tag, m->elem == T_BYTE ? "bytes " : "quads ", m->n,
+        sk_name[m->skind], rk_name[m->rkind], m->anysrc ? " ANY_SOURCE" : "",
+        m->anytag ? " ANY_TAG" : "", m->trunc ? " truncated" : "", m->pre ? " pre" : " late",
+        m->stype, m->rtype);
     return b;
 }
 
@@ -300,15 +300,12 @@ static void pool_done(struct pool *p, int k, MPI_Status *st, MPI_Request done)
         mt_check(flag == 1, "seed %u round %d: a %s that nothing matches was not cancelled", seed,
                  cur_round, p->kind[k] == E_CANCEL_RECV ? "receive" : "send");
         break;
-    case E_RACE:
-        CK(MPI_Test_cancelled(st, &race_cancelled));
-        break;
+    case E_RACE: CK(MPI_Test_cancelled(st, &race_cancelled)); break;
     case E_RING:
         if (p->idx[k] == 1)
             ring_check(st);
         break;
-    default:
-        break;
+    default: break;
     }
     p->rq[k] = MPI_REQUEST_NULL;
     p->live--;
@@ -398,7 +395,7 @@ static void pool_progress(struct pool *p, uint64_t *s, int poll)
                 break;
         }
         break;
-    case 6: /* Wait, one at a time from a random start */
+    case 6:   /* Wait, one at a time from a random start */
     case 7: { /* Test, round robin */
         int start = (int)rn(s, (unsigned)n);
         for (int j = 0; j < n && p->live; j++) {
@@ -472,8 +469,9 @@ static int draw_round(uint64_t *s, struct msg **out)
                 x->src = src;
                 x->dst = dst;
                 x->tag = j < k ? 0 : -1; /* -1 marks a burst message */
-                size_t bytes = j < k ? pick_bytes(s, &big_left)
-                               : burst_big ? 3000 + rn(s, 1114) : rn(s, 65);
+                size_t bytes = j < k       ? pick_bytes(s, &big_left)
+                               : burst_big ? 3000 + rn(s, 1114)
+                                           : rn(s, 65);
                 x->key = j < k ? rnd(s) : burst_key + (uint64_t)(j - k);
                 x->elem = rn(s, 3) == 0 ? (int)(T_INT + rn(s, 4)) : T_BYTE;
                 x->stype = x->elem == T_BYTE ? T_BYTE : (int)(T_INT + rn(s, 4));
@@ -542,8 +540,7 @@ static void choose(uint64_t *s, struct msg *m, int n)
     }
 }
 
-static void post_recv(struct msg *m, int i, struct pool *p, MPI_Request *all, int *alli,
-                      int *nall)
+static void post_recv(struct msg *m, int i, struct pool *p, MPI_Request *all, int *alli, int *nall)
 {
     int src = m->anysrc ? MPI_ANY_SOURCE : crank[m->c][m->src];
     int tag = m->anytag ? MPI_ANY_TAG : m->tag;
@@ -593,8 +590,7 @@ static void late_recv(struct msg *m, int i, struct pool *p, uint64_t *s)
         if (m->trunc)
             expect_truncate(rc, m, i);
         else
-            mt_check(rc == MPI_SUCCESS, "%s: MPI_Recv returned %d", describe(m, cur_round, i),
-                     rc);
+            mt_check(rc == MPI_SUCCESS, "%s: MPI_Recv returned %d", describe(m, cur_round, i), rc);
         check_recv(m, &st, cur_round, i);
         return;
     }
@@ -638,8 +634,8 @@ static void late_recv(struct msg *m, int i, struct pool *p, uint64_t *s)
         CK(MPI_Get_count(&st, t, &count));
         mt_check(st.MPI_SOURCE == crank[m->c][m->src] && st.MPI_TAG == m->tag &&
                      count == side_count(m, m->rtype),
-                 "%s: mprobe source %d tag %d count %d", describe(m, cur_round, i),
-                 st.MPI_SOURCE, st.MPI_TAG, count);
+                 "%s: mprobe source %d tag %d count %d", describe(m, cur_round, i), st.MPI_SOURCE,
+                 st.MPI_TAG, count);
         if (m->rkind == L_MPROBE) {
             CK(MPI_Mrecv(m->rbuf, m->rcount, t, &msg, &st));
             check_recv(m, &st, cur_round, i);
@@ -754,8 +750,8 @@ static void run_round(uint64_t *gs)
             if (m[i].src == mt_rank) {
                 if (bsend_used + need > (4u << 20))
                     m[i].skind = m[i].skind == S_BSEND &&
-                                         (m[i].pre || (!strict && lay_bytes(&m[i], m[i].stype) <=
-                                                                      SMALL_SEND))
+                                         (m[i].pre ||
+                                          (!strict && lay_bytes(&m[i], m[i].stype) <= SMALL_SEND))
                                      ? S_SEND
                                      : S_ISEND;
                 else
@@ -890,8 +886,10 @@ static void run_round(uint64_t *gs)
             x.n = y.n = x.elem == T_BYTE ? (size_t)ev[e][2] : (size_t)ev[e][2] / 16;
             x.stype = x.rtype = y.stype = y.rtype = x.elem;
             x.tag = y.tag = 100 + e;
-            x.base = mix(seed, (unsigned)cur_round, (unsigned)me, (unsigned)other, 100000u + (unsigned)e);
-            y.base = mix(seed, (unsigned)cur_round, (unsigned)other, (unsigned)me, 100000u + (unsigned)e);
+            x.base = mix(seed, (unsigned)cur_round, (unsigned)me, (unsigned)other,
+                         100000u + (unsigned)e);
+            y.base = mix(seed, (unsigned)cur_round, (unsigned)other, (unsigned)me,
+                         100000u + (unsigned)e);
             fill_send(&x, ev[e][3] % 2 ? SENTINEL : 0x5c);
             alloc_recv(&y);
             MPI_Status st;
@@ -903,8 +901,8 @@ static void run_round(uint64_t *gs)
             switch (ev[e][3]) {
             case 0:
             case 2:
-                CK(MPI_Sendrecv(x.sbuf, cnt, t, other, x.tag, y.rbuf, cnt, t, other, y.tag,
-                                comm_sr, &st));
+                CK(MPI_Sendrecv(x.sbuf, cnt, t, other, x.tag, y.rbuf, cnt, t, other, y.tag, comm_sr,
+                                &st));
                 break;
             case 1:
             case 3:
@@ -982,17 +980,19 @@ static void run_round(uint64_t *gs)
             continue;
         CK(MPI_Recv(&cancelled, 1, MPI_INT, r, 1, comm_ctl, MPI_STATUS_IGNORE));
         if (verbose)
-            fprintf(stderr, "t_fuzz: round %d: %zu bytes %d->%d by %s, receive %s: %s\n",
-                    cur_round, rlen[r], r, mt_rank,
-                    rkind[r] == 0 ? "Isend" : rkind[r] == 1 ? "Issend" : "Ibsend",
+            fprintf(stderr, "t_fuzz: round %d: %zu bytes %d->%d by %s, receive %s: %s\n", cur_round,
+                    rlen[r], r, mt_rank,
+                    rkind[r] == 0   ? "Isend"
+                    : rkind[r] == 1 ? "Issend"
+                                    : "Ibsend",
                     rpre[r] ? "early" : "late", cancelled ? "cancelled" : "delivered");
         if (cancelled)
             CK(MPI_Cancel(&race_in[r].rreq));
         CK(MPI_Wait(&race_in[r].rreq, &st));
         CK(MPI_Test_cancelled(&st, &flag));
         if (cancelled) {
-            mt_check(flag == 1, "seed %u round %d: a send from %d reported cancelled arrived",
-                     seed, cur_round, r);
+            mt_check(flag == 1, "seed %u round %d: a send from %d reported cancelled arrived", seed,
+                     cur_round, r);
             free(race_in[r].rbuf);
             race_in[r].rbuf = NULL;
         } else {
@@ -1003,8 +1003,8 @@ static void run_round(uint64_t *gs)
     CK(MPI_Buffer_flush());
     CK(MPI_Barrier(MPI_COMM_WORLD));
     for (int i = 0; i < n; i++)
-        mt_check(!m[i].rbuf && !m[i].sbuf, "seed %u round %d msg %d left behind", seed,
-                 cur_round, i);
+        mt_check(!m[i].rbuf && !m[i].sbuf, "seed %u round %d msg %d left behind", seed, cur_round,
+                 i);
     free(csbuf);
     free(cbuf);
     free(token_from);

@@ -265,8 +265,7 @@ static void queued_small_send(void)
             MPI_Recv(buf + (size_t)i * LEN, LEN, MPI_BYTE, 0, 83, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
         for (int i = 0; i < SMALL + 1; i++)
-            MPI_Recv(NULL, 0, MPI_BYTE, 0, i < SMALL ? 84 : 85, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
+            MPI_Recv(NULL, 0, MPI_BYTE, 0, i < SMALL ? 84 : 85, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     free(buf);
 }
