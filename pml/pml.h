@@ -118,6 +118,7 @@ struct pml_req {
     uint8_t detached;           /* send: runs from a private copy (tmp) */
     uint8_t exposed;            /* send: counted in its peer's rndv_out */
     uint8_t cancel_asked;       /* send: a CANCEL for this round is out */
+    uint8_t cancel_wanted;      /* send: MPI_Cancel came while it waited in its peer's queue */
     uint16_t seq;               /* send: the sequence number it was given */
     void *buf;                  /* user buffer */
     size_t count;
@@ -221,6 +222,7 @@ static inline int pml_world(const struct pml_comm *pc, int r)
 
 struct pml_comm *pml_comm_lookup(uint32_t cid);
 void pml_comm_park(int wsrc, const void *data, size_t len);
+bool pml_comm_park_cancel(int wsrc, uint32_t cid, uint64_t sreq);
 void pml_comm_finalize(void);
 /* A layer that will post requests on pc later (a collective schedule)
  * holds it, so a communicator freed meanwhile keeps its matching state. */

@@ -42,6 +42,22 @@ void pml_comm_park(int wsrc, const void *data, size_t len)
     parked_tail = &p->next;
 }
 
+/* A CANCEL for a rendezvous still parked: it keeps its place (its sequence
+ * number must be taken when the communicator appears) but is marked, so it
+ * never becomes an unexpected message. True if found. */
+bool pml_comm_park_cancel(int wsrc, uint32_t cid, uint64_t sreq)
+{
+    for (struct parked *p = parked_head; p; p = p->next) {
+        struct pml_hdr_rndv *h = (void *)p->data;
+        if (p->wsrc == wsrc && h->m.type == PML_HDR_RNDV && h->m.cid == cid && h->sreq == sreq &&
+            !(h->m.flags & PML_F_DROPPED)) {
+            h->m.flags |= PML_F_DROPPED;
+            return true;
+        }
+    }
+    return false;
+}
+
 static void replay(uint32_t cid)
 {
     struct parked **pp = &parked_head, *p;

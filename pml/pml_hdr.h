@@ -29,6 +29,9 @@ enum {
     PML_F_SYNC = 1u << 0,   /* Ssend: the sender waits for a FIN at match time */
     PML_F_INLINE = 1u << 1, /* RNDV: the whole payload follows the header */
     PML_F_GET = 1u << 2,    /* RNDV: read the data at raddr with the rkey that follows */
+    /* Never on the wire: a parked or early RNDV whose sender cancelled it;
+     * its turn only takes its sequence number. */
+    PML_F_DROPPED = 1u << 7,
 };
 
 /* The envelope every matchable message starts with. */

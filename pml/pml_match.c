@@ -174,8 +174,11 @@ static void match_one(struct pml_comm *pc, struct pml_comm_peer *cp, int wsrc, c
                       size_t len)
 {
     const struct pml_hdr_match *h = data;
-    struct pml_req *r = find_posted(pc, cp, h->tag);
+    struct pml_req *r;
 
+    if (RT_UNLIKELY(h->flags & PML_F_DROPPED))
+        return; /* cancelled while parked or early */
+    r = find_posted(pc, cp, h->tag);
     if (RT_LIKELY(r != NULL)) {
         pml_list_remove(&r->link);
         deliver(r, wsrc, data, len);
@@ -294,7 +297,9 @@ int pml_irecv(struct pml_req *r)
 }
 
 /* A sender cancels its rendezvous: the envelope goes if it is still in the
- * unexpected queue (nothing matched it, so nothing will read the data). */
+ * unexpected queue (nothing matched it, so nothing will read the data); if
+ * it came ahead of its turn, or before its communicator, it is marked to
+ * be dropped when its turn comes. */
 void pml_recv_cancel(int wsrc, const void *data, size_t len)
 {
     const struct pml_hdr_cancel *h = data;
@@ -313,7 +318,18 @@ void pml_recv_cancel(int wsrc, const void *data, size_t len)
                 break;
             }
         }
+        q = &pc->peers[h->src].ooo;
+        for (struct pml_link *l = q->next; l != q && !ack.status; l = l->next) {
+            struct pml_frag *f = pml_container(l, struct pml_frag, link);
+            struct pml_hdr_rndv *e = (void *)f->data;
+            if (e->m.type == PML_HDR_RNDV && e->sreq == h->sreq && !(e->m.flags & PML_F_DROPPED)) {
+                e->m.flags |= PML_F_DROPPED;
+                ack.status = 1;
+            }
+        }
     }
+    if (!ack.status && pml_comm_park_cancel(wsrc, h->cid, h->sreq))
+        ack.status = 1;
     pml_send_ctl(wsrc, &ack, sizeof(ack));
 }
 

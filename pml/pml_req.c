@@ -63,6 +63,7 @@ struct pml_req *pml_req_alloc(void)
     r->part = NULL;
     r->detached = 0;
     r->cancel_asked = 0;
+    r->cancel_wanted = 0;
     pml_list_init(&r->link);
     return r;
 }
@@ -140,6 +141,14 @@ int pml_req_cancel(struct rdmpi_request *br)
                                    .src = r->pc->rank, .sreq = pml_req_handle(r)};
         r->cancel_asked = 1;
         pml_send_ctl(r->wpeer, &h, sizeof(h));
+        return MPI_SUCCESS;
+    }
+    /* Still queued for credits or ring space: it has its sequence number,
+     * so it must go; if it goes as a rendezvous, the CANCEL follows it
+     * (send_rndv), else nothing could ever complete a Wait on an Issend
+     * nobody receives. */
+    if (r->send && r->state != PML_S_FRAGS && r->link.next != &r->link) {
+        r->cancel_wanted = 1;
         return MPI_SUCCESS;
     }
     if (r->send || r->state != PML_S_POSTED)

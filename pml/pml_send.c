@@ -104,8 +104,11 @@ bool pml_send_detached(const void *buf, size_t count, struct rdmpi_datatype *dt,
 
     if (limit == (size_t)-1)
         limit = rt_param_size(&p_detach);
+    /* Behind queued sends the credits we see are theirs: they may spend
+     * them, leaving this one a rendezvous its caller waits on until the
+     * receiver matches it. So it goes from a copy at once. */
     if (len + sizeof(struct pml_hdr_match) > p->btl->eager_limit ||
-        p->credits >= pml_credit_cost(len) || await_credits(p, len) ||
+        (!p->npending && (p->credits >= pml_credit_cost(len) || await_credits(p, len))) ||
         pml_detached_bytes + len > limit || !(r = pml_req_alloc()))
         return false;
     if (!(copy = malloc(len ? len : 1))) {
@@ -195,6 +198,10 @@ no_get:
         p->rndv_out++;
     }
     p->btl->send(p->ep, d);
+    if (r->cancel_wanted) { /* asked while it waited in the queue */
+        r->cancel_wanted = 0;
+        pml_req_cancel(&r->base);
+    }
     p->stats->rndv_msgs++;
     p->stats->rndv_bytes += r->len;
     p->stats->fb_nordma += !(flags & (PML_F_INLINE | PML_F_GET)) && r->len;
@@ -263,6 +270,7 @@ int pml_isend(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst,
     r->wpeer = pml_world(pc, dst);
     r->raddr = 0;
     r->cancel_asked = 0;
+    r->cancel_wanted = 0;
     r->base.status.MPI_ERROR = MPI_SUCCESS;
     r->base.status.rdmpi_cancelled = 0;
     r->seq = pc->peers[dst].send_seq++;

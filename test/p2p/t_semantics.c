@@ -177,6 +177,99 @@ static void send_cancel(void)
     free(big);
 }
 
+/* Cancel of a send still queued behind others (out of eager credits, or
+ * the ring full): it goes out as a rendezvous later, and the cancel must
+ * follow it, or the wait hangs on an Issend nobody receives. */
+static void queued_send_cancel(void)
+{
+    enum { N = 100, LEN = 4000 };
+    char *buf = malloc((size_t)N * LEN);
+    MPI_Request rq[N], c;
+    MPI_Status st;
+    int flag = 0;
+
+    if (mt_rank == 0) {
+        for (int i = 0; i < N; i++)
+            MPI_Isend(buf + (size_t)i * LEN, LEN, MPI_BYTE, 1, 80, MPI_COMM_WORLD, &rq[i]);
+        MPI_Issend(buf, 10, MPI_BYTE, 1, 81, MPI_COMM_WORLD, &c);
+        MPI_Cancel(&c);
+        MPI_Wait(&c, &st);
+        MPI_Test_cancelled(&st, &flag);
+        mt_check(flag, "an unmatched Issend queued behind a burst was not cancelled");
+        MPI_Send(NULL, 0, MPI_BYTE, 1, 82, MPI_COMM_WORLD);
+        MPI_Waitall(N, rq, MPI_STATUSES_IGNORE);
+    } else if (mt_rank == 1) {
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, 82, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int i = 0; i < N; i++)
+            MPI_Recv(buf + (size_t)i * LEN, LEN, MPI_BYTE, 0, 80, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        MPI_Iprobe(0, 81, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        mt_check(!flag, "a cancelled queued Issend still arrived");
+    }
+    free(buf);
+}
+
+/* Cancel of a rendezvous sent on a communicator its receiver has not
+ * finished creating: the envelope is parked there (the last rank tends to
+ * leave MPI_Comm_dup last) and must be dropped all the same, or the wait
+ * hangs. */
+static void parked_send_cancel(void)
+{
+    static char big[300000];
+    int last = mt_size - 1, bad = 0;
+
+    for (int it = 0; it < 40; it++) {
+        MPI_Comm c;
+        MPI_Request r;
+        MPI_Status st;
+        int flag = 0;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        if (mt_rank == 0) {
+            MPI_Issend(big, it % 2 ? 10 : (int)sizeof(big), MPI_BYTE, last, 5, c, &r);
+            MPI_Cancel(&r);
+            MPI_Wait(&r, &st);
+            MPI_Test_cancelled(&st, &flag);
+            bad += !flag;
+        }
+        MPI_Barrier(c);
+        if (mt_rank == last) {
+            MPI_Iprobe(0, 5, c, &flag, MPI_STATUS_IGNORE);
+            bad += flag;
+        }
+        MPI_Comm_free(&c);
+    }
+    mt_check(!bad, "%d Issends on a new communicator not cancelled (or still arriving)", bad);
+}
+
+/* A small blocking send queued behind sends waiting for credits: they
+ * spend the credits it saw, so it must still complete from a copy, not
+ * become a rendezvous that waits for rank 1's receive (posted only after
+ * the "go" this rank sends next). */
+static void queued_small_send(void)
+{
+    enum { N = 100, LEN = 4000, SMALL = 8 };
+    char *buf = malloc((size_t)N * LEN);
+    MPI_Request rq[N + SMALL];
+
+    if (mt_rank == 0) {
+        for (int i = 0; i < N; i++)
+            MPI_Isend(buf + (size_t)i * LEN, LEN, MPI_BYTE, 1, 83, MPI_COMM_WORLD, &rq[i]);
+        for (int i = 0; i < SMALL; i++) /* they take the last credits */
+            MPI_Isend(NULL, 0, MPI_BYTE, 1, 84, MPI_COMM_WORLD, &rq[N + i]);
+        MPI_Send(NULL, 0, MPI_BYTE, 1, 85, MPI_COMM_WORLD);
+        MPI_Send(NULL, 0, MPI_BYTE, 1, 86, MPI_COMM_WORLD); /* go */
+        MPI_Waitall(N + SMALL, rq, MPI_STATUSES_IGNORE);
+    } else if (mt_rank == 1) {
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, 86, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int i = 0; i < N; i++)
+            MPI_Recv(buf + (size_t)i * LEN, LEN, MPI_BYTE, 0, 83, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        for (int i = 0; i < SMALL + 1; i++)
+            MPI_Recv(NULL, 0, MPI_BYTE, 0, i < SMALL ? 84 : 85, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    free(buf);
+}
+
 /* MPI_Request_get_status_all/any/some (MPI-4.1): statuses of completed
  * requests, nothing freed or deactivated; null and inactive requests.
  * Ranks 0 and 1 do the same towards each other. */
@@ -435,6 +528,12 @@ int main(int argc, char **argv)
     cancel_and_requests();
     MPI_Barrier(MPI_COMM_WORLD);
     send_cancel();
+    MPI_Barrier(MPI_COMM_WORLD);
+    queued_send_cancel();
+    MPI_Barrier(MPI_COMM_WORLD);
+    queued_small_send();
+    MPI_Barrier(MPI_COMM_WORLD);
+    parked_send_cancel();
     MPI_Barrier(MPI_COMM_WORLD);
     get_status_forms();
     MPI_Barrier(MPI_COMM_WORLD);
