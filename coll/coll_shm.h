@@ -22,20 +22,25 @@
  * messages (recursive doubling reads half the data a rank reads here). */
 #define COLL_SHM_REDUCE_MAX 4096
 /* Reduces to a root (where only the root reads) go through the slots up
- * to this size even with a core per rank: 2 ranks, 8 KiB 0.55x and 16
- * KiB 0.84x the time by messages; from 32 KiB direct reads win. */
-#define COLL_SHM_ROOTED_MAX 16384
+ * to this size even with a core per rank: 2 ranks, 8 KiB 0.55x the time
+ * by messages; from 16 KiB the root's direct read wins (0.84x the slots,
+ * coll_shm_direct.c). */
+#define COLL_SHM_ROOTED_MAX 8192
 /* Reductions in pieces go by at most this much at a time, however large
  * the slots: larger pieces pipeline less across the ranks (8 ranks on 2
  * cores, 32 KiB pieces: 16-64 KiB reduces 1.1-1.3x slower). */
 #define COLL_SHM_REDUCE_PIECE 8192
 /* Two ranks with a core each: a bcast goes through the slots up to
  * TWO_MAX, in two halves beyond TWO_PIECE (4 KiB: 0.85x the time of one
- * piece; 2 KiB in halves: 1.3x); beyond, the single-copy read of the
- * root's buffer by messages tied at 8 KiB (1.5 us, as MPICH) and won
- * from 16 KiB (0.8-0.9x the time of two pieces). */
+ * piece; 2 KiB in halves: 1.3x); beyond, a single-copy read of the
+ * root's buffer tied at 8 KiB (1.5 us, as MPICH) and won from 16 KiB
+ * (0.8-0.9x the time of two pieces). */
 #define COLL_SHM_BCAST_TWO_MAX   4096
 #define COLL_SHM_BCAST_TWO_PIECE 2048
+/* ... and from there up to this size the other reads the root's buffer
+ * directly (coll_shm_direct_bcast); messages beyond, where the split
+ * rendezvous puts both cores to the copy. */
+#define COLL_SHM_BCAST_TWO_DIRECT_MAX (32u << 10)
 /* Two ranks with a core each: allgather and alltoall blocks of this size
  * read each other's buffers directly, without the handshake of messages
  * (OSU, interleaved medians of 11, the time against before: allgather 8
@@ -119,6 +124,8 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
 bool coll_shm_direct_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all);
 bool coll_shm_direct_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
                                struct rdmpi_datatype *dt, const struct rdmpi_op *op);
+bool coll_shm_direct_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_datatype *dt,
+                           int root);
 bool coll_shm_direct_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
                             struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root);
 

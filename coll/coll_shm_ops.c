@@ -100,7 +100,8 @@ bool coll_shm_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_da
     size_t bytes = count * dt->size, off = 0, piece = s->max;
 
     if (bytes > bcast_limit(s))
-        return false;
+        return !coll_oversubscribed && s->n == 2 && bytes <= COLL_SHM_BCAST_TWO_DIRECT_MAX &&
+               coll_shm_direct_bcast(s, buf, count, dt, root);
     if (!coll_oversubscribed && s->n == 2 && bytes > COLL_SHM_BCAST_TWO_PIECE)
         piece = (bytes + 1) / 2 < piece ? (bytes + 1) / 2 : piece;
     do {
