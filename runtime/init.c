@@ -31,11 +31,18 @@ void rt_layer_register(struct rt_layer *l)
     *p = l;
 }
 
+RT_PARAM(p_cpus, "CPUS", RT_PARAM_INT, "0",
+         "Cores this host's ranks share, against which 'ranks outnumber cores' is decided "
+         "(yielding, collective algorithms); 0: the online CPUs. In a container with a CPU "
+         "quota, give the quota")
+
 static int count_cpus(void)
 {
     cpu_set_t set;
-    long n;
+    long n = rt_param_int(&p_cpus);
 
+    if (n > 0)
+        return (int)n;
     /* The launcher may pin us to one core; the host's cores decide
      * oversubscription, so count those. */
     n = sysconf(_SC_NPROCESSORS_ONLN);
