@@ -248,6 +248,8 @@ void pml_status_from_frag(MPI_Status *s, const struct pml_frag *f);
 
 /* Receive callbacks (one per header type). */
 void pml_recv_match(int peer, const void *data, size_t len);
+/* The same for a message parked before its communicator existed. */
+void pml_recv_replay(int peer, const void *data, size_t len);
 void pml_recv_cts(int peer, const void *data, size_t len);
 void pml_recv_frag(int peer, const void *data, size_t len);
 void pml_recv_fin(int peer, const void *data, size_t len);

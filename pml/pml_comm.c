@@ -71,7 +71,7 @@ static void replay(uint32_t cid)
         *pp = p->next;
         if (!*pp)
             parked_tail = pp;
-        pml_recv_match(p->wsrc, p->data, p->len);
+        pml_recv_replay(p->wsrc, p->data, p->len);
         free(p);
     }
 }

@@ -174,11 +174,8 @@ static void match_one(struct pml_comm *pc, struct pml_comm_peer *cp, int wsrc, c
                       size_t len)
 {
     const struct pml_hdr_match *h = data;
-    struct pml_req *r;
+    struct pml_req *r = find_posted(pc, cp, h->tag);
 
-    if (RT_UNLIKELY(h->flags & PML_F_DROPPED))
-        return; /* cancelled while parked or early */
-    r = find_posted(pc, cp, h->tag);
     if (RT_LIKELY(r != NULL)) {
         pml_list_remove(&r->link);
         deliver(r, wsrc, data, len);
@@ -221,12 +218,16 @@ static void drain_ooo(struct pml_comm *pc, struct pml_comm_peer *cp)
             return;
         pml_list_remove(&f->link);
         cp->recv_seq++;
-        match_one(pc, cp, f->wsrc, f->data, f->len);
+        /* An early arrival its sender cancelled only takes its turn. */
+        if (!(((const struct pml_hdr_match *)f->data)->flags & PML_F_DROPPED))
+            match_one(pc, cp, f->wsrc, f->data, f->len);
         free(f);
     }
 }
 
-void pml_recv_match(int wsrc, const void *data, size_t len)
+/* An arrival in sequence order. Only a parked one (`replayed`) can carry
+ * PML_F_DROPPED, so the wire's path does not test it. */
+static inline void arrive(int wsrc, const void *data, size_t len, bool replayed)
 {
     const struct pml_hdr_match *h = data;
     struct pml_comm *pc = pml_comm_lookup(h->cid);
@@ -242,9 +243,21 @@ void pml_recv_match(int wsrc, const void *data, size_t len)
         return;
     }
     cp->recv_seq++;
-    match_one(pc, cp, wsrc, data, len);
+    /* A parked arrival its sender cancelled only takes its turn. */
+    if (!replayed || !(h->flags & PML_F_DROPPED))
+        match_one(pc, cp, wsrc, data, len);
     if (RT_UNLIKELY(!pml_list_empty(&cp->ooo)))
         drain_ooo(pc, cp);
+}
+
+void pml_recv_match(int wsrc, const void *data, size_t len)
+{
+    arrive(wsrc, data, len, false);
+}
+
+void pml_recv_replay(int wsrc, const void *data, size_t len)
+{
+    arrive(wsrc, data, len, true);
 }
 
 /* The first unexpected message for (src, tag); src may be MPI_ANY_SOURCE,
