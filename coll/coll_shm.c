@@ -22,10 +22,10 @@ RT_PARAM(p_shm, "COLL_SHM", RT_PARAM_BOOL, "1",
 RT_PARAM(p_after, "COLL_SHM_AFTER", RT_PARAM_INT, "16",
          "Blocking collectives a communicator runs by messages before it sets up its shared "
          "segment (so short-lived communicators never make one)")
-RT_PARAM(p_max, "COLL_SHM_MAX", RT_PARAM_SIZE, "8192",
+RT_PARAM(p_max, "COLL_SHM_MAX", RT_PARAM_SIZE, "16k",
          "Largest contribution of one rank (bytes; for alltoall all its blocks) the shared "
          "segment carries in one piece; with a core per rank allreduces stop at 4096 (beyond "
-         "that messages measured faster) and reduces to a root at 16 KiB (in pieces); large "
+         "that messages measured faster) and reduces to a root at 8 KiB; large "
          "communicators get less (a segment's slots carry at most 4 MiB)")
 
 /* Data a segment's slots carry at most (their headers come on top, so
@@ -107,7 +107,9 @@ static void *map(const char *name, size_t size, bool create)
         shm_unlink(name);
         return NULL;
     }
-    p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    /* Populated now: a slot's first use would otherwise fault its pages
+     * in, in the writer and the reader, several microseconds each. */
+    p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     close(fd);
     if (p == MAP_FAILED) {
         if (create)

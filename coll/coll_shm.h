@@ -10,6 +10,8 @@
 
 #include "coll.h"
 
+#include <string.h>
+
 #define COLL_SHM_SLOTS     16 /* collectives a rank may run ahead of the slowest */
 #define COLL_SHM_MAX_RANKS 64 /* larger communicators keep messages */
 #define COLL_SHM_LINE  64
@@ -32,22 +34,28 @@
 #define COLL_SHM_REDUCE_PIECE 8192
 /* Two ranks with a core each: a bcast goes through the slots up to
  * TWO_MAX, in two halves beyond TWO_PIECE (4 KiB: 0.85x the time of one
- * piece; 2 KiB in halves: 1.3x); beyond, a single-copy read of the
- * root's buffer tied at 8 KiB (1.5 us, as MPICH) and won from 16 KiB
- * (0.8-0.9x the time of two pieces). */
+ * piece; 2 KiB in halves: 1.3x). */
 #define COLL_SHM_BCAST_TWO_MAX   4096
 #define COLL_SHM_BCAST_TWO_PIECE 2048
-/* ... and from there up to this size the other reads the root's buffer
+/* Two ranks with a core each, more than 4 KiB and up to TWO_WAY_MAX for
+ * the reader to take (a bcast, an allgather's or alltoall's block): the
+ * slots or the writer's buffer, whichever the reader measures faster
+ * (coll_shm_two.c); beyond, the buffer. */
+#define COLL_SHM_TWO_WAY_MIN 4096
+#define COLL_SHM_TWO_WAY_MAX (16u << 10)
+/* ... then up to this size a bcast's receiver reads the root's buffer
  * directly (coll_shm_direct_bcast); messages beyond, where the split
  * rendezvous puts both cores to the copy. */
 #define COLL_SHM_BCAST_TWO_DIRECT_MAX (32u << 10)
-/* Two ranks with a core each: allgather and alltoall blocks of this size
- * read each other's buffers directly, without the handshake of messages
- * (OSU, interleaved medians of 11, the time against before: allgather 8
- * KiB 0.73x (slots), 16 KiB 0.93x, 32-128 KiB 0.98-0.99x; alltoall 8-128
- * KiB 0.84-0.97x; 256 KiB 0.98-1.05x, so messages keep it). */
-#define COLL_SHM_DIRECT_TWO_MIN 8192
+/* ... and allgather and alltoall blocks up to this size read each other's
+ * buffers directly, without the handshake of messages (OSU, interleaved
+ * medians of 11, the time against messages: 16 KiB 0.93x, 32-128 KiB
+ * 0.98-0.99x; alltoall 8-128 KiB 0.84-0.97x; 256 KiB 0.98-1.05x, so
+ * messages keep it). */
 #define COLL_SHM_DIRECT_TWO_MAX (128u << 10)
+/* A slot's sequence word with this bit holds not data but the address
+ * of the writer's buffer (coll_shm_two.c). */
+#define COLL_SHM_ADDR ((uint64_t)1 << 63)
 #define COLL_SHM_STRIDE(max) \
     (((max) + COLL_SHM_DATA + COLL_SHM_LINE - 1) & ~(size_t)(COLL_SHM_LINE - 1))
 
@@ -61,6 +69,14 @@ struct coll_shm {
     uint64_t op;       /* collectives run through it so far */
     uint64_t min_done; /* the lowest "done" seen on any rank (a cache) */
     bool direct;       /* every rank reads every other's memory by the BTL's get */
+    uint64_t want;     /* the ways we ask for, as in our "done" line (coll_shm_two.c) */
+    struct coll_shm_way {
+        uint32_t est[2]; /* a call's time by the slot and by a read (0: not yet known) */
+        uint32_t low[2]; /* the least of the timed calls of the window under way */
+        uint8_t n[2];    /* timed calls in that window */
+        uint8_t trying;  /* 1 + the slower way, asked for again to re-time it; else 0 */
+        uint32_t calls;
+    } way[2];          /* up to 8 KiB, and beyond */
     int world[];       /* world ranks of the communicator's ranks */
 };
 
@@ -93,8 +109,30 @@ static inline void coll_shm_finish(struct coll_shm *s, uint64_t op)
     __atomic_store_n(coll_shm_done_line(s, s->me), op, __ATOMIC_RELEASE);
 }
 
+/* Data moves through slots packed, so ranks may use different layouts
+ * of one type signature: bytes [off, off + len) of the packed form. */
+static inline void coll_shm_put_part(char *to, const void *buf, size_t count,
+                                     struct rdmpi_datatype *dt, size_t off, size_t len)
+{
+    if (rt_dt_contig(dt, count))
+        memcpy(to, (const char *)buf + dt->lb + off, len);
+    else
+        rt_dt_pack(dt, buf, count, off, to, len);
+}
+
+static inline void coll_shm_get_part(void *buf, size_t count, struct rdmpi_datatype *dt,
+                                     const char *from, size_t off, size_t len)
+{
+    if (rt_dt_contig(dt, count))
+        memcpy((char *)buf + dt->lb + off, from, len);
+    else
+        rt_dt_unpack(dt, buf, count, off, from, len);
+}
+
 /* Waits (keeping the library moving) until *word == want. */
 void coll_shm_await(const uint64_t *word, uint64_t want);
+/* Waits until *word is op, with COLL_SHM_ADDR or not; returns it. */
+uint64_t coll_shm_await_op(const uint64_t *word, uint64_t op);
 /* Waits until every rank is done with collective `op`. */
 void coll_shm_await_done(struct coll_shm *s, uint64_t op);
 /* Waits until our slot for `op` may be written. */
@@ -119,6 +157,11 @@ void coll_shm_barrier(struct coll_shm *s);
 /* Allgather, or alltoall (all_to_all), of the regular (block) forms. */
 bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all);
 
+/* Two ranks, 4-16 KiB: by the slots or single-copy reads, as measured. */
+void coll_shm_two_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_datatype *dt,
+                        int root);
+void coll_shm_two_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all);
+
 /* The same by single-copy reads of the user's buffers (s->direct), for
  * what the slots do not carry. */
 bool coll_shm_direct_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all);
@@ -126,6 +169,13 @@ bool coll_shm_direct_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf,
                                struct rdmpi_datatype *dt, const struct rdmpi_op *op);
 bool coll_shm_direct_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_datatype *dt,
                            int root);
+/* Our `len` packed bytes of (buf, count, dt) as one run others can read:
+ * the buffer itself, or *tmp (freed by the caller) packed from it. */
+const char *coll_shm_readable(const void *buf, size_t count, struct rdmpi_datatype *dt, size_t len,
+                              void **tmp);
+/* Reads rank r's packed bytes at raddr into (buf, count, dt). */
+void coll_shm_read_into(struct coll_shm *s, int r, uint64_t raddr, void *buf, size_t count,
+                        struct rdmpi_datatype *dt, size_t len);
 bool coll_shm_direct_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
                             struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root);
 

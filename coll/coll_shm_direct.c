@@ -38,10 +38,8 @@ static void read_peer(struct coll_shm *s, int r, void *local, uint64_t raddr, si
     rdma(s, r, local, raddr, len, false);
 }
 
-/* Our `len` packed bytes of (buf, count, dt) as one run others can read:
- * the buffer itself, or *tmp (freed by the caller) packed from it. */
-static const char *readable(const void *buf, size_t count, struct rdmpi_datatype *dt, size_t len,
-                            void **tmp)
+const char *coll_shm_readable(const void *buf, size_t count, struct rdmpi_datatype *dt, size_t len,
+                              void **tmp)
 {
     *tmp = NULL;
     if (rt_dt_contig(dt, count))
@@ -52,9 +50,8 @@ static const char *readable(const void *buf, size_t count, struct rdmpi_datatype
     return *tmp;
 }
 
-/* Reads rank r's packed bytes at raddr into (buf, count, dt). */
-static void read_into(struct coll_shm *s, int r, uint64_t raddr, void *buf, size_t count,
-                      struct rdmpi_datatype *dt, size_t len)
+void coll_shm_read_into(struct coll_shm *s, int r, uint64_t raddr, void *buf, size_t count,
+                        struct rdmpi_datatype *dt, size_t len)
 {
     void *tmp;
 
@@ -115,13 +112,14 @@ bool coll_shm_direct_allgather(struct coll_shm *s, const struct coll_args *a, bo
         sdt = a->rdt;
         scount = a->rcount;
     }
-    mine = readable(src, scount, sdt, nb * block, &tmp);
+    mine = coll_shm_readable(src, scount, sdt, nb * block, &tmp);
     op = announce(s, mine, NULL);
     for (int k = 1; k < s->n; k++) {
         int r = (s->me + k) % s->n;
 
-        read_into(s, r, address(s, r, op, 0) + lo, coll_at(a->rbuf, (size_t)r * a->rcount, a->rdt),
-                  a->rcount, a->rdt, block);
+        coll_shm_read_into(s, r, address(s, r, op, 0) + lo,
+                           coll_at(a->rbuf, (size_t)r * a->rcount, a->rdt), a->rcount, a->rdt,
+                           block);
     }
     if (!a->inplace) {
         void *own = coll_at(a->rbuf, (size_t)s->me * a->rcount, a->rdt);
@@ -160,13 +158,13 @@ bool coll_shm_direct_bcast(struct coll_shm *s, void *buf, size_t count, struct r
     if (!s->direct)
         return false;
     if (s->me == root) {
-        op = announce(s, readable(buf, count, dt, len, &tmp), NULL);
+        op = announce(s, coll_shm_readable(buf, count, dt, len, &tmp), NULL);
         coll_shm_finish(s, op);
         coll_shm_await_done(s, op);
         free(tmp);
     } else {
         op = ++s->op;
-        read_into(s, root, address(s, root, op, 0), buf, count, dt, len);
+        coll_shm_read_into(s, root, address(s, root, op, 0), buf, count, dt, len);
         coll_shm_finish(s, op);
     }
     return true;

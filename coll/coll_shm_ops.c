@@ -29,6 +29,21 @@ void coll_shm_await(const uint64_t *word, uint64_t want)
     }
 }
 
+uint64_t coll_shm_await_op(const uint64_t *word, uint64_t op)
+{
+    unsigned spins = 0;
+
+    for (;;) {
+        for (int i = 0; i < 64; i++) {
+            uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+            if ((w & ~COLL_SHM_ADDR) == op)
+                return w;
+        }
+        if (!rt_progress())
+            rt_progress_idle(&spins);
+    }
+}
+
 void coll_shm_await_done(struct coll_shm *s, uint64_t op)
 {
     unsigned spins = 0;
@@ -57,26 +72,6 @@ void coll_shm_await_slot(struct coll_shm *s, uint64_t op)
         coll_shm_await_done(s, op - COLL_SHM_SLOTS / 2);
 }
 
-/* Data moves through slots packed, so ranks may use different layouts
- * of one type signature: bytes [off, off + len) of the packed form. */
-static void put_part(char *to, const void *buf, size_t count, struct rdmpi_datatype *dt,
-                     size_t off, size_t len)
-{
-    if (rt_dt_contig(dt, count))
-        memcpy(to, (const char *)buf + dt->lb + off, len);
-    else
-        rt_dt_pack(dt, buf, count, off, to, len);
-}
-
-static void get_part(void *buf, size_t count, struct rdmpi_datatype *dt, const char *from,
-                     size_t off, size_t len)
-{
-    if (rt_dt_contig(dt, count))
-        memcpy((char *)buf + dt->lb + off, from, len);
-    else
-        rt_dt_unpack(dt, buf, count, off, from, len);
-}
-
 /* The largest bcast that goes through the slots. Oversubscribed, pieces
  * pay while all fit in the slots at once, so the root never waits for
  * one to be read: beyond, the flat bcast by messages won (8 ranks on 2
@@ -99,9 +94,16 @@ bool coll_shm_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_da
 {
     size_t bytes = count * dt->size, off = 0, piece = s->max;
 
-    if (bytes > bcast_limit(s))
-        return !coll_oversubscribed && s->n == 2 && bytes <= COLL_SHM_BCAST_TWO_DIRECT_MAX &&
+    if (bytes > bcast_limit(s)) {
+        if (coll_oversubscribed || s->n != 2)
+            return false;
+        if (bytes <= COLL_SHM_TWO_WAY_MAX && bytes <= s->max) {
+            coll_shm_two_bcast(s, buf, count, dt, root);
+            return true;
+        }
+        return bytes <= COLL_SHM_BCAST_TWO_DIRECT_MAX &&
                coll_shm_direct_bcast(s, buf, count, dt, root);
+    }
     if (!coll_oversubscribed && s->n == 2 && bytes > COLL_SHM_BCAST_TWO_PIECE)
         piece = (bytes + 1) / 2 < piece ? (bytes + 1) / 2 : piece;
     do {
@@ -110,11 +112,11 @@ bool coll_shm_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_da
 
         if (s->me == root) {
             coll_shm_await_slot(s, op);
-            put_part(coll_shm_data(sl), buf, count, dt, off, len);
+            coll_shm_put_part(coll_shm_data(sl), buf, count, dt, off, len);
             coll_shm_publish(sl, op);
         } else {
             coll_shm_await(sl, op);
-            get_part(buf, count, dt, coll_shm_data(sl), off, len);
+            coll_shm_get_part(buf, count, dt, coll_shm_data(sl), off, len);
         }
         coll_shm_finish(s, op);
         off += len;
@@ -149,9 +151,14 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
         limit = s->piece_max;
     if (all_to_all && block > s->max / 4)
         limit = s->max;
-    if (s->n == 2 && !coll_oversubscribed && block >= COLL_SHM_DIRECT_TWO_MIN &&
-        block <= COLL_SHM_DIRECT_TWO_MAX && coll_shm_direct_allgather(s, a, all_to_all))
-        return true;
+    if (s->n == 2 && !coll_oversubscribed && block > COLL_SHM_TWO_WAY_MIN) {
+        if (block <= COLL_SHM_TWO_WAY_MAX && total <= s->max) {
+            coll_shm_two_allgather(s, a, all_to_all);
+            return true;
+        }
+        if (block <= COLL_SHM_DIRECT_TWO_MAX && coll_shm_direct_allgather(s, a, all_to_all))
+            return true;
+    }
     if (total > (all_to_all && a->inplace ? s->max : limit))
         return false;
     if (a->inplace) {
@@ -165,7 +172,7 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
         uint64_t op = ++s->op, *sl = coll_shm_slot(s, s->me, op);
 
         coll_shm_await_slot(s, op);
-        put_part(coll_shm_data(sl), src, scount, sdt, off, len);
+        coll_shm_put_part(coll_shm_data(sl), src, scount, sdt, off, len);
         coll_shm_publish(sl, op);
         for (int r = 0; r < s->n && a0 < a1; r++) {
             uint64_t *from = coll_shm_slot(s, r, op);
@@ -173,8 +180,8 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
             if (r == s->me && a->inplace && !all_to_all)
                 continue;
             coll_shm_await(from, op);
-            get_part(coll_at(a->rbuf, (size_t)r * a->rcount, a->rdt), a->rcount, a->rdt,
-                     coll_shm_data(from) + (a0 - off), a0 - lo, a1 - a0);
+            coll_shm_get_part(coll_at(a->rbuf, (size_t)r * a->rcount, a->rdt), a->rcount, a->rdt,
+                              coll_shm_data(from) + (a0 - off), a0 - lo, a1 - a0);
         }
         coll_shm_finish(s, op);
         off += len;

@@ -12,7 +12,7 @@
  * messages) with contiguous and strided layouts on either side and in
  * place; larger two-rank reduces and allreduces read each other's buffers
  * directly: reduces cut into pieces and shared between the ranks, pair
- * types with gaps. Run with
+ * types with gaps; two-rank 4-16 KiB collectives by either way. Run with
  * RDMPI_COLL_SHM_AFTER=0 so every call takes the path, and with
  * RDMPI_COLL_SHM=0 and RDMPI_COLL_SHM_DIRECT=0 as controls. */
 #include "../p2p/mpitest.h"
@@ -299,6 +299,81 @@ static void large_gathers(MPI_Comm comm, int me, int n)
     free(r);
 }
 
+/* Two ranks with a core each, 4-16 KiB (coll/coll_shm_two.c): each call
+ * goes through the writer's slot or by a read of its buffer, as the
+ * reader last measured faster, trying the other every 32 calls
+ * (RDMPI_COLL_SHM_TWO_WAY forces one). Many calls, fresh data in each,
+ * so that both ways and the switches between them must carry the right
+ * bytes: bcasts from either root to a strided receiver or not,
+ * allgathers and alltoalls with a strided receiver, and in place. */
+static int val(int it, int from, int to, int k)
+{
+    return ((it * 16 + from) * 16 + to) * 4096 + k;
+}
+
+static void two_ways(MPI_Comm comm, int me, int n)
+{
+    static const int ints[] = {1025, 2048, 3000, 4096};
+    int *s = malloc((size_t)n * 4096 * sizeof(int)), *r = malloc((size_t)n * 8192 * sizeof(int));
+
+    for (int z = 0; z < 4; z++) {
+        int m = ints[z];
+        MPI_Datatype vec, blk;
+
+        MPI_Type_vector(m, 1, 2, MPI_INT, &vec);
+        MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * m * sizeof(int)), &blk);
+        MPI_Type_commit(&vec);
+        MPI_Type_commit(&blk);
+        for (int it = 0; it < 70; it++) {
+            int root = it % 2 % n, str = it % 3 == 1 && me % 2, inplace = it % 5 == 4, bad = 0;
+
+            for (int k = 0; k < 2 * m; k++)
+                r[k] = me == root ? val(it, root, 0, k) : -1;
+            MPI_Bcast(r, me != root && str ? 1 : m, me != root && str ? vec : MPI_INT, root, comm);
+            for (int k = 0; k < m && !bad; k++)
+                if ((me != root && str ? r[2 * k] : r[k]) != val(it, root, 0, k)) {
+                    mt_check(0, "%d-int bcast %d from %d: [%d] is %d", m, it, root, k,
+                             me != root && str ? r[2 * k] : r[k]);
+                    bad = 1;
+                }
+            for (int k = 0; k < n * 2 * m; k++)
+                r[k] = -1;
+            for (int k = 0; k < m; k++)
+                s[k] = r[me * m + k] = val(it, me, 0, k);
+            if (inplace)
+                MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, m, MPI_INT, comm);
+            else
+                MPI_Allgather(s, m, MPI_INT, r, str ? 1 : m, str ? blk : MPI_INT, comm);
+            str = str && !inplace;
+            for (int q = 0; q < n && !bad; q++)
+                for (int k = 0; k < m && !bad; k++)
+                    if ((str ? r[q * 2 * m + 2 * k] : r[q * m + k]) != val(it, q, 0, k)) {
+                        mt_check(0, "%d-int allgather %d: block %d [%d] is %d", m, it, q, k,
+                                 str ? r[q * 2 * m + 2 * k] : r[q * m + k]);
+                        bad = 1;
+                    }
+            for (int q = 0; q < n; q++)
+                for (int k = 0; k < m; k++)
+                    s[q * m + k] = r[q * m + k] = val(it, me, q, k);
+            if (inplace)
+                MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, m, MPI_INT, comm);
+            else
+                MPI_Alltoall(s, m, MPI_INT, r, m, MPI_INT, comm);
+            for (int q = 0; q < n && !bad; q++)
+                for (int k = 0; k < m && !bad; k++)
+                    if (r[q * m + k] != val(it, q, me, k)) {
+                        mt_check(0, "%d-int alltoall %d: block %d [%d] is %d", m, it, q, k,
+                                 r[q * m + k]);
+                        bad = 1;
+                    }
+        }
+        MPI_Type_free(&vec);
+        MPI_Type_free(&blk);
+    }
+    free(s);
+    free(r);
+}
+
 /* Reduces of 400 KB (two ranks: each rank folds a share, in pieces),
  * at either root, in place or not, and a pair type whose gaps ride along. */
 static void direct_reduce(MPI_Comm comm, int me, int n)
@@ -427,6 +502,7 @@ int main(int argc, char **argv)
     types(MPI_COMM_WORLD, mt_rank, mt_size);
     gathers(MPI_COMM_WORLD, mt_rank, mt_size);
     large_gathers(MPI_COMM_WORLD, mt_rank, mt_size);
+    two_ways(MPI_COMM_WORLD, mt_rank, mt_size);
     direct_reduce(MPI_COMM_WORLD, mt_rank, mt_size);
     mixed(MPI_COMM_WORLD, mt_rank, mt_size);
     barrier_after_data(mt_rank, mt_size);
