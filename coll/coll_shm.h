@@ -76,7 +76,7 @@ struct coll_shm {
         uint8_t n[2];    /* timed calls in that window */
         uint8_t trying;  /* 1 + the slower way, asked for again to re-time it; else 0 */
         uint32_t calls;
-    } way[2];          /* up to 8 KiB, and beyond */
+    } way[3];          /* up to 8 KiB, beyond, and reduces */
     int world[];       /* world ranks of the communicator's ranks */
 };
 
@@ -161,6 +161,12 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
 void coll_shm_two_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_datatype *dt,
                         int root);
 void coll_shm_two_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all);
+/* Runs a reduce (commutative op) by a read and returns true, or returns
+ * false to leave it to the slots, with *t0 for coll_shm_two_reduced. */
+bool coll_shm_two_reduce(struct coll_shm *s, const char *src, void *rbuf, size_t count,
+                         struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root,
+                         uint64_t *t0);
+void coll_shm_two_reduced(struct coll_shm *s, uint64_t t0);
 
 /* The same by single-copy reads of the user's buffers (s->direct), for
  * what the slots do not carry. */
@@ -173,6 +179,8 @@ bool coll_shm_direct_bcast(struct coll_shm *s, void *buf, size_t count, struct r
  * the buffer itself, or *tmp (freed by the caller) packed from it. */
 const char *coll_shm_readable(const void *buf, size_t count, struct rdmpi_datatype *dt, size_t len,
                               void **tmp);
+/* Reads len bytes at raddr in rank r's memory into local. */
+void coll_shm_read_peer(struct coll_shm *s, int r, void *local, uint64_t raddr, size_t len);
 /* Reads rank r's packed bytes at raddr into (buf, count, dt). */
 void coll_shm_read_into(struct coll_shm *s, int r, uint64_t raddr, void *buf, size_t count,
                         struct rdmpi_datatype *dt, size_t len);

@@ -33,7 +33,7 @@ static void rdma(struct coll_shm *s, int r, void *local, uint64_t raddr, size_t 
                  write ? "writing" : "reading", len, write ? "into" : "of", r, strerror(-rc));
 }
 
-static void read_peer(struct coll_shm *s, int r, void *local, uint64_t raddr, size_t len)
+void coll_shm_read_peer(struct coll_shm *s, int r, void *local, uint64_t raddr, size_t len)
 {
     rdma(s, r, local, raddr, len, false);
 }
@@ -56,12 +56,12 @@ void coll_shm_read_into(struct coll_shm *s, int r, uint64_t raddr, void *buf, si
     void *tmp;
 
     if (rt_dt_contig(dt, count)) {
-        read_peer(s, r, (char *)buf + dt->lb, raddr, len);
+        coll_shm_read_peer(s, r, (char *)buf + dt->lb, raddr, len);
         return;
     }
     if (!(tmp = malloc(len ? len : 1)))
         rt_fatal("coll: out of memory for %zu bytes unpacking a collective's data", len);
-    read_peer(s, r, tmp, raddr, len);
+    coll_shm_read_peer(s, r, tmp, raddr, len);
     rt_dt_unpack(dt, buf, count, 0, tmp, len);
     free(tmp);
 }
@@ -189,12 +189,12 @@ static void root_reads(struct coll_shm *s, const char *src, char *res, size_t co
         if (src == res) {
             if (!(tmp = malloc(span)))
                 rt_fatal("coll: out of memory for a %zu-byte reduce", span);
-            read_peer(s, !s->me, tmp, from, span);
+            coll_shm_read_peer(s, !s->me, tmp, from, span);
             coll_shm_finish(s, seq);
             coll_op_apply(op, tmp - dt->true_lb, res - dt->true_lb, count, dt);
             free(tmp);
         } else {
-            read_peer(s, !s->me, res, from, span);
+            coll_shm_read_peer(s, !s->me, res, from, span);
             coll_shm_finish(s, seq);
             coll_op_apply(op, src - dt->true_lb, res - dt->true_lb, count, dt);
         }
@@ -239,14 +239,14 @@ bool coll_shm_direct_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, si
         span = tx + (k - 1) * ext;
         if (s->me != root) {
             /* tmp = the root's; ours op tmp; into the root's result. */
-            read_peer(s, peer, tmp, peer_src + off, span);
+            coll_shm_read_peer(s, peer, tmp, peer_src + off, span);
             coll_op_apply(op, src + off - dt->true_lb, tmp - dt->true_lb, k, dt);
             rdma(s, peer, tmp, peer_res + off, span, true);
         } else if (inplace) {
-            read_peer(s, peer, tmp, peer_src + off, span);
+            coll_shm_read_peer(s, peer, tmp, peer_src + off, span);
             coll_op_apply(op, tmp - dt->true_lb, res + off - dt->true_lb, k, dt);
         } else {
-            read_peer(s, peer, res + off, peer_src + off, span);
+            coll_shm_read_peer(s, peer, res + off, peer_src + off, span);
             coll_op_apply(op, src + off - dt->true_lb, res + off - dt->true_lb, k, dt);
         }
     }
@@ -299,12 +299,12 @@ bool coll_shm_direct_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf,
         if (n - 1 == s->me)
             memcpy(dst, src + off, span);
         else
-            read_peer(s, n - 1, dst, from[n - 1] + off, span);
+            coll_shm_read_peer(s, n - 1, dst, from[n - 1] + off, span);
         for (int r = n - 2; r >= 0; r--) {
             const char *in = src + off;
 
             if (r != s->me) {
-                read_peer(s, r, tmp, from[r] + off, span);
+                coll_shm_read_peer(s, r, tmp, from[r] + off, span);
                 in = tmp;
             }
             coll_op_apply(op, in - dt->true_lb, dst - dt->true_lb, k, dt);
@@ -320,7 +320,7 @@ bool coll_shm_direct_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf,
         int r = (s->me + k) % n;
         size_t rlo = count * (size_t)r / (size_t)n, rhi = count * (size_t)(r + 1) / (size_t)n;
 
-        read_peer(s, r, res + rlo * ext, res_at[r] + rlo * ext, (rhi - rlo) * ext - gap);
+        coll_shm_read_peer(s, r, res + rlo * ext, res_at[r] + rlo * ext, (rhi - rlo) * ext - gap);
     }
     coll_shm_finish(s, gathered);
     coll_shm_await_done(s, gathered);

@@ -227,7 +227,8 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
     size_t span = count ? tx + (count - 1) * ext : 0;
     const char *src = (const char *)(sbuf == MPI_IN_PLACE ? rbuf : sbuf) + dt->true_lb;
     size_t limit = s->reduce_max;
-    bool own;
+    uint64_t t0 = 0;
+    bool own, two;
 
     if (!count || !(dt->flags & RT_DT_PREDEF))
         return false;
@@ -235,7 +236,12 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
         limit = coll_oversubscribed ? SIZE_MAX : COLL_SHM_ROOTED_MAX;
     else if (limit > COLL_SHM_REDUCE_MAX && limit > bcast_limit(s))
         limit = bcast_limit(s);
-    if (span > limit || tx > s->max)
+    /* Two ranks, 8-16 KiB: the slots or the root's read, as measured. */
+    two = root >= 0 && s->n == 2 && !coll_oversubscribed && s->direct && op->commute &&
+          span > limit && span <= COLL_SHM_TWO_WAY_MAX && tx <= s->max;
+    if (two && coll_shm_two_reduce(s, src, rbuf, count, dt, op, root, &t0))
+        return true;
+    if (!two && (span > limit || tx > s->max))
         return root < 0 ? coll_shm_direct_allreduce(s, sbuf, rbuf, count, dt, op)
                         : coll_shm_direct_reduce(s, sbuf, rbuf, count, dt, op, root);
     /* A large allreduce (ranks outnumbering cores: reduce_max is larger
@@ -268,6 +274,8 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
         }
         coll_shm_finish(s, seq);
     }
+    if (two && s->me == root)
+        coll_shm_two_reduced(s, t0);
     return true;
 }
 

@@ -1,5 +1,6 @@
 /* Two ranks with a core each, more than 4 KiB and up to 16 KiB for the
- * reader to take (a bcast; an allgather's or alltoall's block): the
+ * reader to take (a bcast; an allgather's or alltoall's block; a reduce
+ * from 8 KiB, the root reading): the
  * writer either copies its data into its slot, or publishes its buffer's
  * address there (COLL_SHM_ADDR in the sequence word) for the reader's
  * single-copy read. Which is faster depends on where the host has put
@@ -46,6 +47,9 @@ static int forced(void)
     }
     return way;
 }
+
+/* Size classes, timed apart: up to 8 KiB, beyond, and reduces. */
+#define REDUCE_CLASS 2
 
 static int size_class(size_t len)
 {
@@ -235,4 +239,50 @@ void coll_shm_two_allgather(struct coll_shm *s, const struct coll_args *a, bool 
     if (way == READ)
         coll_shm_await_done(s, op);
     free(tmp);
+}
+
+/* The other rank's data reaches the root through its slots in pieces,
+ * folded as they come (coll_shm_reduce), or by the root's read of the
+ * other's buffer, folded once read while the other returns. */
+bool coll_shm_two_reduce(struct coll_shm *s, const char *src, void *rbuf, size_t count,
+                         struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root,
+                         uint64_t *t0)
+{
+    size_t span = dt->true_extent + (count - 1) * (size_t)dt->extent;
+    char *res = (char *)rbuf + dt->true_lb, *tmp = NULL;
+    uint64_t seq = s->op + 1, *sl;
+
+    if (s->me != root) {
+        if (asked(s, root, REDUCE_CLASS) == SLOT)
+            return false;
+        sl = coll_shm_slot(s, s->me, ++s->op);
+        coll_shm_await_slot(s, seq);
+        ((uint64_t *)coll_shm_data(sl))[0] = (uint64_t)(uintptr_t)src;
+        coll_shm_publish(sl, seq | COLL_SHM_ADDR);
+        coll_shm_finish(s, seq);
+        coll_shm_await_done(s, seq);
+        return true;
+    }
+    *t0 = start(s, REDUCE_CLASS);
+    sl = coll_shm_slot(s, !s->me, seq);
+    if (!(coll_shm_await_op(sl, seq) & COLL_SHM_ADDR))
+        return false;
+    ++s->op;
+    /* In place, our data is the result's buffer: read into a copy. */
+    if (src == res && !(tmp = malloc(span)))
+        rt_fatal("coll: out of memory for a %zu-byte reduce", span);
+    coll_shm_read_peer(s, !s->me, tmp ? tmp : res, ((const uint64_t *)coll_shm_data(sl))[0], span);
+    coll_shm_finish(s, seq);
+    if (tmp)
+        coll_op_apply(op, tmp - dt->true_lb, res - dt->true_lb, count, dt);
+    else
+        coll_op_apply(op, src - dt->true_lb, res - dt->true_lb, count, dt);
+    free(tmp);
+    note(s, REDUCE_CLASS, READ, *t0);
+    return true;
+}
+
+void coll_shm_two_reduced(struct coll_shm *s, uint64_t t0)
+{
+    note(s, REDUCE_CLASS, SLOT, t0);
 }

@@ -299,13 +299,15 @@ static void large_gathers(MPI_Comm comm, int me, int n)
     free(r);
 }
 
-/* Two ranks with a core each, 4-16 KiB (coll/coll_shm_two.c): each call
+/* Two ranks with a core each, 4-16 KiB (8-16 KiB for reduces;
+ * coll/coll_shm_two.c): each call
  * goes through the writer's slot or by a read of its buffer, as the
  * reader last measured faster, trying the other every 32 calls
  * (RDMPI_COLL_SHM_TWO_WAY forces one). Many calls, fresh data in each,
  * so that both ways and the switches between them must carry the right
  * bytes: bcasts from either root to a strided receiver or not,
- * allgathers and alltoalls with a strided receiver, and in place. */
+ * allgathers and alltoalls with a strided receiver, reduces to either
+ * root, and in place. */
 static int val(int it, int from, int to, int k)
 {
     return ((it * 16 + from) * 16 + to) * 4096 + k;
@@ -352,6 +354,22 @@ static void two_ways(MPI_Comm comm, int me, int n)
                                  str ? r[q * 2 * m + 2 * k] : r[q * m + k]);
                         bad = 1;
                     }
+            for (int k = 0; k < m; k++)
+                s[k] = r[k] = val(it, me, 0, k);
+            if (me == root && inplace)
+                MPI_Reduce(MPI_IN_PLACE, r, m, MPI_INT, MPI_SUM, root, comm);
+            else
+                MPI_Reduce(s, r, m, MPI_INT, MPI_SUM, root, comm);
+            for (int k = 0; k < m && me == root && !bad; k++) {
+                int want = 0;
+                for (int q = 0; q < n; q++)
+                    want += val(it, q, 0, k);
+                if (r[k] != want) {
+                    mt_check(0, "%d-int reduce %d to %d: [%d] is %d, want %d", m, it, root, k,
+                             r[k], want);
+                    bad = 1;
+                }
+            }
             for (int q = 0; q < n; q++)
                 for (int k = 0; k < m; k++)
                     s[q * m + k] = r[q * m + k] = val(it, me, q, k);
