@@ -43,9 +43,10 @@
  * (coll_shm_two.c); beyond, the buffer. */
 #define COLL_SHM_TWO_WAY_MIN 4096
 #define COLL_SHM_TWO_WAY_MAX (16u << 10)
-/* ... then up to this size a bcast's receiver reads the root's buffer
- * directly (coll_shm_direct_bcast); messages beyond, where the split
- * rendezvous puts both cores to the copy. */
+/* ... then up to this size the root writes half into the receiver's
+ * buffer while the receiver reads the other half of the root's
+ * (coll_shm_direct_bcast); messages beyond, where the split rendezvous
+ * does the same (64 KiB: the same time). */
 #define COLL_SHM_BCAST_TWO_DIRECT_MAX (32u << 10)
 /* ... and allgather and alltoall blocks up to this size read each other's
  * buffers directly, without the handshake of messages (OSU, interleaved
@@ -173,6 +174,7 @@ void coll_shm_two_reduced(struct coll_shm *s, uint64_t t0);
 bool coll_shm_direct_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all);
 bool coll_shm_direct_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
                                struct rdmpi_datatype *dt, const struct rdmpi_op *op);
+/* Two ranks only. */
 bool coll_shm_direct_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_datatype *dt,
                            int root);
 /* Our `len` packed bytes of (buf, count, dt) as one run others can read:

@@ -143,30 +143,44 @@ bool coll_shm_direct_allgather(struct coll_shm *s, const struct coll_args *a, bo
  * the cache between read and fold. */
 #define ROOT_SHARE(count) ((count) / 8 * 5 + (count) % 8 * 5 / 8)
 
-/* The root publishes its buffer's address and returns once every rank
- * has read it: against the rendezvous of messages, no request-to-send or
- * FIN to match (two ranks, OSU, interleaved medians of 7, the time
- * against messages: 8 KiB 0.91x, 16 KiB 0.96x, 32 KiB 0.88x; 64 KiB
- * 1.03x, where the split rendezvous starts to pay). */
+/* Two ranks: the root publishes its buffer's address, the other its
+ * own; the other reads the first half of the root's data while the root
+ * writes the second half into the other's buffer, so both cores copy at
+ * once (each read or write also costs a system call of about 2 us), and
+ * both return once both are done. OSU, 32 KiB: 0.75x the time of the
+ * other reading it all, which took 0.88x the time of messages (a
+ * request-to-send, the same read and a FIN). A receiver whose buffer is
+ * not contiguous publishes none and reads it all. */
 bool coll_shm_direct_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_datatype *dt,
                            int root)
 {
-    size_t len = count * dt->size;
-    void *tmp;
+    size_t len = count * dt->size, cut = (len / 2) & ~(size_t)(COLL_SHM_LINE - 1);
+    void *tmp = NULL;
     uint64_t op;
 
     if (!s->direct)
         return false;
     if (s->me == root) {
-        op = announce(s, coll_shm_readable(buf, count, dt, len, &tmp), NULL);
-        coll_shm_finish(s, op);
-        coll_shm_await_done(s, op);
-        free(tmp);
+        const char *src = coll_shm_readable(buf, count, dt, len, &tmp);
+        uint64_t dst;
+
+        op = announce(s, src, NULL);
+        if ((dst = address(s, !root, op, 0)))
+            rdma(s, !root, (void *)(uintptr_t)(src + cut), dst + cut, len - cut, true);
     } else {
-        op = ++s->op;
-        coll_shm_read_into(s, root, address(s, root, op, 0), buf, count, dt, len);
-        coll_shm_finish(s, op);
+        char *mine = rt_dt_contig(dt, count) ? (char *)buf + dt->lb : NULL;
+        uint64_t from;
+
+        op = announce(s, mine, NULL);
+        from = address(s, root, op, 0);
+        if (mine)
+            coll_shm_read_peer(s, root, mine, from, cut);
+        else
+            coll_shm_read_into(s, root, from, buf, count, dt, len);
     }
+    coll_shm_finish(s, op);
+    coll_shm_await_done(s, op);
+    free(tmp);
     return true;
 }
 

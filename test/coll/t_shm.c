@@ -300,12 +300,14 @@ static void large_gathers(MPI_Comm comm, int me, int n)
 }
 
 /* Two ranks with a core each, 4-16 KiB (8-16 KiB for reduces;
- * coll/coll_shm_two.c): each call
+ * coll/coll_shm_two.c), and on to 32 KiB (bcast: halves read and
+ * written at once; coll_shm_direct.c): each call
  * goes through the writer's slot or by a read of its buffer, as the
  * reader last measured faster, trying the other every 32 calls
  * (RDMPI_COLL_SHM_TWO_WAY forces one). Many calls, fresh data in each,
  * so that both ways and the switches between them must carry the right
- * bytes: bcasts from either root to a strided receiver or not,
+ * bytes: bcasts from either root, strided or not, to a strided receiver
+ * or not,
  * allgathers and alltoalls with a strided receiver, reduces to either
  * root, and in place. */
 static int val(int it, int from, int to, int k)
@@ -315,10 +317,10 @@ static int val(int it, int from, int to, int k)
 
 static void two_ways(MPI_Comm comm, int me, int n)
 {
-    static const int ints[] = {1025, 2048, 3000, 4096};
-    int *s = malloc((size_t)n * 4096 * sizeof(int)), *r = malloc((size_t)n * 8192 * sizeof(int));
+    static const int ints[] = {1025, 2048, 3000, 4096, 6000, 8192};
+    int *s = malloc((size_t)n * 8192 * sizeof(int)), *r = malloc((size_t)n * 16384 * sizeof(int));
 
-    for (int z = 0; z < 4; z++) {
+    for (int z = 0; z < 6; z++) {
         int m = ints[z];
         MPI_Datatype vec, blk;
 
@@ -329,13 +331,16 @@ static void two_ways(MPI_Comm comm, int me, int n)
         for (int it = 0; it < 70; it++) {
             int root = it % 2 % n, str = it % 3 == 1 && me % 2, inplace = it % 5 == 4, bad = 0;
 
+            /* The root's layout strided every fourth time. */
+            int rs = it % 4 == 3, lay = me == root ? rs : str;
+
             for (int k = 0; k < 2 * m; k++)
-                r[k] = me == root ? val(it, root, 0, k) : -1;
-            MPI_Bcast(r, me != root && str ? 1 : m, me != root && str ? vec : MPI_INT, root, comm);
+                r[k] = me != root ? -1 : !rs ? val(it, root, 0, k) : k % 2 ? -7 : val(it, root, 0, k / 2);
+            MPI_Bcast(r, lay ? 1 : m, lay ? vec : MPI_INT, root, comm);
             for (int k = 0; k < m && !bad; k++)
-                if ((me != root && str ? r[2 * k] : r[k]) != val(it, root, 0, k)) {
+                if ((lay ? r[2 * k] : r[k]) != val(it, root, 0, k)) {
                     mt_check(0, "%d-int bcast %d from %d: [%d] is %d", m, it, root, k,
-                             me != root && str ? r[2 * k] : r[k]);
+                             lay ? r[2 * k] : r[k]);
                     bad = 1;
                 }
             for (int k = 0; k < n * 2 * m; k++)
