@@ -4,7 +4,8 @@
  * between even and odd ranks, the session's error handler, a second session
  * after the first is finalized, only MPI_TAG_UB among the predefined
  * attributes on its communicators; with T_SESSION=mixed, alongside MPI_Init,
- * a session outliving MPI_Finalize; with T_SESSION=init-after, MPI_Init and
+ * MPI_Comm_compare refusing a session and a world communicator, a session
+ * outliving MPI_Finalize; with T_SESSION=init-after, MPI_Init and
  * MPI_Finalize once every session is finalized. Rank 0 of the world set prints the
  * failure count; every rank exits non-zero on a failure of its own. */
 #include <mpi.h>
@@ -224,9 +225,12 @@ int main(int argc, char **argv)
     inter(s);
     errors(s);
     if (mixed) {
-        int wrank;
+        int wrank, r, cls = -1;
         MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
         CHECK(wrank == me, "world rank %d, session world rank %d", wrank, me);
+        /* A session's communicator and a world one never meet in a call. */
+        MPI_Error_class(MPI_Comm_compare(c, MPI_COMM_WORLD, &r), &cls);
+        CHECK(cls == MPI_ERR_COMM, "MPI_Comm_compare of session and world: class %d", cls);
         MPI_Finalize();
         /* The session outlives MPI_Finalize. */
         MPI_Barrier(c);
