@@ -131,8 +131,20 @@ static int part_cancel(struct rdmpi_request *br)
                           "chapter 4)");
 }
 
+/* Freeing one is erroneous too (same rule): the round could never end,
+ * and a later init would wait for it to be paired. */
+static int part_free_check(struct rdmpi_request *br)
+{
+    if (!br->active || br->complete)
+        return MPI_SUCCESS;
+    return rdmpi_err_comm(br->comm, MPI_ERR_REQUEST, "MPI_Request_free", "the partitioned "
+                          "request is active and not complete; freeing it is erroneous "
+                          "(MPI-4.1 chapter 4)");
+}
+
 static const struct rt_req_ops part_ops = {
-    .start = part_start, .cancel = part_cancel, .release = part_release, .query = part_query};
+    .start = part_start, .cancel = part_cancel, .release = part_release, .query = part_query,
+    .free_check = part_free_check};
 
 static int part_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
                      int peer, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request,

@@ -5,7 +5,8 @@
  * MPI_Parrived; small and rendezvous-sized messages; a plain message on the
  * same tag that must not match; MPI_PROC_NULL; bad input with
  * MPI_ERRORS_RETURN; pairing by init order, zero partitions, MPI_Parrived
- * on null and inactive requests, MPI_Cancel of an active one refused. */
+ * on null and inactive requests, MPI_Cancel and MPI_Request_free of an
+ * active one refused. */
 #include "mpitest.h"
 
 static void ring(int n)
@@ -174,6 +175,8 @@ static void order(void)
     MPI_Precv_init(ra, 2, 2, MPI_INT, prev, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &z[1]);
     MPI_Startall(2, z);
     mt_check(class_of(MPI_Cancel(&z[0])) == MPI_ERR_REQUEST, "MPI_Cancel of an active one");
+    mt_check(class_of(MPI_Request_free(&z[0])) == MPI_ERR_REQUEST && z[0] != MPI_REQUEST_NULL,
+             "MPI_Request_free of an active one");
     MPI_Pready_range(0, 1, z[0]);
     MPI_Waitall(2, z, MPI_STATUSES_IGNORE);
     MPI_Request_free(&z[0]);
