@@ -255,15 +255,25 @@ static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_un
 
     if (!(o = osc_get(win, fn, &err)))
         return err;
-    if (!o->shm)
-        return rdmpi_err_win(win, MPI_ERR_RMA_FLAVOR, fn, "the window was not made by "
-                             "MPI_Win_allocate_shared");
+    if (o->dynamic)
+        return rdmpi_err_win(win, MPI_ERR_RMA_FLAVOR, fn, "the window was made by "
+                             "MPI_Win_create_dynamic; it has no segments to query");
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= o->size))
         return rdmpi_err_win(win, MPI_ERR_RANK, fn, "rank %d is not in the window (0..%d)",
                              rank, o->size - 1);
     if (!size || !disp_unit || !baseptr)
         return rdmpi_err_win(win, MPI_ERR_ARG, fn, "size, disp_unit and baseptr must not "
                              "be NULL");
+    /* MPI-4.1 allows created and allocated windows too: only our own
+     * segment is in our address space; the others read as size 0, NULL. */
+    if (!o->shm) {
+        bool own = rank == o->rank || (rank == MPI_PROC_NULL && o->sizes[o->rank]);
+
+        *size = own ? o->sizes[o->rank] : 0;
+        *disp_unit = o->disp_units[own ? o->rank : rank == MPI_PROC_NULL ? 0 : rank];
+        *(void **)baseptr = own ? o->mem : NULL;
+        return MPI_SUCCESS;
+    }
     /* MPI_PROC_NULL: the lowest rank with memory. */
     if (rank == MPI_PROC_NULL)
         for (rank = 0; rank < o->size - 1 && !o->sizes[rank]; rank++)

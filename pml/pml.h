@@ -212,6 +212,7 @@ struct pml_comm {
     int holds;                  /* layers above (schedules) still using it */
     bool freed;                 /* its communicator is gone; lingers for requests */
     struct pml_bbuf *bbuf;      /* MPI_Comm_attach_buffer's, or NULL (pml_bsend.c) */
+    struct pml_part_seq *part_seq; /* partitioned inits per peer and tag (pml_part.c) */
     struct pml_comm_peer peers[];
 };
 
@@ -224,6 +225,7 @@ struct pml_comm *pml_comm_lookup(uint32_t cid);
 void pml_comm_park(int wsrc, const void *data, size_t len);
 bool pml_comm_park_cancel(int wsrc, uint32_t cid, uint64_t sreq);
 void pml_comm_finalize(void);
+void pml_part_comm_free(struct pml_comm *pc);
 /* A layer that will post requests on pc later (a collective schedule)
  * holds it, so a communicator freed meanwhile keeps its matching state. */
 void pml_comm_hold(struct pml_comm *pc);

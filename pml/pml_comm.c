@@ -127,6 +127,7 @@ static void release(struct pml_comm *pc)
             free(pml_container(e, struct pml_frag, link));
         }
     }
+    pml_part_comm_free(pc);
     by_cid[pc->cid] = NULL;
     if (pc->cid > 1)
         rt_cid_release(pc->cid);

@@ -4,7 +4,11 @@
  * received whole; MPI_Parrived reports a partition once the message is in.
  * The message's tag is the user's moved into the negative range (2^31
  * below it, modulo 2^30), so only partitioned receives match it, and the
- * pml's protocols (eager, split rendezvous, CMA, libfabric) carry it. */
+ * pml's protocols (eager, split rendezvous, CMA, libfabric) carry it.
+ * MPI-4.1 chapter 4 pairs operations by the order of their init calls, not of
+ * their starts: the k-th Psend_init to (peer, tag) adds k * 2^20 to that
+ * tag, as does the k-th Precv_init from it, so rounds started or readied
+ * in any order still meet their own partner. */
 #include "pml_check.h"
 #include "info.h"
 
@@ -19,13 +23,58 @@ struct pml_part {
     uint8_t ready[];            /* sender: which */
 };
 
-static int part_tag(int tag)
+/* Inits made so far on one communicator to or from one peer with one tag. */
+struct pml_part_seq {
+    struct pml_part_seq *next;
+    int peer, tag;
+    uint32_t nsend, nrecv;
+};
+
+static int part_tag(int tag, uint32_t seq)
 {
-    return INT_MIN + (tag & ((1 << 30) - 1));
+    return INT_MIN + (int)(((uint32_t)tag + (seq << 20)) & ((1u << 30) - 1));
+}
+
+/* The number of earlier inits of this kind with (peer, tag); -1 when out of memory. */
+static int64_t part_seq(struct pml_comm *pc, int peer, int tag, bool send)
+{
+    struct pml_part_seq *q;
+
+    for (q = pc->part_seq; q; q = q->next)
+        if (q->peer == peer && q->tag == tag)
+            break;
+    if (!q) {
+        if (!(q = calloc(1, sizeof(*q))))
+            return -1;
+        q->peer = peer;
+        q->tag = tag;
+        q->next = pc->part_seq;
+        pc->part_seq = q;
+    }
+    return send ? q->nsend++ : q->nrecv++;
+}
+
+void pml_part_comm_free(struct pml_comm *pc)
+{
+    while (pc->part_seq) {
+        struct pml_part_seq *q = pc->part_seq;
+        pc->part_seq = q->next;
+        free(q);
+    }
+}
+
+/* Sends the round's data: every partition is ready. */
+static int send_round(struct pml_req *r)
+{
+    struct pml_req *h;
+
+    if (!(h = pml_pair_half(r)))
+        return rdmpi_err_comm(r->base.comm, MPI_ERR_NO_MEM, "MPI_Pready", "out of requests");
+    return pml_isend(r->buf, r->count, r->dt, r->peer, r->tag, r->pc, PML_STANDARD, h);
 }
 
 /* A round: the receiver posts its half at once, the sender when the last
- * partition is ready (Pready). */
+ * partition is ready (Pready), or at once when it has none. */
 static int part_start(struct rdmpi_request *br)
 {
     struct pml_req *r = (struct pml_req *)br, *h;
@@ -46,7 +95,7 @@ static int part_start(struct rdmpi_request *br)
     r->state = PML_S_PAIR;
     r->inflight = 1;
     if (r->send)
-        return MPI_SUCCESS;
+        return r->part->partitions ? MPI_SUCCESS : send_round(r);
     if (!(h = pml_pair_half(r)))
         return MPI_ERR_NO_MEM;
     r->other = pml_req_handle(h);
@@ -73,8 +122,29 @@ static void part_release(struct rdmpi_request *br)
     pml_req_release(r);
 }
 
+/* MPI-4.1 chapter 4: canceling an active partitioned request that is not
+ * complete is erroneous; say so rather than leave a Wait that never ends. */
+static int part_cancel(struct rdmpi_request *br)
+{
+    return rdmpi_err_comm(br->comm, MPI_ERR_REQUEST, "MPI_Cancel", "the partitioned request "
+                          "is active and not complete; canceling it is erroneous (MPI-4.1 "
+                          "chapter 4)");
+}
+
+/* Freeing one is erroneous too (same rule): the round could never end,
+ * and a later init would wait for it to be paired. */
+static int part_free_check(struct rdmpi_request *br)
+{
+    if (!br->active || br->complete)
+        return MPI_SUCCESS;
+    return rdmpi_err_comm(br->comm, MPI_ERR_REQUEST, "MPI_Request_free", "the partitioned "
+                          "request is active and not complete; freeing it is erroneous "
+                          "(MPI-4.1 chapter 4)");
+}
+
 static const struct rt_req_ops part_ops = {
-    .start = part_start, .cancel = pml_req_cancel, .release = part_release, .query = part_query};
+    .start = part_start, .cancel = part_cancel, .release = part_release, .query = part_query,
+    .free_check = part_free_check};
 
 static int part_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
                      int peer, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request,
@@ -83,14 +153,15 @@ static int part_init(void *buf, int partitions, MPI_Count count, MPI_Datatype da
     struct rdmpi_comm *c;
     struct rdmpi_datatype *dt;
     struct pml_req *r;
+    int64_t seq = 0;
     int err;
 
     RT_CHECK_INIT(fn);
     if ((err = pml_check_comm(comm, fn, &c)) ||
         (err = pml_check_reqp(comm, request, fn)))
         return err;
-    if (partitions < 1)
-        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "partitions is %d; pass at least 1",
+    if (partitions < 0)
+        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "partitions is %d; pass 0 or more",
                               partitions);
     if (count >= 0 && (MPI_Count)partitions > LLONG_MAX / (count ? count : 1))
         return rdmpi_err_comm(comm, MPI_ERR_COUNT, fn, "%d partitions of %lld elements "
@@ -107,6 +178,8 @@ static int part_init(void *buf, int partitions, MPI_Count count, MPI_Datatype da
     if (info != MPI_INFO_NULL && !rt_info_get(info))
         return rdmpi_err_comm(comm, MPI_ERR_INFO, fn,
                               "info is not a valid info object; pass one or MPI_INFO_NULL");
+    if (peer != MPI_PROC_NULL && (seq = part_seq(c->pml, peer, tag, send)) < 0)
+        return rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     if (!(r = pml_req_alloc()))
         return rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of requests");
     if (!(r->part = calloc(1, sizeof(*r->part) + (send ? (size_t)partitions : 0)))) {
@@ -115,7 +188,8 @@ static int part_init(void *buf, int partitions, MPI_Count count, MPI_Datatype da
     }
     r->part->partitions = partitions;
     r->part->tag = tag;
-    pml_recv_setup(r, buf, (size_t)(count * partitions), dt, peer, part_tag(tag), c->pml);
+    pml_recv_setup(r, buf, (size_t)(count * partitions), dt, peer,
+                   part_tag(tag, (uint32_t)seq), c->pml);
     r->send = send;
     r->base.type = send ? RT_REQ_SEND : RT_REQ_RECV;
     r->base.comm = comm;
@@ -179,7 +253,6 @@ static int check_partition(struct pml_req *r, int p, const char *fn)
 static int ready(struct pml_req *r, int p, const char *fn)
 {
     struct pml_part *pt = r->part;
-    struct pml_req *h;
     int err;
 
     if ((err = check_partition(r, p, fn)))
@@ -192,9 +265,7 @@ static int ready(struct pml_req *r, int p, const char *fn)
     pt->ready[p] = 1;
     if (++pt->nready < pt->partitions)
         return MPI_SUCCESS;
-    if (!(h = pml_pair_half(r)))
-        return rdmpi_err_comm(r->base.comm, MPI_ERR_NO_MEM, fn, "out of requests");
-    return pml_isend(r->buf, r->count, r->dt, r->peer, r->tag, r->pc, PML_STANDARD, h);
+    return send_round(r);
 }
 
 #pragma weak MPI_Pready = PMPI_Pready
@@ -256,17 +327,26 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 {
     RT_API_ENTER();
     static const char fn[] = "MPI_Parrived";
+    struct rdmpi_request *br;
     struct pml_req *r;
     int err;
 
     RT_CHECK_INIT(fn);
+    if (!flag)
+        return rdmpi_err_comm(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
+                              "flag is NULL; pass the address of an int");
+    /* A null or inactive partitioned receive has nothing pending; other
+     * inactive requests still get the error below. */
+    br = rt_req_get(request);
+    if (request == MPI_REQUEST_NULL || (br && br->ops == &part_ops &&
+                                        !((struct pml_req *)br)->send && !br->active)) {
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
     if (!(r = active_part(request, false, fn, &err)))
         return err;
     if ((err = check_partition(r, partition, fn)))
         return err;
-    if (!flag)
-        return rdmpi_err_comm(r->base.comm, MPI_ERR_ARG, fn,
-                              "flag is NULL; pass the address of an int");
     if (!r->base.complete)
         rt_progress();
     *flag = __atomic_load_n(&r->base.complete, __ATOMIC_ACQUIRE);

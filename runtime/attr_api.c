@@ -46,7 +46,7 @@ static int io = MPI_ANY_SOURCE;        /* every process can do language I/O */
 static int wtime_is_global, universe_size, appnum;
 
 /* 1 and the value's address if keyval is a predefined communicator
- * attribute; every communicator answers them, as in MPICH. */
+ * attribute; every world-model communicator answers them, as in MPICH. */
 static int predef_comm_attr(int keyval, void **value)
 {
     switch (keyval) {
@@ -180,6 +180,13 @@ static int get_attr(const struct target *t, int keyval, void *value, int *flag, 
         return attr_err(t, MPI_ERR_ARG, fn, "%s is NULL; pass the address of %s",
                      value ? "flag" : "attribute_val", value ? "an int" : "a pointer");
     if (predefined(keyval)) {
+        /* MPI-4.1: communicators built from a session's groups carry only
+         * MPI_TAG_UB; the rest describe the world model's environment. */
+        if (t->kind == RT_KIND_COMM && keyval != MPI_TAG_UB && keyval < MPI_WIN_BASE &&
+            rt_comm_get((MPI_Comm)t->handle)->session != MPI_SESSION_NULL) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
         if (!(t->kind == RT_KIND_COMM ? predef_comm_attr(keyval, &v)
                                       : t->kind == RT_KIND_WIN &&
                                             predef_win_attr(t->handle, keyval, &v)))

@@ -115,6 +115,12 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         return err;
     if (!result)
         return out_null(comm1, fn, "result");
+    /* MPI-4.1 sessions model: objects of different sessions, or of a
+     * session and the world model, are never mixed in one call. */
+    if (a->session != b->session)
+        return rdmpi_err_comm(comm1, MPI_ERR_COMM, fn, "comm1 and comm2 come from different "
+                              "sessions (or one from a session, one from the world model); "
+                              "they cannot meet in one call");
     if (a == b) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;

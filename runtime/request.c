@@ -479,6 +479,8 @@ int PMPI_Request_free(MPI_Request *request)
     RT_CHECK_INIT(fn);
     if (!request || !(r = rt_req_check(*request, fn, &err)))
         return request ? err : rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, fn, "request is NULL");
+    if (r->ops->free_check && (err = r->ops->free_check(r)))
+        return err;
     *request = MPI_REQUEST_NULL;
     /* An inactive persistent request or a finished one goes now; a busy
      * one when its operation ends. */

@@ -12,6 +12,8 @@ struct rt_req_ops {
     int (*cancel)(struct rdmpi_request *r);  /* 0, or the request is done */
     void (*release)(struct rdmpi_request *r);/* back to its owner's pool */
     int (*query)(struct rdmpi_request *r);   /* optional: fill status at completion */
+    int (*free_check)(struct rdmpi_request *r); /* optional: raises and returns an
+                                                    error when MPI_Request_free must refuse */
 };
 
 enum rt_req_type { RT_REQ_SEND, RT_REQ_RECV, RT_REQ_COLL, RT_REQ_GREQ };

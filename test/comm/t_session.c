@@ -2,8 +2,10 @@
  * mpi://WORLD and mpi://SELF, communicators from their groups, traffic and
  * collectives on them, a window and puts on one, an intercommunicator
  * between even and odd ranks, the session's error handler, a second session
- * after the first is finalized; with T_SESSION=mixed, alongside MPI_Init,
- * a session outliving MPI_Finalize; with T_SESSION=init-after, MPI_Init and
+ * after the first is finalized, only MPI_TAG_UB among the predefined
+ * attributes on its communicators; with T_SESSION=mixed, alongside MPI_Init,
+ * MPI_Comm_compare refusing a session and a world communicator, a session
+ * outliving MPI_Finalize; with T_SESSION=init-after, MPI_Init and
  * MPI_Finalize once every session is finalized. Rank 0 of the world set prints the
  * failure count; every rank exits non-zero on a failure of its own. */
 #include <mpi.h>
@@ -69,6 +71,19 @@ static MPI_Comm world_from(MPI_Session s, const char *tag)
     CHECK(size == wsize && me == rank, "world comm: rank %d of %d", me, size);
     MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, c);
     CHECK(sum == size * (size - 1) / 2, "allreduce of ranks: %d", sum);
+    {
+        /* Only MPI_TAG_UB is cached on a communicator from a session. */
+        static const int world_only[] = {MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_APPNUM,
+                                         MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE};
+        void *val;
+
+        MPI_Comm_get_attr(c, MPI_TAG_UB, &val, &flag);
+        CHECK(flag && *(int *)val >= 32767, "MPI_TAG_UB on a session communicator");
+        for (size_t i = 0; i < sizeof(world_only) / sizeof(world_only[0]); i++) {
+            MPI_Comm_get_attr(c, world_only[i], &val, &flag);
+            CHECK(!flag, "keyval %d is cached on a session communicator", world_only[i]);
+        }
+    }
     {
         int next = (me + 1) % size, prev = (me + size - 1) % size, got = -1;
         MPI_Sendrecv(&me, 1, MPI_INT, next, 3, &got, 1, MPI_INT, prev, 3, c, MPI_STATUS_IGNORE);
@@ -210,9 +225,12 @@ int main(int argc, char **argv)
     inter(s);
     errors(s);
     if (mixed) {
-        int wrank;
+        int wrank, r, cls = -1;
         MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
         CHECK(wrank == me, "world rank %d, session world rank %d", wrank, me);
+        /* A session's communicator and a world one never meet in a call. */
+        MPI_Error_class(MPI_Comm_compare(c, MPI_COMM_WORLD, &r), &cls);
+        CHECK(cls == MPI_ERR_COMM, "MPI_Comm_compare of session and world: class %d", cls);
         MPI_Finalize();
         /* The session outlives MPI_Finalize. */
         MPI_Barrier(c);

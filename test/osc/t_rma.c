@@ -240,7 +240,7 @@ static void shared_and_dynamic(void)
     MPI_Comm node;
     MPI_Win win, dyn;
     MPI_Aint size, addr, *addrs = malloc(sizeof(MPI_Aint) * (size_t)mt_size);
-    int *base, *other, du, nrank, nsize, local[2] = {0, 0}, v = mt_rank;
+    int *base, *other, du, nrank, nsize, local[2] = {0, 0}, v = mt_rank, cls;
 
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &nrank);
@@ -259,7 +259,22 @@ static void shared_and_dynamic(void)
     MPI_Win_free(&win);
     MPI_Comm_free(&node);
 
+    /* MPI-4.1: created windows can be queried; only our own segment is
+     * in our address space. Dynamic ones have no segments. */
+    MPI_Win_create(local, sizeof(local), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_shared_query(win, mt_rank, &size, &du, &other);
+    mt_check(other == local && size == sizeof(local) && du == sizeof(int),
+             "shared query of our created window: size %lld", (long long)size);
+    other = local;
+    MPI_Win_shared_query(win, next, &size, &du, &other);
+    mt_check(mt_size == 1 || (!other && size == 0), "shared query of another's created "
+             "window: size %lld", (long long)size);
+    MPI_Win_free(&win);
+
     MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn);
+    MPI_Win_set_errhandler(dyn, MPI_ERRORS_RETURN);
+    MPI_Error_class(MPI_Win_shared_query(dyn, mt_rank, &size, &du, &other), &cls);
+    mt_check(cls == MPI_ERR_RMA_FLAVOR, "shared query of a dynamic window: class %d", cls);
     MPI_Win_attach(dyn, local, sizeof(local));
     MPI_Get_address(&local[1], &addr);
     MPI_Allgather(&addr, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD);

@@ -4,7 +4,9 @@
  * MPI_Pready_range and MPI_Pready_list, the receiver polling
  * MPI_Parrived; small and rendezvous-sized messages; a plain message on the
  * same tag that must not match; MPI_PROC_NULL; bad input with
- * MPI_ERRORS_RETURN. */
+ * MPI_ERRORS_RETURN; pairing by init order, zero partitions, MPI_Parrived
+ * on null and inactive requests, MPI_Cancel and MPI_Request_free of an
+ * active one refused. */
 #include "mpitest.h"
 
 static void ring(int n)
@@ -72,8 +74,8 @@ static void errors(void)
     MPI_Request q, n;
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    mt_check(class_of(MPI_Psend_init(buf, 0, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                     &q)) == MPI_ERR_ARG, "0 partitions");
+    mt_check(class_of(MPI_Psend_init(buf, -1, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                     &q)) == MPI_ERR_ARG, "-1 partitions");
     mt_check(class_of(MPI_Precv_init(buf, 2, 4, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD,
                                      MPI_INFO_NULL, &q)) == MPI_ERR_RANK, "MPI_ANY_SOURCE");
     mt_check(class_of(MPI_Precv_init(buf, 2, 4, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD,
@@ -119,6 +121,69 @@ static void twice(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+static void order(void)
+{
+    /* MPI-4.1 pairs partitioned operations by the order of their init
+     * calls: the receiver starts its second init first and the sender
+     * readies its second first; each still meets its own partner. */
+    int next = (mt_rank + 1) % mt_size, prev = (mt_rank + mt_size - 1) % mt_size;
+    int a[4], b[4], ra[4] = {0}, rb[4] = {0}, flag = 0, bad = 0;
+    MPI_Request q[4], z[2];
+
+    for (int i = 0; i < 4; i++) {
+        a[i] = mt_rank * 100 + 10 + i;
+        b[i] = mt_rank * 100 + 20 + i;
+    }
+    MPI_Psend_init(a, 2, 2, MPI_INT, next, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &q[0]);
+    MPI_Psend_init(b, 2, 2, MPI_INT, next, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &q[1]);
+    MPI_Precv_init(ra, 1, 4, MPI_INT, prev, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &q[2]);
+    MPI_Precv_init(rb, 1, 4, MPI_INT, prev, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &q[3]);
+    MPI_Parrived(q[2], 0, &flag);
+    mt_check(flag == 1, "MPI_Parrived on an inactive request: flag %d", flag);
+    flag = 0;
+    MPI_Parrived(MPI_REQUEST_NULL, 0, &flag);
+    mt_check(flag == 1, "MPI_Parrived on MPI_REQUEST_NULL: flag %d", flag);
+    MPI_Start(&q[3]);
+    MPI_Start(&q[2]);
+    MPI_Start(&q[0]);
+    MPI_Start(&q[1]);
+    MPI_Pready_range(0, 1, q[1]);
+    MPI_Pready_range(0, 1, q[0]);
+    MPI_Waitall(4, q, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < 4; i++)
+        bad += ra[i] != prev * 100 + 10 + i || rb[i] != prev * 100 + 20 + i;
+    mt_check(!bad, "init order pairing: got %d %d, want %d %d", ra[0], rb[0],
+             prev * 100 + 10, prev * 100 + 20);
+    for (int i = 0; i < 4; i++)
+        MPI_Request_free(&q[i]);
+
+    /* No partitions: the send goes at MPI_Start, nothing to ready. */
+    MPI_Psend_init(a, 0, 4, MPI_INT, next, 8, MPI_COMM_WORLD, MPI_INFO_NULL, &z[0]);
+    MPI_Precv_init(ra, 0, 4, MPI_INT, prev, 8, MPI_COMM_WORLD, MPI_INFO_NULL, &z[1]);
+    MPI_Startall(2, z);
+    MPI_Waitall(2, z, MPI_STATUSES_IGNORE);
+    mt_check(1, "zero partitions complete");
+    MPI_Request_free(&z[0]);
+    MPI_Request_free(&z[1]);
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Recv_init(ra, 1, MPI_INT, prev, 9, MPI_COMM_WORLD, &z[0]);
+    mt_check(class_of(MPI_Parrived(z[0], 0, &flag)) == MPI_ERR_REQUEST,
+             "MPI_Parrived on an inactive plain receive");
+    MPI_Request_free(&z[0]);
+    MPI_Psend_init(a, 2, 2, MPI_INT, next, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &z[0]);
+    MPI_Precv_init(ra, 2, 2, MPI_INT, prev, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &z[1]);
+    MPI_Startall(2, z);
+    mt_check(class_of(MPI_Cancel(&z[0])) == MPI_ERR_REQUEST, "MPI_Cancel of an active one");
+    mt_check(class_of(MPI_Request_free(&z[0])) == MPI_ERR_REQUEST && z[0] != MPI_REQUEST_NULL,
+             "MPI_Request_free of an active one");
+    MPI_Pready_range(0, 1, z[0]);
+    MPI_Waitall(2, z, MPI_STATUSES_IGNORE);
+    MPI_Request_free(&z[0]);
+    MPI_Request_free(&z[1]);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -126,5 +191,6 @@ int main(int argc, char **argv)
     ring(1 << 18);
     errors();
     twice();
+    order();
     return mt_finish("t_part");
 }
