@@ -111,6 +111,19 @@ static void note(struct coll_shm *s, int c, int way, uint64_t t0)
     }
 }
 
+/* Publishes address `at` in slot sl for collective op. */
+static void publish_addr(uint64_t *sl, uint64_t op, const void *at)
+{
+    ((uint64_t *)coll_shm_data(sl))[0] = (uint64_t)(uintptr_t)at;
+    coll_shm_publish(sl, op | COLL_SHM_ADDR);
+}
+
+/* The address published in slot sl. */
+static uint64_t addr_in(uint64_t *sl)
+{
+    return ((const uint64_t *)coll_shm_data(sl))[0];
+}
+
 /* Publishes our len packed bytes of (buf, count, dt) for collective op
  * the way `way`: in the slot, or the address of the buffer (or of *tmp,
  * packed from it). Returns where the bytes are. */
@@ -128,8 +141,7 @@ static const char *publish(struct coll_shm *s, uint64_t op, int way, const void 
         return coll_shm_data(sl);
     }
     at = coll_shm_readable(buf, count, dt, len, tmp);
-    ((uint64_t *)coll_shm_data(sl))[0] = (uint64_t)(uintptr_t)at;
-    coll_shm_publish(sl, op | COLL_SHM_ADDR);
+    publish_addr(sl, op, at);
     return at;
 }
 
@@ -151,8 +163,7 @@ static int take(struct coll_shm *s, int r, uint64_t op, size_t lo, void *buf, si
     int way = coll_shm_await_op(sl, op) & COLL_SHM_ADDR ? READ : SLOT;
 
     if (way == READ)
-        coll_shm_read_into(s, r, ((const uint64_t *)coll_shm_data(sl))[0] + lo, buf, count, dt,
-                           len);
+        coll_shm_read_into(s, r, addr_in(sl) + lo, buf, count, dt, len);
     else
         coll_shm_get_part(buf, count, dt, coll_shm_data(sl) + lo, 0, len);
     return way;
@@ -175,8 +186,7 @@ void coll_shm_two_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmp
         sl = coll_shm_slot(s, root, op);
         way = coll_shm_await_op(sl, op) & COLL_SHM_ADDR ? READ : SLOT;
         if (way == READ) {
-            coll_shm_read_into(s, root, ((const uint64_t *)coll_shm_data(sl))[0], buf, count, dt,
-                               len);
+            coll_shm_read_into(s, root, addr_in(sl), buf, count, dt, len);
         } else {
             coll_shm_get_part(buf, count, dt, coll_shm_data(sl), 0, half);
             sl = coll_shm_slot(s, root, ++s->op);
@@ -257,8 +267,7 @@ bool coll_shm_two_reduce(struct coll_shm *s, const char *src, void *rbuf, size_t
             return false;
         sl = coll_shm_slot(s, s->me, ++s->op);
         coll_shm_await_slot(s, seq);
-        ((uint64_t *)coll_shm_data(sl))[0] = (uint64_t)(uintptr_t)src;
-        coll_shm_publish(sl, seq | COLL_SHM_ADDR);
+        publish_addr(sl, seq, src);
         coll_shm_finish(s, seq);
         coll_shm_await_done(s, seq);
         return true;
@@ -271,7 +280,7 @@ bool coll_shm_two_reduce(struct coll_shm *s, const char *src, void *rbuf, size_t
     /* In place, our data is the result's buffer: read into a copy. */
     if (src == res && !(tmp = malloc(span)))
         rt_fatal("coll: out of memory for a %zu-byte reduce", span);
-    coll_shm_read_peer(s, !s->me, tmp ? tmp : res, ((const uint64_t *)coll_shm_data(sl))[0], span);
+    coll_shm_read_peer(s, !s->me, tmp ? tmp : res, addr_in(sl), span);
     coll_shm_finish(s, seq);
     if (tmp)
         coll_op_apply(op, tmp - dt->true_lb, res - dt->true_lb, count, dt);
