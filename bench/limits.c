@@ -13,7 +13,12 @@
  *             its receive buffer and reading the other's block into it by
  *             process_vm_readv, then meeting at a cache-line barrier: the
  *             floor of a 2-rank allgather or alltoall by single copy, and
- *             of the one-way read alone (a bcast's receiver), in us.
+ *             of the one-way read alone (a bcast's receiver), in us;
+ *   alltoall  -p N processes, not pinned (as ranks outnumbering cores
+ *             run), each copying its own block and reading its block of
+ *             every other's send buffer by process_vm_readv, then meeting
+ *             at a barrier that yields: the floor of an N-rank alltoall
+ *             by single copy, and (the same bytes) of an allgather.
  * Linux only, no MPI. */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -305,6 +310,118 @@ static void exchange(size_t min, size_t max)
     munmap(word, 4096);
 }
 
+/* A barrier of n processes that yields while it waits, as oversubscribed
+ * ranks must: process 0 gathers the arrivals, each in its own line, and
+ * releases the others through its own (one line read by all, not n). */
+struct nbar {
+    struct {
+        atomic_long gen;
+        char pad[64 - sizeof(atomic_long)];
+    } line[64];
+    pid_t pid[];
+};
+
+static void nbarrier(struct nbar *b, int me, int n, long *gen)
+{
+    long want = ++*gen;
+
+    if (me) {
+        atomic_store_explicit(&b->line[me].gen, want, memory_order_release);
+        while (atomic_load_explicit(&b->line[0].gen, memory_order_acquire) < want)
+            sched_yield();
+        return;
+    }
+    for (int r = 1; r < n; r++)
+        while (atomic_load_explicit(&b->line[r].gen, memory_order_acquire) < want)
+            sched_yield();
+    atomic_store_explicit(&b->line[0].gen, want, memory_order_release);
+}
+
+/* Process me of n: `reps` alltoalls of `size`-byte blocks, each ended by
+ * the barrier; returns us per alltoall. */
+static double alltoall_side(struct nbar *b, int me, int n, long *gen, char *send, char *recv,
+                            size_t size, long reps)
+{
+    double t;
+
+    nbarrier(b, me, n, gen);
+    t = now();
+    for (long i = 0; i < reps; i++) {
+        copy_fn(recv + (size_t)me * size, send + (size_t)me * size, size);
+        for (int k = 1; k < n; k++) {
+            int r = (me + k) % n;
+
+            if (cma_read(b->pid[r], recv + (size_t)r * size, send + (size_t)me * size, size))
+                return -1;
+        }
+        nbarrier(b, me, n, gen);
+    }
+    return (now() - t) * 1e6 / (double)reps;
+}
+
+/* Prints, per size, the median us per alltoall on n processes. */
+static void alltoall(size_t min, size_t max, int n)
+{
+    size_t bar = sizeof(struct nbar) + (size_t)n * sizeof(pid_t);
+    struct nbar *b = mmap(NULL, bar, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    char *send = malloc((size_t)n * max + 1), *recv = malloc((size_t)n * max + 1);
+    long gen = 0;
+    int me = 0;
+
+    if (b == MAP_FAILED || !send || !recv) {
+        fprintf(stderr, "rdmpi-bench-limits: cannot set the alltoall up\n");
+        return;
+    }
+    sched_setaffinity(0, sizeof(allowed), &allowed);
+    b->pid[0] = getpid();
+    for (int r = 1; r < n; r++) {
+        pid_t pid = fork();
+
+        if (pid < 0) {
+            fprintf(stderr, "rdmpi-bench-limits: cannot start alltoall process %d\n", r);
+            while (--r > 0)
+                kill(b->pid[r], SIGKILL);
+            while (wait(NULL) > 0)
+                ;
+            return;
+        }
+        if (!pid) {
+            me = r;
+            break;
+        }
+        b->pid[r] = pid;
+    }
+    memset(send, me + 1, (size_t)n * max + 1);
+    memset(recv, 0, (size_t)n * max + 1);
+    if (!me)
+        printf("# alltoall: %d processes, not pinned, each per round: copy its own block,\n"
+               "# read its block of every other's send buffer by process_vm_readv, then a\n"
+               "# barrier that yields. Median us per round of %d trials.\n"
+               "# Size      alltoall (us)\n",
+               n, TRIALS);
+    /* Process 0 has stored every pid before it enters the first barrier. */
+    for (size_t s = min; s <= max; s = s ? 2 * s : 1) {
+        long reps = reps_for(s * (size_t)n, (size_t)32 << 20, 2000);
+        double t[TRIALS];
+
+        alltoall_side(b, me, n, &gen, send, recv, s, 2);
+        for (int k = 0; k < TRIALS; k++)
+            t[k] = alltoall_side(b, me, n, &gen, send, recv, s, reps);
+        if (!me) {
+            printf("%-10zu%15.2f\n", s, median(t, TRIALS));
+            fflush(stdout);
+        }
+        nbarrier(b, me, n, &gen);
+    }
+    if (me)
+        _exit(0);
+    while (wait(NULL) > 0)
+        ;
+    free(send);
+    free(recv);
+    munmap(b, bar);
+}
+
 static int parse_sizes(const char *arg, size_t *min, size_t *max)
 {
     char *end;
@@ -321,23 +438,27 @@ static int parse_sizes(const char *arg, size_t *min, size_t *max)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "Usage: rdmpi-bench-limits [-m MIN:MAX] [memcpy] [cma] [pingpong] [probe]"
-               " [exchange]\n"
+    fprintf(f, "Usage: rdmpi-bench-limits [-m MIN:MAX] [-p N] [memcpy] [cma] [pingpong] [probe]"
+               " [exchange] [alltoall]\n"
                "Physical limits for one-host transfers (default: memcpy cma pingpong,\n"
                "sizes 1:4194304 doubling).  probe prints only the one-way cache-line\n"
                "hand-off in ns, to tell the vCPU placement of a run.  exchange times\n"
-               "the copies of a 2-rank allgather (not by default).\n");
+               "the copies of a 2-rank allgather, alltoall those of an alltoall by single\n"
+               "copy on N processes (default 4), not pinned (neither by default).\n");
 }
 
 int main(int argc, char **argv)
 {
     size_t min = 1, max = (size_t)4 << 20;
-    int do_copy = 0, do_cma = 0, do_pp = 0, do_probe = 0, do_xchg = 0, c, found = 0;
+    int do_copy = 0, do_cma = 0, do_pp = 0, do_probe = 0, do_xchg = 0, do_a2a = 0, c, found = 0;
+    int nproc = 4;
     char host[256] = "?";
     double lo, hi;
 
-    while ((c = getopt(argc, argv, "m:h")) != -1) {
+    while ((c = getopt(argc, argv, "m:p:h")) != -1) {
         if (c == 'm' && parse_sizes(optarg, &min, &max) == 0)
+            continue;
+        if (c == 'p' && (nproc = atoi(optarg)) >= 2 && nproc <= 64)
             continue;
         usage(c == 'h' ? stdout : stderr);
         return c == 'h' ? 0 : 2;
@@ -348,6 +469,7 @@ int main(int argc, char **argv)
                     : !strcmp(argv[i], "pingpong") ? &do_pp
                     : !strcmp(argv[i], "probe")    ? &do_probe
                     : !strcmp(argv[i], "exchange") ? &do_xchg
+                    : !strcmp(argv[i], "alltoall") ? &do_a2a
                                                    : NULL;
         if (!flag) {
             fprintf(stderr, "rdmpi-bench-limits: unknown measurement '%s'\n", argv[i]);
@@ -421,5 +543,7 @@ int main(int argc, char **argv)
         printf("# exchange: needs two CPUs, this process may use one\n");
     else if (do_xchg)
         exchange(min, max);
+    if (do_a2a)
+        alltoall(min, max, nproc);
     return 0;
 }
