@@ -21,7 +21,8 @@
  * between is the barrier's (coll_shm_barrier). */
 #define COLL_SHM_DATA 16
 /* With a core per rank, allreduces beyond this measured faster by
- * messages (recursive doubling reads half the data a rank reads here). */
+ * messages (recursive doubling reads half the data a rank reads here),
+ * but for two ranks' 4-16 KiB (coll_shm_two.c). */
 #define COLL_SHM_REDUCE_MAX 4096
 /* Reduces to a root (where only the root reads) go through the slots up
  * to this size even with a core per rank: 2 ranks, 8 KiB 0.55x the time
@@ -38,7 +39,8 @@
 #define COLL_SHM_BCAST_TWO_MAX   4096
 #define COLL_SHM_BCAST_TWO_PIECE 2048
 /* Two ranks with a core each, more than 4 KiB and up to TWO_WAY_MAX for
- * the reader to take (a bcast, an allgather's or alltoall's block): the
+ * the reader to take (a bcast, an allgather's or alltoall's block, an
+ * allreduce; a reduce from 8 KiB): the
  * slots or the writer's buffer, whichever the reader measures faster
  * (coll_shm_two.c); beyond, the buffer. */
 #define COLL_SHM_TWO_WAY_MIN 4096
@@ -77,7 +79,7 @@ struct coll_shm {
         uint8_t n[2];    /* timed calls in that window */
         uint8_t trying;  /* 1 + the slower way, asked for again to re-time it; else 0 */
         uint32_t calls;
-    } way[3];          /* up to 8 KiB, beyond, and reduces */
+    } way[5];          /* up to 8 KiB, beyond, reduces, allreduces up to 8 KiB and beyond */
     int world[];       /* world ranks of the communicator's ranks */
 };
 
@@ -168,6 +170,8 @@ bool coll_shm_two_reduce(struct coll_shm *s, const char *src, void *rbuf, size_t
                          struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root,
                          uint64_t *t0);
 void coll_shm_two_reduced(struct coll_shm *s, uint64_t t0);
+void coll_shm_two_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
+                            struct rdmpi_datatype *dt, const struct rdmpi_op *op);
 
 /* The same by single-copy reads of the user's buffers (s->direct), for
  * what the slots do not carry. */

@@ -236,7 +236,13 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
         limit = coll_oversubscribed ? SIZE_MAX : COLL_SHM_ROOTED_MAX;
     else if (limit > COLL_SHM_REDUCE_MAX && limit > bcast_limit(s))
         limit = bcast_limit(s);
-    /* Two ranks, 8-16 KiB: the slots or the root's read, as measured. */
+    /* Two ranks, allreduce 4-16 KiB (messages beyond), reduce 8-16 KiB:
+     * the slots or reads, as measured. */
+    if (root < 0 && s->n == 2 && !coll_oversubscribed && s->direct && span > limit &&
+        span <= COLL_SHM_TWO_WAY_MAX && span <= s->max) {
+        coll_shm_two_allreduce(s, sbuf, rbuf, count, dt, op);
+        return true;
+    }
     two = root >= 0 && s->n == 2 && !coll_oversubscribed && s->direct && op->commute &&
           span > limit && span <= COLL_SHM_TWO_WAY_MAX && tx <= s->max;
     if (two && coll_shm_two_reduce(s, src, rbuf, count, dt, op, root, &t0))

@@ -1,6 +1,6 @@
 /* Two ranks with a core each, more than 4 KiB and up to 16 KiB for the
  * reader to take (a bcast; an allgather's or alltoall's block; a reduce
- * from 8 KiB, the root reading): the
+ * from 8 KiB, the root reading; an allreduce, each rank reading): the
  * writer either copies its data into its slot, or publishes its buffer's
  * address there (COLL_SHM_ADDR in the sequence word) for the reader's
  * single-copy read. Which is faster depends on where the host has put
@@ -22,9 +22,9 @@
 
 RT_PARAM(p_way, "COLL_SHM_TWO_WAY", RT_PARAM_STRING, "auto",
          "Two ranks with a core each, 4-16 KiB for the reader (a bcast, an allgather's or "
-         "alltoall's block): auto takes whichever of a copy through the shared segment and a "
-         "single-copy read of the other's buffer the reader measures faster; slot or read "
-         "forces one")
+         "alltoall's block, a reduce or allreduce): auto takes whichever of a copy through the "
+         "shared segment and a single-copy read of the other's buffer the reader measures "
+         "faster; slot or read forces one")
 
 /* A way's time is the least of WINDOW timed calls (page faults and
  * preemption only add); calls are timed one in four, and every one while
@@ -48,8 +48,10 @@ static int forced(void)
     return way;
 }
 
-/* Size classes, timed apart: up to 8 KiB, beyond, and reduces. */
-#define REDUCE_CLASS 2
+/* Size classes, timed apart: up to 8 KiB, beyond, reduces, and
+ * allreduces up to 8 KiB and beyond. */
+#define REDUCE_CLASS    2
+#define ALLREDUCE_CLASS 3
 
 static int size_class(size_t len)
 {
@@ -294,4 +296,73 @@ bool coll_shm_two_reduce(struct coll_shm *s, const char *src, void *rbuf, size_t
 void coll_shm_two_reduced(struct coll_shm *s, uint64_t t0)
 {
     note(s, REDUCE_CLASS, SLOT, t0);
+}
+
+/* A buffer of whole extents for count elements (the op's kernels write
+ * an element's padding too), holding the span bytes rank r published in
+ * slot sl by address, if sl is not NULL. */
+static char *take_tmp(struct coll_shm *s, int r, uint64_t *sl, size_t count,
+                      struct rdmpi_datatype *dt, size_t span)
+{
+    char *tmp = malloc(count * (size_t)dt->extent);
+
+    if (!tmp)
+        rt_fatal("coll: out of memory for a %zu-byte allreduce", span);
+    if (sl)
+        coll_shm_read_peer(s, r, tmp, addr_in(sl), span);
+    return tmp;
+}
+
+/* Each rank publishes its data the way the other asks and folds the
+ * other's into its result in rank order, x0 op x1 on both, so both hold
+ * the same bits. In place, our data is our result: it goes by the slot,
+ * as our fold would race the other's read of it. */
+void coll_shm_two_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
+                            struct rdmpi_datatype *dt, const struct rdmpi_op *op)
+{
+    size_t span = dt->true_extent + (count - 1) * (size_t)dt->extent;
+    bool inplace = sbuf == MPI_IN_PLACE;
+    const char *src = (const char *)(inplace ? rbuf : sbuf) + dt->true_lb, *in;
+    char *res = (char *)rbuf + dt->true_lb, *tmp = NULL;
+    int peer = !s->me, c = ALLREDUCE_CLASS + size_class(span);
+    int way = inplace ? SLOT : asked(s, peer, c), got;
+    uint64_t seq = ++s->op, t0 = start(s, c), *sl = coll_shm_slot(s, s->me, seq), *from;
+
+    coll_shm_await_slot(s, seq);
+    if (way == SLOT) {
+        memcpy(coll_shm_data(sl), src, span);
+        coll_shm_publish(sl, seq);
+    } else {
+        publish_addr(sl, seq, src);
+    }
+    from = coll_shm_slot(s, peer, seq);
+    got = coll_shm_await_op(from, seq) & COLL_SHM_ADDR ? READ : SLOT;
+    if (s->me == 1) {
+        /* res = x0 op x1 */
+        in = coll_shm_data(from);
+        if (got == READ)
+            in = tmp = take_tmp(s, peer, from, count, dt, span);
+        if (!inplace)
+            memcpy(res, src, span);
+        coll_op_apply(op, in - dt->true_lb, res - dt->true_lb, count, dt);
+    } else if (!inplace) {
+        /* res = x1, then x0 op res */
+        if (got == READ)
+            coll_shm_read_peer(s, peer, res, addr_in(from), span);
+        else
+            memcpy(res, coll_shm_data(from), span);
+        coll_op_apply(op, src - dt->true_lb, res - dt->true_lb, count, dt);
+    } else {
+        /* x0 is in res: tmp = x1, tmp = x0 op tmp, into res */
+        tmp = take_tmp(s, peer, got == READ ? from : NULL, count, dt, span);
+        if (got == SLOT)
+            memcpy(tmp, coll_shm_data(from), span);
+        coll_op_apply(op, res - dt->true_lb, tmp - dt->true_lb, count, dt);
+        memcpy(res, tmp, span);
+    }
+    note(s, c, got, t0);
+    coll_shm_finish(s, seq);
+    if (way == READ)
+        coll_shm_await_done(s, seq);
+    free(tmp);
 }

@@ -315,10 +315,69 @@ static int val(int it, int from, int to, int k)
     return ((it * 16 + from) * 16 + to) * 4096 + k;
 }
 
+/* Affine maps x -> a x + b as MPI_2INT, composed: associative, not
+ * commutative, so an allreduce's result proves the rank order. */
+static void compose(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int *f = in, *g = inout;
+
+    (void)dt;
+    for (int i = 0; i < *len; i++, f += 2, g += 2) {
+        g[1] = f[0] * g[1] + f[1];
+        g[0] *= f[0];
+    }
+}
+
+/* Allreduces of m / 2 MPI_2INT pairs by `compose` (in place on odd
+ * iterations), then of m ints by MPI_SUM, each checked on every rank. */
+static int two_allreduce(MPI_Comm comm, int me, int n, int m, int it, MPI_Op op, int *s, int *r)
+{
+    int p = m / 2, inplace = it % 2, bad = 0;
+
+    for (int k = 0; k < p; k++) {
+        s[2 * k] = r[2 * k] = 1 + (it + me + k) % 2;
+        s[2 * k + 1] = r[2 * k + 1] = (it + me * 7 + k) % 100;
+    }
+    MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, p, MPI_2INT, op, comm);
+    for (int k = 0; k < p; k++) {
+        int a = 1, b = 0;
+
+        for (int q = n - 1; q >= 0; q--) {
+            int fa = 1 + (it + q + k) % 2, fb = (it + q * 7 + k) % 100;
+
+            b = fa * b + fb;
+            a *= fa;
+        }
+        if (r[2 * k] != a || r[2 * k + 1] != b) {
+            mt_check(0, "%d-pair allreduce %d: [%d] is (%d, %d), want (%d, %d)", p, it, k, r[2 * k],
+                     r[2 * k + 1], a, b);
+            bad = 1;
+            break;
+        }
+    }
+    for (int k = 0; k < m; k++)
+        s[k] = r[k] = val(it, me, 0, k) % 1000;
+    MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, m, MPI_INT, MPI_SUM, comm);
+    for (int k = 0; k < m; k++) {
+        int want = 0;
+
+        for (int q = 0; q < n; q++)
+            want += val(it, q, 0, k) % 1000;
+        if (r[k] != want) {
+            mt_check(0, "%d-int allreduce %d: [%d] is %d, want %d", m, it, k, r[k], want);
+            return 1;
+        }
+    }
+    return bad;
+}
+
 static void two_ways(MPI_Comm comm, int me, int n)
 {
     static const int ints[] = {1025, 2048, 3000, 4096, 6000, 8192};
     int *s = malloc((size_t)n * 8192 * sizeof(int)), *r = malloc((size_t)n * 16384 * sizeof(int));
+    MPI_Op op;
+
+    MPI_Op_create(compose, 0, &op);
 
     for (int z = 0; z < 6; z++) {
         int m = ints[z];
@@ -389,10 +448,13 @@ static void two_ways(MPI_Comm comm, int me, int n)
                                  r[q * m + k]);
                         bad = 1;
                     }
+            /* Every rank calls it: bad differs between ranks. */
+            bad |= two_allreduce(comm, me, n, m, it, op, s, r);
         }
         MPI_Type_free(&vec);
         MPI_Type_free(&blk);
     }
+    MPI_Op_free(&op);
     free(s);
     free(r);
 }
