@@ -152,7 +152,7 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
     if (all_to_all && block > s->max / 4)
         limit = s->max;
     if (s->n == 2 && !coll_oversubscribed && block > COLL_SHM_TWO_WAY_MIN) {
-        if (block <= COLL_SHM_TWO_WAY_MAX && total <= s->max) {
+        if (block <= COLL_SHM_TWO_WAY_MAX && block <= s->max) {
             coll_shm_two_allgather(s, a, all_to_all);
             return true;
         }

@@ -126,27 +126,6 @@ static uint64_t addr_in(uint64_t *sl)
     return ((const uint64_t *)coll_shm_data(sl))[0];
 }
 
-/* Publishes our len packed bytes of (buf, count, dt) for collective op
- * the way `way`: in the slot, or the address of the buffer (or of *tmp,
- * packed from it). Returns where the bytes are. */
-static const char *publish(struct coll_shm *s, uint64_t op, int way, const void *buf, size_t count,
-                           struct rdmpi_datatype *dt, size_t len, void **tmp)
-{
-    uint64_t *sl = coll_shm_slot(s, s->me, op);
-    const char *at;
-
-    *tmp = NULL;
-    coll_shm_await_slot(s, op);
-    if (way == SLOT) {
-        coll_shm_put_part(coll_shm_data(sl), buf, count, dt, 0, len);
-        coll_shm_publish(sl, op);
-        return coll_shm_data(sl);
-    }
-    at = coll_shm_readable(buf, count, dt, len, tmp);
-    publish_addr(sl, op, at);
-    return at;
-}
-
 /* The time now if this call of class c is to be timed. */
 static uint64_t start(const struct coll_shm *s, int c)
 {
@@ -156,8 +135,9 @@ static uint64_t start(const struct coll_shm *s, int c)
                                                                                          : 0;
 }
 
-/* Takes len bytes at offset lo of rank r's data for collective op into
- * (buf, count, dt), whichever way r published them; returns that way. */
+/* Takes len bytes of rank r's data for collective op into (buf, count,
+ * dt), whichever way r published them: from its slot, or read at offset
+ * lo of its buffer. Returns that way. */
 static int take(struct coll_shm *s, int r, uint64_t op, size_t lo, void *buf, size_t count,
                 struct rdmpi_datatype *dt, size_t len)
 {
@@ -167,7 +147,7 @@ static int take(struct coll_shm *s, int r, uint64_t op, size_t lo, void *buf, si
     if (way == READ)
         coll_shm_read_into(s, r, addr_in(sl) + lo, buf, count, dt, len);
     else
-        coll_shm_get_part(buf, count, dt, coll_shm_data(sl) + lo, 0, len);
+        coll_shm_get_part(buf, count, dt, coll_shm_data(sl), 0, len);
     return way;
 }
 
@@ -201,7 +181,8 @@ void coll_shm_two_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmp
     }
     way = asked(s, !root, c);
     if (way == READ) {
-        publish(s, op, READ, buf, count, dt, len, &tmp);
+        coll_shm_await_slot(s, op);
+        publish_addr(coll_shm_slot(s, s->me, op), op, coll_shm_readable(buf, count, dt, len, &tmp));
         coll_shm_finish(s, op);
         coll_shm_await_done(s, op);
         free(tmp);
@@ -218,9 +199,11 @@ void coll_shm_two_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmp
     coll_shm_finish(s, op);
 }
 
-/* The writer of a READ returns only once the other is done, so its
- * buffer stays valid while read. In-place alltoall always goes by the
- * slot: our copy into our buffer would race the other's read of it. */
+/* By the slot, a rank copies in only the block the other takes (an
+ * alltoall's at the other's index); by a read, it publishes its whole
+ * data and returns only once the other is done, so its buffer stays
+ * valid while read. In-place alltoall always goes by the slot: our copy
+ * into our buffer would race the other's read of it. */
 void coll_shm_two_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all)
 {
     size_t block = a->rcount * a->rdt->size, nb = all_to_all ? 2 : 1;
@@ -229,9 +212,9 @@ void coll_shm_two_allgather(struct coll_shm *s, const struct coll_args *a, bool 
     const void *src = a->sbuf;
     struct rdmpi_datatype *sdt = a->sdt;
     size_t scount = nb * a->scount;
-    const char *mine;
-    uint64_t op = ++s->op, t0 = start(s, c);
-    void *tmp;
+    const char *mine = NULL;
+    uint64_t op = ++s->op, t0 = start(s, c), *sl = coll_shm_slot(s, s->me, op);
+    void *tmp = NULL;
 
     if (a->inplace) {
         src = all_to_all ? a->rbuf : coll_at(a->rbuf, (size_t)s->me * a->rcount, a->rdt);
@@ -240,12 +223,25 @@ void coll_shm_two_allgather(struct coll_shm *s, const struct coll_args *a, bool 
         if (all_to_all)
             way = SLOT;
     }
-    mine = publish(s, op, way, src, scount, sdt, nb * block, &tmp);
+    coll_shm_await_slot(s, op);
+    if (way == SLOT) {
+        coll_shm_put_part(coll_shm_data(sl), src, scount, sdt,
+                          all_to_all ? (size_t)peer * block : 0, block);
+        coll_shm_publish(sl, op);
+        if (!all_to_all)
+            mine = coll_shm_data(sl);
+    } else {
+        mine = coll_shm_readable(src, scount, sdt, nb * block, &tmp);
+        publish_addr(sl, op, mine);
+    }
     got = take(s, peer, op, lo, coll_at(a->rbuf, (size_t)peer * a->rcount, a->rdt), a->rcount,
                a->rdt, block);
-    if (!a->inplace)
+    if (!a->inplace) {
+        if (!mine)
+            mine = coll_shm_readable(src, scount, sdt, nb * block, &tmp);
         coll_shm_get_part(coll_at(a->rbuf, (size_t)s->me * a->rcount, a->rdt), a->rcount, a->rdt,
                           mine + lo, 0, block);
+    }
     note(s, c, got, t0);
     coll_shm_finish(s, op);
     if (way == READ)
