@@ -31,8 +31,14 @@
 #define COLL_SHM_ROOTED_MAX 8192
 /* Reductions in pieces go by at most this much at a time, however large
  * the slots: larger pieces pipeline less across the ranks (8 ranks on 2
- * cores, 32 KiB pieces: 16-64 KiB reduces 1.1-1.3x slower). */
+ * cores, 32 KiB pieces: 16-64 KiB reduces 1.1-1.3x slower)... */
 #define COLL_SHM_REDUCE_PIECE 8192
+/* ... but from this size, ranks outnumbering cores, in quarters (up to
+ * the slot): each piece waits for every rank to be scheduled, and a
+ * writer more than COLL_SHM_SLOTS pieces ahead of the root waits for it
+ * too (4 and 8 ranks on 2 cores, OSU reduce 128 KiB-1 MiB: 0.17-0.70x
+ * the time, allreduce 0.65-0.87x). */
+#define COLL_SHM_REDUCE_QUARTERS (128u << 10)
 /* Two ranks with a core each: a bcast goes through the slots up to
  * TWO_MAX, in two halves beyond TWO_PIECE (4 KiB: 0.85x the time of one
  * piece; 2 KiB in halves: 1.3x). */

@@ -223,7 +223,7 @@ static void combine(struct coll_shm *s, void *rbuf, size_t count, struct rdmpi_d
 bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
                      struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root)
 {
-    size_t ext = (size_t)dt->extent, tx = (size_t)dt->true_extent, per;
+    size_t ext = (size_t)dt->extent, tx = (size_t)dt->true_extent, per, piece;
     size_t span = count ? tx + (count - 1) * ext : 0;
     const char *src = (const char *)(sbuf == MPI_IN_PLACE ? rbuf : sbuf) + dt->true_lb;
     size_t limit = s->reduce_max;
@@ -258,7 +258,9 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
         coll_shm_reduce(s, sbuf, rbuf, count, dt, op, 0);
         return coll_shm_bcast(s, rbuf, count, dt, 0);
     }
-    per = ((s->max < COLL_SHM_REDUCE_PIECE ? s->max : COLL_SHM_REDUCE_PIECE) - tx) / ext + 1;
+    piece =
+        coll_oversubscribed && span >= COLL_SHM_REDUCE_QUARTERS ? span / 4 : COLL_SHM_REDUCE_PIECE;
+    per = ((s->max < piece ? s->max : piece) - tx) / ext + 1;
     /* A reduce's root is the only reader of its data: it folds it from
      * its send buffer and publishes nothing (in place, the result would
      * overwrite it first). */
