@@ -134,6 +134,11 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     if (c->rank == local_leader) {
         if (!(pc = rt_comm_check(peer_comm, fn, &err)))
             return err;
+        if (pc->session != c->session)
+            return rdmpi_err_comm(local_comm, MPI_ERR_COMM, fn,
+                                  "local_comm and peer_comm come from different sessions (or "
+                                  "one from a session, one from the world model); they cannot "
+                                  "meet in one call");
         if (remote_leader < 0 || remote_leader >= pc->remote_size)
             return rdmpi_err_comm(local_comm, MPI_ERR_RANK, fn, "remote_leader is %d; pass a "
                                   "rank of peer_comm (0..%d)", remote_leader,

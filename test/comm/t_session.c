@@ -231,6 +231,25 @@ int main(int argc, char **argv)
         /* A session's communicator and a world one never meet in a call. */
         MPI_Error_class(MPI_Comm_compare(c, MPI_COMM_WORLD, &r), &cls);
         CHECK(cls == MPI_ERR_COMM, "MPI_Comm_compare of session and world: class %d", cls);
+        {
+            /* Nor in MPI_Intercomm_create: each rank leads its own
+             * session SELF, so each sees the error before any exchange. */
+            MPI_Group g;
+            MPI_Comm self, ic = MPI_COMM_NULL;
+            int n;
+
+            MPI_Comm_size(MPI_COMM_WORLD, &n);
+            MPI_Group_from_session_pset(s, "mpi://SELF", &g);
+            MPI_Comm_create_from_group(g, "t_session.self", MPI_INFO_NULL, MPI_ERRORS_RETURN,
+                                       &self);
+            MPI_Group_free(&g);
+            cls = -1;
+            MPI_Error_class(MPI_Intercomm_create(self, 0, MPI_COMM_WORLD, (wrank + 1) % n, 7, &ic),
+                            &cls);
+            CHECK(cls == MPI_ERR_COMM && ic == MPI_COMM_NULL,
+                  "MPI_Intercomm_create of a session and the world: class %d", cls);
+            MPI_Comm_free(&self);
+        }
         MPI_Finalize();
         /* The session outlives MPI_Finalize. */
         MPI_Barrier(c);
