@@ -234,14 +234,15 @@ void coll_shm_two_allgather(struct coll_shm *s, const struct coll_args *a, bool 
         mine = coll_shm_readable(src, scount, sdt, nb * block, &tmp);
         publish_addr(sl, op, mine);
     }
-    got = take(s, peer, op, lo, coll_at(a->rbuf, (size_t)peer * a->rcount, a->rdt), a->rcount,
-               a->rdt, block);
+    /* Our own block first, while the other may still be copying in. */
     if (!a->inplace) {
         if (!mine)
             mine = coll_shm_readable(src, scount, sdt, nb * block, &tmp);
         coll_shm_get_part(coll_at(a->rbuf, (size_t)s->me * a->rcount, a->rdt), a->rcount, a->rdt,
                           mine + lo, 0, block);
     }
+    got = take(s, peer, op, lo, coll_at(a->rbuf, (size_t)peer * a->rcount, a->rdt), a->rcount,
+               a->rdt, block);
     note(s, c, got, t0);
     coll_shm_finish(s, op);
     if (way == READ)
