@@ -188,7 +188,7 @@ bool coll_shm_direct_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, si
     size_t ext = (size_t)dt->extent, half = count / 2, span;
     bool inplace = sbuf == MPI_IN_PLACE;
     const char *src = (const char *)(inplace ? rbuf : sbuf) + dt->true_lb;
-    char *res = (char *)rbuf + dt->true_lb, *into = res, *tmp = NULL;
+    char *res = s->me == root ? (char *)rbuf + dt->true_lb : NULL, *into = res, *tmp = NULL;
     const char *in;
     uint64_t seq;
 

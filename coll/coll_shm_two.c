@@ -295,19 +295,14 @@ void coll_shm_two_reduced(struct coll_shm *s, uint64_t t0)
     note(s, REDUCE_CLASS, SLOT, t0);
 }
 
-/* A buffer of whole extents for count elements (the op's kernels write
- * an element's padding too), holding the span bytes rank r published in
- * slot sl by address, if sl is not NULL. */
-static char *take_tmp(struct coll_shm *s, int r, uint64_t *sl, size_t count,
-                      struct rdmpi_datatype *dt, size_t span)
+/* Copies the span bytes rank r published in slot sl, whichever way
+ * (got), into dst. */
+static void copy_in(struct coll_shm *s, int r, uint64_t *sl, int got, char *dst, size_t span)
 {
-    char *tmp = malloc(count * (size_t)dt->extent);
-
-    if (!tmp)
-        rt_fatal("coll: out of memory for a %zu-byte allreduce", span);
-    if (sl)
-        coll_shm_read_peer(s, r, tmp, addr_in(sl), span);
-    return tmp;
+    if (got == READ)
+        coll_shm_read_peer(s, r, dst, addr_in(sl), span);
+    else
+        memcpy(dst, coll_shm_data(sl), span);
 }
 
 /* Each rank publishes its data the way the other asks and folds the
@@ -334,26 +329,28 @@ void coll_shm_two_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf, si
     }
     from = coll_shm_slot(s, peer, seq);
     got = coll_shm_await_op(from, seq) & COLL_SHM_ADDR ? READ : SLOT;
+    /* A scratch buffer of whole extents (the op's kernels write an
+     * element's padding too) where the other's data cannot be used in
+     * place: read by rank 1, or for rank 0's in-place fold. */
+    if ((s->me == 1 ? got == READ : inplace) && !(tmp = malloc(count * (size_t)dt->extent)))
+        rt_fatal("coll: out of memory for a %zu-byte allreduce", span);
     if (s->me == 1) {
         /* res = x0 op x1 */
         in = coll_shm_data(from);
-        if (got == READ)
-            in = tmp = take_tmp(s, peer, from, count, dt, span);
+        if (tmp) {
+            copy_in(s, peer, from, got, tmp, span);
+            in = tmp;
+        }
         if (!inplace)
             memcpy(res, src, span);
         coll_op_apply(op, in - dt->true_lb, res - dt->true_lb, count, dt);
     } else if (!inplace) {
         /* res = x1, then x0 op res */
-        if (got == READ)
-            coll_shm_read_peer(s, peer, res, addr_in(from), span);
-        else
-            memcpy(res, coll_shm_data(from), span);
+        copy_in(s, peer, from, got, res, span);
         coll_op_apply(op, src - dt->true_lb, res - dt->true_lb, count, dt);
     } else {
         /* x0 is in res: tmp = x1, tmp = x0 op tmp, into res */
-        tmp = take_tmp(s, peer, got == READ ? from : NULL, count, dt, span);
-        if (got == SLOT)
-            memcpy(tmp, coll_shm_data(from), span);
+        copy_in(s, peer, from, got, tmp, span);
         coll_op_apply(op, res - dt->true_lb, tmp - dt->true_lb, count, dt);
         memcpy(res, tmp, span);
     }

@@ -365,7 +365,8 @@ static int two_allreduce(MPI_Comm comm, int me, int n, int m, int it, MPI_Op op,
             want += val(it, q, 0, k) % 1000;
         if (r[k] != want) {
             mt_check(0, "%d-int allreduce %d: [%d] is %d, want %d", m, it, k, r[k], want);
-            return 1;
+            bad = 1;
+            break;
         }
     }
     return bad;
