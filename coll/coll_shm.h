@@ -77,6 +77,7 @@ struct coll_shm {
     int n, me;
     uint64_t op;       /* collectives run through it so far */
     uint64_t min_done; /* the lowest "done" seen on any rank (a cache) */
+    uint64_t barrier_op; /* the number of our last barrier through it */
     bool direct;       /* every rank reads every other's memory by the BTL's get */
     uint64_t want;     /* the ways we ask for, as in our "done" line (coll_shm_two.c) */
     struct coll_shm_way {

@@ -535,10 +535,12 @@ static double mono(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A barrier after data, or after another barrier (a way of its own when
+ * ranks outnumber cores), waits for a late rank. */
 static void barrier_after_data(int me, int n)
 {
     for (int late = 0; late < 2 && late < n; late++)
-        for (int shift = -2; shift <= 2; shift++) {
+        for (int shift = -2; shift <= 3; shift++) {
             MPI_Comm c;
             double entered = 0, left;
 
@@ -547,6 +549,8 @@ static void barrier_after_data(int me, int n)
                 uint64_t v = (uint64_t)(k + 16 + shift);
                 MPI_Bcast(&v, 1, MPI_UINT64_T, 0, c);
             }
+            if (shift == 3)
+                MPI_Barrier(c);
             if (me == late) {
                 usleep(20000);
                 entered = mono();
