@@ -45,6 +45,10 @@ static inline struct coll_shm *coll_shm_for(const struct coll_call *call)
 {
     return call->mode == COLL_BLOCKING ? coll_shm_get(call->c) : NULL;
 }
+/* A blocking call's bcast of a checked buffer by messages (an allreduce
+ * sends its result from the rank it was reduced to). */
+int coll_bcast_messages(struct coll_call *call, void *buf, size_t count, struct rdmpi_datatype *dt,
+                        int root);
 /* Frees the call's arrays after a failed check. */
 int coll_abort(struct coll_call *call, int err);
 

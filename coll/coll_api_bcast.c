@@ -60,6 +60,19 @@ static void build(struct coll_sched *s, const struct coll_args *a)
     coll_choose(&choice, s, a, pick(s, bytes))(s, a);
 }
 
+int coll_bcast_messages(struct coll_call *call, void *buf, size_t count, struct rdmpi_datatype *dt,
+                        int root)
+{
+    struct coll_args a;
+
+    coll_args_init(&a);
+    a.rbuf = buf;
+    a.rcount = count;
+    a.rdt = dt;
+    a.root = root;
+    return coll_execute(call, build, &a);
+}
+
 static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                  bool big, MPI_Request *req, enum coll_mode mode, const char *fn)
 {

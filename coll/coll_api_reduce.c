@@ -163,9 +163,12 @@ static int allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
         return err;
     if (coll_nothing(&call, coll_bytes(a.rcount, a.rdt)))
         return MPI_SUCCESS;
-    if ((shm = coll_shm_for(&call)) &&
-        coll_shm_reduce(shm, sendbuf, recvbuf, a.rcount, a.rdt, call.op, -1))
-        return MPI_SUCCESS;
+    if ((shm = coll_shm_for(&call))) {
+        if (coll_shm_reduce(shm, sendbuf, recvbuf, a.rcount, a.rdt, call.op, -1))
+            return MPI_SUCCESS;
+        if (coll_shm_reduce_to_bcast(shm, sendbuf, recvbuf, a.rcount, a.rdt, call.op))
+            return coll_bcast_messages(&call, recvbuf, a.rcount, a.rdt, 0);
+    }
     return coll_execute(&call, build, &a);
 }
 

@@ -163,6 +163,10 @@ bool coll_shm_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_da
                     int root);
 bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
                      struct rdmpi_datatype *dt, const struct rdmpi_op *op, int root);
+/* Reduces a large allreduce to rank 0 and returns true if the caller is
+ * to broadcast the result from there by messages. */
+bool coll_shm_reduce_to_bcast(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
+                              struct rdmpi_datatype *dt, const struct rdmpi_op *op);
 void coll_shm_barrier(struct coll_shm *s);
 /* Allgather, or alltoall (all_to_all), of the regular (block) forms. */
 bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all);

@@ -247,9 +247,14 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
           span > limit && span <= COLL_SHM_TWO_WAY_MAX && tx <= s->max;
     if (two && coll_shm_two_reduce(s, src, rbuf, count, dt, op, root, &t0))
         return true;
-    if (!two && (span > limit || tx > s->max))
-        return root < 0 ? coll_shm_direct_allreduce(s, sbuf, rbuf, count, dt, op)
-                        : coll_shm_direct_reduce(s, sbuf, rbuf, count, dt, op, root);
+    if (!two && (span > limit || tx > s->max)) {
+        if (root >= 0)
+            return coll_shm_direct_reduce(s, sbuf, rbuf, count, dt, op, root);
+        /* Left to coll_shm_reduce_to_bcast. */
+        if (coll_oversubscribed && span <= s->reduce_max)
+            return false;
+        return coll_shm_direct_allreduce(s, sbuf, rbuf, count, dt, op);
+    }
     /* A large allreduce (ranks outnumbering cores: reduce_max is larger
      * then) goes to rank 0 and back out, so a rank reads two copies of
      * the data rather than one per rank; the limit above keeps the bcast
@@ -285,6 +290,23 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
     if (two && s->me == root)
         coll_shm_two_reduced(s, t0);
     return true;
+}
+
+/* An allreduce too large for the bcast through the slots, ranks
+ * outnumbering cores, up to reduce_max: reduced to rank 0 through the
+ * slots, the caller broadcasting the result by messages. 8 ranks on 2
+ * cores, OSU, 1 MiB with the cores near: 0.67x the time of direct reads
+ * (coll_shm_direct_allreduce, still taken beyond reduce_max); with them
+ * far, 1.3x. */
+bool coll_shm_reduce_to_bcast(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
+                              struct rdmpi_datatype *dt, const struct rdmpi_op *op)
+{
+    size_t span = count ? (size_t)dt->true_extent + (count - 1) * (size_t)dt->extent : 0;
+
+    if (!coll_oversubscribed || !count || !(dt->flags & RT_DT_PREDEF) || span > s->reduce_max ||
+        span <= bcast_limit(s))
+        return false;
+    return coll_shm_reduce(s, sbuf, rbuf, count, dt, op, 0);
 }
 
 /* With a core per rank every rank publishes its arrival and reads all
