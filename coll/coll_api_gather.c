@@ -47,6 +47,7 @@ static int gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 {
     struct coll_call call;
     struct coll_args a;
+    struct coll_shm *shm;
     int err;
 
     coll_args_init(&a);
@@ -73,6 +74,10 @@ static int gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         a.rdt = coll_byte;
         a.rcount = 0;
     }
+    if ((shm = coll_shm_for(&call)) &&
+        coll_shm_gather(shm, &a,
+                        call.c->rank == root ? a.rcount * a.rdt->size : a.scount * a.sdt->size))
+        return MPI_SUCCESS;
     return coll_execute(&call, build, &a);
 }
 

@@ -46,6 +46,7 @@ static int scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 {
     struct coll_call call;
     struct coll_args a;
+    struct coll_shm *shm;
     int err;
 
     coll_args_init(&a);
@@ -72,6 +73,10 @@ static int scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         a.sdt = coll_byte;
         a.scount = 0;
     }
+    if ((shm = coll_shm_for(&call)) &&
+        coll_shm_scatter(shm, &a,
+                         call.c->rank == root ? a.scount * a.sdt->size : a.rcount * a.rdt->size))
+        return MPI_SUCCESS;
     return coll_execute(&call, build, &a);
 }
 

@@ -372,6 +372,54 @@ static int two_allreduce(MPI_Comm comm, int me, int n, int m, int it, MPI_Op op,
     return bad;
 }
 
+/* Gather and scatter through the slots (and beyond: 20 KB blocks, all
+ * of which exceed a slot on 2 ranks with a core each), to the first and
+ * the last rank, in place at the root every other time, odd ranks'
+ * blocks strided (every other int). */
+static void rooted(MPI_Comm comm, int me, int n)
+{
+    static const int ints[] = {1, 100, 1000, 2000, 5000};
+    int *s = malloc((size_t)n * 10000 * sizeof(int)), *r = malloc((size_t)n * 10000 * sizeof(int));
+
+    for (int z = 0; z < 5; z++)
+        for (int it = 0; it < 8; it++) {
+            int m = ints[z], root = it % 2 ? n - 1 : 0, inplace = it % 4 >= 2 && me == root;
+            int odd = me % 2 && me != root, bad = 0;
+            MPI_Datatype vec;
+
+            MPI_Type_vector(m, 1, 2, MPI_INT, &vec);
+            MPI_Type_commit(&vec);
+            /* Gather: block q of the root's buffer from rank q. */
+            for (int k = 0; k < 2 * m; k++)
+                s[k] = odd ? (k % 2 ? -7 : val(it, me, z, k / 2)) : val(it, me, z, k);
+            for (int k = 0; k < n * m; k++)
+                r[k] = inplace && k / m == me ? val(it, me, z, k % m) : -1;
+            MPI_Gather(inplace ? MPI_IN_PLACE : s, odd ? 1 : m, odd ? vec : MPI_INT, r, m, MPI_INT,
+                       root, comm);
+            for (int k = 0; me == root && k < n * m && !bad; k++)
+                if (r[k] != val(it, k / m, z, k % m)) {
+                    mt_check(0, "%d-int gather %d to %d: [%d] is %d", m, it, root, k, r[k]);
+                    bad = 1;
+                }
+            /* Scatter: block q of the root's buffer to rank q. */
+            for (int k = 0; k < n * m; k++)
+                s[k] = me == root ? val(it, k / m, z, k % m) : -1;
+            for (int k = 0; k < 2 * m; k++)
+                r[k] = -1;
+            MPI_Scatter(s, m, MPI_INT, inplace ? MPI_IN_PLACE : r, odd ? 1 : m, odd ? vec : MPI_INT,
+                        root, comm);
+            for (int k = 0; !inplace && k < m && !bad; k++)
+                if ((odd ? r[2 * k] : r[k]) != val(it, me, z, k) || (odd && r[2 * k + 1] != -1)) {
+                    mt_check(0, "%d-int scatter %d from %d: [%d] is %d", m, it, root, k,
+                             odd ? r[2 * k] : r[k]);
+                    bad = 1;
+                }
+            MPI_Type_free(&vec);
+        }
+    free(s);
+    free(r);
+}
+
 static void two_ways(MPI_Comm comm, int me, int n)
 {
     static const int ints[] = {1025, 2048, 3000, 4096, 6000, 8192};
@@ -593,6 +641,7 @@ int main(int argc, char **argv)
     gathers(MPI_COMM_WORLD, mt_rank, mt_size);
     large_gathers(MPI_COMM_WORLD, mt_rank, mt_size);
     two_ways(MPI_COMM_WORLD, mt_rank, mt_size);
+    rooted(MPI_COMM_WORLD, mt_rank, mt_size);
     direct_reduce(MPI_COMM_WORLD, mt_rank, mt_size);
     mixed(MPI_COMM_WORLD, mt_rank, mt_size);
     barrier_after_data(mt_rank, mt_size);
