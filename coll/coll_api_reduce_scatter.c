@@ -58,6 +58,7 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const void *counts
 {
     struct coll_call call;
     struct coll_args a;
+    struct coll_shm *shm;
     size_t total, mine;
     int err;
 
@@ -94,6 +95,9 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const void *counts
     }
     if (RT_UNLIKELY(err || (err = coll_check_op(&call, op, a.rdt))))
         return coll_abort(&call, err);
+    /* coll_abort frees the counts converted above. */
+    if ((shm = coll_shm_for(&call)) && coll_shm_reduce_scatter(shm, &a, call.op))
+        return coll_abort(&call, MPI_SUCCESS);
     return coll_execute(&call, counts ? build : bbuild, &a);
 }
 

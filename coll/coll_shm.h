@@ -149,8 +149,8 @@ void coll_shm_await_done(struct coll_shm *s, uint64_t op);
 void coll_shm_await_slot(struct coll_shm *s, uint64_t op);
 
 /* The communicator's segment, or NULL: the first COLL_SHM_AFTER blocking
- * barrier, bcast, reduce, allreduce, allgather, alltoall, gather and
- * scatter calls on it go by messages, the next one
+ * barrier, bcast, reduce, allreduce, allgather, alltoall, gather,
+ * scatter and reduce_scatter calls on it go by messages, the next one
  * sets the segment up (every rank counts the same calls, so they all set
  * up in the same call). */
 struct coll_shm *coll_shm_get(struct rdmpi_comm *c);
@@ -167,6 +167,9 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
  * to broadcast the result from there by messages. */
 bool coll_shm_reduce_to_bcast(struct coll_shm *s, const void *sbuf, void *rbuf, size_t count,
                               struct rdmpi_datatype *dt, const struct rdmpi_op *op);
+/* Reduce_scatter (a->rcounts per rank) and its block form. */
+bool coll_shm_reduce_scatter(struct coll_shm *s, const struct coll_args *a,
+                             const struct rdmpi_op *op);
 void coll_shm_barrier(struct coll_shm *s);
 /* Allgather, or alltoall (all_to_all), of the regular (block) forms. */
 bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_to_all);

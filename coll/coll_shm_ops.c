@@ -191,10 +191,12 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
 
 /* rbuf = x0 op x1 op ... op x(n-1), folded from the right: the op
  * function computes inout = in op inout. Slots hold each rank's buffer
- * as laid out in memory (`span` bytes from the true lower bound), so
- * the pair types' gaps ride along; ours comes from `mine` when not NULL. */
+ * as laid out in memory (`span` bytes from the true lower bound, taken
+ * from byte `at` of each slot), so the pair types' gaps ride along; ours
+ * comes from `mine` when not NULL. */
 static void combine(struct coll_shm *s, void *rbuf, size_t count, struct rdmpi_datatype *dt,
-                    const struct rdmpi_op *op, uint64_t seq, size_t span, const char *mine)
+                    const struct rdmpi_op *op, uint64_t seq, size_t span, const char *mine,
+                    size_t at)
 {
     const char *in[COLL_SHM_MAX_RANKS];
 
@@ -206,7 +208,7 @@ static void combine(struct coll_shm *s, void *rbuf, size_t count, struct rdmpi_d
             continue;
         }
         coll_shm_await(sl, seq);
-        in[r] = coll_shm_data(sl);
+        in[r] = coll_shm_data(sl) + at;
     }
     memcpy((char *)rbuf + dt->true_lb, in[s->n - 1], span);
     for (int r = s->n - 2; r >= 0; r--)
@@ -277,18 +279,50 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
         k = count - done < per ? count - done : per;
         span = tx + (k - 1) * ext;
         if (own) {
-            combine(s, (char *)rbuf + off, k, dt, op, seq, span, src + off);
+            combine(s, (char *)rbuf + off, k, dt, op, seq, span, src + off, 0);
         } else {
             coll_shm_await_slot(s, seq);
             memcpy(coll_shm_data(sl), src + off, span);
             coll_shm_publish(sl, seq);
             if (root < 0 || s->me == root)
-                combine(s, (char *)rbuf + off, k, dt, op, seq, span, NULL);
+                combine(s, (char *)rbuf + off, k, dt, op, seq, span, NULL, 0);
         }
         coll_shm_finish(s, seq);
     }
     if (two && s->me == root)
         coll_shm_two_reduced(s, t0);
+    return true;
+}
+
+/* Reduce_scatter of a predefined type whose whole vector fits in a
+ * slot: every rank publishes its vector and folds its own block of
+ * everyone's in rank order (in place, from its slot: its result
+ * overwrites the start of its input). A rank reads its block of each
+ * other rank, (n - 1) / n of the vector in all. */
+bool coll_shm_reduce_scatter(struct coll_shm *s, const struct coll_args *a,
+                             const struct rdmpi_op *op)
+{
+    struct rdmpi_datatype *dt = a->rdt;
+    size_t ext = (size_t)dt->extent, tx = (size_t)dt->true_extent, total = 0, at = 0, k;
+    const char *src = (const char *)(a->inplace ? a->rbuf : a->sbuf) + dt->true_lb;
+    uint64_t seq, *sl;
+
+    for (int r = 0; r < s->n; r++) {
+        if (r == s->me)
+            at = total * ext;
+        total += (size_t)a->rcounts[r];
+    }
+    if (!total || !(dt->flags & RT_DT_PREDEF) || tx + (total - 1) * ext > s->max)
+        return false;
+    seq = ++s->op;
+    sl = coll_shm_slot(s, s->me, seq);
+    coll_shm_await_slot(s, seq);
+    memcpy(coll_shm_data(sl), src, tx + (total - 1) * ext);
+    coll_shm_publish(sl, seq);
+    if ((k = (size_t)a->rcounts[s->me]))
+        combine(s, (char *)a->rbuf + dt->true_lb, k, dt, op, seq, tx + (k - 1) * ext,
+                a->inplace ? NULL : src + at, at);
+    coll_shm_finish(s, seq);
     return true;
 }
 

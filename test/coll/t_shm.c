@@ -372,6 +372,70 @@ static int two_allreduce(MPI_Comm comm, int me, int n, int m, int it, MPI_Op op,
     return bad;
 }
 
+/* Reduce_scatter through the slots and beyond: rank q gets (q + it) % 3
+ * units of pairs (some none) folded by `compose`, whose result shows the
+ * rank order; then the block form by MPI_SUM; in place on odd
+ * iterations (the input in recvbuf, the result at its start). */
+static void reduce_scatters(MPI_Comm comm, int me, int n)
+{
+    static const int unit[] = {1, 40, 500};
+    int *cnt = malloc((size_t)n * sizeof(int));
+    MPI_Op op;
+
+    MPI_Op_create(compose, 0, &op);
+    for (int z = 0; z < 3; z++)
+        for (int it = 0; it < 6; it++) {
+            int total = 0, at = 0, inplace = it % 2, u = unit[z], bad = 0;
+            int *s, *r;
+
+            for (int q = 0; q < n; q++) {
+                cnt[q] = (q + it) % 3 * u;
+                at = q == me ? total : at;
+                total += cnt[q];
+            }
+            s = malloc((size_t)(2 * total + 2 * n * u + 2) * sizeof(int));
+            r = malloc((size_t)(2 * total + 2 * n * u + 2) * sizeof(int));
+            for (int k = 0; k < total; k++) {
+                s[2 * k] = r[2 * k] = 1 + (it + me + k) % 2;
+                s[2 * k + 1] = r[2 * k + 1] = (it + me * 7 + k) % 100;
+            }
+            MPI_Reduce_scatter(inplace ? MPI_IN_PLACE : s, r, cnt, MPI_2INT, op, comm);
+            for (int k = 0; k < cnt[me] && !bad; k++) {
+                int a = 1, b = 0, e = at + k;
+
+                for (int q = n - 1; q >= 0; q--) {
+                    int fa = 1 + (it + q + e) % 2, fb = (it + q * 7 + e) % 100;
+
+                    b = fa * b + fb;
+                    a *= fa;
+                }
+                if (r[2 * k] != a || r[2 * k + 1] != b) {
+                    mt_check(0, "%d-pair reduce_scatter %d: [%d] is (%d, %d), want (%d, %d)", total,
+                             it, k, r[2 * k], r[2 * k + 1], a, b);
+                    bad = 1;
+                }
+            }
+            for (int k = 0; k < n * u; k++)
+                s[k] = r[k] = val(it, me, z, k) % 1000;
+            MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : s, r, u, MPI_INT, MPI_SUM, comm);
+            for (int k = 0; k < u && !bad; k++) {
+                int want = 0;
+
+                for (int q = 0; q < n; q++)
+                    want += val(it, q, z, me * u + k) % 1000;
+                if (r[k] != want) {
+                    mt_check(0, "%d-int reduce_scatter_block %d: [%d] is %d, want %d", u, it, k,
+                             r[k], want);
+                    bad = 1;
+                }
+            }
+            free(s);
+            free(r);
+        }
+    MPI_Op_free(&op);
+    free(cnt);
+}
+
 /* Gather and scatter through the slots (and beyond: 20 KB blocks, all
  * of which exceed a slot on 2 ranks with a core each), to the first and
  * the last rank, in place at the root every other time, odd ranks'
@@ -642,6 +706,7 @@ int main(int argc, char **argv)
     large_gathers(MPI_COMM_WORLD, mt_rank, mt_size);
     two_ways(MPI_COMM_WORLD, mt_rank, mt_size);
     rooted(MPI_COMM_WORLD, mt_rank, mt_size);
+    reduce_scatters(MPI_COMM_WORLD, mt_rank, mt_size);
     direct_reduce(MPI_COMM_WORLD, mt_rank, mt_size);
     mixed(MPI_COMM_WORLD, mt_rank, mt_size);
     barrier_after_data(mt_rank, mt_size);
