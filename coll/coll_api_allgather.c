@@ -115,6 +115,7 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 {
     struct coll_call call;
     struct coll_args a;
+    struct coll_shm *shm;
     int err;
 
     coll_args_init(&a);
@@ -133,6 +134,9 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
                                        &a.rdispls)) ||
                     (err = coll_check_alias_blocks(&call, &a))))
         return coll_abort(&call, err);
+    /* coll_abort frees the arrays converted above. */
+    if ((shm = coll_shm_for(&call)) && coll_shm_allgatherv(shm, &a))
+        return coll_abort(&call, MPI_SUCCESS);
     return coll_execute(&call, vbuild, &a);
 }
 

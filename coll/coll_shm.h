@@ -149,8 +149,9 @@ void coll_shm_await_done(struct coll_shm *s, uint64_t op);
 void coll_shm_await_slot(struct coll_shm *s, uint64_t op);
 
 /* The communicator's segment, or NULL: the first COLL_SHM_AFTER blocking
- * barrier, bcast, reduce, allreduce, allgather, alltoall, gather,
- * scatter and reduce_scatter calls on it go by messages, the next one
+ * barrier, bcast, reduce, allreduce, allgather, allgatherv, alltoall,
+ * gather, scatter and reduce_scatter calls on it go by messages, the
+ * next one
  * sets the segment up (every rank counts the same calls, so they all set
  * up in the same call). */
 struct coll_shm *coll_shm_get(struct rdmpi_comm *c);
@@ -177,6 +178,8 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
 /* Gather and scatter of the regular forms; `block` is a rank's bytes. */
 bool coll_shm_gather(struct coll_shm *s, const struct coll_args *a, size_t block);
 bool coll_shm_scatter(struct coll_shm *s, const struct coll_args *a, size_t block);
+/* Allgatherv (a->rcounts, a->rdispls). */
+bool coll_shm_allgatherv(struct coll_shm *s, const struct coll_args *a);
 
 /* Two ranks, 4-16 KiB: by the slots or single-copy reads, as measured. */
 void coll_shm_two_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_datatype *dt,

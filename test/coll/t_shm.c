@@ -436,6 +436,52 @@ static void reduce_scatters(MPI_Comm comm, int me, int n)
     free(cnt);
 }
 
+/* Allgatherv through the slots and beyond: rank q contributes (q + it)
+ * % 3 units of ints (some none), stored in reverse rank order; in place
+ * every third time; odd ranks send strided. */
+static void allgathervs(MPI_Comm comm, int me, int n)
+{
+    static const int unit[] = {1, 300, 3000};
+    int *cnt = malloc((size_t)n * sizeof(int)), *dis = malloc((size_t)n * sizeof(int));
+
+    for (int z = 0; z < 3; z++)
+        for (int it = 0; it < 6; it++) {
+            int total = 0, inplace = it % 3 == 2, odd = me % 2 && !inplace, bad = 0;
+            int *s, *r;
+            MPI_Datatype vec;
+
+            for (int q = n - 1; q >= 0; q--) {
+                cnt[q] = (q + it) % 3 * unit[z];
+                dis[q] = total;
+                total += cnt[q];
+            }
+            s = malloc((size_t)(2 * cnt[me] + 1) * sizeof(int));
+            r = malloc((size_t)(total + 1) * sizeof(int));
+            MPI_Type_vector(cnt[me], 1, 2, MPI_INT, &vec);
+            MPI_Type_commit(&vec);
+            for (int k = 0; k < 2 * cnt[me]; k++)
+                s[k] = odd ? (k % 2 ? -7 : val(it, me, z, k / 2)) : val(it, me, z, k);
+            for (int k = 0; k < total; k++)
+                r[k] = -1;
+            for (int k = 0; inplace && k < cnt[me]; k++)
+                r[dis[me] + k] = val(it, me, z, k);
+            MPI_Allgatherv(inplace ? MPI_IN_PLACE : s, odd ? 1 : cnt[me], odd ? vec : MPI_INT, r,
+                           cnt, dis, MPI_INT, comm);
+            for (int q = 0; q < n && !bad; q++)
+                for (int k = 0; k < cnt[q] && !bad; k++)
+                    if (r[dis[q] + k] != val(it, q, z, k)) {
+                        mt_check(0, "allgatherv %d (unit %d): block %d [%d] is %d", it, unit[z], q,
+                                 k, r[dis[q] + k]);
+                        bad = 1;
+                    }
+            MPI_Type_free(&vec);
+            free(s);
+            free(r);
+        }
+    free(cnt);
+    free(dis);
+}
+
 /* Gather and scatter through the slots (and beyond: 20 KB blocks, all
  * of which exceed a slot on 2 ranks with a core each), to the first and
  * the last rank, in place at the root every other time, odd ranks'
@@ -707,6 +753,7 @@ int main(int argc, char **argv)
     two_ways(MPI_COMM_WORLD, mt_rank, mt_size);
     rooted(MPI_COMM_WORLD, mt_rank, mt_size);
     reduce_scatters(MPI_COMM_WORLD, mt_rank, mt_size);
+    allgathervs(MPI_COMM_WORLD, mt_rank, mt_size);
     direct_reduce(MPI_COMM_WORLD, mt_rank, mt_size);
     mixed(MPI_COMM_WORLD, mt_rank, mt_size);
     barrier_after_data(mt_rank, mt_size);
