@@ -87,6 +87,7 @@ static int gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 {
     struct coll_call call;
     struct coll_args a;
+    struct coll_shm *shm;
     int err;
 
     coll_args_init(&a);
@@ -108,6 +109,9 @@ static int gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
                                        &a.rdispls)) ||
                     (err = coll_check_alias_blocks(&call, &a))))
         return coll_abort(&call, err);
+    /* coll_abort frees the arrays converted above. */
+    if ((shm = coll_shm_for(&call)) && coll_shm_gatherv(shm, &a))
+        return coll_abort(&call, MPI_SUCCESS);
     return coll_execute(&call, coll_gather_linear, &a);
 }
 

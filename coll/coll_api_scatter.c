@@ -87,6 +87,7 @@ static int scatterv(const void *sendbuf, const void *sendcounts, const void *dis
 {
     struct coll_call call;
     struct coll_args a;
+    struct coll_shm *shm;
     int err;
 
     coll_args_init(&a);
@@ -108,6 +109,9 @@ static int scatterv(const void *sendbuf, const void *sendcounts, const void *dis
                                        &a.sdispls)) ||
                     (err = coll_check_alias_blocks(&call, &a))))
         return coll_abort(&call, err);
+    /* coll_abort frees the arrays converted above. */
+    if ((shm = coll_shm_for(&call)) && coll_shm_scatterv(shm, &a))
+        return coll_abort(&call, MPI_SUCCESS);
     return coll_execute(&call, coll_scatter_linear, &a);
 }
 

@@ -65,6 +65,9 @@
 /* A slot's sequence word with this bit holds not data but the address
  * of the writer's buffer (coll_shm_two.c). */
 #define COLL_SHM_ADDR ((uint64_t)1 << 63)
+/* ... or says the writer has put its data straight into the reader's
+ * buffer (coll_shm_gatherv). */
+#define COLL_SHM_PUT ((uint64_t)1 << 62)
 #define COLL_SHM_STRIDE(max) \
     (((max) + COLL_SHM_DATA + COLL_SHM_LINE - 1) & ~(size_t)(COLL_SHM_LINE - 1))
 
@@ -113,6 +116,20 @@ static inline void coll_shm_publish(uint64_t *slot, uint64_t op)
     __atomic_store_n(slot, op, __ATOMIC_RELEASE);
 }
 
+/* Publishes address `at` in slot sl for collective op (COLL_SHM_ADDR in
+ * the sequence word), for a single-copy read. */
+static inline void coll_shm_publish_addr(uint64_t *slot, uint64_t op, const void *at)
+{
+    ((uint64_t *)coll_shm_data(slot))[0] = (uint64_t)(uintptr_t)at;
+    coll_shm_publish(slot, op | COLL_SHM_ADDR);
+}
+
+/* The address published in a slot. */
+static inline uint64_t coll_shm_addr_in(uint64_t *slot)
+{
+    return ((const uint64_t *)coll_shm_data(slot))[0];
+}
+
 /* We have read everything of collective op. */
 static inline void coll_shm_finish(struct coll_shm *s, uint64_t op)
 {
@@ -150,8 +167,8 @@ void coll_shm_await_slot(struct coll_shm *s, uint64_t op);
 
 /* The communicator's segment, or NULL: the first COLL_SHM_AFTER blocking
  * barrier, bcast, reduce, allreduce, allgather, allgatherv, alltoall,
- * gather, scatter and reduce_scatter calls on it go by messages, the
- * next one
+ * gather(v), scatter(v) and reduce_scatter calls on it go by messages,
+ * the next one
  * sets the segment up (every rank counts the same calls, so they all set
  * up in the same call). */
 struct coll_shm *coll_shm_get(struct rdmpi_comm *c);
@@ -178,7 +195,10 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
 /* Gather and scatter of the regular forms; `block` is a rank's bytes. */
 bool coll_shm_gather(struct coll_shm *s, const struct coll_args *a, size_t block);
 bool coll_shm_scatter(struct coll_shm *s, const struct coll_args *a, size_t block);
-/* Allgatherv (a->rcounts, a->rdispls). */
+/* The v forms: a->rcounts and a->rdispls (gatherv at the root,
+ * allgatherv), a->scounts and a->sdispls (scatterv at the root). */
+bool coll_shm_gatherv(struct coll_shm *s, const struct coll_args *a);
+bool coll_shm_scatterv(struct coll_shm *s, const struct coll_args *a);
 bool coll_shm_allgatherv(struct coll_shm *s, const struct coll_args *a);
 
 /* Two ranks, 4-16 KiB: by the slots or single-copy reads, as measured. */
@@ -208,6 +228,8 @@ const char *coll_shm_readable(const void *buf, size_t count, struct rdmpi_dataty
                               void **tmp);
 /* Reads len bytes at raddr in rank r's memory into local. */
 void coll_shm_read_peer(struct coll_shm *s, int r, void *local, uint64_t raddr, size_t len);
+/* Writes len bytes from local to raddr in rank r's memory. */
+void coll_shm_write_peer(struct coll_shm *s, int r, const void *local, uint64_t raddr, size_t len);
 /* Reads rank r's packed bytes at raddr into (buf, count, dt). */
 void coll_shm_read_into(struct coll_shm *s, int r, uint64_t raddr, void *buf, size_t count,
                         struct rdmpi_datatype *dt, size_t len);

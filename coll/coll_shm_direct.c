@@ -33,6 +33,11 @@ void coll_shm_read_peer(struct coll_shm *s, int r, void *local, uint64_t raddr, 
     rdma(s, r, local, raddr, len, false);
 }
 
+void coll_shm_write_peer(struct coll_shm *s, int r, const void *local, uint64_t raddr, size_t len)
+{
+    rdma(s, r, (void *)(uintptr_t)local, raddr, len, true);
+}
+
 const char *coll_shm_readable(const void *buf, size_t count, struct rdmpi_datatype *dt, size_t len,
                               void **tmp)
 {

@@ -113,19 +113,6 @@ static void note(struct coll_shm *s, int c, int way, uint64_t t0)
     }
 }
 
-/* Publishes address `at` in slot sl for collective op. */
-static void publish_addr(uint64_t *sl, uint64_t op, const void *at)
-{
-    ((uint64_t *)coll_shm_data(sl))[0] = (uint64_t)(uintptr_t)at;
-    coll_shm_publish(sl, op | COLL_SHM_ADDR);
-}
-
-/* The address published in slot sl. */
-static uint64_t addr_in(uint64_t *sl)
-{
-    return ((const uint64_t *)coll_shm_data(sl))[0];
-}
-
 /* The time now if this call of class c is to be timed. */
 static uint64_t start(const struct coll_shm *s, int c)
 {
@@ -145,7 +132,7 @@ static int take(struct coll_shm *s, int r, uint64_t op, size_t lo, void *buf, si
     int way = coll_shm_await_op(sl, op) & COLL_SHM_ADDR ? READ : SLOT;
 
     if (way == READ)
-        coll_shm_read_into(s, r, addr_in(sl) + lo, buf, count, dt, len);
+        coll_shm_read_into(s, r, coll_shm_addr_in(sl) + lo, buf, count, dt, len);
     else
         coll_shm_get_part(buf, count, dt, coll_shm_data(sl), 0, len);
     return way;
@@ -168,7 +155,7 @@ void coll_shm_two_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmp
         sl = coll_shm_slot(s, root, op);
         way = coll_shm_await_op(sl, op) & COLL_SHM_ADDR ? READ : SLOT;
         if (way == READ) {
-            coll_shm_read_into(s, root, addr_in(sl), buf, count, dt, len);
+            coll_shm_read_into(s, root, coll_shm_addr_in(sl), buf, count, dt, len);
         } else {
             coll_shm_get_part(buf, count, dt, coll_shm_data(sl), 0, half);
             sl = coll_shm_slot(s, root, ++s->op);
@@ -182,7 +169,8 @@ void coll_shm_two_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmp
     way = asked(s, !root, c);
     if (way == READ) {
         coll_shm_await_slot(s, op);
-        publish_addr(coll_shm_slot(s, s->me, op), op, coll_shm_readable(buf, count, dt, len, &tmp));
+        coll_shm_publish_addr(coll_shm_slot(s, s->me, op), op,
+                              coll_shm_readable(buf, count, dt, len, &tmp));
         coll_shm_finish(s, op);
         coll_shm_await_done(s, op);
         free(tmp);
@@ -232,7 +220,7 @@ void coll_shm_two_allgather(struct coll_shm *s, const struct coll_args *a, bool 
             mine = coll_shm_data(sl);
     } else {
         mine = coll_shm_readable(src, scount, sdt, nb * block, &tmp);
-        publish_addr(sl, op, mine);
+        coll_shm_publish_addr(sl, op, mine);
     }
     /* Our own block first, while the other may still be copying in. */
     if (!a->inplace) {
@@ -266,7 +254,7 @@ bool coll_shm_two_reduce(struct coll_shm *s, const char *src, void *rbuf, size_t
             return false;
         sl = coll_shm_slot(s, s->me, ++s->op);
         coll_shm_await_slot(s, seq);
-        publish_addr(sl, seq, src);
+        coll_shm_publish_addr(sl, seq, src);
         coll_shm_finish(s, seq);
         coll_shm_await_done(s, seq);
         return true;
@@ -279,7 +267,7 @@ bool coll_shm_two_reduce(struct coll_shm *s, const char *src, void *rbuf, size_t
     /* In place, our data is the result's buffer: read into a copy. */
     if (src == res && !(tmp = malloc(span)))
         rt_fatal("coll: out of memory for a %zu-byte reduce", span);
-    coll_shm_read_peer(s, !s->me, tmp ? tmp : res, addr_in(sl), span);
+    coll_shm_read_peer(s, !s->me, tmp ? tmp : res, coll_shm_addr_in(sl), span);
     coll_shm_finish(s, seq);
     if (tmp)
         coll_op_apply(op, tmp - dt->true_lb, res - dt->true_lb, count, dt);
@@ -300,7 +288,7 @@ void coll_shm_two_reduced(struct coll_shm *s, uint64_t t0)
 static void copy_in(struct coll_shm *s, int r, uint64_t *sl, int got, char *dst, size_t span)
 {
     if (got == READ)
-        coll_shm_read_peer(s, r, dst, addr_in(sl), span);
+        coll_shm_read_peer(s, r, dst, coll_shm_addr_in(sl), span);
     else
         memcpy(dst, coll_shm_data(sl), span);
 }
@@ -325,7 +313,7 @@ void coll_shm_two_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf, si
         memcpy(coll_shm_data(sl), src, span);
         coll_shm_publish(sl, seq);
     } else {
-        publish_addr(sl, seq, src);
+        coll_shm_publish_addr(sl, seq, src);
     }
     from = coll_shm_slot(s, peer, seq);
     got = coll_shm_await_op(from, seq) & COLL_SHM_ADDR ? READ : SLOT;

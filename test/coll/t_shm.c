@@ -436,6 +436,20 @@ static void reduce_scatters(MPI_Comm comm, int me, int n)
     free(cnt);
 }
 
+/* Rank q's block: (q + it) % 3 units (some none), the blocks in reverse
+ * rank order; returns their total. */
+static int reverse_blocks(int *cnt, int *dis, int n, int it, int unit)
+{
+    int total = 0;
+
+    for (int q = n - 1; q >= 0; q--) {
+        cnt[q] = (q + it) % 3 * unit;
+        dis[q] = total;
+        total += cnt[q];
+    }
+    return total;
+}
+
 /* Allgatherv through the slots and beyond: rank q contributes (q + it)
  * % 3 units of ints (some none), stored in reverse rank order; in place
  * every third time; odd ranks send strided. */
@@ -446,15 +460,11 @@ static void allgathervs(MPI_Comm comm, int me, int n)
 
     for (int z = 0; z < 3; z++)
         for (int it = 0; it < 6; it++) {
-            int total = 0, inplace = it % 3 == 2, odd = me % 2 && !inplace, bad = 0;
+            int total = reverse_blocks(cnt, dis, n, it, unit[z]);
+            int inplace = it % 3 == 2, odd = me % 2 && !inplace, bad = 0;
             int *s, *r;
             MPI_Datatype vec;
 
-            for (int q = n - 1; q >= 0; q--) {
-                cnt[q] = (q + it) % 3 * unit[z];
-                dis[q] = total;
-                total += cnt[q];
-            }
             s = malloc((size_t)(2 * cnt[me] + 1) * sizeof(int));
             r = malloc((size_t)(total + 1) * sizeof(int));
             MPI_Type_vector(cnt[me], 1, 2, MPI_INT, &vec);
@@ -474,6 +484,79 @@ static void allgathervs(MPI_Comm comm, int me, int n)
                                  k, r[dis[q] + k]);
                         bad = 1;
                     }
+            MPI_Type_free(&vec);
+            free(s);
+            free(r);
+        }
+    free(cnt);
+    free(dis);
+}
+
+/* Gatherv and scatterv through the slots and by reads of the owner's
+ * memory (blocks beyond a slot): rank q's block is (q + it) % 3 units of
+ * ints (some none), in reverse rank order at the root, to the first and
+ * the last rank, in place at the root every third time; odd non-roots
+ * send and receive strided. */
+static void rooted_v(MPI_Comm comm, int me, int n)
+{
+    static const int unit[] = {1, 300, 5000};
+    int *cnt = malloc((size_t)n * sizeof(int)), *dis = malloc((size_t)n * sizeof(int));
+
+    for (int z = 0; z < 3; z++)
+        for (int it = 0; it < 6; it++) {
+            int total = reverse_blocks(cnt, dis, n, it, unit[z]);
+            int root = it % 2 ? n - 1 : 0, inplace = it % 3 == 2 && me == root;
+            int odd = me % 2 && me != root, m, bad = 0;
+            int *s, *r;
+            MPI_Datatype vec;
+
+            /* Every third time the root receives every other int (its
+             * blocks not contiguous: the senders beyond a slot publish
+             * their data for it to read). */
+            int gap = it % 3 == 1 ? 2 : 1;
+            MPI_Datatype spread, rt = MPI_INT;
+
+            m = cnt[me];
+            s = malloc((size_t)(2 * total + 2) * sizeof(int));
+            r = malloc((size_t)(2 * total + 2) * sizeof(int));
+            MPI_Type_vector(m, 1, 2, MPI_INT, &vec);
+            MPI_Type_commit(&vec);
+            MPI_Type_create_resized(MPI_INT, 0, (MPI_Aint)(2 * sizeof(int)), &spread);
+            MPI_Type_commit(&spread);
+            if (gap == 2)
+                rt = spread;
+            for (int k = 0; k < 2 * m; k++)
+                s[k] = odd ? (k % 2 ? -7 : val(it, me, z, k / 2)) : val(it, me, z, k);
+            for (int k = 0; k < 2 * total; k++)
+                r[k] =
+                    inplace && k >= dis[me] && k < dis[me] + m ? val(it, me, z, k - dis[me]) : -1;
+            MPI_Gatherv(inplace ? MPI_IN_PLACE : s, odd ? 1 : m, odd ? vec : MPI_INT, r, cnt, dis,
+                        rt, root, comm);
+            for (int q = 0; me == root && q < n && !bad; q++)
+                for (int k = 0; k < cnt[q] && !bad; k++)
+                    if (r[gap * (dis[q] + k)] != val(it, q, z, k) ||
+                        (gap == 2 && r[2 * (dis[q] + k) + 1] != -1)) {
+                        mt_check(0, "gatherv %d (unit %d) to %d: block %d [%d] is %d", it, unit[z],
+                                 root, q, k, r[gap * (dis[q] + k)]);
+                        bad = 1;
+                    }
+            MPI_Type_free(&spread);
+            for (int k = 0; k < total; k++)
+                s[k] = -1;
+            for (int q = 0; me == root && q < n; q++)
+                for (int k = 0; k < cnt[q]; k++)
+                    s[dis[q] + k] = val(it, q, z, k + 1);
+            for (int k = 0; k < 2 * m; k++)
+                r[k] = -1;
+            MPI_Scatterv(s, cnt, dis, MPI_INT, inplace ? MPI_IN_PLACE : r, odd ? 1 : m,
+                         odd ? vec : MPI_INT, root, comm);
+            for (int k = 0; !inplace && k < m && !bad; k++)
+                if ((odd ? r[2 * k] : r[k]) != val(it, me, z, k + 1) ||
+                    (odd && r[2 * k + 1] != -1)) {
+                    mt_check(0, "scatterv %d (unit %d) from %d: [%d] is %d", it, unit[z], root, k,
+                             odd ? r[2 * k] : r[k]);
+                    bad = 1;
+                }
             MPI_Type_free(&vec);
             free(s);
             free(r);
@@ -754,6 +837,7 @@ int main(int argc, char **argv)
     rooted(MPI_COMM_WORLD, mt_rank, mt_size);
     reduce_scatters(MPI_COMM_WORLD, mt_rank, mt_size);
     allgathervs(MPI_COMM_WORLD, mt_rank, mt_size);
+    rooted_v(MPI_COMM_WORLD, mt_rank, mt_size);
     direct_reduce(MPI_COMM_WORLD, mt_rank, mt_size);
     mixed(MPI_COMM_WORLD, mt_rank, mt_size);
     barrier_after_data(mt_rank, mt_size);
