@@ -1,77 +1,21 @@
 /* Gather, scatter, their v forms and allgatherv through the slots, as
  * bcast and reduce go (coll_shm_ops.c): no messages, matching or
- * requests. A gather's or allgatherv's every block, or all of a
- * scatter's blocks, must fit in one slot, larger ones keep messages; in
- * the v forms only the root knows every count, so a block beyond a slot
- * is read from its owner's memory instead (every rank reads every
- * other's: s->direct). The root of a scatter and the
- * senders of a gather leave as soon as their data is in their slot, as a bcast's root does. OSU's
- * small gather and scatter on 4 ranks over 2 cores went by messages in 1.9-2.4 us against Open
- * MPI's 0.6-2.0. */
+ * requests. The senders of a gather and the root of a scatter leave as
+ * soon as their data is out, as a bcast's root does (OSU's small gather
+ * and scatter on 4 ranks over 2 cores went by messages in 1.9-2.4 us
+ * against Open MPI's 0.6-2.0). The regular forms and allgatherv go only
+ * when every block fits (every rank knows every count). In the v forms
+ * of gather and scatter only the root knows every count, so a block
+ * beyond a slot goes straight between the user buffers instead (every
+ * rank reads and writes every other's memory: s->direct). */
 #include "coll_shm.h"
 
 #include <stdlib.h>
 
-/* Every rank but the root copies its block into its slot; the root
- * copies its own block and then everyone's out of their slots. */
-bool coll_shm_gather(struct coll_shm *s, const struct coll_args *a, size_t block)
+/* The root's table in its slot: an entry per rank, 16-byte aligned. */
+static size_t table_bytes(const struct coll_shm *s)
 {
-    uint64_t op, *sl;
-
-    if (!block || block > s->max)
-        return false;
-    op = ++s->op;
-    if (s->me != a->root) {
-        sl = coll_shm_slot(s, s->me, op);
-        coll_shm_await_slot(s, op);
-        coll_shm_put_part(coll_shm_data(sl), a->sbuf, a->scount, a->sdt, 0, block);
-        coll_shm_publish(sl, op);
-        coll_shm_finish(s, op);
-        return true;
-    }
-    if (!a->inplace) {
-        void *tmp;
-        const char *mine = coll_shm_readable(a->sbuf, a->scount, a->sdt, block, &tmp);
-
-        coll_shm_get_part(coll_at(a->rbuf, (size_t)s->me * a->rcount, a->rdt), a->rcount, a->rdt,
-                          mine, 0, block);
-        free(tmp);
-    }
-    for (int r = 0; r < s->n; r++) {
-        if (r == s->me)
-            continue;
-        sl = coll_shm_slot(s, r, op);
-        coll_shm_await(sl, op);
-        coll_shm_get_part(coll_at(a->rbuf, (size_t)r * a->rcount, a->rdt), a->rcount, a->rdt,
-                          coll_shm_data(sl), 0, block);
-    }
-    coll_shm_finish(s, op);
-    return true;
-}
-
-/* The root copies every block into its slot (its own too: one pass over
- * its send buffer), each rank copies its own out. */
-bool coll_shm_scatter(struct coll_shm *s, const struct coll_args *a, size_t block)
-{
-    size_t all = (size_t)s->n * block;
-    uint64_t op, *sl;
-
-    if (!block || all > s->max)
-        return false;
-    op = ++s->op;
-    sl = coll_shm_slot(s, a->root, op);
-    if (s->me == a->root) {
-        coll_shm_await_slot(s, op);
-        coll_shm_put_part(coll_shm_data(sl), a->sbuf, (size_t)s->n * a->scount, a->sdt, 0, all);
-        coll_shm_publish(sl, op);
-    } else {
-        coll_shm_await(sl, op);
-    }
-    if (!a->inplace)
-        coll_shm_get_part(a->rbuf, a->rcount, a->rdt, coll_shm_data(sl) + (size_t)s->me * block, 0,
-                          block);
-    coll_shm_finish(s, op);
-    return true;
+    return ((size_t)s->n * sizeof(uint64_t) + 15) & ~(size_t)15;
 }
 
 /* Every rank copies its block into its slot and every other's out, as
@@ -110,15 +54,15 @@ bool coll_shm_allgatherv(struct coll_shm *s, const struct coll_args *a)
     return true;
 }
 
-/* Each sender decides for its own block: through its slot if it fits.
- * Beyond, it writes the block straight into the root's buffer, whose
- * address the root publishes for every block in a table in its slot
- * (both cores copy, and the root need not be scheduled for it: 8 ranks
- * on 2 cores, 64 KiB blocks read by the root took 1.3x the time of
- * messages); where the root's block is not contiguous, the sender
- * publishes its block's address for the root to read and returns once
- * the root is done. */
-bool coll_shm_gatherv(struct coll_shm *s, const struct coll_args *a)
+/* Gather and gatherv. Each sender decides for its own block: through
+ * its slot if it fits. Beyond, it writes the block straight into the
+ * root's buffer, whose address the root publishes for every block in a
+ * table in its slot (both cores copy, and the root need not be scheduled
+ * for it: 8 ranks on 2 cores, 64 KiB blocks read by the root took 1.3x
+ * the time of messages); where the root's block is not contiguous, the
+ * sender publishes its block's address for the root to read and returns
+ * once the root is done. The root takes the blocks as they come. */
+static void gather_blocks(struct coll_shm *s, const struct coll_args *a)
 {
     bool got[COLL_SHM_MAX_RANKS] = {false}, big = false;
     struct rdmpi_datatype *dt;
@@ -126,8 +70,6 @@ bool coll_shm_gatherv(struct coll_shm *s, const struct coll_args *a)
     uint64_t op, *sl, *table, w;
     size_t n, len;
 
-    if (!s->direct || (size_t)s->n * sizeof(uint64_t) > s->max)
-        return false;
     op = ++s->op;
     table = (uint64_t *)coll_shm_data(coll_shm_slot(s, a->root, op));
     if (s->me != a->root) {
@@ -140,7 +82,7 @@ bool coll_shm_gatherv(struct coll_shm *s, const struct coll_args *a)
             coll_shm_put_part(coll_shm_data(sl), a->sbuf, a->scount, a->sdt, 0, len);
             coll_shm_publish(sl, op);
             coll_shm_finish(s, op);
-            return true;
+            return;
         }
         mine = coll_shm_readable(a->sbuf, a->scount, a->sdt, len, &tmp);
         coll_shm_await(coll_shm_slot(s, a->root, op), op);
@@ -154,7 +96,7 @@ bool coll_shm_gatherv(struct coll_shm *s, const struct coll_args *a)
             coll_shm_await_done(s, op);
         }
         free(tmp);
-        return true;
+        return;
     }
     /* The table only if some block is beyond a slot: the senders know
      * which (the counts match), and only those look for it. */
@@ -202,23 +144,68 @@ bool coll_shm_gatherv(struct coll_shm *s, const struct coll_args *a)
             coll_shm_get_part(at, n, dt, coll_shm_data(sl), 0, len);
     }
     coll_shm_finish(s, op);
+}
+
+/* `block` is a rank's bytes. */
+bool coll_shm_gather(struct coll_shm *s, const struct coll_args *a, size_t block)
+{
+    if (!block || block > s->max)
+        return false;
+    gather_blocks(s, a);
     return true;
 }
 
-/* The root's slot starts with a table, an entry per rank: the offset of
- * its block in the slot after the table, or (COLL_SHM_ADDR) the block's
- * address in the root's memory once the blocks no longer fit; then the
- * root returns only once every rank is done. */
+bool coll_shm_gatherv(struct coll_shm *s, const struct coll_args *a)
+{
+    if (!s->direct || table_bytes(s) > s->max)
+        return false;
+    gather_blocks(s, a);
+    return true;
+}
+
+/* Every rank knows every offset, so no table: the root copies every
+ * block into its slot (its own too: one pass over its send buffer), each
+ * rank copies its own out. Through scatterv's table (below), small scatters
+ * took 1.2-1.4x the time (4 ranks over 2 cores, OSU 1-512 B). `block`
+ * is a rank's bytes. */
+bool coll_shm_scatter(struct coll_shm *s, const struct coll_args *a, size_t block)
+{
+    size_t all = (size_t)s->n * block;
+    uint64_t op, *sl;
+
+    if (!block || all > s->max)
+        return false;
+    op = ++s->op;
+    sl = coll_shm_slot(s, a->root, op);
+    if (s->me == a->root) {
+        coll_shm_await_slot(s, op);
+        coll_shm_put_part(coll_shm_data(sl), a->sbuf, (size_t)s->n * a->scount, a->sdt, 0, all);
+        coll_shm_publish(sl, op);
+    } else {
+        coll_shm_await(sl, op);
+    }
+    if (!a->inplace)
+        coll_shm_get_part(a->rbuf, a->rcount, a->rdt, coll_shm_data(sl) + (size_t)s->me * block, 0,
+                          block);
+    coll_shm_finish(s, op);
+    return true;
+}
+
+/* Scatterv: only the root knows every count, so its slot starts with a
+ * table, an entry per rank: the offset of its block in the slot after the table, or
+ * (COLL_SHM_ADDR) the block's address in the root's memory once the
+ * blocks no longer fit; then the root returns only once every rank is
+ * done. */
 bool coll_shm_scatterv(struct coll_shm *s, const struct coll_args *a)
 {
-    size_t head = ((size_t)s->n * sizeof(uint64_t) + 15) & ~(size_t)15, used = head, n, len;
+    size_t used = table_bytes(s), n, len;
     uint64_t op, *sl, *table, e;
     void *tmp[COLL_SHM_MAX_RANKS] = {NULL};
     struct rdmpi_datatype *dt;
     bool far = false;
     const void *at;
 
-    if (!s->direct || head > s->max)
+    if (!s->direct || used > s->max)
         return false;
     op = ++s->op;
     sl = coll_shm_slot(s, a->root, op);
