@@ -138,6 +138,9 @@ void *coll_tmp_bytes(struct coll_sched *s, size_t bytes);
  * receive went out is fatal: the peers could not be told. */
 void coll_sched_now(struct coll_sched *s);
 int coll_sched_wait(struct coll_sched *s);
+/* Data that came from rank peer other than by a message of s was `got`
+ * bytes where this rank expected `want`: the error a message would raise. */
+void coll_sched_mismatch(struct coll_sched *s, int peer, size_t got, size_t want);
 
 /* Runs: start takes a fresh tag (a persistent schedule keeps the one it
  * took when posted); advance issues what it can and returns

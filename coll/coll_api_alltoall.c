@@ -104,6 +104,14 @@ static void wbuild(struct coll_sched *s, const struct coll_args *a)
     coll_choose(&wchoice, s, a, vpick(s, a))(s, a);
 }
 
+/* Blocking v and w forms on a shared segment (not in place: a block could
+ * be overwritten before it is sent; every rank passes MPI_IN_PLACE or
+ * none). */
+static void shm_build(struct coll_sched *s, const struct coll_args *a)
+{
+    coll_shm_alltoallv(s->comm->coll_shm, s, a);
+}
+
 static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, bool big,
                     MPI_Request *req, enum coll_mode mode, const char *fn)
@@ -177,6 +185,8 @@ static int alltoallv(const void *sendbuf, const void *sendcounts, const void *sd
                         (err = coll_check_alias_blocks(&call, &a))))
             return coll_abort(&call, err);
     }
+    if (!a.inplace && coll_shm_for(&call))
+        return coll_execute(&call, shm_build, &a);
     return coll_execute(&call, vbuild, &a);
 }
 
@@ -215,6 +225,8 @@ static int alltoallw(const void *sendbuf, const void *sendcounts, const void *sd
                         (err = coll_check_alias_blocks(&call, &a))))
             return coll_abort(&call, err);
     }
+    if (!a.inplace && coll_shm_for(&call))
+        return coll_execute(&call, shm_build, &a);
     return coll_execute(&call, wbuild, &a);
 }
 

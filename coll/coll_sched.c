@@ -307,6 +307,17 @@ static void fail(struct coll_sched *s, const struct pml_req *r, int err, size_t 
     s->err_want = want;
 }
 
+void coll_sched_mismatch(struct coll_sched *s, int peer, size_t got, size_t want)
+{
+    if (s->err)
+        return;
+    s->err = got > want ? MPI_ERR_TRUNCATE : MPI_ERR_NOT_SAME;
+    s->err_peer = peer;
+    s->err_local = false;
+    s->err_got = got;
+    s->err_want = want;
+}
+
 /* Collectives know every message's exact size: a shorter one means the
  * ranks passed different counts or types, as a longer one does. */
 static void reap(struct coll_sched *s)

@@ -17,7 +17,7 @@
 
 RT_PARAM(p_shm, "COLL_SHM", RT_PARAM_BOOL, "1",
          "Small blocking collectives (barrier, bcast, reduce, allreduce, allgather, alltoall, "
-         "allgatherv, gather(v), scatter(v), reduce_scatter) "
+         "allgatherv, alltoallv, alltoallw, gather(v), scatter(v), reduce_scatter) "
          "on a communicator whose ranks share a host go through a shared segment instead of "
          "messages")
 RT_PARAM(p_after, "COLL_SHM_AFTER", RT_PARAM_INT, "16",

@@ -162,11 +162,16 @@ void coll_shm_await(const uint64_t *word, uint64_t want);
 uint64_t coll_shm_await_op(const uint64_t *word, uint64_t op);
 /* Waits until every rank is done with collective `op`. */
 void coll_shm_await_done(struct coll_shm *s, uint64_t op);
+/* Waits until a rank not yet in got[] (ours is) has published
+ * collective op, trying the ranks after r in turn; marks and returns it,
+ * with its sequence word in *w. With ranks outnumbering cores they come
+ * in any order. */
+int coll_shm_await_next(struct coll_shm *s, uint64_t op, bool *got, int r, uint64_t *w);
 /* Waits until our slot for `op` may be written. */
 void coll_shm_await_slot(struct coll_shm *s, uint64_t op);
 
 /* The communicator's segment, or NULL: the first COLL_SHM_AFTER blocking
- * barrier, bcast, reduce, allreduce, allgather, allgatherv, alltoall,
+ * barrier, bcast, reduce, allreduce, allgather, allgatherv, alltoall(v,w),
  * gather(v), scatter(v) and reduce_scatter calls on it go by messages,
  * the next one
  * sets the segment up (every rank counts the same calls, so they all set
@@ -200,6 +205,10 @@ bool coll_shm_scatter(struct coll_shm *s, const struct coll_args *a, size_t bloc
 bool coll_shm_gatherv(struct coll_shm *s, const struct coll_args *a);
 bool coll_shm_scatterv(struct coll_shm *s, const struct coll_args *a);
 bool coll_shm_allgatherv(struct coll_shm *s, const struct coll_args *a);
+/* Alltoallv and alltoallw (a->scounts and a->rcounts, not in place):
+ * the blocks that fit go through the slots, the others by messages on m,
+ * a blocking schedule (coll_sched_now) whose caller waits for them. */
+void coll_shm_alltoallv(struct coll_shm *s, struct coll_sched *m, const struct coll_args *a);
 
 /* Two ranks, 4-16 KiB: by the slots or single-copy reads, as measured. */
 void coll_shm_two_bcast(struct coll_shm *s, void *buf, size_t count, struct rdmpi_datatype *dt,

@@ -62,6 +62,22 @@ void coll_shm_await_done(struct coll_shm *s, uint64_t op)
     }
 }
 
+int coll_shm_await_next(struct coll_shm *s, uint64_t op, bool *got, int r, uint64_t *w)
+{
+    unsigned spins = 0;
+
+    for (;;) {
+        r = (r + 1) % s->n;
+        *w = __atomic_load_n(coll_shm_slot(s, r, op), __ATOMIC_ACQUIRE);
+        if (!got[r] && (*w & ~(COLL_SHM_ADDR | COLL_SHM_PUT)) == op) {
+            got[r] = true;
+            return r;
+        }
+        if (r == s->me && !rt_progress())
+            rt_progress_idle(&spins);
+    }
+}
+
 /* Before writing our slot for `op`: every rank is done with op - SLOTS.
  * A rank that has run that far ahead waits until the slowest is within
  * half the slots, so it reads the others' "done" lines once per SLOTS/2

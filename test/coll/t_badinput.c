@@ -105,6 +105,7 @@ static void local_checks(void)
 static void mismatch(void)
 {
     int n = mt_size, v[64] = {0}, *g = calloc((size_t)n * 64, sizeof(int)), rc, cls;
+    int *sc = malloc((size_t)n * 4 * sizeof(int)), *sd = sc + n, *rn = sd + n, *rd = rn + n;
     MPI_Comm c;
 
     if (n < 2)
@@ -130,11 +131,28 @@ static void mismatch(void)
     mt_check(mt_rank == 0 || cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_NOT_SAME,
              "bcast longer at the root: rank %d got class %d", mt_rank, cls);
     MPI_Comm_free(&c);
+    /* Alltoallv through the shared segment (a communicator's first 16
+     * blocking collectives go by messages): rank 1's block for rank 0 is 4
+     * ints, then 1, where rank 0 expects 2. */
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    for (int i = 0; i < 16; i++)
+        MPI_Barrier(c);
+    for (int i = 0; i < n; i++)
+        sc[i] = rn[i] = 2, sd[i] = 0, rd[i] = 4 * i;
+    for (int len = 4; len > 0; len -= 3) {
+        sc[0] = mt_rank == 1 ? len : 2;
+        rc = MPI_Alltoallv(v, sc, sd, MPI_INT, g, rn, rd, MPI_INT, c);
+        if (mt_rank == 0)
+            expect(rc, len > 2 ? MPI_ERR_TRUNCATE : MPI_ERR_NOT_SAME,
+                   len > 2 ? "alltoallv longer" : "alltoallv shorter", "rank 1 sent");
+    }
+    MPI_Comm_free(&c);
 out:
     /* Still usable. */
     rc = MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     mt_check(rc == MPI_SUCCESS, "allreduce after the errors failed");
     free(g);
+    free(sc);
 }
 
 int main(int argc, char **argv)

@@ -12,7 +12,8 @@
  * messages) with contiguous and strided layouts on either side and in
  * place; larger two-rank reduces and allreduces read each other's buffers
  * directly: reduces cut into pieces and shared between the ranks, pair
- * types with gaps; two-rank 4-16 KiB collectives by either way. Run with
+ * types with gaps; two-rank 4-16 KiB collectives by either way;
+ * alltoallv and alltoallw through the slots and by messages. Run with
  * RDMPI_COLL_SHM_AFTER=0 so every call takes the path, and with
  * RDMPI_COLL_SHM=0 and RDMPI_COLL_SHM_DIRECT=0 as controls. */
 #include "../p2p/mpitest.h"
@@ -565,6 +566,79 @@ static void rooted_v(MPI_Comm comm, int me, int n)
     free(dis);
 }
 
+/* Alltoallv and alltoallw with uneven blocks, a third of them empty, in
+ * reverse rank order with gaps between them: all within a slot (of a
+ * few bytes, or several KB), some beyond it (those go by messages) and
+ * most beyond. Alltoallw
+ * strides every other int on even ranks' send side and odd ranks'
+ * receive side. */
+static void alltoallvs(MPI_Comm comm, int me, int n)
+{
+    static const int unit[] = {1, 300, 1500, 5000, 20000};
+    int *sc = malloc((size_t)n * 6 * sizeof(int)), *sd = sc + n, *rc = sd + n, *rd = rc + n;
+    int *wsd = rd + n, *wrd = wsd + n;
+    MPI_Datatype spread, *st = malloc((size_t)n * 2 * sizeof(MPI_Datatype)), *rt = st + n;
+    int ss = me % 2 == 0, rs = me % 2;
+
+    MPI_Type_create_resized(MPI_INT, 0, (MPI_Aint)(2 * sizeof(int)), &spread);
+    MPI_Type_commit(&spread);
+    for (int z = 0; z < 5; z++)
+        for (int it = 0; it < 6; it++) {
+            int key = it + 6 * z, stot = 0, rtot = 0, bad = 0;
+            int *s, *r;
+
+            for (int q = n - 1; q >= 0; q--) {
+                sc[q] = (me + 2 * q + it) % 3 * unit[z];
+                sd[q] = stot;
+                stot += sc[q] + 1;
+                rc[q] = (q + 2 * me + it) % 3 * unit[z];
+                rd[q] = rtot;
+                rtot += rc[q] + 1;
+            }
+            s = malloc((size_t)(2 * stot + 1) * sizeof(int));
+            r = malloc((size_t)(2 * rtot + 1) * sizeof(int));
+            for (int k = 0; k < 2 * stot + 1; k++)
+                s[k] = -7;
+            for (int k = 0; k < 2 * rtot + 1; k++)
+                r[k] = -1;
+            for (int q = 0; q < n; q++)
+                for (int k = 0; k < sc[q]; k++)
+                    s[sd[q] + k] = val(key, me, q, k);
+            MPI_Alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, comm);
+            for (int q = 0; q < n && !bad; q++)
+                for (int k = 0; k <= rc[q] && !bad; k++)
+                    if (r[rd[q] + k] != (k < rc[q] ? val(key, q, me, k) : -1)) {
+                        mt_check(0, "alltoallv %d (unit %d): block %d [%d] is %d", it, unit[z], q,
+                                 k, r[rd[q] + k]);
+                        bad = 1;
+                    }
+            for (int k = 0; k < 2 * rtot + 1; k++)
+                r[k] = -1;
+            for (int q = 0; q < n; q++) {
+                for (int k = 0; k < sc[q]; k++)
+                    s[(ss + 1) * (sd[q] + k)] = val(key + 1, me, q, k);
+                wsd[q] = (ss + 1) * sd[q] * (int)sizeof(int);
+                wrd[q] = (rs + 1) * rd[q] * (int)sizeof(int);
+                st[q] = ss ? spread : MPI_INT;
+                rt[q] = rs ? spread : MPI_INT;
+            }
+            MPI_Alltoallw(s, sc, wsd, st, r, rc, wrd, rt, comm);
+            for (int q = 0; q < n && !bad; q++)
+                for (int k = 0; k < rc[q] && !bad; k++)
+                    if (r[(rs + 1) * (rd[q] + k)] != val(key + 1, q, me, k) ||
+                        (rs && r[2 * (rd[q] + k) + 1] != -1)) {
+                        mt_check(0, "alltoallw %d (unit %d): block %d [%d] is %d", it, unit[z], q,
+                                 k, r[(rs + 1) * (rd[q] + k)]);
+                        bad = 1;
+                    }
+            free(s);
+            free(r);
+        }
+    MPI_Type_free(&spread);
+    free(sc);
+    free(st);
+}
+
 /* Gather and scatter through the slots (and beyond: 20 KB blocks, all
  * of which exceed a slot on 2 ranks with a core each), to the first and
  * the last rank, in place at the root every other time, odd ranks'
@@ -838,6 +912,7 @@ int main(int argc, char **argv)
     reduce_scatters(MPI_COMM_WORLD, mt_rank, mt_size);
     allgathervs(MPI_COMM_WORLD, mt_rank, mt_size);
     rooted_v(MPI_COMM_WORLD, mt_rank, mt_size);
+    alltoallvs(MPI_COMM_WORLD, mt_rank, mt_size);
     direct_reduce(MPI_COMM_WORLD, mt_rank, mt_size);
     mixed(MPI_COMM_WORLD, mt_rank, mt_size);
     barrier_after_data(mt_rank, mt_size);
