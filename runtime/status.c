@@ -1,8 +1,10 @@
-/* Reading and writing statuses: counts in elements of a datatype. */
+/* Reading and writing statuses: counts in elements of a datatype; the
+ * Fortran views of a status. */
 #include "datatype.h"
 #include "errors.h"
 
 #include <limits.h>
+#include <string.h>
 
 static struct rdmpi_datatype *check_dt(MPI_Datatype dt, const char *fn, int *err)
 {
@@ -293,4 +295,66 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
     RT_API_ENTER();
     return type_size(datatype, size, "MPI_Type_size_c");
+}
+
+/* The Fortran and Fortran 2008 views of a status hold the same bytes as
+ * MPI_Status (mpi.h), so converting is copying. MPI_STATUS_IGNORE has no
+ * such view: passing it (or an ignore constant of the other side) is an
+ * error. */
+_Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint),
+               "a status and its Fortran view differ in size");
+_Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status),
+               "a status and its Fortran 2008 view differ in size");
+
+static int convert(const void *from, void *to, const char *fn, const char *from_name,
+                   const char *to_name)
+{
+    if (!from || !to)
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
+                              "%s is NULL or an ignore constant; pass a real status",
+                              !from ? from_name : to_name);
+    memmove(to, from, sizeof(MPI_Status));
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_c2f = PMPI_Status_c2f
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+    RT_API_ENTER();
+    return convert(c_status, f_status, "MPI_Status_c2f", "c_status", "f_status");
+}
+
+#pragma weak MPI_Status_f2c = PMPI_Status_f2c
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+    RT_API_ENTER();
+    return convert(f_status, c_status, "MPI_Status_f2c", "f_status", "c_status");
+}
+
+#pragma weak MPI_Status_c2f08 = PMPI_Status_c2f08
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
+{
+    RT_API_ENTER();
+    return convert(c_status, f08_status, "MPI_Status_c2f08", "c_status", "f08_status");
+}
+
+#pragma weak MPI_Status_f082c = PMPI_Status_f082c
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
+{
+    RT_API_ENTER();
+    return convert(f08_status, c_status, "MPI_Status_f082c", "f08_status", "c_status");
+}
+
+#pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
+{
+    RT_API_ENTER();
+    return convert(f_status, f08_status, "MPI_Status_f2f08", "f_status", "f08_status");
+}
+
+#pragma weak MPI_Status_f082f = PMPI_Status_f082f
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
+{
+    RT_API_ENTER();
+    return convert(f08_status, f_status, "MPI_Status_f082f", "f08_status", "f_status");
 }

@@ -299,6 +299,21 @@ static void fixed(void)
         MPI_Get_count(&stat, MPI_DOUBLE_INT, &cnt);
         ok(n == 3 && cnt == MPI_UNDEFINED, "set_elements(MPI_DOUBLE_INT, 3): 3 elements, count "
            "undefined (got %d %d)", n, cnt);
+        /* The Fortran views keep source, tag, error and count. */
+        MPI_Fint f[MPI_F_STATUS_SIZE], g[MPI_F_STATUS_SIZE];
+        MPI_F08_status f08;
+        MPI_Status back;
+        MPI_Status_set_elements(&stat, MPI_DOUBLE_INT, 4);
+        int rc = MPI_Status_c2f(&stat, f) | MPI_Status_f2f08(f, &f08) | MPI_Status_f082f(&f08, g) |
+                 MPI_Status_f2c(g, &back);
+        MPI_Get_count(&back, MPI_DOUBLE_INT, &cnt);
+        ok(rc == MPI_SUCCESS && f[MPI_F_SOURCE] == 0 && f[MPI_F_TAG] == 5 && f08.MPI_TAG == 5 &&
+               back.MPI_SOURCE == 0 && back.MPI_TAG == 5 && back.MPI_ERROR == stat.MPI_ERROR &&
+               cnt == 2,
+           "status to Fortran, Fortran 2008, Fortran and back: source %d tag %d count %d",
+           back.MPI_SOURCE, back.MPI_TAG, cnt);
+        rc = MPI_Status_c2f08(&stat, &f08) | MPI_Status_f082c(&f08, &back);
+        ok(rc == MPI_SUCCESS && back.MPI_TAG == 5, "status to Fortran 2008 and back");
         MPI_Type_free(&st4);
     }
     /* Vectors and contiguous types of huge counts build at once (MPICH
@@ -518,6 +533,9 @@ static void bad_input(void)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     ok(MPI_Type_contiguous(-1, MPI_INT, &t) == MPI_ERR_COUNT, "negative count: MPI_ERR_COUNT");
+    MPI_Fint fs[MPI_F_STATUS_SIZE];
+    ok(MPI_Status_c2f(MPI_STATUS_IGNORE, fs) == MPI_ERR_ARG,
+       "MPI_Status_c2f of MPI_STATUS_IGNORE: MPI_ERR_ARG");
     ok(MPI_Type_vector(2, 1, 1, MPI_DATATYPE_NULL, &t) == MPI_ERR_TYPE,
        "MPI_DATATYPE_NULL oldtype: MPI_ERR_TYPE");
     ok(MPI_Type_free(&pre) == MPI_ERR_TYPE, "freeing a predefined type: MPI_ERR_TYPE");
