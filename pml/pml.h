@@ -232,6 +232,9 @@ void pml_comm_hold(struct pml_comm *pc);
 void pml_comm_unhold(struct pml_comm *pc);
 /* Whether any live request still uses pc (a freed communicator lingers). */
 bool pml_req_using(const struct pml_comm *pc);
+/* Whether an operation on pc is under way: a request not yet complete,
+ * the user's (even freed) or the library's own (a buffered send's). */
+bool pml_req_pending(const struct pml_comm *pc);
 
 /* ---- protocol entry points ---- */
 

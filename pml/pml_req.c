@@ -116,6 +116,16 @@ bool pml_req_using(const struct pml_comm *pc)
     return false;
 }
 
+bool pml_req_pending(const struct pml_comm *pc)
+{
+    for (uint32_t i = 0; i < nslots; i++) {
+        const struct pml_req *r = &chunks[i / CHUNK][i % CHUNK];
+        if (r->base.obj.kind == RT_KIND_REQUEST && r->pc == pc && !r->base.complete)
+            return true;
+    }
+    return false;
+}
+
 static void req_release_op(struct rdmpi_request *r)
 {
     pml_req_release((struct pml_req *)r);

@@ -192,6 +192,40 @@ static void test_free_pending(void)
     }
 }
 
+/* MPI_Comm_disconnect returns once this rank's operations on the
+ * communicator are done (a large send whose request was freed, its
+ * receiver late) and every member has come, and sets the handle to
+ * MPI_COMM_NULL; MPI_COMM_WORLD cannot be disconnected. */
+static void test_disconnect(void)
+{
+    enum { N = 1 << 18 };
+    int *buf = malloc(N * sizeof(int)), good = 1, rc, cls;
+    MPI_Comm d, w = MPI_COMM_WORLD;
+    MPI_Request q;
+
+    MPI_Comm_dup(MPI_COMM_WORLD, &d);
+    if (mt_size > 1 && mt_rank == 0) {
+        for (int i = 0; i < N; i++)
+            buf[i] = i;
+        MPI_Isend(buf, N, MPI_INT, 1, 5, d, &q);
+        MPI_Request_free(&q);
+    } else if (mt_size > 1 && mt_rank == 1) {
+        usleep(100000);
+        MPI_Recv(buf, N, MPI_INT, 0, 5, d, MPI_STATUS_IGNORE);
+        for (int i = 0; i < N; i++)
+            good &= buf[i] == i;
+        mt_check(good, "a message sent before the disconnect arrived wrong");
+    }
+    rc = MPI_Comm_disconnect(&d);
+    mt_check(rc == MPI_SUCCESS && d == MPI_COMM_NULL, "disconnect: rc %d", rc);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Error_class(MPI_Comm_disconnect(&w), &cls);
+    mt_check(cls == MPI_ERR_COMM && w == MPI_COMM_WORLD, "disconnecting MPI_COMM_WORLD: class %d",
+             cls);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    free(buf);
+}
+
 /* Many communicators created and freed: ids recycle, nothing leaks. */
 static void test_loop(void)
 {
@@ -311,6 +345,7 @@ int main(int argc, char **argv)
     test_create();
     test_split_type();
     test_free_pending();
+    test_disconnect();
     test_loop();
     test_badinput();
     test_idup();
