@@ -190,7 +190,13 @@ bool coll_shm_allgather(struct coll_shm *s, const struct coll_args *a, bool all_
         coll_shm_await_slot(s, op);
         coll_shm_put_part(coll_shm_data(sl), src, scount, sdt, off, len);
         coll_shm_publish(sl, op);
-        for (int r = 0; r < s->n && a0 < a1; r++) {
+        /* With a core per rank, our own block first, which is ready when
+         * the others may not be, then the ranks after us (OSU allgather, 2
+         * ranks, 512 B-4 KiB: 0.76-0.91x the time of rank order).
+         * Oversubscribed, rank order (4 and 8 ranks on 2 cores, 1-64 B:
+         * 1.0-1.35x the time the other way). */
+        for (int k = 0; k < s->n && a0 < a1; k++) {
+            int r = coll_oversubscribed ? k : (s->me + k) % s->n;
             uint64_t *from = coll_shm_slot(s, r, op);
 
             if (r == s->me && a->inplace && !all_to_all)
