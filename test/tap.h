@@ -33,6 +33,13 @@ static int tap_n, tap_failed;
         printf("\n");                                                        \
         fflush(stdout);                                                      \
     } while (0)
+/* Typed comparisons: one test point each, both values printed. */
+#define CHECK_EQ_LONG(a, b)                                                  \
+    do {                                                                     \
+        long tap_a_ = (long)(a), tap_b_ = (long)(b);                         \
+        ok(tap_a_ == tap_b_, "%s == %s (%ld, %ld)", #a, #b, tap_a_, tap_b_); \
+    } while (0)
+#define CHECK_EQ_INT(a, b) CHECK_EQ_LONG(a, b)
 #define done_testing() (printf("1..%d\n", tap_n), fflush(stdout), tap_failed ? 1 : 0)
 #define bail_out(...)                                                        \
     do {                                                                     \

@@ -55,11 +55,14 @@ struct btl_ofi_card {
 };
 _Static_assert(sizeof(struct btl_ofi_card) == 56, "card header has no holes");
 
-/* The wire carries nothing of ours but 4 bytes of remote CQ data per
- * message: the low 16 bits number the message within its pair, the high
- * 16 return receive-window credits. A message of no bytes carries credits
- * only and is not handed to the pml. */
+/* Each message carries one word of ours: the low 16 bits number it
+ * within its pair, the next 16 return receive-window credits. It travels
+ * as 4 bytes of remote CQ data where the provider offers them, else
+ * (iWARP has no immediate data) as an 8-byte prefix ahead of the pml's
+ * header, which keeps that header 8-byte aligned. A message of no pml
+ * bytes carries credits only and is not handed to the pml. */
 #define BTL_OFI_MAX_WINDOW 16384 /* keeps in-flight numbers within half the 16-bit space */
+#define BTL_OFI_PREFIX     8
 
 static inline uint64_t btl_ofi_data(uint16_t seq, uint32_t credits)
 {
@@ -92,7 +95,8 @@ struct btl_ofi_op {
 
 struct btl_ofi_peer;
 
-/* A registered send buffer; desc is what alloc() hands out. */
+/* A registered send buffer; desc is what alloc() hands out, its buf
+ * btl_ofi.prefix bytes into the buffer. */
 struct btl_ofi_frag {
     struct btl_ofi_op op;
     struct btl_desc desc;
@@ -168,7 +172,8 @@ struct btl_ofi_state {
     uint64_t mr_mode;  /* the provider's FI_MR_* bits */
     uint64_t next_key; /* requested keys, unique per domain (no FI_MR_PROV_KEY) */
     uint64_t key_mask; /* keys fit mr_key_size bytes */
-    size_t inject;     /* largest message fi_inject takes (0: none) */
+    size_t prefix;     /* 0: our word is CQ data; BTL_OFI_PREFIX: it leads each message */
+    size_t inject;     /* largest pml message fi_inject takes (0: none) */
     int multi_recv;    /* receive buffers take many messages each */
     uint32_t window;   /* messages each peer may send us unconsumed */
 
@@ -184,7 +189,7 @@ struct btl_ofi_state {
     struct btl_ofi_rbuf *rbufs, *repost;
     int nrbufs;
     struct btl_ofi_read *reads, *free_reads;
-    uint8_t *inject_buf; /* sendi stages header + data here for fi_inject */
+    uint8_t *inject_buf; /* sendi stages header + data here for fi_inject (after the prefix) */
     uint8_t *align_buf;  /* a message the provider placed misaligned is copied here */
 
     struct btl_ofi_peer *busy; /* peers with queued sends */
@@ -197,7 +202,10 @@ struct btl_ofi_state {
 extern struct btl_ofi_state btl_ofi;
 extern const struct btl_ofi_host btl_ofi_host;
 
+/* fi_mr_reg with our keys and FI_MR_ENDPOINT binding; a libfabric code. */
 int btl_ofi_mr_reg(void *buf, size_t len, uint64_t access, struct fid_mr **mr);
+/* Why registering len bytes failed, with the locked-memory limit's fix. */
+void btl_ofi_reg_text(char *buf, size_t size, size_t len, int rc);
 void btl_ofi_error(const char *what, int rc);
 
 int btl_ofi_post_recv(struct btl_ofi_rbuf *b);
@@ -208,6 +216,7 @@ int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const v
 struct btl_desc *btl_ofi_alloc(struct btl_endpoint *ep, size_t len);
 void btl_ofi_send(struct btl_endpoint *ep, struct btl_desc *d);
 int btl_ofi_retry_sends(void);
+const char *btl_ofi_cause(const struct btl_ofi_peer *p, int err, char *buf, size_t len);
 int btl_ofi_send_credits(struct btl_ofi_peer *p);
 void btl_ofi_send_done(struct btl_ofi_frag *f);
 

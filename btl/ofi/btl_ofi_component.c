@@ -42,6 +42,10 @@ RT_PARAM(p_reads, "OFI_READS", RT_PARAM_INT, "64",
 RT_PARAM(p_multi, "OFI_MULTI_RECV", RT_PARAM_BOOL, "auto",
          "Post multi-receive buffers (FI_MULTI_RECV) where the provider offers them; auto: "
          "not where libfabric 1.17 breaks them (ofi_rxm, shm, sockets)")
+RT_PARAM(p_cqdata, "OFI_CQ_DATA", RT_PARAM_BOOL, "auto",
+         "Carry each message's sequence number and credits as remote CQ data; 0: in an "
+         "8-byte prefix instead, as on providers without CQ data (iWARP); auto: CQ data where "
+         "the provider offers 4 bytes of it")
 RT_PARAM(p_window, "OFI_WINDOW", RT_PARAM_INT, "32",
          "Messages a peer may send this rank before it has consumed them; bounds what "
          "waits in the provider's unexpected queue (2..16384)")
@@ -102,6 +106,49 @@ static void memlock_check(void)
                 (unsigned long long)rl.rlim_cur >> 10, btl_ofi.choice.info->fabric_attr->prov_name);
 }
 
+static long env_long(const char *name, long dflt)
+{
+    const char *v = getenv(name);
+
+    return v && *v ? strtol(v, NULL, 0) : dflt;
+}
+
+static void set_long(const char *name, long v)
+{
+    char buf[24];
+
+    snprintf(buf, sizeof(buf), "%ld", v);
+    setenv(name, buf, 1);
+}
+
+/* Sizes rxm's queues to the job and the devices before libfabric reads
+ * its variables (at the first fi_getinfo), so no user needs to set
+ * FI_UNIVERSE_SIZE: libfabric's default of 256 ranks makes rxm ask rxe
+ * for a 196608-entry CQ, and fi_enable fails. A user's settings stand. */
+static void size_queues(void)
+{
+    /* libfabric 1.17's defaults for the verbs queues. */
+    long tx = env_long("FI_VERBS_TX_SIZE", 384), rx = env_long("FI_VERBS_RX_SIZE", 384);
+    int max_cqe = btl_ofi_host.verbs_max_cqe();
+    struct btl_ofi_sizes z;
+
+    if (getenv("FI_UNIVERSE_SIZE"))
+        return;
+    z = btl_ofi_size_queues(rt.size, max_cqe, tx, rx);
+    set_long("FI_UNIVERSE_SIZE", z.universe);
+    if (z.verbs_tx && !getenv("FI_VERBS_TX_SIZE"))
+        set_long("FI_VERBS_TX_SIZE", z.verbs_tx);
+    if (z.verbs_rx && !getenv("FI_VERBS_RX_SIZE"))
+        set_long("FI_VERBS_RX_SIZE", z.verbs_rx);
+    if (!z.fits && rt.rank == 0)
+        rt_warn("btl/ofi: %d ranks need more completion queue entries than the verbs device "
+                "allows (max_cqe %d); rxm is sized for %ld peers with 16-deep queues, so its "
+                "queue can overrun when more of them talk at once",
+                rt.size, max_cqe, z.universe);
+    rt_info(2, "btl/ofi: FI_UNIVERSE_SIZE=%ld, verbs queues %ld/%ld (device max_cqe %d)",
+            z.universe, z.verbs_tx ? z.verbs_tx : tx, z.verbs_rx ? z.verbs_rx : rx, max_cqe);
+}
+
 /* Picks the provider; 0 with btl_ofi.info set, 0 without it when ofi is
  * unavailable and nobody asked for it, or fatal when the user's choice
  * cannot be met. */
@@ -123,6 +170,7 @@ static int choose(void)
      * KiB: 139 us, with this room 50 us). Read by rxm at its first
      * fi_getinfo, so set before; a user's setting stands. */
     setenv("FI_OFI_RXM_BUFFER_SIZE", RXM_BUFFER_SIZE, 0);
+    size_queues();
     rc = fi_getinfo(FI_VERSION(1, 12), NULL, NULL, 0, h, &list);
     fi_freeinfo(h);
     if (rc && rc != -FI_ENODATA) {
@@ -137,8 +185,14 @@ static int choose(void)
              * so the user reads one line, not one per rank. */
             if (rt.local_rank != 0)
                 nanosleep(&(struct timespec){2, 0}, NULL);
-            rt_fatal("btl/ofi: %s%s%s", btl_ofi.choice.text,
-                     fip ? "; FI_PROVIDER limits libfabric to " : "", fip ? fip : "");
+            int no_dev = !strncmp(want.provider, "verbs", 5) && !btl_ofi_host.verbs_max_cqe();
+
+            rt_fatal("btl/ofi: %s%s%s%s", btl_ofi.choice.text,
+                     fip ? "; FI_PROVIDER limits libfabric to " : "", fip ? fip : "",
+                     no_dev ? "; rdma-core finds no RDMA device on this host (ibv_devices lists "
+                              "none): load the driver (rdma_rxe or siw for soft RDMA) or unset "
+                              "RDMPI_OFI_PROVIDER"
+                            : "");
         }
         rt_info(1, "btl/ofi: not used: %s", btl_ofi.choice.text);
         fi_freeinfo(list);
@@ -222,6 +276,7 @@ static int open_endpoint(size_t eager)
     /* A multi-receive buffer is released once less than one eager message
      * fits, so every message lands whole. Set after fi_enable (it applies
      * to receives posted later): shm 1.17 crashes when it comes before. */
+    eager += btl_ofi.prefix;
     if (btl_ofi.multi_recv && (rc = fi_setopt(&btl_ofi.ep->fid, FI_OPT_ENDPOINT,
                                               FI_OPT_MIN_MULTI_RECV, &eager, sizeof(eager)))) {
         btl_ofi_error("fi_setopt(FI_OPT_MIN_MULTI_RECV)", rc);
@@ -240,7 +295,8 @@ static int make_buffers(size_t eager)
 
     if (ntx < 2 || nreads < 1)
         rt_fatal("RDMPI_OFI_TX_BUFFERS must be at least 2 and RDMPI_OFI_READS at least 1");
-    eager = (eager + 63) & ~(size_t)63;
+    /* Slots hold a whole message as it is on the wire, prefix included. */
+    eager = (eager + btl_ofi.prefix + 63) & ~(size_t)63;
     if (btl_ofi.multi_recv) {
         nrx = 4;
         rsize = rxmem / 4 > 4 * eager ? rxmem / 4 : 4 * eager;
@@ -267,18 +323,23 @@ static int make_buffers(size_t eager)
         return -ENOMEM;
     }
     if ((btl_ofi.mr_mode & FI_MR_LOCAL) &&
-        (rc = btl_ofi_mr_reg(btl_ofi.pool, btl_ofi.pool_size, FI_SEND | FI_RECV, &btl_ofi.pool_mr)))
-        return rc;
+        (rc = btl_ofi_mr_reg(btl_ofi.pool, btl_ofi.pool_size, FI_SEND | FI_RECV, &btl_ofi.pool_mr))) {
+        char text[400];
+
+        btl_ofi_reg_text(text, sizeof(text), btl_ofi.pool_size, rc);
+        rt_warn("btl/ofi: cannot start: %s (its message buffers)", text);
+        return btl_ofi_errno(rc);
+    }
     btl_ofi.pool_desc = btl_ofi.pool_mr ? fi_mr_desc(btl_ofi.pool_mr) : NULL;
     for (size_t k = 0; k < ntx; k++) {
         struct btl_ofi_frag *f = &btl_ofi.frags[k];
         f->op.kind = BTL_OFI_SEND;
-        f->desc.buf = btl_ofi.pool + k * eager;
+        f->desc.buf = btl_ofi.pool + k * eager + btl_ofi.prefix;
         f->next = btl_ofi.free_frags;
         btl_ofi.free_frags = f;
     }
-    btl_ofi.inject_buf = btl_ofi.pool + ntx * eager;
-    btl_ofi.align_buf = btl_ofi.inject_buf + eager;
+    btl_ofi.inject_buf = btl_ofi.pool + ntx * eager + btl_ofi.prefix;
+    btl_ofi.align_buf = btl_ofi.pool + (ntx + 1) * eager;
     off = (ntx + 2) * eager;
     for (int k = 0; k < nrx; k++, off += rsize) {
         struct btl_ofi_rbuf *b = &btl_ofi.rbufs[k];
@@ -373,14 +434,21 @@ static void set_limits(struct btl_module *btl)
     const struct fi_info *i = btl_ofi.info;
     size_t eager = rt_param_size(&p_eager);
     long window = rt_param_int(&p_window);
-    int multi;
+    int multi, cq_data;
 
     if (!eager)
         eager = btl_ofi.choice.quirks->eager_limit;
     if (eager < MIN_EAGER)
         rt_fatal("RDMPI_OFI_EAGER_LIMIT=%zu is below the minimum of %d bytes", eager, MIN_EAGER);
-    if (eager > i->ep_attr->max_msg_size)
-        eager = i->ep_attr->max_msg_size;
+    /* Our word rides as remote CQ data where there is room for it. */
+    cq_data = rt_param_bool(&p_cqdata);
+    if (cq_data > 0 && i->domain_attr->cq_data_size < 4)
+        rt_fatal("RDMPI_OFI_CQ_DATA=1, but %s offers %zu bytes of remote CQ data, not 4; "
+                 "unset it to carry sequence numbers in a prefix",
+                 i->fabric_attr->prov_name, i->domain_attr->cq_data_size);
+    btl_ofi.prefix = cq_data != 0 && i->domain_attr->cq_data_size >= 4 ? 0 : BTL_OFI_PREFIX;
+    if (eager + btl_ofi.prefix > i->ep_attr->max_msg_size)
+        eager = i->ep_attr->max_msg_size - btl_ofi.prefix;
     if (window < 2 || window > BTL_OFI_MAX_WINDOW)
         rt_fatal("RDMPI_OFI_WINDOW=%ld is outside 2..%d", window, BTL_OFI_MAX_WINDOW);
     btl_ofi.window = (uint32_t)window;
@@ -389,7 +457,9 @@ static void set_limits(struct btl_module *btl)
                            ? UINT64_MAX
                            : (1ull << (8 * i->domain_attr->mr_key_size)) - 1;
     btl_ofi.next_key = 1;
-    btl_ofi.inject = i->tx_attr->inject_size < eager ? i->tx_attr->inject_size : eager;
+    btl_ofi.inject = i->tx_attr->inject_size > btl_ofi.prefix ? i->tx_attr->inject_size - btl_ofi.prefix : 0;
+    if (btl_ofi.inject > eager)
+        btl_ofi.inject = eager;
     multi = rt_param_bool(&p_multi);
     btl_ofi.multi_recv =
         (i->caps & FI_MULTI_RECV) && (multi < 0 ? !btl_ofi.choice.quirks->no_multi_recv : multi);
@@ -407,16 +477,19 @@ static void describe(const struct btl_module *btl)
     const struct fi_info *i = btl_ofi.info;
     const char *mon = getenv("FI_MR_CACHE_MONITOR");
 
-    snprintf(transport, sizeof(transport), "%s on %s (fabric %s, domain %s, %s)",
+    snprintf(transport, sizeof(transport), "%s on %s (fabric %s, domain %s, %s%s%s)",
              i->fabric_attr->prov_name, btl_ofi.choice.iface, i->fabric_attr->name,
              i->domain_attr->name,
              btl_ofi.choice.link == BTL_OFI_LINK_OTHER ? btl_ofi.choice.quirks->link
-                                                       : btl_ofi_link_name(btl_ofi.choice.link));
+                                                       : btl_ofi_link_name(btl_ofi.choice.link),
+             btl_ofi.choice.link_detail[0] ? ", " : "", btl_ofi.choice.link_detail);
     rt_info(2,
             "btl/ofi: eager limit %zu, inject %zu, %s receive buffers, window %u, "
-            "mr_mode %#llx, %s%s%s",
+            "order and credits %s, mr_mode %#llx, %s%s%s",
             btl->eager_limit, btl_ofi.inject, btl_ofi.multi_recv ? "multi" : "single",
-            btl_ofi.window, (unsigned long long)btl_ofi.mr_mode,
+            btl_ofi.window,
+            btl_ofi.prefix ? "in an 8-byte prefix (no remote CQ data)" : "as remote CQ data",
+            (unsigned long long)btl_ofi.mr_mode,
             btl->flags & BTL_CAP_GET ? "RDMA read" : "no RDMA read (key wider than 8 bytes)",
             btl_ofi.choice.quirks->pins ? ", registration cache monitor " : "",
             btl_ofi.choice.quirks->pins ? (mon ? mon : "libfabric's default") : "");

@@ -14,24 +14,71 @@
 #include <string.h>
 #include <unistd.h>
 
-/* RoCE v2 if the port carries any RoCE v2 GID (routable, UDP), else v1. */
-static enum btl_ofi_link roce_version(struct ibv_context *ctx, int ngids)
+/* Does GID g carry address sa (IPv4 as ::ffff:a.b.c.d)? */
+static int gid_holds(const union ibv_gid *g, const struct sockaddr *sa)
+{
+    static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+    if (sa->sa_family == AF_INET)
+        return !memcmp(g->raw, v4mapped, 12) &&
+               !memcmp(g->raw + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+    return sa->sa_family == AF_INET6 &&
+           !memcmp(g->raw, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+}
+
+/* RoCE v2 when the GID of the entry's address has a v2 entry (rdma_cm
+ * uses v2 when both exist), or, without an address, when the port has
+ * any; detail names the GID index used. */
+static enum btl_ofi_link roce_version(struct ibv_context *ctx, int ngids, const struct sockaddr *sa,
+                                      char *detail, size_t len)
 {
     struct ibv_gid_entry *g = calloc((size_t)ngids, sizeof(*g));
     enum btl_ofi_link link = BTL_OFI_LINK_ROCE_V1;
+    int index = -1;
     ssize_t n;
 
     if (!g)
         return link;
     n = ibv_query_gid_table(ctx, g, (size_t)ngids, 0);
-    for (ssize_t i = 0; i < n; i++)
-        if (g[i].port_num == 1 && g[i].gid_type == IBV_GID_TYPE_ROCE_V2)
+    for (ssize_t i = 0; i < n; i++) {
+        if (g[i].port_num != 1 || (sa && !gid_holds(&g[i].gid, sa)))
+            continue;
+        if (g[i].gid_type == IBV_GID_TYPE_ROCE_V2 && link != BTL_OFI_LINK_ROCE_V2) {
             link = BTL_OFI_LINK_ROCE_V2;
+            index = (int)g[i].gid_index;
+        } else if (index < 0) {
+            index = (int)g[i].gid_index;
+        }
+    }
     free(g);
+    if (index >= 0 && sa)
+        snprintf(detail, len, "GID index %d", index);
     return link;
 }
 
-static enum btl_ofi_link port_link(struct ibv_device *dev)
+/* "4X EDR, 100 Gb/s" from the port's width and lane speed. */
+static void ib_rate(const struct ibv_port_attr *pa, char *buf, size_t len)
+{
+    static const struct {
+        int code;
+        const char *name;
+        double gbps;
+    } speeds[] = {{1, "SDR", 2.5}, {2, "DDR", 5},  {4, "QDR", 10},  {8, "FDR10", 10},
+                  {16, "FDR", 14}, {32, "EDR", 25}, {64, "HDR", 50}, {128, "NDR", 100}};
+    int width = pa->active_width == 1 ? 1 : pa->active_width == 2 ? 4
+              : pa->active_width == 4 ? 8 : pa->active_width == 8 ? 12 : 2;
+
+    for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
+        if (speeds[i].code == pa->active_speed) {
+            snprintf(buf, len, "LID %#x, %dX %s, %.0f Gb/s", pa->lid, width, speeds[i].name,
+                     width * speeds[i].gbps);
+            return;
+        }
+    snprintf(buf, len, "LID %#x", pa->lid);
+}
+
+static enum btl_ofi_link port_link(struct ibv_device *dev, const struct sockaddr *sa, char *detail,
+                                   size_t len)
 {
     enum btl_ofi_link link = BTL_OFI_LINK_UNKNOWN;
     struct ibv_context *ctx;
@@ -42,10 +89,12 @@ static enum btl_ofi_link port_link(struct ibv_device *dev)
     if (!(ctx = ibv_open_device(dev)))
         return link;
     if (!ibv_query_port(ctx, 1, &pa)) {
-        if (pa.link_layer == IBV_LINK_LAYER_ETHERNET)
-            link = roce_version(ctx, pa.gid_tbl_len);
-        else
+        if (pa.link_layer == IBV_LINK_LAYER_ETHERNET) {
+            link = roce_version(ctx, pa.gid_tbl_len, sa, detail, len);
+        } else {
             link = BTL_OFI_LINK_IB; /* UNSPECIFIED is what old IB drivers say */
+            ib_rate(&pa, detail, len);
+        }
     }
     ibv_close_device(ctx);
     return link;
@@ -53,7 +102,8 @@ static enum btl_ofi_link port_link(struct ibv_device *dev)
 
 /* The verbs provider names domains after devices, with "-xrc" or
  * "-dgram" appended for those variants. */
-static enum btl_ofi_link verbs_link(const char *domain)
+static enum btl_ofi_link verbs_link(const char *domain, const struct sockaddr *sa, char *detail,
+                                    size_t len)
 {
     enum btl_ofi_link link = BTL_OFI_LINK_UNKNOWN;
     struct ibv_device **devs;
@@ -66,9 +116,29 @@ static enum btl_ofi_link verbs_link(const char *domain)
         return link;
     for (int i = 0; i < n; i++)
         if (!strcmp(ibv_get_device_name(devs[i]), name))
-            link = port_link(devs[i]);
+            link = port_link(devs[i], sa, detail, len);
     ibv_free_device_list(devs);
     return link;
+}
+
+static int verbs_max_cqe(void)
+{
+    struct ibv_device **devs;
+    int n, min = 0;
+
+    if (!(devs = ibv_get_device_list(&n)))
+        return 0;
+    for (int i = 0; i < n; i++) {
+        struct ibv_context *ctx = ibv_open_device(devs[i]);
+        struct ibv_device_attr a;
+
+        if (ctx && !ibv_query_device(ctx, &a) && a.max_cqe > 0 && (!min || a.max_cqe < min))
+            min = a.max_cqe;
+        if (ctx)
+            ibv_close_device(ctx);
+    }
+    ibv_free_device_list(devs);
+    return min;
 }
 
 static int is_bridge(const char *ifname)
@@ -109,6 +179,7 @@ static int ifname_of(const struct sockaddr *sa, char *buf, size_t len)
 
 const struct btl_ofi_host btl_ofi_host = {
     .verbs_link = verbs_link,
+    .verbs_max_cqe = verbs_max_cqe,
     .is_bridge = is_bridge,
     .ifname_of = ifname_of,
 };

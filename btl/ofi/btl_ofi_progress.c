@@ -1,5 +1,5 @@
 /* btl/ofi progress: read the completion queue, deliver incoming messages in
- * each peer's send order (by the sequence number in the remote CQ data),
+ * each peer's send order (by the sequence number in our word, btl_ofi.h),
  * give receive buffers back, finish sends and reads, report provider
  * errors, and retry what the provider refused. Most providers here make
  * progress only inside these calls, so the pml must keep calling. */
@@ -111,19 +111,31 @@ static int on_recv(struct btl_ofi_rbuf *b, const struct fi_cq_data_entry *e, fi_
     if (e->flags & FI_RECV) {
         const uint8_t *data = btl_ofi.multi_recv ? e->buf : b->data;
         struct btl_ofi_peer *p = source(src, e->len);
-        uint16_t seq = (uint16_t)e->data;
-
-        /* Every message of ours carries data; sockets 1.17 sometimes
+        /* Every message of ours carries the word; sockets 1.17 sometimes
          * leaves FI_REMOTE_CQ_DATA out of the flags, so do not ask. */
-        p->credits += (uint32_t)(e->data >> 16);
+        uint64_t w = e->data;
+        size_t len = e->len;
+        uint16_t seq;
+
+        if (btl_ofi.prefix) {
+            if (RT_UNLIKELY(len < BTL_OFI_PREFIX))
+                rt_fatal("btl/ofi: a %zu-byte message from rank %d is shorter than the %d-byte "
+                         "prefix every message carries (provider %s)",
+                         len, p->world, BTL_OFI_PREFIX, btl_ofi.info->fabric_attr->prov_name);
+            memcpy(&w, data, sizeof(w));
+            data += BTL_OFI_PREFIX;
+            len -= BTL_OFI_PREFIX;
+        }
+        seq = (uint16_t)w;
+        p->credits += (uint32_t)(w >> 16) & 0xffff;
         if (RT_UNLIKELY(seq != p->rx_seq)) {
-            hold(p, seq, data, e->len);
+            hold(p, seq, data, len);
         } else {
             /* Multi-receive packs messages end to end; the pml reads its
              * headers as structs, so give it 8-byte alignment. */
             if ((uintptr_t)data & 7)
-                data = memcpy(btl_ofi.align_buf, data, e->len);
-            n = deliver(p, data, e->len);
+                data = memcpy(btl_ofi.align_buf, data, len);
+            n = deliver(p, data, len);
         }
     }
     if ((!btl_ofi.multi_recv || (e->flags & FI_MULTI_RECV)) && btl_ofi_post_recv(b))
@@ -174,7 +186,7 @@ static int on_error(void)
     struct fi_cq_err_entry err = {0};
     struct btl_ofi_op *op;
     static int warned;
-    char buf[256];
+    char buf[256], why[200];
     ssize_t rc = fi_cq_readerr(btl_ofi.cq, &err, 0);
 
     if (rc == -FI_EAGAIN)
@@ -207,13 +219,9 @@ static int on_error(void)
         struct btl_ofi_frag *f = (struct btl_ofi_frag *)op;
 
         if (!btl_ofi.closing)
-            rt_fatal("btl/ofi: a %zu-byte send to rank %d failed: %s (%s: %s); rank %d may have "
-                     "died%s",
-                     f->desc.len, f->peer->world, fi_strerror(err.err), prov, detail,
-                     f->peer->world,
-                     f->peer->suspect
-                         ? ", or the provider closed the connection after a failed RDMA read"
-                         : "");
+            rt_fatal("btl/ofi: a %zu-byte send to rank %d failed: %s (%s: %s); %s", f->desc.len,
+                     f->peer->world, fi_strerror(err.err), prov, detail,
+                     btl_ofi_cause(f->peer, err.err, why, sizeof(why)));
         btl_ofi_send_done(f);
         return 1;
     }

@@ -14,31 +14,57 @@
 #include <rdma/fi_rma.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+
+/* What a failed registration of len bytes tells the user: the locked-
+ * memory limit and how to raise it when the provider ran out of memory. */
+void btl_ofi_reg_text(char *buf, size_t size, size_t len, int rc)
+{
+    struct rlimit rl;
+    int n = snprintf(buf, size, "registering %zu bytes with %s failed: %s", len,
+                     btl_ofi.info->fabric_attr->prov_name, fi_strerror(-rc));
+
+    if (rc != -FI_ENOMEM || n < 0 || (size_t)n >= size)
+        return;
+    if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY)
+        snprintf(buf + n, size - (size_t)n,
+                 ": the locked-memory limit is %llu KiB (ulimit -l); raise it with 'ulimit -l "
+                 "unlimited', memlock in /etc/security/limits.conf, or LimitMEMLOCK= for a "
+                 "systemd service",
+                 (unsigned long long)rl.rlim_cur >> 10);
+    else
+        snprintf(buf + n, size - (size_t)n, " (out of memory, or a pinning limit of the device)");
+}
+
+/* A message's buffer could not be registered: say it once, loudly; the
+ * pml copies that message instead. */
+static void reg_failed(size_t len, int rc)
+{
+    static int warned;
+    char text[400];
+
+    btl_ofi.count.reg_errors++;
+    btl_ofi_reg_text(text, sizeof(text), len, rc);
+    if (!warned++)
+        rt_warn("btl/ofi: %s; large messages use the copy pipeline instead", text);
+    else
+        rt_info(2, "btl/ofi: %s", text);
+}
 
 int btl_ofi_mr_reg(void *buf, size_t len, uint64_t access, struct fid_mr **mr)
 {
-    static int warned;
     /* Without FI_MR_PROV_KEY we pick keys, and they must be unique within
      * the domain (a reused one is -FI_ENOKEY). */
     uint64_t key = (btl_ofi.mr_mode & FI_MR_PROV_KEY) ? 0 : btl_ofi.next_key++ & btl_ofi.key_mask;
     int rc = fi_mr_reg(btl_ofi.domain, buf, len, access, 0, key, 0, mr, NULL);
 
-    if (rc) {
-        /* Typically the locked-memory limit: say it once, loudly. */
-        if (!warned++)
-            rt_warn("btl/ofi: registering %zu bytes with %s failed: %s; large messages use "
-                    "the copy pipeline instead%s",
-                    len, btl_ofi.info->fabric_attr->prov_name, fi_strerror(-rc),
-                    rc == -FI_ENOMEM ? " (raise the locked-memory limit, ulimit -l)" : "");
-        else
-            rt_info(2, "btl/ofi: registering %zu bytes failed: %s", len, fi_strerror(-rc));
-        return btl_ofi_errno(rc);
-    }
+    if (rc)
+        return rc;
     if (btl_ofi.mr_mode & FI_MR_ENDPOINT) {
         if ((rc = fi_mr_bind(*mr, &btl_ofi.ep->fid, 0)) || (rc = fi_mr_enable(*mr))) {
             btl_ofi_error("binding a memory region to the endpoint", rc);
             fi_close(&(*mr)->fid);
-            return btl_ofi_errno(rc);
+            return rc;
         }
     }
     return 0;
@@ -58,9 +84,9 @@ int btl_ofi_register(struct btl_module *btl, void *base, size_t len, struct btl_
     }
     /* FI_READ as well: the pml may hand it back as a read's destination. */
     if ((rc = btl_ofi_mr_reg(base, len, FI_REMOTE_READ | FI_READ, &r->mr))) {
-        btl_ofi.count.reg_errors++;
+        reg_failed(len, rc);
         free(r);
-        return rc;
+        return btl_ofi_errno(rc);
     }
     k.key = fi_mr_key(r->mr);
     k.base = (btl_ofi.mr_mode & FI_MR_VIRT_ADDR) ? 0 : (uint64_t)(uintptr_t)base;
@@ -99,8 +125,8 @@ int btl_ofi_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint
         if (lreg) {
             desc = fi_mr_desc(lreg->mr);
         } else if ((rc = btl_ofi_mr_reg(local, len, FI_READ, &r->lmr))) {
-            btl_ofi.count.reg_errors++;
-            return (int)rc;
+            reg_failed(len, (int)rc);
+            return btl_ofi_errno(rc);
         } else {
             desc = fi_mr_desc(r->lmr);
         }
@@ -113,9 +139,12 @@ int btl_ofi_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint
             btl_ofi.count.eagain++;
             return -EAGAIN;
         }
+        char why[200];
+
         rt_warn("btl/ofi: an RDMA read of %zu bytes from rank %d failed to start: %s "
-                "(provider %s)",
-                len, p->world, fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name);
+                "(provider %s); %s",
+                len, p->world, fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name,
+                btl_ofi_cause(p, (int)-rc, why, sizeof(why)));
         btl_ofi.count.read_errors++;
         return btl_ofi_errno(rc);
     }

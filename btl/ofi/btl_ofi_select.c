@@ -146,9 +146,6 @@ static const char *skip_reason(const struct fi_info *e, const char *ifname,
 {
     const struct sockaddr *sa = ip_addr(e);
 
-    /* Sequence numbers travel as 4 bytes of remote CQ data. */
-    if (!e->domain_attr || e->domain_attr->cq_data_size < 4)
-        return "no 4-byte remote CQ data";
     if (want->multi_host && q->local_only)
         return "this host only, the job spans hosts";
     if (want->iface[0])
@@ -214,7 +211,7 @@ int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
                    const struct btl_ofi_host *host, struct btl_ofi_choice *out)
 {
     struct text t = {out->text, sizeof(out->text), 0};
-    char skipped[320] = "", ifname[64];
+    char skipped[320] = "", ifname[64], detail[64];
     struct text s = {skipped, sizeof(skipped), 0};
     int best = -1, usable = 0, wanted = 0, nskipped = 0;
 
@@ -242,13 +239,16 @@ int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
             continue;
         }
         usable++;
-        link = is_verbs(prov) ? host->verbs_link(domain_of(e)) : BTL_OFI_LINK_OTHER;
+        detail[0] = 0;
+        link = is_verbs(prov) ? host->verbs_link(domain_of(e), ip_addr(e), detail, sizeof(detail))
+                              : BTL_OFI_LINK_OTHER;
         if (best < 0 || score(q, link) < best) {
             best = score(q, link);
             out->info = e;
             out->quirks = q;
             out->link = link;
             snprintf(out->iface, sizeof(out->iface), "%s", ifname);
+            snprintf(out->link_detail, sizeof(out->link_detail), "%s", detail);
         }
     }
     if (nskipped > 4)
@@ -278,9 +278,10 @@ int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
     if (!out->info)
         return -ENOENT;
 
-    put(&t, "%s on %s (fabric %s, domain %s, %s): ", prov_of(out->info),
+    put(&t, "%s on %s (fabric %s, domain %s, %s%s%s): ", prov_of(out->info),
         out->iface[0] ? out->iface : "-", fabric_of(out->info), domain_of(out->info),
-        out->link == BTL_OFI_LINK_OTHER ? out->quirks->link : btl_ofi_link_name(out->link));
+        out->link == BTL_OFI_LINK_OTHER ? out->quirks->link : btl_ofi_link_name(out->link),
+        out->link_detail[0] ? ", " : "", out->link_detail);
     if (want->provider[0])
         put(&t, "RDMPI_OFI_PROVIDER=%s", want->provider);
     else
@@ -291,4 +292,24 @@ int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
     if (nskipped)
         put(&t, "; skipped %s", skipped);
     return 0;
+}
+
+struct btl_ofi_sizes btl_ofi_size_queues(long ranks, long max_cqe, long tx, long rx)
+{
+    struct btl_ofi_sizes z = {ranks < 2 ? 2 : ranks, 0, 0, 1};
+    long depth;
+
+    if (max_cqe <= 0 || (tx + rx) * z.universe <= max_cqe)
+        return z;
+    /* Shallower queues, equal for both directions, down to 16 entries:
+     * fewer messages in flight per connection, but every rank connects. */
+    depth = max_cqe / (2 * z.universe);
+    if (depth < 16) {
+        depth = 16;
+        z.universe = max_cqe / (2 * depth);
+        z.fits = 0;
+    }
+    z.verbs_tx = depth < tx ? depth : tx;
+    z.verbs_rx = depth < rx ? depth : rx;
+    return z;
 }

@@ -42,8 +42,14 @@ const char *btl_ofi_link_name(enum btl_ofi_link link);
 
 /* Host facts the choice depends on; btl_ofi_host.c has the real ones. */
 struct btl_ofi_host {
-    /* A verbs device ("mlx5_0") as rdma-core sees it. */
-    enum btl_ofi_link (*verbs_link)(const char *device);
+    /* A verbs device ("mlx5_0") as rdma-core sees it, for the entry with
+     * address sa (may be NULL); detail gets what identifies the port:
+     * InfiniBand LID and rate, the RoCE GID index of sa. */
+    enum btl_ofi_link (*verbs_link)(const char *device, const struct sockaddr *sa, char *detail,
+                                    size_t len);
+    /* The smallest completion queue limit (max_cqe) of the verbs devices
+     * here, 0 without any. */
+    int (*verbs_max_cqe)(void);
     /* Is the network interface a virtual bridge (docker0, virbr0)? */
     int (*is_bridge)(const char *ifname);
     /* The interface holding address sa: 0 and its name in buf, or -ENOENT. */
@@ -60,7 +66,8 @@ struct btl_ofi_choice {
     const struct fi_info *info;          /* the chosen entry, in the list */
     const struct btl_ofi_quirks *quirks; /* its row */
     enum btl_ofi_link link;
-    char iface[64]; /* its network interface, or "" */
+    char link_detail[64]; /* verbs: LID and rate, or GID index; else "" */
+    char iface[64];       /* its network interface, or "" */
     char text[640]; /* why it was chosen, or why none was */
 };
 
@@ -71,5 +78,21 @@ struct btl_ofi_choice {
  * out->text saying what is missing and what there is. */
 int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
                    const struct btl_ofi_host *host, struct btl_ofi_choice *out);
+
+/* Queue sizes for ofi_rxm over verbs, set through libfabric's variables
+ * before its first fi_getinfo: rxm opens one device CQ of (tx + rx) *
+ * universe entries, which must fit the device's max_cqe (rxe: 32767;
+ * libfabric's defaults ask 2 * 384 * 256). A setting of 0 is left alone. */
+struct btl_ofi_sizes {
+    long universe;  /* FI_UNIVERSE_SIZE: the job's ranks */
+    long verbs_tx;  /* FI_VERBS_TX_SIZE, lowered only when the CQ would not fit */
+    long verbs_rx;  /* FI_VERBS_RX_SIZE */
+    int fits;       /* 0: 16-deep queues for every rank overflow max_cqe, so the
+                       universe is cut: the CQ can overrun when more peers talk at once */
+};
+
+/* From the job size, the device limit (0: no verbs device, nothing to
+ * set) and the queue depths in force (libfabric's defaults or the user's). */
+struct btl_ofi_sizes btl_ofi_size_queues(long ranks, long max_cqe, long tx, long rx);
 
 #endif

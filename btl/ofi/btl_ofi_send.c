@@ -2,8 +2,9 @@
  * into a registered buffer), alloc/send, the per-peer queue of sends held
  * back (provider -FI_EAGAIN, or the peer's window full) retried from
  * progress in order, and credit messages. Each message's number and the
- * credits it returns travel as remote CQ data, and are committed only
- * when the provider accepts the message. */
+ * credits it returns travel as remote CQ data or in the prefix
+ * (btl_ofi.h), and are committed only when the provider accepts the
+ * message. */
 #include "config.h"
 
 #include "btl_ofi.h"
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static struct btl_ofi_frag *frag_get(void)
@@ -30,20 +32,53 @@ static void frag_put(struct btl_ofi_frag *f)
     btl_ofi.free_frags = f;
 }
 
+/* The likely cause of a failed operation with peer p, as the end of a
+ * message: the device went away (deleted, driver unloaded, port down),
+ * or the peer died. */
+const char *btl_ofi_cause(const struct btl_ofi_peer *p, int err, char *buf, size_t len)
+{
+    if (err == FI_ENODEV || err == FI_ENETDOWN)
+        snprintf(buf, len, "the RDMA device %s went away or its port is down (removed with "
+                 "rdma link or modprobe -r, or the link was lost)",
+                 btl_ofi.info->domain_attr->name);
+    else
+        snprintf(buf, len, "rank %d may have died%s", p->world,
+                 p->suspect ? ", or the provider closed the connection after a failed RDMA read"
+                            : "");
+    return buf;
+}
+
 /* A send the provider rejected for a reason other than resources: the
  * peer is gone or the fabric broke. Once finalize began, peers may have
  * closed already; that is no error. */
 static void send_failed(const struct btl_ofi_peer *p, size_t len, ssize_t rc)
 {
+    char why[200];
+
     if (btl_ofi.closing) {
         rt_info(2, "btl/ofi: a %zu-byte send to rank %d failed at finalize: %s", len, p->world,
                 fi_strerror((int)-rc));
         return;
     }
-    rt_fatal("btl/ofi: a %zu-byte send to rank %d failed: %s (provider %s); rank %d may have "
-             "died%s",
-             len, p->world, fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name, p->world,
-             p->suspect ? ", or the provider closed the connection after a failed RDMA read" : "");
+    rt_fatal("btl/ofi: a %zu-byte send to rank %d failed: %s (provider %s); %s", len, p->world,
+             fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name,
+             btl_ofi_cause(p, (int)-rc, why, sizeof(why)));
+}
+
+/* Hands the provider len pml bytes at buf with our word w: as remote CQ
+ * data, or written into the prefix room just before buf. Without ctx the
+ * message is injected (no completion). */
+static ssize_t tx(uint8_t *buf, size_t len, uint64_t w, void *ctx, fi_addr_t to)
+{
+    if (btl_ofi.prefix) {
+        memcpy(buf - BTL_OFI_PREFIX, &w, sizeof(w));
+        buf -= BTL_OFI_PREFIX;
+        len += BTL_OFI_PREFIX;
+        return ctx ? fi_send(btl_ofi.ep, buf, len, btl_ofi.pool_desc, to, ctx)
+                   : fi_inject(btl_ofi.ep, buf, len, to);
+    }
+    return ctx ? fi_senddata(btl_ofi.ep, buf, len, btl_ofi.pool_desc, w, to, ctx)
+               : fi_injectdata(btl_ofi.ep, buf, len, w, to);
 }
 
 /* Credits this message can return (all that is owed, up to 16 bits). */
@@ -78,14 +113,13 @@ static int post(struct btl_ofi_frag *f)
         return -EAGAIN;
     }
     if (len <= btl_ofi.inject && !p->suspect) {
-        rc = fi_injectdata(btl_ofi.ep, f->desc.buf, len, data, p->addr);
+        rc = tx(f->desc.buf, len, data, NULL, p->addr);
         if (!rc) {
             btl_ofi.count.inject_msgs++;
             frag_put(f);
         }
     } else {
-        rc =
-            fi_senddata(btl_ofi.ep, f->desc.buf, len, btl_ofi.pool_desc, data, p->addr, &f->op.ctx);
+        rc = tx(f->desc.buf, len, data, &f->op.ctx, p->addr);
         if (!rc)
             btl_ofi.outstanding++;
     }
@@ -108,8 +142,7 @@ static int post(struct btl_ofi_frag *f)
 int btl_ofi_send_credits(struct btl_ofi_peer *p)
 {
     uint32_t ret = returning(p);
-    ssize_t rc =
-        fi_injectdata(btl_ofi.ep, btl_ofi.inject_buf, 0, btl_ofi_data(p->tx_seq, ret), p->addr);
+    ssize_t rc = tx(btl_ofi.inject_buf, 0, btl_ofi_data(p->tx_seq, ret), NULL, p->addr);
 
     if (rc == -FI_EAGAIN) {
         btl_ofi.count.eagain++;
@@ -144,8 +177,7 @@ int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const v
         if (dlen)
             memcpy(btl_ofi.inject_buf + hlen, data, dlen);
         ret = returning(p);
-        rc = fi_injectdata(btl_ofi.ep, btl_ofi.inject_buf, len, btl_ofi_data(p->tx_seq, ret),
-                           p->addr);
+        rc = tx(btl_ofi.inject_buf, len, btl_ofi_data(p->tx_seq, ret), NULL, p->addr);
         if (rc == -FI_EAGAIN) {
             btl_ofi.count.eagain++;
             return -EAGAIN;

@@ -2,6 +2,7 @@
  * against libfabric alone, one fi_read in flight and a busy CQ poll, on
  * the first entry libfabric offers for RDMPI_OFI_PROVIDER (the entry
  * btl/ofi picks by default). Only the address exchange uses the runtime.
+ * RDMPI_OFI_IFACE names the domain (a verbs device) when set.
  * Run: RDMPI_OFI_PROVIDER=tcp mpirun -n 2 ofi_read_floor */
 #include "config.h"
 
@@ -49,7 +50,7 @@ static void wait_one(void)
 
 int main(void)
 {
-    const char *prov = getenv("RDMPI_OFI_PROVIDER");
+    const char *prov = getenv("RDMPI_OFI_PROVIDER"), *dom = getenv("RDMPI_OFI_IFACE");
     struct fi_info *hints = fi_allocinfo(), *info;
     struct fid_fabric *fabric;
     struct fid_domain *domain;
@@ -73,6 +74,8 @@ int main(void)
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
     hints->fabric_attr->prov_name = strdup(prov && *prov ? prov : "tcp;ofi_rxm");
+    if (dom && *dom)
+        hints->domain_attr->name = strdup(dom);
     CHECK(fi_getinfo(FI_VERSION(1, 12), NULL, NULL, 0, hints, &info));
     CHECK(fi_fabric(info->fabric_attr, &fabric, NULL));
     CHECK(fi_domain(fabric, info, &domain, NULL));

@@ -5,7 +5,7 @@
 # verbosity-1 line, bad input, a crash, a dying peer, a failed RDMA read.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/ofi/t_btl_ofi"
-plan 22
+plan 25
 
 # job DESCRIPTION N MESSAGES ENV... : one run of t_btl_ofi; passes if
 # every rank passed and nothing of the job is left in /dev/shm.
@@ -33,12 +33,30 @@ job "shm: window 16384, the provider's own -FI_EAGAIN queues sends" 2 300 RDMPI_
     RDMPI_OFI_PROVIDER=shm RDMPI_OFI_WINDOW=16384
 job "shm: 70000 messages a pair, sequence numbers wrap" 2 70000 RDMPI_BTL=ofi,self \
     RDMPI_OFI_PROVIDER=shm
+# The word in a prefix, as on iWARP (no remote CQ data).
+job "tcp: sequence numbers and credits in a prefix, 1 KiB eager limit, window 2" 2 300 \
+    RDMPI_BTL=ofi RDMPI_OFI_PROVIDER=tcp RDMPI_OFI_CQ_DATA=0 RDMPI_OFI_EAGER_LIMIT=1k \
+    RDMPI_OFI_WINDOW=2
+job "shm: a prefix, multi-receive buffers, 2 send buffers" 2 3000 RDMPI_BTL=ofi,self \
+    RDMPI_OFI_PROVIDER=shm RDMPI_OFI_CQ_DATA=0 RDMPI_OFI_MULTI_RECV=1 RDMPI_OFI_TX_BUFFERS=2
 # Multi-receive buffers, forced on where 1.17 is known to hold up: shm with
 # two ranks, rxm below ~32 KiB.
 job "shm: multi-receive buffers" 2 300 RDMPI_BTL=ofi RDMPI_OFI_PROVIDER=shm \
     RDMPI_OFI_MULTI_RECV=1
 job "tcp: multi-receive buffers, 16 KiB eager limit" 2 300 RDMPI_BTL=ofi \
     RDMPI_OFI_PROVIDER=tcp RDMPI_OFI_MULTI_RECV=1 RDMPI_OFI_EAGER_LIMIT=16k
+
+# verbs asked for where rdma-core sees no device (no RDMA on this host):
+# one line that says so, in seconds.
+if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+    run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=verbs "$MPIRUN" --timeout 60 -n 2 "$t" 10
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(echo "$err" | grep -c "no RDMA device")" -eq 1 ] &&
+        echo "$err" | grep -q "RDMPI_OFI_PROVIDER=verbs: .*ibv_devices lists none"
+    ok $? "RDMPI_OFI_PROVIDER=verbs without a device: one line naming the cause"
+    [ $rc -ne 0 ] || diag "exit $rc" "$err"
+else
+    skip "this host has an RDMA device"
+fi
 
 # Choice and its report.
 run env RDMPI_BTL=ofi,self RDMPI_VERBOSE=1 "$MPIRUN" --timeout 60 -n 2 "$t" --crash

@@ -16,12 +16,18 @@
 
 /* ---- a fake host: three verbs devices and a few interfaces ---- */
 
-static enum btl_ofi_link fake_link(const char *dev)
+static enum btl_ofi_link fake_link(const char *dev, const struct sockaddr *sa, char *detail,
+                                   size_t len)
 {
-    if (!strcmp(dev, "mlx5_0"))
+    (void)sa;
+    if (!strcmp(dev, "mlx5_0")) {
+        snprintf(detail, len, "LID 0x7, 4X HDR, 200 Gb/s");
         return BTL_OFI_LINK_IB;
-    if (!strcmp(dev, "mlx5_1"))
+    }
+    if (!strcmp(dev, "mlx5_1")) {
+        snprintf(detail, len, "GID index 3");
         return BTL_OFI_LINK_ROCE_V2;
+    }
     if (!strcmp(dev, "mlx4_0"))
         return BTL_OFI_LINK_ROCE_V1;
     if (!strcmp(dev, "cxgb4_0"))
@@ -59,7 +65,12 @@ static int fake_ifname(const struct sockaddr *sa, char *buf, size_t len)
     return -ENOENT;
 }
 
-static const struct btl_ofi_host host = {fake_link, fake_bridge, fake_ifname};
+static int fake_max_cqe(void)
+{
+    return 32767;
+}
+
+static const struct btl_ofi_host host = {fake_link, fake_max_cqe, fake_bridge, fake_ifname};
 
 /* ---- fi_info entries ---- */
 
@@ -195,10 +206,10 @@ int main(void)
     char name[64];
     struct sockaddr_in lo = {.sin_family = AF_INET};
 
-    plan(41);
+    plan(55);
 
     /* Order across providers, and verbs by link type. */
-    ok(chose(all, "", "", 0, "verbs;ofi_rxm", "ib0") && says("InfiniBand"),
+    ok(chose(all, "", "", 0, "verbs;ofi_rxm", "ib0") && says("InfiniBand, LID 0x7, 4X HDR"),
        "InfiniBand verbs first of everything");
     ok(chose("tcp shm iwarp roce1 roce2 efa", "", "", 0, "verbs;ofi_rxm", "ens1f0") &&
            says("RoCE v2"),
@@ -220,8 +231,8 @@ int main(void)
     ok(chose("tcp tcp2", "", "", 0, "tcp;ofi_rxm", "eth0") &&
            chose("tcp2 tcp", "", "", 0, "tcp;ofi_rxm", "eth2"),
        "among equals, libfabric's order");
-    ok(chose("tcp ib!", "", "", 0, "tcp;ofi_rxm", "eth0") && says("(no 4-byte remote CQ data)"),
-       "an entry without 4 bytes of remote CQ data is passed over");
+    ok(chose("tcp iwarp!", "", "", 0, "verbs;ofi_rxm", "ens2f0") && !says("skipped"),
+       "an entry without remote CQ data (iWARP) is used: the word goes in a prefix");
     ok(pick("udp net rxd", "", "", 0) == -ENOENT &&
            says("none of the providers rdmpi uses by default") &&
            says("available: udp;ofi_rxd, net, verbs;ofi_rxd"),
@@ -301,7 +312,35 @@ int main(void)
            !strcmp(name, "lo"),
        "127.0.0.1 belongs to lo (got %s)", name);
     ok(!btl_ofi_host.is_bridge("lo"), "lo is no bridge");
-    ok(btl_ofi_host.verbs_link("rdmpi_nodev0-xrc") == BTL_OFI_LINK_UNKNOWN,
-       "a verbs device that does not exist: link unknown");
+    name[0] = 0;
+    ok(btl_ofi_host.verbs_link("rdmpi_nodev0-xrc", NULL, name, sizeof(name)) ==
+               BTL_OFI_LINK_UNKNOWN &&
+           !name[0],
+       "a verbs device that does not exist: link unknown, no detail");
+    ok(btl_ofi_host.verbs_max_cqe() >= 0, "the device limit probe runs (%d)",
+       btl_ofi_host.verbs_max_cqe());
+
+    /* Queue sizes for rxm over verbs. */
+    {
+        struct btl_ofi_sizes z = btl_ofi_size_queues(4, 32767, 384, 384);
+        CHECK_EQ_LONG(z.universe, 4L);
+        CHECK_EQ_LONG(z.verbs_tx, 0L);
+        z = btl_ofi_size_queues(1, 0, 384, 384);
+        CHECK_EQ_LONG(z.universe, 2L);
+        CHECK_EQ_LONG(z.verbs_rx, 0L);
+        z = btl_ofi_size_queues(64, 32767, 384, 384); /* 64 * 768 > 32767: 255-deep */
+        CHECK_EQ_LONG(z.universe, 64L);
+        CHECK_EQ_LONG(z.verbs_tx, 255L);
+        CHECK_EQ_LONG(z.verbs_rx, 255L);
+        CHECK_EQ_INT(z.fits, 1);
+        ok((z.verbs_tx + z.verbs_rx) * z.universe <= 32767, "64 ranks fit rxe's CQ");
+        z = btl_ofi_size_queues(4096, 32767, 384, 384); /* even 16-deep does not fit */
+        CHECK_EQ_LONG(z.verbs_tx, 16L);
+        CHECK_EQ_INT(z.fits, 0);
+        ok(32 * z.universe <= 32767 && z.universe == 1023, "4096 ranks: universe cut to %ld",
+           z.universe);
+        z = btl_ofi_size_queues(1024, 4194303, 384, 384); /* mlx5: no change */
+        CHECK_EQ_LONG(z.verbs_tx, 0L);
+    }
     return tap_failed != 0;
 }

@@ -1,0 +1,93 @@
+#!/bin/bash
+# Runs inside a soft-RDMA guest (test/rdma/rdma-vm.sh), started by
+# bench/rdma/compare: for ROUNDS rounds, on each device, one run each of
+# the device's own tools and of rdmpi and the peers, interleaved, and one
+# result line per run on stdout:
+#   RESULT DEVICE ROUND WHAT SIZE VALUE UNIT
+# Arguments: RDMPI_BUILD BIN_DIR ROUNDS DEVICE...
+# (BIN_DIR holds rdmpi-bench.openmpi and rdmpi-bench.mpich.)
+set -u
+B=$1 BIN=$2 ROUNDS=$3
+shift 3
+T=300
+lat_args="-m 8:8 -i 2000 -x 200"
+bw_args="-m 1048576:4194304 -i 30 -x 3"
+
+result() { echo "RESULT $dev $round $1 $2 $3 $4"; }
+
+# pair SERVER-CMD -- CLIENT-CMD: a device tool's server and client; the
+# client's output in /tmp/cli.
+pair() {
+    local srv=()
+    while [ "$1" != -- ]; do srv+=("$1"); shift; done
+    shift
+    timeout $T "${srv[@]}" >/tmp/srv 2>&1 &
+    local sp=$!
+    sleep 3
+    timeout $T "$@" >/tmp/cli 2>&1
+    wait $sp
+}
+
+ip_of() { [ "$1" = rxe0 ] && echo "$RXE_IP" || echo "$SIW_IP"; }
+
+rdmpi() { # ARGS...: rdmpi-bench over verbs on $dev
+    env RDMPI_BTL=ofi,self "RDMPI_OFI_PROVIDER=verbs;ofi_rxm" RDMPI_OFI_IFACE="$dev" \
+        timeout $T "$B/launcher/mpirun" --timeout $T -n 2 "$B/bench/rdmpi-bench" "$@" 2>/dev/null
+}
+
+# Peers over UCX (rc_verbs); UCX has no iWARP transport, so rxe only.
+ompi_ucx() {
+    timeout $T mpirun.openmpi --allow-run-as-root -n 2 --mca pml ucx --mca btl self \
+        -x UCX_NET_DEVICES="$dev:1" -x UCX_TLS=rc_verbs,ud_verbs,self "$BIN/rdmpi-bench.openmpi" "$@" 2>/dev/null
+}
+ompi_ofi() {
+    timeout $T mpirun.openmpi --allow-run-as-root -n 2 --mca pml cm --mca mtl ofi \
+        --mca mtl_ofi_provider_exclude "" --mca mtl_ofi_provider_include "verbs;ofi_rxm" \
+        -x FI_VERBS_DEVICE_NAME="$dev" -x FI_UNIVERSE_SIZE=2 "$BIN/rdmpi-bench.openmpi" "$@" 2>/dev/null
+}
+mpich_ucx() {
+    timeout $T mpirun.mpich -n 2 -genv UCX_NET_DEVICES "$dev:1" -genv UCX_TLS rc_verbs,ud_verbs,self \
+        "$BIN/rdmpi-bench.mpich" "$@" 2>/dev/null
+}
+
+# bench_rows WHAT: rdmpi-bench's "SIZE VALUE" lines on stdin as results.
+bench_rows() {
+    local what=$1 unit=$2
+    awk '!/^#/ && NF >= 2 && $1 ~ /^[0-9]+$/ {print $1, $2}' | while read -r s v; do
+        result "$what" "$s" "$v" "$unit"
+    done
+}
+
+for round in $(seq "$ROUNDS"); do
+    for dev in "$@"; do
+        ip=$(ip_of "$dev")
+        # libfabric's own ping-pong over the same provider and device.
+        pair env FI_UNIVERSE_SIZE=2 fi_pingpong -p "verbs;ofi_rxm" -e rdm -d "$dev" -S 8 -I 2000 -- \
+            env FI_UNIVERSE_SIZE=2 fi_pingpong -p "verbs;ofi_rxm" -e rdm -d "$dev" -S 8 -I 2000 "$ip"
+        awk '$1 == "8" {print $(NF-1)}' /tmp/cli | head -n 1 |
+            while read -r v; do result fi_pingpong 8 "$v" us; done
+        rdmpi latency $lat_args | bench_rows rdmpi_lat us
+        # Reads at the verbs level (perftest) and through libfabric alone.
+        for s in 1048576 4194304; do
+            if [ "$dev" = rxe0 ]; then
+                pair ib_read_bw -d "$dev" -x "$RXE_GID" -s $s -n 100 -- ib_read_bw -d "$dev" -x "$RXE_GID" -s $s -n 100 "$ip"
+            else
+                pair ib_read_bw -d "$dev" -R -s $s -n 100 -- ib_read_bw -d "$dev" -R -s $s -n 100 "$ip"
+            fi
+            awk -v s=$s '$1 == s && NF >= 4 {print $4}' /tmp/cli | head -n 1 |
+                while read -r v; do result ib_read_bw $s "$v" MB/s; done
+        done
+        env "RDMPI_OFI_PROVIDER=verbs;ofi_rxm" RDMPI_OFI_IFACE="$dev" FI_UNIVERSE_SIZE=2 \
+            timeout $T "$B/launcher/mpirun" --timeout $T -n 2 "$B/test/ofi/ofi_read_floor" 2>/dev/null |
+            awk '/^read/ {print $2 * 1048576, $4}' | while read -r s v; do result fi_read $s "$v" MB/s; done
+        rdmpi bw $bw_args | bench_rows rdmpi_bw MB/s
+        if [ "$dev" = rxe0 ]; then
+            ompi_ucx latency $lat_args | bench_rows ompi_ucx_lat us
+            ompi_ucx bw $bw_args | bench_rows ompi_ucx_bw MB/s
+            mpich_ucx latency $lat_args | bench_rows mpich_ucx_lat us
+            mpich_ucx bw $bw_args | bench_rows mpich_ucx_bw MB/s
+        fi
+        ompi_ofi latency $lat_args | bench_rows ompi_ofi_lat us
+        ompi_ofi bw $bw_args | bench_rows ompi_ofi_bw MB/s
+    done
+done
