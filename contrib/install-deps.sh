@@ -1,8 +1,10 @@
 #!/bin/sh
 # Installs the Debian 12 packages that build, test and benchmark rdmpi.
-# Usage: contrib/install-deps.sh [--peers] [--slurm]
-#   --peers  also installs Open MPI, MPICH and gnuplot for bench/compare.
-#   --slurm  also installs Slurm and munge for test/slurm (srun --mpi=pmix).
+# Usage: contrib/install-deps.sh [--peers] [--slurm] [--rdma-vm]
+#   --peers    also installs Open MPI, MPICH and gnuplot for bench/compare.
+#   --slurm    also installs Slurm and munge for test/slurm (srun --mpi=pmix).
+#   --rdma-vm  also installs qemu and debootstrap for the soft-RDMA guests
+#              of test/rdma (which install them themselves when run as root).
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config
       libpmix-dev libfabric-dev libfabric-bin libibverbs-dev rdma-core ibverbs-utils
@@ -11,7 +13,8 @@ for opt in "$@"; do
     case $opt in
     --peers) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox" ;;
     --slurm) pkgs="$pkgs slurm-wlm slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge" ;;
-    *) echo "usage: $0 [--peers] [--slurm]" >&2; exit 2 ;;
+    --rdma-vm) pkgs="$pkgs qemu-system-x86 qemu-utils debootstrap e2fsprogs" ;;
+    *) echo "usage: $0 [--peers] [--slurm] [--rdma-vm]" >&2; exit 2 ;;
     esac
 done
 missing=""

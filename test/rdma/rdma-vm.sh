@@ -135,7 +135,8 @@ write_init() {
     cat >"$ROOT/sbin/rdma-init.new" <<'EOF'
 #!/bin/bash
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
-mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev 2>/dev/null
+mountpoint -q /proc || mount -t proc proc /proc; mountpoint -q /sys || mount -t sysfs sys /sys
+mountpoint -q /dev || mount -t devtmpfs dev /dev
 mkdir -p /dev/pts /dev/shm /ctl /run/sshd; mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm; mount -t tmpfs tmpfs /tmp; mount -t tmpfs tmpfs /run; mkdir -p /run/sshd
 arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^rdmavm\.$1=//p"; }

@@ -48,6 +48,7 @@ p2p/t_sizes 2
 p2p/t_order 3
 p2p/t_semantics 2
 p2p/t_reuse 2
+p2p/t_reuse 2 FI_MR_CACHE_MONITOR=memhooks
 p2p/t_stress 4
 coll/t_coll 3
 comm/t_comm 2
