@@ -4,7 +4,8 @@
 #   --peers    also installs Open MPI, MPICH and gnuplot for bench/compare.
 #   --slurm    also installs Slurm and munge for test/slurm (srun --mpi=pmix).
 #   --rdma-vm  also installs qemu and debootstrap for the soft-RDMA guests
-#              of test/rdma (which install them themselves when run as root).
+#              of test/rdma (which install them themselves when run as root),
+#              and gdb for the backtraces of ranks that crash there.
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config
       libpmix-dev libfabric-dev libfabric-bin libibverbs-dev rdma-core ibverbs-utils
@@ -13,7 +14,7 @@ for opt in "$@"; do
     case $opt in
     --peers) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox" ;;
     --slurm) pkgs="$pkgs slurm-wlm slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge" ;;
-    --rdma-vm) pkgs="$pkgs qemu-system-x86 qemu-utils debootstrap e2fsprogs" ;;
+    --rdma-vm) pkgs="$pkgs qemu-system-x86 qemu-utils debootstrap e2fsprogs gdb" ;;
     *) echo "usage: $0 [--peers] [--slurm] [--rdma-vm]" >&2; exit 2 ;;
     esac
 done

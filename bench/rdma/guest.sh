@@ -9,9 +9,9 @@
 set -u
 B=$1 BIN=$2 ROUNDS=$3
 shift 3
-T=300
+T=180
 lat_args="-m 8:8 -i 2000 -x 200"
-bw_args="-m 1048576:4194304 -i 30 -x 3"
+bw_args="-m 1048576:4194304 -i 50 -x 10 -W 8"
 
 result() { echo "RESULT $dev $round $1 $2 $3 $4"; }
 
@@ -61,11 +61,24 @@ bench_rows() {
 for round in $(seq "$ROUNDS"); do
     for dev in "$@"; do
         ip=$(ip_of "$dev")
-        # libfabric's own ping-pong over the same provider and device.
-        pair env FI_UNIVERSE_SIZE=2 fi_pingpong -p "verbs;ofi_rxm" -e rdm -d "$dev" -S 8 -I 2000 -- \
-            env FI_UNIVERSE_SIZE=2 fi_pingpong -p "verbs;ofi_rxm" -e rdm -d "$dev" -S 8 -I 2000 "$ip"
-        awk '$1 == "8" {print $(NF-1)}' /tmp/cli | head -n 1 |
+        # libfabric's own ping-pong over the same provider and device. Over
+        # RDM it has no warm-up: its first message also sets up the rxm
+        # connection (about a second here). So it runs 1000 and 21000
+        # round trips, and the latency is the difference of their times
+        # over the difference of their messages.
+        for it in 1000 21000; do
+            pair env FI_UNIVERSE_SIZE=2 fi_pingpong -p "verbs;ofi_rxm" -e rdm -d "$dev" -S 8 -I $it -- \
+                env FI_UNIVERSE_SIZE=2 fi_pingpong -p "verbs;ofi_rxm" -e rdm -d "$dev" -S 8 -I $it "$ip"
+            awk -v it=$it '$1 == "8" {print it, $(NF-1)}' /tmp/cli | head -n 1
+        done | awk '{t[NR] = 2 * $1 * $2; x[NR] = 2 * $1} END {
+            if (NR == 2 && x[2] > x[1]) printf "%.3f\n", (t[2] - t[1]) / (x[2] - x[1]) }' |
             while read -r v; do result fi_pingpong 8 "$v" us; done
+        # The same over a connected verbs endpoint (no rxm): the floor
+        # under rxm, timed after the connection is up.
+        pair fi_pingpong -p verbs -e msg -d "$dev" -S 8 -I 5000 -- \
+            fi_pingpong -p verbs -e msg -d "$dev" -S 8 -I 5000 "$ip"
+        awk '$1 == "8" {print $(NF-1)}' /tmp/cli | head -n 1 |
+            while read -r v; do result fi_pingpong_msg 8 "$v" us; done
         rdmpi latency $lat_args | bench_rows rdmpi_lat us
         # Reads at the verbs level (perftest) and through libfabric alone.
         for s in 1048576 4194304; do

@@ -23,6 +23,13 @@ MPIRUN=$B/launcher/mpirun
 TMO=${SUITE_TIMEOUT:-900} # seconds per mpirun: emulated guests are slow
 n=0
 failed=0
+# Crashes leave their core beside the build for t_rdma.sh to read (the
+# kernel ignores RLIMIT_CORE for a pipe); only inside a guest (root, and
+# rdma-vm.sh's init wrote /etc/hosts naming the guests).
+if [ "$(id -u)" = 0 ] && grep -q rdmavm-a /etc/hosts 2>/dev/null; then
+    mkdir -p "$B/.rdma-cores"
+    echo "|$S/test/rdma/core.sh $B/.rdma-cores %h %p %E" >/proc/sys/kernel/core_pattern
+fi
 
 tap() { # STATUS DESCRIPTION
     n=$((n + 1))

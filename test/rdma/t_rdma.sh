@@ -51,6 +51,14 @@ relay <out1.log
 rc2=$?
 relay <out2.log
 [ $rc2 = 0 ] || { echo "# two guests: exit $rc2"; sed 's/^/# /' err2.log | tail -n 20; }
+# A rank that crashed in a guest left its core: its backtrace, read here.
+if [ -f "$bld/.rdma-cores/cores" ]; then
+    while read -r core exe; do
+        echo "# core of $exe: $core"
+        command -v gdb >/dev/null && gdb -batch -ex 'thread apply all bt 20' "$exe" "$core" 2>&1 | grep '^#\|^Thread' | sed 's/^/#   /'
+    done <"$bld/.rdma-cores/cores"
+fi
+rm -rf "$bld/.rdma-cores"
 # A guest that died early printed too few lines: count that as a failure.
 [ $rc1 = 0 ] && [ $rc2 = 0 ] || { n=$((n + 1)); echo "not ok $n - every guest finished its tests"; }
 echo "1..$n"
