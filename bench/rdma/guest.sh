@@ -9,7 +9,7 @@
 set -u
 B=$1 BIN=$2 ROUNDS=$3
 shift 3
-T=180
+T=180 PT=60
 lat_args="-m 8:8 -i 2000 -x 200"
 bw_args="-m 1048576:4194304 -i 50 -x 10 -W 8"
 
@@ -35,19 +35,33 @@ rdmpi() { # ARGS...: rdmpi-bench over verbs on $dev
         timeout $T "$B/launcher/mpirun" --timeout $T -n 2 "$B/bench/rdmpi-bench" "$@" 2>/dev/null
 }
 
+# peer NAME CMD...: a peer's run; its output on stdout, and when it fails
+# the tail of its errors as comments (it may not run on this device).
+# A peer that failed once on a device is not tried again there.
+peer() {
+    local name=$1
+    shift
+    [ -f "/tmp/failed.$name.$dev" ] && return
+    timeout $PT "$@" 2>/tmp/peer.err
+    local rc=$?
+    if [ $rc != 0 ]; then
+        touch "/tmp/failed.$name.$dev"
+        { echo "# $name on $dev: exit $rc"; tail -n 4 /tmp/peer.err | sed 's/^/#   /'; } >&2
+    fi
+}
 # Peers over UCX (rc_verbs); UCX has no iWARP transport, so rxe only.
 ompi_ucx() {
-    timeout $T mpirun.openmpi --allow-run-as-root -n 2 --mca pml ucx --mca btl self \
-        -x UCX_NET_DEVICES="$dev:1" -x UCX_TLS=rc_verbs,ud_verbs,self "$BIN/rdmpi-bench.openmpi" "$@" 2>/dev/null
+    peer ompi_ucx mpirun.openmpi --allow-run-as-root -n 2 --mca pml ucx --mca btl self \
+        -x UCX_NET_DEVICES="$dev:1" -x UCX_TLS=rc_verbs,ud_verbs,self "$BIN/rdmpi-bench.openmpi" "$@"
 }
 ompi_ofi() {
-    timeout $T mpirun.openmpi --allow-run-as-root -n 2 --mca pml cm --mca mtl ofi \
+    peer ompi_ofi mpirun.openmpi --allow-run-as-root -n 2 --mca pml cm --mca mtl ofi \
         --mca mtl_ofi_provider_exclude "" --mca mtl_ofi_provider_include "verbs;ofi_rxm" \
-        -x FI_VERBS_DEVICE_NAME="$dev" -x FI_UNIVERSE_SIZE=2 "$BIN/rdmpi-bench.openmpi" "$@" 2>/dev/null
+        -x FI_VERBS_DEVICE_NAME="$dev" -x FI_UNIVERSE_SIZE=2 "$BIN/rdmpi-bench.openmpi" "$@"
 }
 mpich_ucx() {
-    timeout $T mpirun.mpich -n 2 -genv UCX_NET_DEVICES "$dev:1" -genv UCX_TLS rc_verbs,ud_verbs,self \
-        "$BIN/rdmpi-bench.mpich" "$@" 2>/dev/null
+    peer mpich_ucx mpirun.mpich -n 2 -genv UCX_NET_DEVICES "$dev:1" -genv UCX_TLS rc_verbs,ud_verbs,self \
+        "$BIN/rdmpi-bench.mpich" "$@"
 }
 
 # bench_rows WHAT: rdmpi-bench's "SIZE VALUE" lines on stdin as results.

@@ -63,6 +63,10 @@ _Static_assert(sizeof(struct btl_ofi_card) == 56, "card header has no holes");
  * bytes carries credits only and is not handed to the pml. */
 #define BTL_OFI_MAX_WINDOW 16384 /* keeps in-flight numbers within half the 16-bit space */
 #define BTL_OFI_PREFIX     8
+/* The top bit of the credit field marks the last message of a pair at
+ * finalize (btl_ofi_component.c, ofi_flush); credits fit the other 15. */
+#define BTL_OFI_BYE         0x8000u
+#define BTL_OFI_CREDIT_MASK 0x7fffu
 
 static inline uint64_t btl_ofi_data(uint16_t seq, uint32_t credits)
 {
@@ -131,6 +135,7 @@ struct btl_reg {
 struct btl_ofi_held {
     struct btl_ofi_held *next; /* by sequence number */
     uint16_t seq;
+    uint8_t bye; /* the peer's last message */
     size_t len;
     uint64_t data[]; /* 8-byte aligned for the pml's headers */
 };
@@ -150,6 +155,11 @@ struct btl_ofi_peer {
     uint32_t credits;                    /* messages we may still send it */
     uint32_t owed;                       /* its messages consumed, credits not yet returned */
     int due;                             /* on the list of peers owed a credit message */
+    uint8_t used;                        /* a message went either way */
+    uint8_t await_hello;                 /* one_way_connect: a lower rank; send nothing
+                                            until its first message came */
+    uint8_t hello_due;                   /* one_way_connect: a higher rank; say hello */
+    uint8_t bye_out, bye_in;             /* finalize: our last message sent, its received */
     /* A read from it failed. rxm (tcp, verbs) closes the connection then,
      * and fi_inject into a closed one loses the message without a word,
      * so its messages go by fi_senddata: a dead connection then fails a
@@ -217,7 +227,7 @@ struct btl_desc *btl_ofi_alloc(struct btl_endpoint *ep, size_t len);
 void btl_ofi_send(struct btl_endpoint *ep, struct btl_desc *d);
 int btl_ofi_retry_sends(void);
 const char *btl_ofi_cause(const struct btl_ofi_peer *p, int err, char *buf, size_t len);
-int btl_ofi_send_credits(struct btl_ofi_peer *p);
+int btl_ofi_send_credits(struct btl_ofi_peer *p, uint32_t flags);
 void btl_ofi_send_done(struct btl_ofi_frag *f);
 
 int btl_ofi_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint64_t raddr,

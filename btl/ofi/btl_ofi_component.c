@@ -46,6 +46,10 @@ RT_PARAM(p_cqdata, "OFI_CQ_DATA", RT_PARAM_BOOL, "auto",
          "Carry each message's sequence number and credits as remote CQ data; 0: in an "
          "8-byte prefix instead, as on providers without CQ data (iWARP); auto: CQ data where "
          "the provider offers 4 bytes of it")
+RT_PARAM(p_oneway, "OFI_ONE_WAY_CONNECT", RT_PARAM_BOOL, "auto",
+         "Open each pair's connection from its lower rank only, the higher sending nothing "
+         "until the lower's first message came; auto: where simultaneous connects break the "
+         "provider (ofi_rxm over verbs, libfabric 1.17)")
 RT_PARAM(p_window, "OFI_WINDOW", RT_PARAM_INT, "32",
          "Messages a peer may send this rank before it has consumed them; bounds what "
          "waits in the provider's unexpected queue (2..16384)")
@@ -391,9 +395,25 @@ static int publish(struct btl_module *btl)
 }
 
 /* Closes whatever exists, in reverse order of creation. Closing the
- * endpoint also matters to shm, which leaves /dev/shm files otherwise. */
+ * endpoint also matters to shm, which leaves /dev/shm files otherwise.
+ * A no_close provider's objects and registered buffers stay as they are
+ * (the device may still write into posted buffers) until the process
+ * exits; this rank's state is cleared all the same, so a later init
+ * opens a new endpoint. */
 static void teardown(void)
 {
+    if (btl_ofi.choice.quirks && btl_ofi.choice.quirks->no_close && btl_ofi.ep) {
+        rt_info(2, "btl/ofi: %s: endpoint left open at finalize, closed by process exit",
+                btl_ofi.info->fabric_attr->prov_name);
+        btl_ofi.ep = NULL;
+        btl_ofi.pool_mr = NULL;
+        btl_ofi.av = NULL;
+        btl_ofi.cq = NULL;
+        btl_ofi.domain = NULL;
+        btl_ofi.fabric = NULL;
+        btl_ofi.pool = NULL;
+    }
+
     struct fid *fids[] = {btl_ofi.ep ? &btl_ofi.ep->fid : NULL,
                           btl_ofi.pool_mr ? &btl_ofi.pool_mr->fid : NULL,
                           btl_ofi.av ? &btl_ofi.av->fid : NULL,
@@ -570,10 +590,12 @@ static int add_peer(struct btl_module *btl, int r)
 
 static int ofi_connect(struct btl_module *btl, uint8_t *reach)
 {
-    int n = 0, rc;
+    int n = 0, rc, one_way = rt_param_bool(&p_oneway);
 
     if (!btl_ofi.ep)
         return 0;
+    if (one_way < 0)
+        one_way = btl_ofi.choice.quirks->one_way_connect;
     btl_ofi.peers = calloc((size_t)rt.size, sizeof(*btl_ofi.peers));
     btl_ofi.rank_of = calloc((size_t)rt.size, sizeof(*btl_ofi.rank_of));
     if (!btl_ofi.peers || !btl_ofi.rank_of) {
@@ -594,6 +616,18 @@ static int ofi_connect(struct btl_module *btl, uint8_t *reach)
             return rc;
         reach[r] = 1;
         n++;
+        /* Each pair connects one way: the lower rank's hello (an empty
+         * message) opens the connection, and the higher one sends nothing
+         * until it came. The hello leaves from progress. */
+        if (one_way && r != rt.rank) {
+            if (r < rt.rank) {
+                p->await_hello = 1;
+            } else {
+                p->hello_due = p->due = 1;
+                p->next_due = btl_ofi.due;
+                btl_ofi.due = p;
+            }
+        }
     }
     rt_info(2, "btl/ofi: reaches %d of %d ranks, eager limit %zu", n, rt.size, btl->eager_limit);
     return 0;
@@ -607,11 +641,40 @@ static struct btl_endpoint *ofi_endpoint(struct btl_module *btl, int peer)
     return (struct btl_endpoint *)&btl_ofi.peers[peer];
 }
 
-/* Sends queued or in flight go out before the endpoint closes; bounded,
- * since a peer that already left completes nothing. */
+/* The last message to every peer this rank exchanged messages with, and
+ * the peer's back: behind it in the pair's order the peer sends nothing
+ * more, so no message lands while either endpoint closes. rxm over verbs
+ * (libfabric 1.17) does not survive one: closing the endpoint handles the
+ * arrival and reposts its buffer to the connection it just closed
+ * (SIGSEGV, seen on siw and rxe). Returns how many peers are still
+ * missing at the deadline. */
+static int say_goodbye(struct btl_module *btl, double end)
+{
+    for (;;) {
+        int missing = 0;
+
+        for (int r = 0; r < rt.size; r++) {
+            struct btl_ofi_peer *p = &btl_ofi.peers[r];
+
+            if (p->addr == FI_ADDR_NOTAVAIL || !p->used)
+                continue;
+            if (!p->bye_out && !btl_ofi_send_credits(p, BTL_OFI_BYE))
+                p->bye_out = 1;
+            missing += !p->bye_out || !p->bye_in;
+        }
+        if (!missing || rt_wtime() >= end)
+            return missing;
+        btl_ofi_progress(btl);
+    }
+}
+
+/* Sends queued or in flight go out, then the goodbyes, before the
+ * endpoint closes; bounded, since a peer that already left completes and
+ * says nothing. */
 static int ofi_flush(struct btl_module *btl)
 {
     double end = rt_wtime() + FLUSH_SECS;
+    int missing;
 
     if (!btl_ofi.ep)
         return 0;
@@ -621,6 +684,11 @@ static int ofi_flush(struct btl_module *btl)
     if (btl_ofi.busy || btl_ofi.outstanding) {
         rt_warn("btl/ofi: %d operations still in flight after %.0f s at finalize; closing anyway",
                 btl_ofi.outstanding, FLUSH_SECS);
+        return -ETIMEDOUT;
+    }
+    if ((missing = say_goodbye(btl, end))) {
+        rt_warn("btl/ofi: %d peers did not say goodbye within %.0f s at finalize; closing anyway",
+                missing, FLUSH_SECS);
         return -ETIMEDOUT;
     }
     return 0;

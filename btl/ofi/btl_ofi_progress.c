@@ -53,13 +53,14 @@ static struct btl_ofi_peer *source(fi_addr_t src, size_t len)
 }
 
 /* Copies an early message aside, in sequence order; rare, so malloc. */
-static void hold(struct btl_ofi_peer *p, uint16_t seq, const void *data, size_t len)
+static void hold(struct btl_ofi_peer *p, uint16_t seq, int bye, const void *data, size_t len)
 {
     struct btl_ofi_held *m = malloc(sizeof(*m) + len), **pp = &p->held;
 
     if (!m)
         rt_fatal("btl/ofi: out of memory holding a %zu-byte message from rank %d", len, p->world);
     m->seq = seq;
+    m->bye = (uint8_t)bye;
     m->len = len;
     if (len)
         memcpy(m->data, data, len);
@@ -70,10 +71,14 @@ static void hold(struct btl_ofi_peer *p, uint16_t seq, const void *data, size_t 
     btl_ofi.count.reordered++;
 }
 
-/* Message rx_seq from p, in order. Empty ones carried credits only. */
-static int consume(struct btl_ofi_peer *p, const void *data, size_t len)
+/* Message rx_seq from p, in order. Empty ones carried credits only, or
+ * said that p sends nothing more. */
+static int consume(struct btl_ofi_peer *p, int bye, const void *data, size_t len)
 {
     p->rx_seq++;
+    p->used = 1;
+    p->await_hello = 0;
+    p->bye_in |= (uint8_t)bye;
     if (!len)
         return 0;
     btl_ofi.count.recv_msgs++;
@@ -89,15 +94,15 @@ static int consume(struct btl_ofi_peer *p, const void *data, size_t len)
     return 1;
 }
 
-static int deliver(struct btl_ofi_peer *p, const void *data, size_t len)
+static int deliver(struct btl_ofi_peer *p, int bye, const void *data, size_t len)
 {
-    int n = consume(p, data, len);
+    int n = consume(p, bye, data, len);
 
     while (RT_UNLIKELY(p->held != NULL) && p->held->seq == p->rx_seq) {
         struct btl_ofi_held *m = p->held;
 
         p->held = m->next;
-        n += consume(p, m->data, m->len);
+        n += consume(p, m->bye, m->data, m->len);
         free(m);
     }
     return n;
@@ -116,6 +121,7 @@ static int on_recv(struct btl_ofi_rbuf *b, const struct fi_cq_data_entry *e, fi_
         uint64_t w = e->data;
         size_t len = e->len;
         uint16_t seq;
+        int bye;
 
         if (btl_ofi.prefix) {
             if (RT_UNLIKELY(len < BTL_OFI_PREFIX))
@@ -127,15 +133,16 @@ static int on_recv(struct btl_ofi_rbuf *b, const struct fi_cq_data_entry *e, fi_
             len -= BTL_OFI_PREFIX;
         }
         seq = (uint16_t)w;
-        p->credits += (uint32_t)(w >> 16) & 0xffff;
+        bye = (w >> 16 & BTL_OFI_BYE) != 0;
+        p->credits += (uint32_t)(w >> 16) & BTL_OFI_CREDIT_MASK;
         if (RT_UNLIKELY(seq != p->rx_seq)) {
-            hold(p, seq, data, len);
+            hold(p, seq, bye, data, len);
         } else {
             /* Multi-receive packs messages end to end; the pml reads its
              * headers as structs, so give it 8-byte alignment. */
             if ((uintptr_t)data & 7)
                 data = memcpy(btl_ofi.align_buf, data, len);
-            n = deliver(p, data, len);
+            n = deliver(p, bye, data, len);
         }
     }
     if ((!btl_ofi.multi_recv || (e->flags & FI_MULTI_RECV)) && btl_ofi_post_recv(b))
@@ -145,7 +152,8 @@ static int on_recv(struct btl_ofi_rbuf *b, const struct fi_cq_data_entry *e, fi_
 }
 
 /* Returns credits still owed at half a window (sends may have carried
- * them meanwhile); a peer the provider refuses stays on the list. */
+ * them meanwhile), and says hello where due; a peer the provider refuses
+ * stays on the list. */
 static int pay_credits(void)
 {
     struct btl_ofi_peer **pp = &btl_ofi.due;
@@ -154,10 +162,14 @@ static int pay_credits(void)
     while (*pp) {
         struct btl_ofi_peer *p = *pp;
 
-        if (p->owed >= btl_ofi.window / 2 && btl_ofi_send_credits(p)) {
+        /* At finalize nobody needs credits, and a message that lands
+         * while the peer closes its endpoint crashes rxm (ofi_flush). */
+        if (!btl_ofi.closing && (p->hello_due || p->owed >= btl_ofi.window / 2) &&
+            btl_ofi_send_credits(p, 0)) {
             pp = &p->next_due;
             continue;
         }
+        p->hello_due = 0;
         n++;
         p->due = 0;
         *pp = p->next_due;

@@ -34,6 +34,10 @@ struct btl_ofi_quirks {
     unsigned local_only : 1;    /* reaches ranks on this host only */
     unsigned pins : 1;          /* registration pins pages: RLIMIT_MEMLOCK matters */
     unsigned no_multi_recv : 1; /* FI_MULTI_RECV offered but not to be trusted */
+    unsigned one_way_connect : 1; /* simultaneous connects break it: the lower rank
+                                     of a pair connects first (btl_ofi_component.c) */
+    unsigned no_close : 1;        /* closing crashes its peers: finalize leaves the
+                                     endpoint to process exit (btl_ofi_component.c) */
 };
 
 /* The row for prov_name; unknown providers get a default row of rank 0. */

@@ -84,13 +84,14 @@ static ssize_t tx(uint8_t *buf, size_t len, uint64_t w, void *ctx, fi_addr_t to)
 /* Credits this message can return (all that is owed, up to 16 bits). */
 static uint32_t returning(const struct btl_ofi_peer *p)
 {
-    return p->owed < 0xffff ? p->owed : 0xffff;
+    return p->owed < BTL_OFI_CREDIT_MASK ? p->owed : BTL_OFI_CREDIT_MASK;
 }
 
 /* The provider took a message to p: number it, settle the credits. */
 static void sent(struct btl_ofi_peer *p, uint32_t returned, size_t len)
 {
     p->tx_seq++;
+    p->used = 1;
     p->owed -= returned;
     if (len) {
         p->credits--;
@@ -108,7 +109,7 @@ static int post(struct btl_ofi_frag *f)
     size_t len = f->desc.len;
     ssize_t rc;
 
-    if (!p->credits) {
+    if (!p->credits || p->await_hello) {
         btl_ofi.count.stalls++;
         return -EAGAIN;
     }
@@ -136,13 +137,14 @@ static int post(struct btl_ofi_frag *f)
     return 0;
 }
 
-/* An empty message returning what p is owed. It needs no credits and
- * passes queued sends, so two peers whose windows are both full still
- * free each other. 0, or -EAGAIN from the provider. */
-int btl_ofi_send_credits(struct btl_ofi_peer *p)
+/* An empty message returning what p is owed, with flags (BTL_OFI_BYE) in
+ * the credit field. It needs no credits and passes queued sends, so two
+ * peers whose windows are both full still free each other. 0, or -EAGAIN
+ * from the provider. */
+int btl_ofi_send_credits(struct btl_ofi_peer *p, uint32_t flags)
 {
     uint32_t ret = returning(p);
-    ssize_t rc = tx(btl_ofi.inject_buf, 0, btl_ofi_data(p->tx_seq, ret), NULL, p->addr);
+    ssize_t rc = tx(btl_ofi.inject_buf, 0, btl_ofi_data(p->tx_seq, ret | flags), NULL, p->addr);
 
     if (rc == -FI_EAGAIN) {
         btl_ofi.count.eagain++;
@@ -168,7 +170,7 @@ int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const v
     /* Behind queued sends: going first would break FIFO order. */
     if (p->qhead)
         return -EAGAIN;
-    if (!p->credits) {
+    if (!p->credits || p->await_hello) {
         btl_ofi.count.stalls++;
         return -EAGAIN;
     }

@@ -5,7 +5,7 @@
 # verbosity-1 line, bad input, a crash, a dying peer, a failed RDMA read.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/ofi/t_btl_ofi"
-plan 25
+plan 26
 
 # job DESCRIPTION N MESSAGES ENV... : one run of t_btl_ofi; passes if
 # every rank passed and nothing of the job is left in /dev/shm.
@@ -39,6 +39,9 @@ job "tcp: sequence numbers and credits in a prefix, 1 KiB eager limit, window 2"
     RDMPI_OFI_WINDOW=2
 job "shm: a prefix, multi-receive buffers, 2 send buffers" 2 3000 RDMPI_BTL=ofi,self \
     RDMPI_OFI_PROVIDER=shm RDMPI_OFI_CQ_DATA=0 RDMPI_OFI_MULTI_RECV=1 RDMPI_OFI_TX_BUFFERS=2
+# Pairs connected from their lower rank only (on by default over verbs).
+job "tcp: one-way connects, 4 ranks, window 2" 4 300 RDMPI_BTL=ofi RDMPI_OFI_PROVIDER=tcp \
+    RDMPI_OFI_ONE_WAY_CONNECT=1 RDMPI_OFI_WINDOW=2
 # Multi-receive buffers, forced on where 1.17 is known to hold up: shm with
 # two ranks, rxm below ~32 KiB.
 job "shm: multi-receive buffers" 2 300 RDMPI_BTL=ofi RDMPI_OFI_PROVIDER=shm \

@@ -206,7 +206,7 @@ int main(void)
     char name[64];
     struct sockaddr_in lo = {.sin_family = AF_INET};
 
-    plan(55);
+    plan(56);
 
     /* Order across providers, and verbs by link type. */
     ok(chose(all, "", "", 0, "verbs;ofi_rxm", "ib0") && says("InfiniBand, LID 0x7, 4X HDR"),
@@ -305,6 +305,9 @@ int main(void)
            btl_ofi_quirks("shm")->no_multi_recv && btl_ofi_quirks("tcp;ofi_rxm")->no_multi_recv &&
            !btl_ofi_quirks("efa")->no_multi_recv,
        "shm endpoints are named by us; rxm and shm post one buffer per message");
+    ok(btl_ofi_quirks("verbs;ofi_rxm")->one_way_connect && btl_ofi_quirks("verbs;ofi_rxm")->no_close &&
+           !btl_ofi_quirks("tcp;ofi_rxm")->one_way_connect && !btl_ofi_quirks("shm")->no_close,
+       "rxm over verbs connects one way and is left open at finalize; tcp and shm are not");
 
     /* The real host probes, as far as this machine goes. */
     lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
