@@ -108,8 +108,11 @@ for round in $(seq "$ROUNDS"); do
             timeout $T "$B/launcher/mpirun" --timeout $T -n 2 "$B/test/ofi/ofi_read_floor" 2>/dev/null |
             awk '/^read/ {print $2 * 1048576, $4}' | while read -r s v; do result fi_read $s "$v" MB/s; done
         rdmpi bw $bw_args | bench_rows rdmpi_bw MB/s
-        # The same without libfabric's registration cache: what it saves.
+        # The same without libfabric's registration cache: what it saves;
+        # and with blocked ranks yielding, so the device's kernel work
+        # (rxe, siw) gets the vCPUs the busy-polling ranks hold.
         FI_MR_CACHE_MAX_COUNT=0 rdmpi bw $bw_args | bench_rows rdmpi_bw_nocache MB/s
+        RDMPI_YIELD=1 rdmpi bw $bw_args | bench_rows rdmpi_bw_yield MB/s
         if [ "$dev" = rxe0 ]; then
             ompi_ucx latency $lat_args | bench_rows ompi_ucx_lat us
             ompi_ucx bw $bw_args | bench_rows ompi_ucx_bw MB/s

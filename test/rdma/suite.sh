@@ -41,7 +41,7 @@ tap() { # STATUS DESCRIPTION
 full_list() {
     for d in p2p coll comm dt osc io topo; do
         grep -v '^\s*\(#\|$\)' "$S/test/$d/matrix.txt" | while read -r prog np env; do
-            case $prog in mixed:*) continue ;; esac
+            case $prog in mixed:*) continue ;; ring | connectivity) prog=../../examples/$prog ;; esac
             case " $env" in *" RDMPI_BTL="* | *" FI_PROVIDER="* | *" MT_BIG="*) continue ;; esac
             [ "$np" -ge 2 ] && [ "$np" -le 4 ] && echo "$d/$prog $np $env"
         done
