@@ -19,7 +19,8 @@
 #
 # Environment: RDMA_VM_CACHE (/var/cache/rdmpi/rdma-vm), RDMA_VM_TIMEOUT
 # (seconds per guest run, 1800), RDMA_VM_MEM (MiB, 3072), RDMA_VM_SMP (2),
-# RDMA_VM_OUT (a directory that keeps console logs), RDMA_VM_MIRROR.
+# RDMA_VM_OUT (a directory that keeps each guest's console and output, also
+# of a run that was interrupted), RDMA_VM_MIRROR.
 # In the guest: GUEST (a or b), RXE_IP, SIW_IP, RXE_GID (the GID index of
 # RXE_IP, RoCE v2), PEER_RXE_IP, PEER_SIW_IP (run2); hosts rdmavm-a and
 # rdmavm-b resolve to their rxe addresses, and root reaches the other
@@ -215,7 +216,8 @@ cleanup() {
     for p in "${QPIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
     for p in "${RUNS[@]}"; do
         [ -n "${RDMA_VM_OUT:-}" ] && mkdir -p "$RDMA_VM_OUT" &&
-            cp -f "$p/console.log" "$RDMA_VM_OUT/console-${p##*.}.log" 2>/dev/null
+            cp -f "$p/console.log" "$RDMA_VM_OUT/console-${p##*.}.log" 2>/dev/null &&
+            cp -f "$p/out.log" "$RDMA_VM_OUT/out-${p##*.}.log" 2>/dev/null
         rm -rf "$p"
     done
     QPIDS=() RUNS=()
