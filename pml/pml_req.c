@@ -120,7 +120,11 @@ bool pml_req_pending(const struct pml_comm *pc)
 {
     for (uint32_t i = 0; i < nslots; i++) {
         const struct pml_req *r = &chunks[i / CHUNK][i % CHUNK];
-        if (r->base.obj.kind == RT_KIND_REQUEST && r->pc == pc && !r->base.complete)
+        /* An inactive persistent request (made by MPI_*_init and not
+         * started, or completed since) is no communication under way
+         * (MPI-4.1 sec. 11.10.4): MPI_Comm_disconnect does not wait for it. */
+        if (r->base.obj.kind == RT_KIND_REQUEST && r->pc == pc && !r->base.complete &&
+            (!r->base.persistent || r->base.active))
             return true;
     }
     return false;
