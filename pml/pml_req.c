@@ -155,6 +155,13 @@ int pml_req_cancel(struct rdmpi_request *br)
                                    .src = r->pc->rank, .sreq = pml_req_handle(r)};
         r->cancel_asked = 1;
         pml_send_ctl(r->wpeer, &h, sizeof(h));
+        /* To this process the whole exchange is local: the envelope and
+         * the CANCEL wait in the self BTL's queue, and the answer comes on
+         * the next pass. Run those passes now, so the send is withdrawn
+         * and its request complete when MPI_Cancel returns, not one status
+         * query later (a program that saw it incomplete received it). */
+        for (int i = 0; i < 4 && r->wpeer == rt.rank && !r->base.complete; i++)
+            pml_progress();
         return MPI_SUCCESS;
     }
     /* Still queued for credits or ring space: it has its sequence number,
