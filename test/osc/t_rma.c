@@ -288,6 +288,68 @@ static void shared_and_dynamic(void)
     free(addrs);
 }
 
+/* Operations on a dynamic window whose target range spans two adjacent,
+ * separately attached regions: every byte is attached (contiguous and
+ * strided puts, a get). */
+enum { SPAN_N = 64 };
+
+/* What int i of the region holds after both puts from rank `from`. */
+static int span_want(int i, int from)
+{
+    if (i % 2 == 0)
+        return 1000 * from + i / 2;
+    return i < SPAN_N + SPAN_N / 2 ? 1000 * from + i : 0;
+}
+
+static void dynamic_span(void)
+{
+    int *region = calloc(2 * SPAN_N, sizeof(int)), src[2 * SPAN_N], got[2 * SPAN_N];
+    int next = (mt_rank + 1) % mt_size, prev = (mt_rank + mt_size - 1) % mt_size;
+    MPI_Aint base, *bases = malloc((size_t)mt_size * sizeof(MPI_Aint));
+    MPI_Datatype every_other;
+    MPI_Win dyn;
+    int bad = -1;
+
+    for (int i = 0; i < 2 * SPAN_N; i++)
+        src[i] = 1000 * mt_rank + i;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn);
+    MPI_Win_attach(dyn, region, SPAN_N * sizeof(int));
+    MPI_Win_attach(dyn, region + SPAN_N, SPAN_N * sizeof(int));
+    MPI_Get_address(region, &base);
+    MPI_Allgather(&base, 1, MPI_AINT, bases, 1, MPI_AINT, MPI_COMM_WORLD);
+    MPI_Type_vector(SPAN_N, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+
+    MPI_Win_fence(0, dyn);
+    MPI_Put(src, SPAN_N + SPAN_N / 2, MPI_INT, next, bases[next], SPAN_N + SPAN_N / 2, MPI_INT, dyn);
+    MPI_Win_fence(0, dyn);
+    for (int i = 0; i < 2 * SPAN_N && bad < 0; i++)
+        if (region[i] != (i < SPAN_N + SPAN_N / 2 ? 1000 * prev + i : 0))
+            bad = i;
+    mt_check_int(bad, -1, "first wrong int after a put spanning two attachments");
+    MPI_Win_fence(0, dyn);
+    MPI_Put(src, SPAN_N, MPI_INT, next, bases[next], 1, every_other, dyn);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, dyn);
+    for (int i = 0; i < 2 * SPAN_N && bad < 0; i++)
+        if (region[i] != span_want(i, prev))
+            bad = i;
+    mt_check_int(bad, -1, "first wrong int after a strided put spanning two attachments");
+    MPI_Win_lock(MPI_LOCK_SHARED, next, 0, dyn);
+    MPI_Get(got, 2 * SPAN_N, MPI_INT, next, bases[next], 2 * SPAN_N, MPI_INT, dyn);
+    MPI_Win_unlock(next, dyn);
+    for (int i = 0; i < 2 * SPAN_N && bad < 0; i++)
+        if (got[i] != span_want(i, mt_rank))
+            bad = i;
+    mt_check_int(bad, -1, "first wrong int of a get spanning two attachments");
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Type_free(&every_other);
+    MPI_Win_detach(dyn, region);
+    MPI_Win_detach(dyn, region + SPAN_N);
+    MPI_Win_free(&dyn);
+    free(region);
+    free(bases);
+}
+
 static int deleted, handled;
 
 static int on_delete(MPI_Win win, int keyval, void *value, void *extra)
@@ -532,6 +594,7 @@ int main(int argc, char **argv)
     minloc();
     flush_local_then_barrier();
     shared_and_dynamic();
+    dynamic_span();
     subcomm();
     queries_and_errors();
     return mt_finish("t_rma");
