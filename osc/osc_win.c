@@ -531,6 +531,14 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
     struct osc_win *o;
     int err;
 
+    if (win == MPI_WIN_NULL) { /* MPI-4.1: the null handle has its name */
+        RT_CHECK_INIT("MPI_Win_get_name");
+        if (!win_name || !resultlen)
+            return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Win_get_name",
+                                  "win_name and resultlen must not be NULL");
+        *resultlen = snprintf(win_name, MPI_MAX_OBJECT_NAME, "MPI_WIN_NULL");
+        return MPI_SUCCESS;
+    }
     if (!(o = osc_get(win, "MPI_Win_get_name", &err)))
         return err;
     if (!win_name || !resultlen)

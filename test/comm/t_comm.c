@@ -37,6 +37,12 @@ static void test_dup(void)
     mt_check(!strcmp(name, "my dup") && len == 6, "name '%s'", name);
     MPI_Comm_get_name(MPI_COMM_WORLD, name, &len);
     mt_check(!strcmp(name, "MPI_COMM_WORLD"), "world name '%s'", name);
+    /* MPI-4.1: the null handle has a name too. */
+    len = -1;
+    mt_check_int(MPI_Comm_get_name(MPI_COMM_NULL, name, &len), MPI_SUCCESS,
+                 "MPI_Comm_get_name(MPI_COMM_NULL)");
+    mt_check_str(name, "MPI_COMM_NULL", "the name of MPI_COMM_NULL");
+    mt_check_int(len, 13, "its length");
     if (mt_size > 1) {
         int peer = mt_rank ^ 1;
         if (peer < mt_size) {

@@ -462,6 +462,11 @@ static void queries_and_errors(void)
     MPI_Win_set_name(win, "counters");
     MPI_Win_get_name(win, name, &len);
     mt_check(!strcmp(name, "counters") && len == 8, "window name: %s", name);
+    len = -1;
+    mt_check_int(MPI_Win_get_name(MPI_WIN_NULL, name, &len), MPI_SUCCESS,
+                 "MPI_Win_get_name(MPI_WIN_NULL)");
+    mt_check_str(name, "MPI_WIN_NULL", "the name of MPI_WIN_NULL");
+    mt_check_int(len, 12, "its length");
     MPI_Win_get_group(win, &g);
     MPI_Group_size(g, &len);
     mt_check(len == mt_size, "window group size %d", len);
