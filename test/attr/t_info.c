@@ -181,10 +181,15 @@ int main(int argc, char **argv)
 {
     MPI_Info early;
     char command[MPI_MAX_INFO_VAL];
-    int rank, size, have_early;
+    char early_size[MPI_MAX_INFO_VAL], early_level[MPI_MAX_INFO_VAL];
+    char late_size[MPI_MAX_INFO_VAL], late_level[MPI_MAX_INFO_VAL], want[32];
+    int rank, size, have_early, have_early_size, have_early_level, have_late_size,
+        have_late_level;
 
     MPI_Info_create_env(argc, argv, &early);
     have_early = has(early, "command", command);
+    have_early_size = has(early, "maxprocs", early_size);
+    have_early_level = has(early, "thread_level", early_level);
     MPI_Info_free(&early);
 
     MPI_Init(&argc, &argv);
@@ -204,6 +209,28 @@ int main(int argc, char **argv)
            "MPI_Get_hw_resource_info names the host and its cores");
         MPI_Info_free(&hw);
     }
+    /* The process's env info is the same whenever asked (MPI-4.1 11.2.8):
+     * maxprocs and thread_level before MPI_Init and after MPI_Finalize too. */
+    snprintf(want, sizeof(want), "%d", size);
+    ok(have_early_size && !strcmp(early_size, want),
+       "maxprocs before MPI_Init: got \"%s\", want \"%s\"", have_early_size ? early_size : "",
+       want);
+    ok(have_early_level && !strcmp(early_level, "MPI_THREAD_SINGLE"),
+       "thread_level before MPI_Init: got \"%s\", want \"MPI_THREAD_SINGLE\"",
+       have_early_level ? early_level : "");
     MPI_Finalize();
+    {
+        MPI_Info late;
+        MPI_Info_create_env(argc, argv, &late);
+        have_late_size = has(late, "maxprocs", late_size);
+        have_late_level = has(late, "thread_level", late_level);
+        MPI_Info_free(&late);
+    }
+    ok(have_late_size && !strcmp(late_size, want),
+       "maxprocs after MPI_Finalize: got \"%s\", want \"%s\"", have_late_size ? late_size : "",
+       want);
+    ok(have_late_level && !strcmp(late_level, "MPI_THREAD_SINGLE"),
+       "thread_level after MPI_Finalize: got \"%s\", want \"MPI_THREAD_SINGLE\"",
+       have_late_level ? late_level : "");
     return done_testing();
 }
