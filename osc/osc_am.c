@@ -90,6 +90,8 @@ static bool reap(struct osc_queue *q)
         struct osc_op *op = q->head;
         int done = 0;
 
+        if (op->settling)
+            break;
         PMPI_Testall(3, op->req, &done, MPI_STATUSES_IGNORE);
         if (!done)
             break;
