@@ -177,6 +177,15 @@ static void env(const char *argv0, int size, const char *early_command)
     }
 }
 
+/* maxprocs and thread_level of an env info taken `when` (NULL: absent). */
+static void env_same(const char *when, const char *size, const char *level, const char *want)
+{
+    ok(size && !strcmp(size, want), "maxprocs %s: got \"%s\", want \"%s\"", when,
+       size ? size : "(none)", want);
+    ok(level && !strcmp(level, "MPI_THREAD_SINGLE"),
+       "thread_level %s: got \"%s\", want \"MPI_THREAD_SINGLE\"", when, level ? level : "(none)");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Info early;
@@ -212,12 +221,8 @@ int main(int argc, char **argv)
     /* The process's env info is the same whenever asked (MPI-4.1 11.2.8):
      * maxprocs and thread_level before MPI_Init and after MPI_Finalize too. */
     snprintf(want, sizeof(want), "%d", size);
-    ok(have_early_size && !strcmp(early_size, want),
-       "maxprocs before MPI_Init: got \"%s\", want \"%s\"", have_early_size ? early_size : "",
-       want);
-    ok(have_early_level && !strcmp(early_level, "MPI_THREAD_SINGLE"),
-       "thread_level before MPI_Init: got \"%s\", want \"MPI_THREAD_SINGLE\"",
-       have_early_level ? early_level : "");
+    env_same("before MPI_Init", have_early_size ? early_size : NULL,
+             have_early_level ? early_level : NULL, want);
     MPI_Finalize();
     {
         MPI_Info late;
@@ -226,11 +231,7 @@ int main(int argc, char **argv)
         have_late_level = has(late, "thread_level", late_level);
         MPI_Info_free(&late);
     }
-    ok(have_late_size && !strcmp(late_size, want),
-       "maxprocs after MPI_Finalize: got \"%s\", want \"%s\"", have_late_size ? late_size : "",
-       want);
-    ok(have_late_level && !strcmp(late_level, "MPI_THREAD_SINGLE"),
-       "thread_level after MPI_Finalize: got \"%s\", want \"MPI_THREAD_SINGLE\"",
-       have_late_level ? late_level : "");
+    env_same("after MPI_Finalize", have_late_size ? late_size : NULL,
+             have_late_level ? late_level : NULL, want);
     return done_testing();
 }
