@@ -303,6 +303,26 @@ static void proc_null_and_sync(MPI_Win win)
     MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
     MPI_Win_flush(0, win);
     MPI_Win_unlock(0, win);
+    /* MPI_PROC_NULL is a valid target of lock, unlock and the flushes;
+     * a rank outside the window is MPI_ERR_RANK, not a read past arrays. */
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    mt_check_int(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, MPI_PROC_NULL, 0, win), MPI_SUCCESS,
+                 "MPI_Win_lock(MPI_PROC_NULL)");
+    mt_check_int(MPI_Put(zeros, 2, MPI_INT, MPI_PROC_NULL, 0, 2, MPI_INT, win), MPI_SUCCESS,
+                 "put to MPI_PROC_NULL in its lock epoch");
+    mt_check_int(MPI_Win_flush(MPI_PROC_NULL, win), MPI_SUCCESS, "MPI_Win_flush(MPI_PROC_NULL)");
+    mt_check_int(MPI_Win_flush_local(MPI_PROC_NULL, win), MPI_SUCCESS,
+                 "MPI_Win_flush_local(MPI_PROC_NULL)");
+    mt_check_int(MPI_Win_unlock(MPI_PROC_NULL, win), MPI_SUCCESS, "MPI_Win_unlock(MPI_PROC_NULL)");
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    rc = MPI_Win_flush(-5, win);
+    MPI_Error_class(rc, &rc);
+    mt_check_int(rc, MPI_ERR_RANK, "class of MPI_Win_flush(-5)");
+    rc = MPI_Win_flush_local(1, win);
+    MPI_Error_class(rc, &rc);
+    mt_check_int(rc, MPI_ERR_RANK, "class of MPI_Win_flush_local(1) on a one-rank window");
+    MPI_Win_unlock(0, win);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL);
     MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
     MPI_Win_flush_local(0, win);
     MPI_Win_unlock(0, win);
