@@ -280,7 +280,9 @@ static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_un
             ;
     *size = o->sizes[rank];
     *disp_unit = o->disp_units[rank];
-    *(void **)baseptr = o->shm + o->shm_off[rank];
+    /* A segment of size 0 has no address (NULL, as for created windows,
+     * and as MPICH's win_shared_noncontig_put expects). */
+    *(void **)baseptr = o->sizes[rank] ? o->shm + o->shm_off[rank] : NULL;
     return MPI_SUCCESS;
 }
 

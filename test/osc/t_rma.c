@@ -257,6 +257,17 @@ static void shared_and_dynamic(void)
     mt_check(other + nrank == base, "shared memory is contiguous by rank");
     MPI_Barrier(node);
     MPI_Win_free(&win);
+    /* Odd ranks allocate nothing: their segments read as size 0, NULL. */
+    MPI_Win_allocate_shared(nrank % 2 ? 0 : sizeof(int), sizeof(int), MPI_INFO_NULL, node,
+                            &base, &win);
+    for (int r = 1; r < nsize; r += 2) {
+        other = (int *)&size;
+        MPI_Win_shared_query(win, r, &size, &du, &other);
+        mt_check_int(size, 0, "size of a shared segment of 0 bytes");
+        mt_check(other == NULL, "base of rank %d's 0-byte shared segment: %p, want NULL", r,
+                 (void *)other);
+    }
+    MPI_Win_free(&win);
     MPI_Comm_free(&node);
 
     /* MPI-4.1: created windows can be queried; only our own segment is
