@@ -17,6 +17,8 @@ enum {
     BTL_CAP_NEED_REG = 1u << 3, /* get/put need register_mem on both sides */
     BTL_CAP_OFFHOST = 1u << 4,  /* reaches other hosts: not opened by default
                                    when the whole job is on this host */
+    BTL_CAP_WAIT = 1u << 5,     /* wait() sleeps until a peer sends, and senders
+                                   wake such sleepers */
 };
 
 /* Header types the pml registers receive callbacks for (one byte on the
@@ -118,6 +120,14 @@ struct btl_module {
     /* Fills *r (zeroed by the caller) for the transport report; between
      * connect and flush. */
     int (*report)(struct btl_module *btl, struct btl_report *r);
+
+    /* BTL_CAP_WAIT: sleeps up to timeout_us until a peer sends this
+     * process something through this BTL, and returns at once when
+     * something is there already; 0 after a sleep, 1 when it did not
+     * sleep. A BTL nothing outside this process sends through (self) just
+     * says whether it holds anything. Called by a rank with nothing else
+     * to do when ranks outnumber cores (RDMPI_SLEEP). */
+    int (*wait)(struct btl_module *btl, unsigned timeout_us);
 };
 
 /* The table is size-prefixed: a module built against an older btl.h is

@@ -436,7 +436,7 @@ static void wait_round(struct coll_sched *s)
         if (__atomic_load_n(&s->reqs[s->reaped]->base.complete, __ATOMIC_ACQUIRE))
             s->reaped++;
         else if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
     }
     if (s->nreqs)
         reap(s);
@@ -461,7 +461,7 @@ int coll_sched_run(struct coll_sched *s)
     coll_sched_start(s);
     while (!coll_sched_advance(s)) {
         if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
     }
     return s->err;
 }

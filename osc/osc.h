@@ -54,6 +54,7 @@ struct osc_op {
     MPI_Request req[3];
     void *buf;                  /* header or packed data to free */
     MPI_Request greq;
+    bool settling;              /* its caller waits for its answer: not reaped yet */
     struct osc_op *next;
 };
 

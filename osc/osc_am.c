@@ -90,6 +90,8 @@ static bool reap(struct osc_queue *q)
         struct osc_op *op = q->head;
         int done = 0;
 
+        if (op->settling)
+            break;
         PMPI_Testall(3, op->req, &done, MPI_STATUSES_IGNORE);
         if (!done)
             break;
@@ -158,8 +160,30 @@ static size_t region_bytes(const struct osc_hdr *h)
     return per * h->count;
 }
 
+/* Whether [lo, hi) lies in attached memory: regions attached separately
+ * that adjoin or overlap count as one (an operation may span them). */
+static bool attached(const struct osc_win *o, const char *lo, const char *hi)
+{
+    const char *at = lo;
+
+    while (at < hi) {
+        const char *next = at;
+        for (int r = 0; r < o->nregions; r++) {
+            const char *b = o->regions[r].base, *e = b + o->regions[r].len;
+            if (b <= at && e > next)
+                next = e;
+        }
+        if (next == at)
+            return false;
+        at = next;
+    }
+    return true;
+}
+
 /* The target address of an operation, checked against attached memory
- * for dynamic windows (the origin checks the others' range). */
+ * for dynamic windows (the origin checks the others' range). The bytes
+ * touched lie between the lowest segment of the first element and the
+ * end of the highest segment of the last (an extent may be negative). */
 static char *target_base(struct osc_win *o, const struct osc_hdr *h, int src)
 {
     const struct rt_dt_seg *s = (const void *)(h + 1);
@@ -169,18 +193,27 @@ static char *target_base(struct osc_win *o, const struct osc_hdr *h, int src)
         return o->mem + h->addr;
     p = (char *)(uintptr_t)h->addr;
     if (h->count && h->nsegs) {
-        char *lo = p + s[0].off, *hi = p + (h->count - 1) * (uint64_t)h->extent;
+        char *lo = NULL, *hi = NULL;
         for (uint64_t i = 0; i < h->nsegs; i++) {
-            char *a = p + s[i].off, *b = a + (s[i].count - 1) * s[i].stride + s[i].len;
-            lo = a < lo ? a : lo;
-            hi = b > hi ? b : hi;
+            if (!s[i].len || !s[i].count)
+                continue;
+            for (int end = 0; end < 2; end++) {
+                char *e = p + (end ? (int64_t)(h->count - 1) * h->extent : 0);
+                char *a = e + s[i].off, *b = e + s[i].off;
+                MPI_Aint span = (MPI_Aint)(s[i].count - 1) * s[i].stride;
+                if (span < 0)
+                    a += span;
+                else
+                    b += span;
+                b += s[i].len;
+                lo = !lo || a < lo ? a : lo;
+                hi = !hi || b > hi ? b : hi;
+            }
         }
-        for (int r = 0; r < o->nregions; r++)
-            if (lo >= o->regions[r].base && hi <= o->regions[r].base + o->regions[r].len)
-                return p;
-        rt_fatal("osc: rank %d accessed %p-%p of a dynamic window on rank %d, outside "
-                 "the memory attached with MPI_Win_attach", src, (void *)lo, (void *)hi,
-                 o->rank);
+        if (lo && !attached(o, lo, hi))
+            rt_fatal("osc: rank %d accessed %p-%p of a dynamic window on rank %d, outside "
+                     "the memory attached with MPI_Win_attach",
+                     src, (void *)lo, (void *)hi, o->rank);
     }
     return p;
 }

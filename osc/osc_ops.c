@@ -155,6 +155,32 @@ static void give_request(struct osc_op *op, MPI_Request *req)
         PMPI_Grequest_complete(*req);
 }
 
+/* An operation that answers (get, get_accumulate, fetch_and_op,
+ * compare_and_swap) sent to this process itself completes before the call
+ * returns: its header and answer go through the self BTL's queue, which
+ * only this process moves, so waiting costs a few progress passes. The
+ * standard lets a program use the result only after the epoch closes, but
+ * programs free it at once when the target is themselves (mpi4py's
+ * MPI_Compare_and_swap and MPI_Fetch_and_op probes free their result
+ * buffer before the fence), and the answer then landed in freed memory at
+ * the next fence: the heap corruption of issue 28 item 3. Operations of
+ * this origin to itself are applied in order, so the wait also keeps the
+ * accumulate ordering. */
+static struct osc_op *settle_self(struct rma *a, struct osc_op *op)
+{
+    unsigned spins = 0;
+    int done = 0;
+
+    if (a->t != a->o->rank)
+        return op;
+    op->settling = true; /* progress reaps: keep op until we are done */
+    while (PMPI_Request_get_status(op->req[2], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+        if (!rt_progress())
+            rt_progress_idle(&spins);
+    op->settling = false;
+    return op;
+}
+
 /* check(), answering an MPI_PROC_NULL call at once: -1 an error (in
  * *err), 1 nothing more to do, 0 go on. */
 static int begin(struct rma *a, MPI_Datatype tdt, MPI_Request *req, int *err)
@@ -257,7 +283,7 @@ static int get(void *oaddr, MPI_Count ocount, MPI_Datatype odt, int t, MPI_Aint 
     h = header(&a, OSC_GET, &hlen);
     h->reply = osc_reply_id(a.o);
     PMPI_Irecv_c(oaddr, ocount, odt, t, OSC_TAG_REPLY + (int)h->reply, a.o->comm, &r);
-    give_request(osc_send(a.o, t, h, hlen, NULL, 0, MPI_BYTE, r), req);
+    give_request(settle_self(&a, osc_send(a.o, t, h, hlen, NULL, 0, MPI_BYTE, r)), req);
     free(h);
     return MPI_SUCCESS;
 }
@@ -342,7 +368,7 @@ static int get_accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
     h->dlen = no_op ? 0 : (size_t)ocount * od->size;
     h->reply = osc_reply_id(a.o);
     PMPI_Irecv_c(raddr, rcount, rdt, t, OSC_TAG_REPLY + (int)h->reply, a.o->comm, &r);
-    give_request(osc_send(a.o, t, h, hlen, oaddr, (size_t)ocount, odt, r), req);
+    give_request(settle_self(&a, osc_send(a.o, t, h, hlen, oaddr, (size_t)ocount, odt, r)), req);
     free(h);
     return MPI_SUCCESS;
 }
@@ -508,6 +534,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                &r);
     op = osc_send(a.o, target_rank, h, hlen, data, 2 * n, MPI_BYTE, r);
     op->buf = data;
+    settle_self(&a, op);
     free(h);
     return MPI_SUCCESS;
 }

@@ -237,11 +237,15 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     struct osc_win *o;
     int err;
 
-    if (!(o = osc_get(win, fn, &err)) || (err = check_rank(o, win, rank, fn)))
+    if (!(o = osc_get(win, fn, &err)))
         return err;
     if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
         return rdmpi_err_win(win, MPI_ERR_LOCKTYPE, fn, "lock_type is %d; pass "
                              "MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED", lock_type);
+    if (rank == MPI_PROC_NULL) /* a valid target that needs nothing (MPI-4.1 sec. 12.5) */
+        return MPI_SUCCESS;
+    if ((err = check_rank(o, win, rank, fn)))
+        return err;
     if (o->locked[rank] || o->lock_all)
         return epoch_err(win, fn, "this process holds a lock on that rank already");
     if (o->start_ranks)
@@ -266,7 +270,11 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     struct osc_win *o;
     int err;
 
-    if (!(o = osc_get(win, fn, &err)) || (err = check_rank(o, win, rank, fn)))
+    if (!(o = osc_get(win, fn, &err)))
+        return err;
+    if (rank == MPI_PROC_NULL) /* a valid target that needs nothing (MPI-4.1 sec. 12.5) */
+        return MPI_SUCCESS;
+    if ((err = check_rank(o, win, rank, fn)))
         return err;
     if (!o->locked[rank])
         return epoch_err(win, fn, "this process holds no lock on that rank; MPI_Win_lock "
@@ -325,15 +333,17 @@ int PMPI_Win_unlock_all(MPI_Win win)
     return MPI_SUCCESS;
 }
 
-static int passive(struct osc_win *o, MPI_Win win, int rank, const char *fn)
+/* A passive-target epoch must be open: to `rank`, or to any rank when all
+ * is set (the _all forms). */
+static int passive(struct osc_win *o, MPI_Win win, int rank, bool all, const char *fn)
 {
     int err;
 
-    if (rank >= 0 && (err = check_rank(o, win, rank, fn)))
+    if (!all && (err = check_rank(o, win, rank, fn)))
         return err;
-    if (!o->lock_all && (rank < 0 || !o->locked[rank])) {
+    if (!o->lock_all && (all || !o->locked[rank])) {
         bool any = false;
-        for (int t = 0; rank < 0 && t < o->size; t++)
+        for (int t = 0; all && t < o->size; t++)
             any |= o->locked[t] != 0;
         if (!any)
             return epoch_err(win, fn, "no passive-target epoch is open; MPI_Win_lock or "
@@ -350,7 +360,11 @@ int PMPI_Win_flush(int rank, MPI_Win win)
     struct osc_win *o;
     int err;
 
-    if (!(o = osc_get(win, fn, &err)) || (err = passive(o, win, rank, fn)))
+    if (!(o = osc_get(win, fn, &err)))
+        return err;
+    if (rank == MPI_PROC_NULL) /* a valid target that needs nothing (MPI-4.1 sec. 12.5) */
+        return MPI_SUCCESS;
+    if ((err = passive(o, win, rank, false, fn)))
         return err;
     osc_complete_local(o);
     flush(o, rank);
@@ -365,7 +379,7 @@ int PMPI_Win_flush_all(MPI_Win win)
     struct osc_win *o;
     int err;
 
-    if (!(o = osc_get(win, fn, &err)) || (err = passive(o, win, -1, fn)))
+    if (!(o = osc_get(win, fn, &err)) || (err = passive(o, win, 0, true, fn)))
         return err;
     osc_complete_local(o);
     control_all(o, OSC_FLUSH, 0);
@@ -380,7 +394,11 @@ int PMPI_Win_flush_local(int rank, MPI_Win win)
     struct osc_win *o;
     int err;
 
-    if (!(o = osc_get(win, fn, &err)) || (err = passive(o, win, rank, fn)))
+    if (!(o = osc_get(win, fn, &err)))
+        return err;
+    if (rank == MPI_PROC_NULL) /* a valid target that needs nothing (MPI-4.1 sec. 12.5) */
+        return MPI_SUCCESS;
+    if ((err = passive(o, win, rank, false, fn)))
         return err;
     osc_complete_local(o);
     return MPI_SUCCESS;
@@ -394,7 +412,7 @@ int PMPI_Win_flush_local_all(MPI_Win win)
     struct osc_win *o;
     int err;
 
-    if (!(o = osc_get(win, fn, &err)) || (err = passive(o, win, -1, fn)))
+    if (!(o = osc_get(win, fn, &err)) || (err = passive(o, win, 0, true, fn)))
         return err;
     osc_complete_local(o);
     return MPI_SUCCESS;

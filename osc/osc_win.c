@@ -280,7 +280,9 @@ static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_un
             ;
     *size = o->sizes[rank];
     *disp_unit = o->disp_units[rank];
-    *(void **)baseptr = o->shm + o->shm_off[rank];
+    /* A segment of size 0 has no address (NULL, as for created windows,
+     * and as MPICH's win_shared_noncontig_put expects). */
+    *(void **)baseptr = o->sizes[rank] ? o->shm + o->shm_off[rank] : NULL;
     return MPI_SUCCESS;
 }
 
@@ -531,6 +533,14 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
     struct osc_win *o;
     int err;
 
+    if (win == MPI_WIN_NULL) { /* MPI-4.1: the null handle has its name */
+        RT_CHECK_INIT("MPI_Win_get_name");
+        if (!win_name || !resultlen)
+            return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Win_get_name",
+                                  "win_name and resultlen must not be NULL");
+        *resultlen = snprintf(win_name, MPI_MAX_OBJECT_NAME, "MPI_WIN_NULL");
+        return MPI_SUCCESS;
+    }
     if (!(o = osc_get(win, "MPI_Win_get_name", &err)))
         return err;
     if (!win_name || !resultlen)

@@ -25,7 +25,7 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
                               *comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
     while (pml_req_pending(c->pml))
         if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
     if ((err = PMPI_Barrier(*comm)))
         return err;
     return PMPI_Comm_free(comm);

@@ -47,7 +47,7 @@ static int probe_common(int source, int tag, MPI_Comm comm, int *flag, MPI_Messa
             return MPI_SUCCESS;
         }
         if (!progressed)
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
     }
     if (status != MPI_STATUS_IGNORE)
         pml_status_from_frag(status, f);

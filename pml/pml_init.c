@@ -19,6 +19,7 @@ extern struct btl_module **pml_btls;
 extern int pml_nbtls;
 void pml_rndv_params(void);
 bool pml_idle(void);
+int pml_sleep(unsigned timeout_us);
 
 #define CARD_KEY "rdmpi.pml"
 
@@ -127,6 +128,7 @@ static int pml_connect(void)
     else
         rc = rt_progress_register(pml_progress);
     rt_progress_set_dump(pml_dump);
+    rt_progress_set_sleep(pml_sleep);
 out:
     free(reach);
     return rc;
@@ -144,6 +146,7 @@ static int pml_finalize(void)
             rt_progress_idle(&spins);
     }
     pml_barrier(rt_comm_predef[0]->pml);
+    rt_progress_set_sleep(NULL); /* the BTLs go now */
     for (int i = 0; i < pml_nbtls; i++)
         if (pml_btls[i]->flush)
             pml_btls[i]->flush(pml_btls[i]);

@@ -233,6 +233,7 @@ static inline void arrive(int wsrc, const void *data, size_t len, bool replayed)
     struct pml_comm *pc = pml_comm_lookup(h->cid);
     struct pml_comm_peer *cp;
 
+    rt_noise();
     if (RT_UNLIKELY(!pc)) {
         pml_comm_park(wsrc, data, len);
         return;

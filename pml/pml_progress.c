@@ -163,6 +163,7 @@ int pml_progress(void)
 {
     int n = 0;
 
+    rt_noise();
     for (int i = 0; i < pml_nbtls; i++)
         n += pml_btls[i]->progress(pml_btls[i]);
     if (RT_UNLIKELY(ctl_head != NULL))
@@ -183,7 +184,7 @@ void pml_wait(struct pml_req *r)
 
     while (!__atomic_load_n(&r->base.complete, __ATOMIC_ACQUIRE)) {
         if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
     }
 }
 
@@ -191,4 +192,22 @@ void pml_wait(struct pml_req *r)
 bool pml_idle(void)
 {
     return !ctl_head && pml_list_empty(&busy_peers) && pml_list_empty(&pending_gets);
+}
+
+/* The runtime's sleep for a rank blocked on messages (rt_progress_wait):
+ * only when nothing waits here for resources (sends for ring space, reads,
+ * control messages: they need our own polls, and no peer would wake us
+ * for them) and every BTL in use wakes its sleepers. 1: slept, or found
+ * something to poll; 0: the caller yields instead. */
+int pml_sleep(unsigned timeout_us)
+{
+    if (!pml_idle())
+        return 0;
+    for (int i = 0; i < pml_nbtls; i++)
+        if (!(pml_btls[i]->flags & BTL_CAP_WAIT))
+            return 0;
+    for (int i = 0; i < pml_nbtls; i++)
+        if (pml_btls[i]->wait(pml_btls[i], timeout_us))
+            return 1;
+    return 1;
 }

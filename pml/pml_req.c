@@ -120,7 +120,11 @@ bool pml_req_pending(const struct pml_comm *pc)
 {
     for (uint32_t i = 0; i < nslots; i++) {
         const struct pml_req *r = &chunks[i / CHUNK][i % CHUNK];
-        if (r->base.obj.kind == RT_KIND_REQUEST && r->pc == pc && !r->base.complete)
+        /* An inactive persistent request (made by MPI_*_init and not
+         * started, or completed since) is no communication under way
+         * (MPI-4.1 sec. 11.10.4): MPI_Comm_disconnect does not wait for it. */
+        if (r->base.obj.kind == RT_KIND_REQUEST && r->pc == pc && !r->base.complete &&
+            (!r->base.persistent || r->base.active))
             return true;
     }
     return false;
@@ -151,6 +155,13 @@ int pml_req_cancel(struct rdmpi_request *br)
                                    .src = r->pc->rank, .sreq = pml_req_handle(r)};
         r->cancel_asked = 1;
         pml_send_ctl(r->wpeer, &h, sizeof(h));
+        /* To this process the whole exchange is local: the envelope and
+         * the CANCEL wait in the self BTL's queue, and the answer comes on
+         * the next pass. Run those passes now, so the send is withdrawn
+         * and its request complete when MPI_Cancel returns, not one status
+         * query later (a program that saw it incomplete received it). */
+        for (int i = 0; i < 4 && r->wpeer == rt.rank && !r->base.complete; i++)
+            pml_progress();
         return MPI_SUCCESS;
     }
     /* Still queued for credits or ring space: it has its sequence number,

@@ -274,6 +274,7 @@ int pml_isend(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst,
     r->base.status.MPI_ERROR = MPI_SUCCESS;
     r->base.status.rdmpi_cancelled = 0;
     r->seq = pc->peers[dst].send_seq++;
+    rt_noise(); /* between taking a sequence number and sending */
     p = &pml_peers[r->wpeer];
     pml_credit_piggyback(r->wpeer);
     /* Behind a queued send to the same peer: keep the order. */

@@ -168,6 +168,13 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     struct rdmpi_comm *c;
     int err;
 
+    RT_CHECK_INIT(fn);
+    if (comm == MPI_COMM_NULL) { /* MPI-4.1: the null handle has its name */
+        if (!comm_name || !resultlen)
+            return out_null(MPI_COMM_SELF, fn, !comm_name ? "comm_name" : "resultlen");
+        *resultlen = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "MPI_COMM_NULL");
+        return MPI_SUCCESS;
+    }
     CHECK(comm, fn, c, err);
     if (!comm_name || !resultlen)
         return out_null(comm, fn, !comm_name ? "comm_name" : "resultlen");

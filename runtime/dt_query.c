@@ -111,6 +111,13 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
     int err;
 
     RT_CHECK_INIT(fn);
+    if (datatype == MPI_DATATYPE_NULL) { /* MPI-4.1: the null handle has its name */
+        if ((err = dt_ptr(type_name, fn, "type_name")) ||
+            (err = dt_ptr(resultlen, fn, "resultlen")))
+            return err;
+        *resultlen = snprintf(type_name, MPI_MAX_OBJECT_NAME, "MPI_DATATYPE_NULL");
+        return MPI_SUCCESS;
+    }
     if ((err = dt_arg(datatype, fn, "datatype", &d)) ||
         (err = dt_ptr(type_name, fn, "type_name")) || (err = dt_ptr(resultlen, fn, "resultlen")))
         return err;

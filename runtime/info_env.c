@@ -69,16 +69,37 @@ const char *rt_thread_level_name(int level)
     }
 }
 
+/* The job's size: known since MPI_Init or a session brought the runtime
+ * up (and kept after MPI_Finalize); before, what the launcher put in the
+ * environment (our mpirun sets PMI_SIZE and OMPI_COMM_WORLD_SIZE, srun
+ * SLURM_NTASKS); without a launcher the process is a singleton. */
+static int job_size(void)
+{
+    static const char *vars[] = {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"};
+
+    if (rt.size > 0)
+        return rt.size;
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        char *end;
+        long n = v ? strtol(v, &end, 10) : 0;
+        if (v && *v && !*end && n > 0 && n <= 1 << 30)
+            return (int)n;
+    }
+    return 1;
+}
+
 int rt_info_env_fill(struct rdmpi_info *info, int argc, char **argv)
 {
     char buf[4096];
     struct utsname u;
     int rc = put_command(info, argc, argv);
 
-    /* In the standard's order; the job size and the thread level are
-     * known once MPI_Init (or a session) ran. */
-    if (!rc && rt.up) {
-        snprintf(buf, sizeof(buf), "%d", rt.size);
+    /* In the standard's order, and the same whenever asked: before
+     * MPI_Init, while MPI runs and after MPI_Finalize (MPI-4.1 11.2.8
+     * lets MPI_Info_create_env be called at any time). */
+    if (!rc) {
+        snprintf(buf, sizeof(buf), "%d", job_size());
         rc = rt_info_put(info, "maxprocs", buf);
     }
     if (!rc && (rt.hostname[0] || gethostname(buf, sizeof(buf) - 1) == 0)) {
@@ -89,8 +110,12 @@ int rt_info_env_fill(struct rdmpi_info *info, int argc, char **argv)
         rc = rt_info_put(info, "arch", u.machine);
     if (!rc && getcwd(buf, sizeof(buf)))
         rc = rt_info_put(info, "wdir", buf);
-    if (!rc && rt.up)
-        rc = rt_info_put(info, "thread_level", rt_thread_level_name(rt.thread_level));
+    /* The level in force once MPI_Init or a session set it (kept after
+     * MPI_Finalize); before, the one MPI_Init gives, as nothing can ask
+     * for another before the program starts. */
+    if (!rc)
+        rc = rt_info_put(info, "thread_level",
+                         rt_thread_level_name(rt.size > 0 ? rt.thread_level : MPI_THREAD_SINGLE));
     return rc;
 }
 

@@ -5,12 +5,29 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <time.h>
+#include <unistd.h>
 
 RT_PARAM(p_yield, "YIELD", RT_PARAM_BOOL, "auto",
          "Blocked ranks yield the CPU after a short spin (auto: when ranks "
          "outnumber this host's cores)")
 RT_PARAM(p_spin, "SPIN", RT_PARAM_INT, "1",
          "Polls a blocked rank makes before it yields the CPU (with YIELD)")
+RT_PARAM(p_sleep, "SLEEP", RT_PARAM_BOOL, "auto",
+         "A rank blocked waiting for a message sleeps until a peer's message wakes it, "
+         "instead of yielding the CPU (auto: when it would yield; needs every transport "
+         "in use to wake sleepers, as self and sm do)")
+RT_PARAM(p_sleep_max, "SLEEP_MAX", RT_PARAM_INT, "1000",
+         "Microseconds such a sleep lasts at most (a bound for wake-ups that are missed or "
+         "for progress that no message announces)")
+RT_PARAM(p_sleep_after, "SLEEP_AFTER", RT_PARAM_INT, "100",
+         "With SLEEP: a yield that takes longer than this many microseconds (the CPU "
+         "went to another program, or to a rank computing) makes blocked waits sleep "
+         "rather than yield (0: always sleep)")
+RT_PARAM(p_noise, "NOISE", RT_PARAM_INT, "0",
+         "Debugging: per mille of the library's noise points (sends, arrivals, polls) "
+         "that pause for a random 0-200 microseconds, to shake out races that only "
+         "scheduling delays reveal (0: off)")
 
 #define MAX_SOURCES 8
 
@@ -42,6 +59,11 @@ void rt_progress_set_dump(void (*fn)(FILE *out))
 static int nsources;
 static int yield_on;
 static unsigned spin_limit;
+static int sleep_on;
+static unsigned sleep_max_us;
+static int (*sleep_fn)(unsigned timeout_us);
+static double yield_slow;
+int rt_noise_permille;
 
 int rt_progress_register(rt_progress_fn fn)
 {
@@ -55,8 +77,46 @@ void rt_progress_setup(void)
 {
     int y = rt_param_bool(&p_yield);
 
+    int sl = rt_param_bool(&p_sleep);
+    long max = rt_param_int(&p_sleep_max);
+
     yield_on = y < 0 ? rt.oversubscribed : y;
     spin_limit = (unsigned)rt_param_int(&p_spin);
+    sleep_on = sl < 0 ? yield_on : sl;
+    sleep_max_us = max < 1 ? 1 : max > 1000000 ? 1000000 : (unsigned)max;
+    rt_noise_permille = (int)rt_param_int(&p_noise);
+    yield_slow = (double)rt_param_int(&p_sleep_after) * 1e-6;
+}
+
+int rt_progress_sleeps(void)
+{
+    return sleep_on;
+}
+
+void rt_progress_set_sleep(int (*fn)(unsigned timeout_us))
+{
+    sleep_fn = fn;
+}
+
+/* A random pause at a noise point (RDMPI_NOISE): mostly a yield, sometimes
+ * a sleep of up to 200 us, so the other ranks run in between. */
+void rt_noise_pause(void)
+{
+    static unsigned seed;
+    unsigned r;
+
+    if (!seed)
+        seed = (unsigned)getpid() * 2654435761u | 1;
+    seed = seed * 1103515245u + 12345u;
+    r = (seed >> 8) % 1000;
+    if (r >= (unsigned)rt_noise_permille)
+        return;
+    if (r & 1) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, (long)((seed >> 4) % 200) * 1000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 int rt_progress(void)
@@ -66,6 +126,44 @@ int rt_progress(void)
     for (int i = 0; i < nsources; i++)
         n += sources[i]();
     return n;
+}
+
+/* A blocked rank whose wait only a peer's message can end. Under CPU
+ * contention (other programs, or ranks busy computing) a yield hands the
+ * core to another task for its whole time slice, so each hop of a message
+ * chain cost milliseconds (MPI_Comm_dup's agreement, eight hops at 4 ranks,
+ * ran at 25 per second beside 8 CPU hogs on 2 cores); a rank that sleeps
+ * instead is woken by the message and runs at once. When only our own
+ * ranks compete, a yield comes back in microseconds and costs less than a
+ * sleep and its wake-up (50000 dups at 4 ranks on 2 cores: 1.7-3.5 s
+ * yielding, 4.5-8.5 s sleeping). So the rank times its yields: one that
+ * took longer than RDMPI_SLEEP_AFTER makes it sleep from then on, and it
+ * yields again (to measure anew) once a second. sleep_fn says no (0)
+ * when something else is pending, such as sends waiting for ring space;
+ * then it yields. */
+void rt_progress_wait(unsigned *spins)
+{
+    static int sleepy;
+    static double reprobe;
+    double t;
+
+    if (!sleep_on || !sleep_fn || rt_mt || ++*spins < spin_limit) {
+        rt_progress_idle(spins);
+        return;
+    }
+    *spins = 0;
+    if (RT_UNLIKELY(dump_asked)) {
+        dump_asked = 0;
+        if (dump_fn)
+            dump_fn(stderr);
+    }
+    t = rt_wtime();
+    if (sleepy && t < reprobe && sleep_fn(sleep_max_us))
+        return;
+    sched_yield();
+    sleepy = rt_wtime() - t > yield_slow;
+    if (sleepy)
+        reprobe = t + 1.0;
 }
 
 void rt_progress_idle(unsigned *spins)

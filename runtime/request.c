@@ -103,7 +103,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         return err;
     while (!__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) {
         if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
     }
     comm = r->comm;
     err = finish(request, status);
@@ -237,7 +237,7 @@ int PMPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of
         return err;
     for (int i = 0; (i = first_running(i, count, array_of_requests)) < count;)
         if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
     empty_statuses(count, array_of_requests, array_of_statuses);
     return finish_many(count, array_of_requests, array_of_statuses, NULL, NULL, true, fn);
 }
@@ -309,7 +309,7 @@ int PMPI_Waitany(int count, MPI_Request *array_of_requests, int *indx, MPI_Statu
     }
     while ((i = finish_any(count, array_of_requests, status, &err, true, fn)) < 0) {
         if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
     }
     *indx = i;
     return err;
@@ -368,7 +368,7 @@ int PMPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount,
                               outcount ? "array_of_indices" : "outcount");
     while ((n = done_count(incount, array_of_requests)) == 0) {
         if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
     }
     if (n < 0) {
         *outcount = MPI_UNDEFINED;

@@ -86,6 +86,24 @@ int rt_progress(void);
  * short spin when ranks outnumber cores, and under MPI_THREAD_MULTIPLE
  * lets threads waiting for the library lock in. */
 void rt_progress_idle(unsigned *spins);
+/* The same for a wait that only a message from a peer can end (a request,
+ * a probe): when ranks outnumber cores it may sleep until one arrives
+ * (RDMPI_SLEEP) rather than yield. */
+void rt_progress_wait(unsigned *spins);
+/* Whether blocked ranks sleep: senders must then wake them (btl/sm). */
+int rt_progress_sleeps(void);
+/* The pml's sleep: blocks up to timeout_us until a peer may have sent
+ * something; returns 0 without sleeping when other work is pending. */
+void rt_progress_set_sleep(int (*fn)(unsigned timeout_us));
+/* RDMPI_NOISE: random pauses at points where scheduling delays could
+ * reveal races (tests and debugging only). */
+extern int rt_noise_permille;
+void rt_noise_pause(void);
+static inline void rt_noise(void)
+{
+    if (RT_UNLIKELY(rt_noise_permille))
+        rt_noise_pause();
+}
 
 /* MPI_THREAD_MULTIPLE (thread.c): one lock around the library. Every API
  * function opens with RT_API_ENTER(), which takes it (counting nested

@@ -11,7 +11,7 @@
 
 extern struct btl_module btl_sm_module;
 
-#define BTL_SM_VERSION 1
+#define BTL_SM_VERSION 2
 #define BTL_SM_MAGIC   0x314d5349504d4452ull /* "RDMPISM1" little-endian */
 #define BTL_SM_LINE    64
 
@@ -26,7 +26,10 @@ struct btl_sm_seg {
     uint32_t attach_target; /* local peers that will be done with the name */
     uint32_t attached;      /* peers done with the name; whoever makes it
                              * attach_target unlinks the segment */
-    uint32_t pad[7];
+    uint32_t sleeping;      /* the owner sleeps on `wake` (btl_sm_wait): a writer
+                             * that publishes an entry wakes it */
+    uint32_t wake;          /* futex word, bumped by every such wake-up */
+    uint32_t pad[5];
 };
 _Static_assert(sizeof(struct btl_sm_seg) == BTL_SM_LINE, "segment header is one line");
 
@@ -96,6 +99,9 @@ struct btl_sm_state {
     uint64_t reads, read_bytes;   /* process_vm_readv gets */
     uint64_t writes, write_bytes; /* process_vm_writev puts */
     uint64_t ring_full;         /* sends refused because a ring was full */
+    int wake;                   /* blocked ranks sleep (rt_progress_sleeps): writers
+                                 * check whether their reader does */
+    uint64_t sleeps, wakes;     /* times we slept; times we woke a peer */
 };
 extern struct btl_sm_state btl_sm;
 
@@ -104,6 +110,22 @@ int btl_sm_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const vo
 struct btl_desc *btl_sm_alloc(struct btl_endpoint *ep, size_t len);
 void btl_sm_send(struct btl_endpoint *ep, struct btl_desc *d);
 int btl_sm_progress(struct btl_module *btl);
+int btl_sm_wait(struct btl_module *btl, unsigned timeout_us);
+void btl_sm_wake_slow(struct btl_sm_seg *peer);
+
+/* After publishing to o's reader: wake it if it sleeps. The fence orders
+ * our publish before the load of its flag, as the reader orders setting
+ * the flag before its last look at the rings (btl_sm_wait), so one of the
+ * two sees the other. */
+static inline void btl_sm_wake(struct btl_sm_out *o)
+{
+    if (__builtin_expect(btl_sm.wake, 0)) {
+        struct btl_sm_seg *s = (struct btl_sm_seg *)o->seg;
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&s->sleeping, __ATOMIC_RELAXED))
+            btl_sm_wake_slow(s);
+    }
+}
 
 int btl_sm_cma_probe(const struct btl_sm_out *o, uint64_t seg_addr);
 int btl_sm_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint64_t raddr,

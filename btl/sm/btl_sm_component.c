@@ -306,6 +306,7 @@ static int sm_connect(struct btl_module *btl, uint8_t *reach)
     if (missing)
         attach_done(btl_sm.seg, missing, btl_sm.name);
     btl_sm.npeers = npeers;
+    btl_sm.wake = rt_progress_sleeps();
     if (!btl_sm.cma)
         btl->flags &= ~(uint32_t)(BTL_CAP_GET | BTL_CAP_PUT);
     rt_info(my_index == 0 ? 1 : 2,
@@ -379,6 +380,10 @@ static int sm_report(struct btl_module *btl, struct btl_report *r)
     r->write_bytes = btl_sm.write_bytes;
     r->extra_name[0] = "ring full";
     r->extra[0] = btl_sm.ring_full;
+    r->extra_name[1] = "sleeps";
+    r->extra[1] = btl_sm.sleeps;
+    r->extra_name[2] = "wake-ups";
+    r->extra[2] = btl_sm.wakes;
     return 0;
 }
 
@@ -394,7 +399,7 @@ struct btl_module btl_sm_module = {
     .exclusivity = 500,
     .latency_ns = 170,
     .bandwidth_mbs = 13000,
-    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_PUT,
+    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_PUT | BTL_CAP_WAIT,
     .init = sm_init,
     .connect = sm_connect,
     .finalize = sm_finalize,
@@ -409,4 +414,5 @@ struct btl_module btl_sm_module = {
     .progress = btl_sm_progress,
     .flush = sm_flush,
     .report = sm_report,
+    .wait = btl_sm_wait,
 };

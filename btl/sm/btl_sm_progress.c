@@ -6,6 +6,12 @@
 #include "btl_sm_ring.h"
 #include "request.h"
 
+#include <errno.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
 /* Entries taken from one peer per call, so a fast writer cannot starve the
  * others. */
 #define BURST 32
@@ -62,4 +68,44 @@ int btl_sm_progress(struct btl_module *btl)
             publish(in, r);
     }
     return delivered;
+}
+
+void btl_sm_wake_slow(struct btl_sm_seg *peer)
+{
+    __atomic_fetch_add(&peer->wake, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &peer->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+    btl_sm.wakes++;
+}
+
+/* Sleeps until a writer publishes to one of our rings (it sees `sleeping`
+ * and bumps `wake`) or timeout_us pass. The flag is set before the last
+ * look at the rings, with a fence, so an entry published meanwhile is
+ * either seen here or its writer sees the flag; `wake` read before the
+ * flag makes a wake-up between that look and the futex call return at
+ * once. */
+int btl_sm_wait(struct btl_module *btl, unsigned timeout_us)
+{
+    struct btl_sm_seg *s = btl_sm.seg;
+    struct timespec ts = {timeout_us / 1000000, (long)(timeout_us % 1000000) * 1000};
+    uint32_t v;
+
+    (void)btl;
+    if (!s || !btl_sm.npeers)
+        return 1;
+    v = __atomic_load_n(&s->wake, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&s->sleeping, 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    for (int i = 0; i < btl_sm.npeers; i++) {
+        struct btl_sm_in *in = &btl_sm.in[i];
+        if (__atomic_load_n(btl_sm_slot(in->ring, in->r, btl_sm.nslots), __ATOMIC_ACQUIRE)) {
+            __atomic_store_n(&s->sleeping, 0, __ATOMIC_RELAXED);
+            return 1;
+        }
+    }
+    /* Our own segment: other processes wait on the same word, so no
+     * FUTEX_PRIVATE_FLAG. EINTR (the hang report's signal) just returns. */
+    syscall(SYS_futex, &s->wake, FUTEX_WAIT, v, &ts, NULL, 0);
+    __atomic_store_n(&s->sleeping, 0, __ATOMIC_RELAXED);
+    btl_sm.sleeps++;
+    return 0;
 }

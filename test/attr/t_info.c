@@ -177,14 +177,28 @@ static void env(const char *argv0, int size, const char *early_command)
     }
 }
 
+/* maxprocs and thread_level of an env info taken `when` (NULL: absent). */
+static void env_same(const char *when, const char *size, const char *level, const char *want)
+{
+    ok(size && !strcmp(size, want), "maxprocs %s: got \"%s\", want \"%s\"", when,
+       size ? size : "(none)", want);
+    ok(level && !strcmp(level, "MPI_THREAD_SINGLE"),
+       "thread_level %s: got \"%s\", want \"MPI_THREAD_SINGLE\"", when, level ? level : "(none)");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Info early;
     char command[MPI_MAX_INFO_VAL];
-    int rank, size, have_early;
+    char early_size[MPI_MAX_INFO_VAL], early_level[MPI_MAX_INFO_VAL];
+    char late_size[MPI_MAX_INFO_VAL], late_level[MPI_MAX_INFO_VAL], want[32];
+    int rank, size, have_early, have_early_size, have_early_level, have_late_size,
+        have_late_level;
 
     MPI_Info_create_env(argc, argv, &early);
     have_early = has(early, "command", command);
+    have_early_size = has(early, "maxprocs", early_size);
+    have_early_level = has(early, "thread_level", early_level);
     MPI_Info_free(&early);
 
     MPI_Init(&argc, &argv);
@@ -204,6 +218,20 @@ int main(int argc, char **argv)
            "MPI_Get_hw_resource_info names the host and its cores");
         MPI_Info_free(&hw);
     }
+    /* The process's env info is the same whenever asked (MPI-4.1 11.2.8):
+     * maxprocs and thread_level before MPI_Init and after MPI_Finalize too. */
+    snprintf(want, sizeof(want), "%d", size);
+    env_same("before MPI_Init", have_early_size ? early_size : NULL,
+             have_early_level ? early_level : NULL, want);
     MPI_Finalize();
+    {
+        MPI_Info late;
+        MPI_Info_create_env(argc, argv, &late);
+        have_late_size = has(late, "maxprocs", late_size);
+        have_late_level = has(late, "thread_level", late_level);
+        MPI_Info_free(&late);
+    }
+    env_same("after MPI_Finalize", have_late_size ? late_size : NULL,
+             have_late_level ? late_level : NULL, want);
     return done_testing();
 }

@@ -37,6 +37,12 @@ static void test_dup(void)
     mt_check(!strcmp(name, "my dup") && len == 6, "name '%s'", name);
     MPI_Comm_get_name(MPI_COMM_WORLD, name, &len);
     mt_check(!strcmp(name, "MPI_COMM_WORLD"), "world name '%s'", name);
+    /* MPI-4.1: the null handle has a name too. */
+    len = -1;
+    mt_check_int(MPI_Comm_get_name(MPI_COMM_NULL, name, &len), MPI_SUCCESS,
+                 "MPI_Comm_get_name(MPI_COMM_NULL)");
+    mt_check_str(name, "MPI_COMM_NULL", "the name of MPI_COMM_NULL");
+    mt_check_int(len, 13, "its length");
     if (mt_size > 1) {
         int peer = mt_rank ^ 1;
         if (peer < mt_size) {
@@ -226,6 +232,42 @@ static void test_disconnect(void)
     free(buf);
 }
 
+/* An inactive persistent request is no pending communication (MPI-4.1
+ * sec. 11.10.4): MPI_Comm_disconnect returns with one on the communicator,
+ * never started or started and completed, point-to-point or collective;
+ * the request is freed after. */
+static void test_disconnect_inactive(void)
+{
+    static const char *what[] = {"MPI_Recv_init", "MPI_Send_init", "MPI_Barrier_init",
+                                 "MPI_Send_init started and completed",
+                                 "MPI_Barrier_init started and completed"};
+    int x = 0;
+
+    for (int k = 0; k < 5; k++) {
+        MPI_Comm d;
+        MPI_Request q = MPI_REQUEST_NULL;
+        int rc;
+
+        MPI_Comm_dup(MPI_COMM_WORLD, &d);
+        if (k == 0)
+            MPI_Recv_init(&x, 1, MPI_INT, 0, 7, d, &q);
+        else if (k == 1 || k == 3)
+            MPI_Send_init(&x, 1, MPI_INT, k == 3 ? MPI_PROC_NULL : 0, 7, d, &q);
+        else
+            MPI_Barrier_init(d, MPI_INFO_NULL, &q);
+        if (k >= 3) {
+            MPI_Start(&q);
+            MPI_Wait(&q, MPI_STATUS_IGNORE);
+        }
+        rc = MPI_Comm_disconnect(&d);
+        mt_check_int(rc, MPI_SUCCESS, what[k]);
+        mt_check(d == MPI_COMM_NULL, "%s: the handle is not MPI_COMM_NULL after disconnect",
+                 what[k]);
+        rc = MPI_Request_free(&q);
+        mt_check_int(rc, MPI_SUCCESS, "MPI_Request_free after the disconnect");
+    }
+}
+
 /* Many communicators created and freed: ids recycle, nothing leaks. */
 static void test_loop(void)
 {
@@ -346,6 +388,7 @@ int main(int argc, char **argv)
     test_split_type();
     test_free_pending();
     test_disconnect();
+    test_disconnect_inactive();
     test_loop();
     test_badinput();
     test_idup();

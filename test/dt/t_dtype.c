@@ -271,6 +271,12 @@ static void fixed(void)
     }
     MPI_Type_get_name(MPI_CHAR, name, &len);
     ok(!strcmp(name, "MPI_CHAR") && len == 8, "MPI_CHAR is named \"MPI_CHAR\"");
+    len = -1;
+    name[0] = 0;
+    ok(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len) == MPI_SUCCESS &&
+           !strcmp(name, "MPI_DATATYPE_NULL") && len == 17,
+       "MPI_DATATYPE_NULL is named (MPI-4.1): got \"%s\" of length %d, want "
+       "\"MPI_DATATYPE_NULL\" of 17", name, len);
     MPI_Type_size(MPI_DOUBLE_INT, &len);
     MPI_Type_get_extent(MPI_DOUBLE_INT, &lb, &ext);
     ok(len == 12 && ext == 16, "MPI_DOUBLE_INT: size 12, extent 16");

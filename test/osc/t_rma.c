@@ -257,6 +257,17 @@ static void shared_and_dynamic(void)
     mt_check(other + nrank == base, "shared memory is contiguous by rank");
     MPI_Barrier(node);
     MPI_Win_free(&win);
+    /* Odd ranks allocate nothing: their segments read as size 0, NULL. */
+    MPI_Win_allocate_shared(nrank % 2 ? 0 : sizeof(int), sizeof(int), MPI_INFO_NULL, node,
+                            &base, &win);
+    for (int r = 1; r < nsize; r += 2) {
+        other = (int *)&size;
+        MPI_Win_shared_query(win, r, &size, &du, &other);
+        mt_check_int(size, 0, "size of a shared segment of 0 bytes");
+        mt_check(other == NULL, "base of rank %d's 0-byte shared segment: %p, want NULL", r,
+                 (void *)other);
+    }
+    MPI_Win_free(&win);
     MPI_Comm_free(&node);
 
     /* MPI-4.1: created windows can be queried; only our own segment is
@@ -286,6 +297,68 @@ static void shared_and_dynamic(void)
     MPI_Win_detach(dyn, local);
     MPI_Win_free(&dyn);
     free(addrs);
+}
+
+/* Operations on a dynamic window whose target range spans two adjacent,
+ * separately attached regions: every byte is attached (contiguous and
+ * strided puts, a get). */
+enum { SPAN_N = 64 };
+
+/* What int i of the region holds after both puts from rank `from`. */
+static int span_want(int i, int from)
+{
+    if (i % 2 == 0)
+        return 1000 * from + i / 2;
+    return i < SPAN_N + SPAN_N / 2 ? 1000 * from + i : 0;
+}
+
+static void dynamic_span(void)
+{
+    int *region = calloc(2 * SPAN_N, sizeof(int)), src[2 * SPAN_N], got[2 * SPAN_N];
+    int next = (mt_rank + 1) % mt_size, prev = (mt_rank + mt_size - 1) % mt_size;
+    MPI_Aint base, *bases = malloc((size_t)mt_size * sizeof(MPI_Aint));
+    MPI_Datatype every_other;
+    MPI_Win dyn;
+    int bad = -1;
+
+    for (int i = 0; i < 2 * SPAN_N; i++)
+        src[i] = 1000 * mt_rank + i;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn);
+    MPI_Win_attach(dyn, region, SPAN_N * sizeof(int));
+    MPI_Win_attach(dyn, region + SPAN_N, SPAN_N * sizeof(int));
+    MPI_Get_address(region, &base);
+    MPI_Allgather(&base, 1, MPI_AINT, bases, 1, MPI_AINT, MPI_COMM_WORLD);
+    MPI_Type_vector(SPAN_N, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+
+    MPI_Win_fence(0, dyn);
+    MPI_Put(src, SPAN_N + SPAN_N / 2, MPI_INT, next, bases[next], SPAN_N + SPAN_N / 2, MPI_INT, dyn);
+    MPI_Win_fence(0, dyn);
+    for (int i = 0; i < 2 * SPAN_N && bad < 0; i++)
+        if (region[i] != (i < SPAN_N + SPAN_N / 2 ? 1000 * prev + i : 0))
+            bad = i;
+    mt_check_int(bad, -1, "first wrong int after a put spanning two attachments");
+    MPI_Win_fence(0, dyn);
+    MPI_Put(src, SPAN_N, MPI_INT, next, bases[next], 1, every_other, dyn);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, dyn);
+    for (int i = 0; i < 2 * SPAN_N && bad < 0; i++)
+        if (region[i] != span_want(i, prev))
+            bad = i;
+    mt_check_int(bad, -1, "first wrong int after a strided put spanning two attachments");
+    MPI_Win_lock(MPI_LOCK_SHARED, next, 0, dyn);
+    MPI_Get(got, 2 * SPAN_N, MPI_INT, next, bases[next], 2 * SPAN_N, MPI_INT, dyn);
+    MPI_Win_unlock(next, dyn);
+    for (int i = 0; i < 2 * SPAN_N && bad < 0; i++)
+        if (got[i] != span_want(i, mt_rank))
+            bad = i;
+    mt_check_int(bad, -1, "first wrong int of a get spanning two attachments");
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Type_free(&every_other);
+    MPI_Win_detach(dyn, region);
+    MPI_Win_detach(dyn, region + SPAN_N);
+    MPI_Win_free(&dyn);
+    free(region);
+    free(bases);
 }
 
 static int deleted, handled;
@@ -400,6 +473,11 @@ static void queries_and_errors(void)
     MPI_Win_set_name(win, "counters");
     MPI_Win_get_name(win, name, &len);
     mt_check(!strcmp(name, "counters") && len == 8, "window name: %s", name);
+    len = -1;
+    mt_check_int(MPI_Win_get_name(MPI_WIN_NULL, name, &len), MPI_SUCCESS,
+                 "MPI_Win_get_name(MPI_WIN_NULL)");
+    mt_check_str(name, "MPI_WIN_NULL", "the name of MPI_WIN_NULL");
+    mt_check_int(len, 12, "its length");
     MPI_Win_get_group(win, &g);
     MPI_Group_size(g, &len);
     mt_check(len == mt_size, "window group size %d", len);
@@ -532,6 +610,7 @@ int main(int argc, char **argv)
     minloc();
     flush_local_then_barrier();
     shared_and_dynamic();
+    dynamic_span();
     subcomm();
     queries_and_errors();
     return mt_finish("t_rma");

@@ -33,6 +33,19 @@ static inline void mt_init(int *argc, char ***argv)
         }                                                                    \
     } while (0)
 
+/* Typed checks that print what was found and what was wanted. */
+#define mt_check_int(got, want, what)                                         \
+    do {                                                                     \
+        long long g_ = (long long)(got), w_ = (long long)(want);             \
+        mt_check(g_ == w_, "%s: got %lld, want %lld", (what), g_, w_);       \
+    } while (0)
+#define mt_check_str(got, want, what)                                         \
+    do {                                                                     \
+        const char *g_ = (got), *w_ = (want);                                \
+        mt_check(g_ && !strcmp(g_, w_), "%s: got \"%s\", want \"%s\"", (what), \
+                 g_ ? g_ : "(null)", w_);                                    \
+    } while (0)
+
 /* Fills and checks a buffer with a pattern that depends on a seed and the
  * byte position, so misplaced or stale bytes are caught. */
 static inline void mt_fill(void *buf, size_t n, unsigned seed)

@@ -177,6 +177,53 @@ static void send_cancel(void)
     free(big);
 }
 
+/* A send to this process that nothing matched is withdrawn by MPI_Cancel
+ * at once, so the very next status query reports it complete and
+ * cancelled (Issend and a large Isend, alone or after a probe matched
+ * it), and no receive can get it after. */
+static void self_cancel(void)
+{
+    enum { BIG = 1 << 20 };
+    char *buf = malloc(BIG);
+    static const char *what[] = {"Issend of 1 byte", "Isend of 1 MiB", "Issend of 0 bytes",
+                                 "Issend of 1 byte, probed first"};
+
+    for (int kind = 0; kind < 8; kind++) {
+        MPI_Request rq;
+        MPI_Status st;
+        int flag = -1, cancelled = -1, pending = -1, k = kind % 4;
+        const char *q = kind < 4 ? "MPI_Request_get_status" : "MPI_Test";
+
+        if (k == 1)
+            MPI_Isend(buf, BIG, MPI_BYTE, 0, 90, MPI_COMM_SELF, &rq);
+        else
+            MPI_Issend(buf, k == 2 ? 0 : 1, MPI_BYTE, 0, 90, MPI_COMM_SELF, &rq);
+        if (k == 3) {
+            MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &st);
+            mt_check_int(st.MPI_TAG, 90, "tag of the probed send to self");
+        }
+        MPI_Cancel(&rq);
+        if (kind < 4)
+            MPI_Request_get_status(rq, &flag, &st);
+        else
+            MPI_Test(&rq, &flag, &st);
+        mt_check(flag == 1, "%s after cancelling an unmatched %s to self: flag %d, want 1", q,
+                 what[k], flag);
+        if (flag == 1) {
+            MPI_Test_cancelled(&st, &cancelled);
+            mt_check(cancelled == 1, "%s: %s to self not reported cancelled (%d)", q, what[k],
+                     cancelled);
+        }
+        MPI_Iprobe(0, 90, MPI_COMM_SELF, &pending, MPI_STATUS_IGNORE);
+        mt_check_int(pending, 0, "a cancelled send to self still receivable");
+        if (rq != MPI_REQUEST_NULL)
+            MPI_Wait(&rq, &st);
+        if (pending) /* do not leave it for the next case */
+            MPI_Recv(buf, BIG, MPI_BYTE, 0, 90, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    }
+    free(buf);
+}
+
 /* Cancel of a send still queued behind others (out of eager credits, or
  * the ring full): it goes out as a rendezvous later, and the cancel must
  * follow it, or the wait hangs on an Issend nobody receives. */
@@ -528,6 +575,8 @@ int main(int argc, char **argv)
     cancel_and_requests();
     MPI_Barrier(MPI_COMM_WORLD);
     send_cancel();
+    MPI_Barrier(MPI_COMM_WORLD);
+    self_cancel();
     MPI_Barrier(MPI_COMM_WORLD);
     queued_send_cancel();
     MPI_Barrier(MPI_COMM_WORLD);
