@@ -402,18 +402,6 @@ static int publish(struct btl_module *btl)
  * opens a new endpoint. */
 static void teardown(void)
 {
-    if (btl_ofi.choice.quirks && btl_ofi.choice.quirks->no_close && btl_ofi.ep) {
-        rt_info(2, "btl/ofi: %s: endpoint left open at finalize, closed by process exit",
-                btl_ofi.info->fabric_attr->prov_name);
-        btl_ofi.ep = NULL;
-        btl_ofi.pool_mr = NULL;
-        btl_ofi.av = NULL;
-        btl_ofi.cq = NULL;
-        btl_ofi.domain = NULL;
-        btl_ofi.fabric = NULL;
-        btl_ofi.pool = NULL;
-    }
-
     struct fid *fids[] = {btl_ofi.ep ? &btl_ofi.ep->fid : NULL,
                           btl_ofi.pool_mr ? &btl_ofi.pool_mr->fid : NULL,
                           btl_ofi.av ? &btl_ofi.av->fid : NULL,
@@ -421,11 +409,16 @@ static void teardown(void)
                           btl_ofi.domain ? &btl_ofi.domain->fid : NULL,
                           btl_ofi.fabric ? &btl_ofi.fabric->fid : NULL};
 
-    for (size_t i = 0; i < sizeof(fids) / sizeof(fids[0]); i++)
-        if (fids[i] && fi_close(fids[i]))
-            rt_info(2, "btl/ofi: closing a libfabric object failed at finalize");
-    if (btl_ofi.pool)
-        munmap(btl_ofi.pool, btl_ofi.pool_size);
+    if (btl_ofi.ep && btl_ofi.choice.quirks->no_close) {
+        rt_info(2, "btl/ofi: %s: endpoint left open at finalize, closed by process exit",
+                btl_ofi.info->fabric_attr->prov_name);
+    } else {
+        for (size_t i = 0; i < sizeof(fids) / sizeof(fids[0]); i++)
+            if (fids[i] && fi_close(fids[i]))
+                rt_info(2, "btl/ofi: closing a libfabric object failed at finalize");
+        if (btl_ofi.pool)
+            munmap(btl_ofi.pool, btl_ofi.pool_size);
+    }
     for (int r = 0; btl_ofi.peers && r < rt.size; r++)
         while (btl_ofi.peers[r].held) {
             struct btl_ofi_held *m = btl_ofi.peers[r].held;
@@ -477,7 +470,8 @@ static void set_limits(struct btl_module *btl)
                            ? UINT64_MAX
                            : (1ull << (8 * i->domain_attr->mr_key_size)) - 1;
     btl_ofi.next_key = 1;
-    btl_ofi.inject = i->tx_attr->inject_size > btl_ofi.prefix ? i->tx_attr->inject_size - btl_ofi.prefix : 0;
+    btl_ofi.inject =
+        i->tx_attr->inject_size > btl_ofi.prefix ? i->tx_attr->inject_size - btl_ofi.prefix : 0;
     if (btl_ofi.inject > eager)
         btl_ofi.inject = eager;
     multi = rt_param_bool(&p_multi);
