@@ -36,7 +36,7 @@ rdmpi() { # ARGS...: rdmpi-bench over verbs on $dev
 }
 
 # peer NAME CMD...: a peer's run; its output on stdout, and when it fails
-# the tail of its errors as comments (it may not run on this device).
+# the first lines of its errors as comments (it may not run on this device).
 # A peer that failed once on a device is not tried again there.
 peer() {
     local name=$1
@@ -46,7 +46,9 @@ peer() {
     local rc=$?
     if [ $rc != 0 ]; then
         touch "/tmp/failed.$name.$dev"
-        { echo "# $name on $dev: exit $rc"; tail -n 4 /tmp/peer.err | sed 's/^/#   /'; } >&2
+        # The first lines that are not backtrace frames say why.
+        { echo "# $name on $dev: exit $rc"; grep -v -E '^ *[0-9]+ |\] \[ *[0-9]+\]' /tmp/peer.err |
+            head -n 6 | sed 's/^/#   /'; } >&2
     fi
 }
 # Peers over UCX (rc_verbs); UCX has no iWARP transport, so rxe only.
@@ -54,9 +56,11 @@ ompi_ucx() {
     peer ompi_ucx mpirun.openmpi --allow-run-as-root -n 2 --mca pml ucx --mca btl self \
         -x UCX_NET_DEVICES="$dev:1" -x UCX_TLS=rc_verbs,ud_verbs,self "$BIN/rdmpi-bench.openmpi" "$@"
 }
+# Open MPI refuses mtl_ofi_provider_include beside _exclude (mutually
+# exclusive variables), so FI_PROVIDER names the provider.
 ompi_ofi() {
     peer ompi_ofi mpirun.openmpi --allow-run-as-root -n 2 --mca pml cm --mca mtl ofi \
-        --mca mtl_ofi_provider_exclude "" --mca mtl_ofi_provider_include "verbs;ofi_rxm" \
+        --mca mtl_ofi_provider_exclude "" -x FI_PROVIDER="verbs;ofi_rxm" \
         -x FI_VERBS_DEVICE_NAME="$dev" -x FI_UNIVERSE_SIZE=2 "$BIN/rdmpi-bench.openmpi" "$@"
 }
 mpich_ucx() {

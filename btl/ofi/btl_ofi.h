@@ -30,6 +30,7 @@ struct btl_ofi_counters {
     uint64_t eagain;      /* provider refusals, queued or handed back to the pml */
     uint64_t stalls;      /* sends held back because the peer's window was full */
     uint64_t credit_msgs; /* empty messages sent only to return window credits */
+    uint64_t fenced;      /* send attempts held back behind a read from the same peer */
     uint64_t reordered;   /* messages the provider completed early, held back */
 };
 
@@ -165,6 +166,7 @@ struct btl_ofi_peer {
      * so its messages go by fi_senddata: a dead connection then fails a
      * send completion and ends the job instead of hanging it. */
     int suspect;
+    uint32_t reads;                      /* our RDMA reads from it in flight */
     struct btl_ofi_held *held;           /* arrived early, by number */
     struct btl_ofi_frag *qhead, **qtail; /* sends held back, in order */
     struct btl_ofi_peer *next_busy;      /* on the list of peers with a queue */
@@ -185,6 +187,7 @@ struct btl_ofi_state {
     size_t prefix;     /* 0: our word is CQ data; BTL_OFI_PREFIX: it leads each message */
     size_t inject;     /* largest pml message fi_inject takes (0: none) */
     int multi_recv;    /* receive buffers take many messages each */
+    int read_fence;    /* no send to a peer while a read from it is in flight */
     uint32_t window;   /* messages each peer may send us unconsumed */
 
     struct btl_ofi_peer *peers; /* by world rank; addr FI_ADDR_NOTAVAIL: not reached */

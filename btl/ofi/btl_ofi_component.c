@@ -50,6 +50,10 @@ RT_PARAM(p_oneway, "OFI_ONE_WAY_CONNECT", RT_PARAM_BOOL, "auto",
          "Open each pair's connection from its lower rank only, the higher sending nothing "
          "until the lower's first message came; auto: where simultaneous connects break the "
          "provider (ofi_rxm over verbs, libfabric 1.17)")
+RT_PARAM(p_fence, "OFI_READ_FENCE", RT_PARAM_BOOL, "auto",
+         "Hold sends to a peer while RDMA reads from it are in flight; auto: on iWARP, where "
+         "a read may complete after sends posted behind it (siw) and libfabric's verbs "
+         "provider then loses track of its send queue and crashes")
 RT_PARAM(p_window, "OFI_WINDOW", RT_PARAM_INT, "32",
          "Messages a peer may send this rank before it has consumed them; bounds what "
          "waits in the provider's unexpected queue (2..16384)")
@@ -441,6 +445,23 @@ static void at_exit(void)
         teardown();
 }
 
+/* libfabric's verbs provider (1.17, and every release since) takes the
+ * completion of a send-queue operation to be that of the oldest one
+ * outstanding on its connection. A device that completes a read after
+ * sends posted behind it (siw completes a send once transmitted, a read
+ * once its response is in) leaves that list pointing at freed operations,
+ * and a later completion crashes in fi_cq_readfrom. So on such links no
+ * send goes to a peer while a read from it is in flight. rxm's verbs
+ * connections send credit messages of their own at any time unless they
+ * share one receive queue, so ask rxm for that (read when the endpoint
+ * opens; a user's setting stands). */
+static void read_fence(int fence)
+{
+    btl_ofi.read_fence = fence < 0 ? btl_ofi.choice.link == BTL_OFI_LINK_IWARP : fence;
+    if (btl_ofi.read_fence && strstr(btl_ofi.info->fabric_attr->prov_name, "ofi_rxm"))
+        setenv("FI_OFI_RXM_USE_SRX", "1", 0);
+}
+
 /* The module's limits from the provider's attributes and our tunables. */
 static void set_limits(struct btl_module *btl)
 {
@@ -477,6 +498,7 @@ static void set_limits(struct btl_module *btl)
     multi = rt_param_bool(&p_multi);
     btl_ofi.multi_recv =
         (i->caps & FI_MULTI_RECV) && (multi < 0 ? !btl_ofi.choice.quirks->no_multi_recv : multi);
+    read_fence(rt_param_bool(&p_fence));
     btl->eager_limit = btl->sendi_limit = eager;
     btl->get_limit = i->ep_attr->max_msg_size;
     btl->latency_ns = btl_ofi.choice.quirks->latency_ns;
@@ -499,12 +521,13 @@ static void describe(const struct btl_module *btl)
              btl_ofi.choice.link_detail[0] ? ", " : "", btl_ofi.choice.link_detail);
     rt_info(2,
             "btl/ofi: eager limit %zu, inject %zu, %s receive buffers, window %u, "
-            "order and credits %s, mr_mode %#llx, %s%s%s",
+            "order and credits %s, mr_mode %#llx, %s%s%s%s",
             btl->eager_limit, btl_ofi.inject, btl_ofi.multi_recv ? "multi" : "single",
             btl_ofi.window,
             btl_ofi.prefix ? "in an 8-byte prefix (no remote CQ data)" : "as remote CQ data",
             (unsigned long long)btl_ofi.mr_mode,
             btl->flags & BTL_CAP_GET ? "RDMA read" : "no RDMA read (key wider than 8 bytes)",
+            btl_ofi.read_fence ? " (sends wait for reads from the same peer)" : "",
             btl_ofi.choice.quirks->pins ? ", registration cache monitor " : "",
             btl_ofi.choice.quirks->pins ? (mon ? mon : "libfabric's default") : "");
 }
@@ -709,12 +732,12 @@ static int ofi_report(struct btl_module *btl, struct btl_report *r)
 {
     static const char *const names[] = {"fi_inject",   "provider EAGAIN", "window stalls",
                                         "credit-only", "reordered",       "read errors",
-                                        "reg errors"};
+                                        "reg errors",  "read fence"};
     _Static_assert(sizeof(names) / sizeof(names[0]) <= BTL_REPORT_EXTRA, "extras fit");
     struct btl_ofi_counters c;
     const char *line = btl_ofi_report(&c);
-    const uint64_t v[] = {c.inject_msgs, c.eagain,      c.stalls,    c.credit_msgs,
-                          c.reordered,   c.read_errors, c.reg_errors};
+    const uint64_t v[] = {c.inject_msgs, c.eagain,      c.stalls,     c.credit_msgs,
+                          c.reordered,   c.read_errors, c.reg_errors, c.fenced};
 
     (void)btl;
     if (!line)

@@ -153,6 +153,7 @@ int btl_ofi_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint
     r->cbctx = ctx;
     r->len = len;
     r->peer = p->world;
+    p->reads++;
     btl_ofi.outstanding++;
     btl_ofi.count.reads++;
     btl_ofi.count.read_bytes += len;
@@ -172,5 +173,6 @@ void btl_ofi_read_done(struct btl_ofi_read *r, int status)
     r->next = btl_ofi.free_reads;
     btl_ofi.free_reads = r;
     btl_ofi.outstanding--;
+    btl_ofi.peers[r->peer].reads--;
     cb(ctx, status);
 }

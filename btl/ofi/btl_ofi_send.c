@@ -81,6 +81,16 @@ static ssize_t tx(uint8_t *buf, size_t len, uint64_t w, void *ctx, fi_addr_t to)
                : fi_injectdata(btl_ofi.ep, buf, len, w, to);
 }
 
+/* A read from p is in flight where sends must not pass it (read_fence in
+ * btl_ofi_component.c): the send waits, queued or handed back. */
+static int fenced(const struct btl_ofi_peer *p)
+{
+    if (RT_LIKELY(!p->reads || !btl_ofi.read_fence))
+        return 0;
+    btl_ofi.count.fenced++;
+    return 1;
+}
+
 /* Credits this message can return (all that is owed, up to 16 bits). */
 static uint32_t returning(const struct btl_ofi_peer *p)
 {
@@ -113,6 +123,8 @@ static int post(struct btl_ofi_frag *f)
         btl_ofi.count.stalls++;
         return -EAGAIN;
     }
+    if (fenced(p))
+        return -EAGAIN;
     if (len <= btl_ofi.inject && !p->suspect) {
         rc = tx(f->desc.buf, len, data, NULL, p->addr);
         if (!rc) {
@@ -144,8 +156,11 @@ static int post(struct btl_ofi_frag *f)
 int btl_ofi_send_credits(struct btl_ofi_peer *p, uint32_t flags)
 {
     uint32_t ret = returning(p);
-    ssize_t rc = tx(btl_ofi.inject_buf, 0, btl_ofi_data(p->tx_seq, ret | flags), NULL, p->addr);
+    ssize_t rc;
 
+    if (fenced(p))
+        return -EAGAIN;
+    rc = tx(btl_ofi.inject_buf, 0, btl_ofi_data(p->tx_seq, ret | flags), NULL, p->addr);
     if (rc == -FI_EAGAIN) {
         btl_ofi.count.eagain++;
         return -EAGAIN;
@@ -174,6 +189,8 @@ int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const v
         btl_ofi.count.stalls++;
         return -EAGAIN;
     }
+    if (fenced(p))
+        return -EAGAIN;
     if (len <= btl_ofi.inject && !p->suspect) {
         memcpy(btl_ofi.inject_buf, hdr, hlen);
         if (dlen)

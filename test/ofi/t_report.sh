@@ -6,7 +6,7 @@
 # forced); the verbosity-1 choice lines; a peer dying mid-transfer over ofi.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/ofi/t_report"
-plan 34
+plan 35
 
 # val BTL COLUMN: a number from the report table in $err (first row of BTL).
 val() {
@@ -87,8 +87,16 @@ transport ofi | grep -q "^tcp;ofi_rxm on .* (fabric .*, domain .*, Ethernet (TCP
 ok $? "tcp: the row names provider, interface, fabric, domain and link"
 expect "tcp: counts from both ranks, nothing written" ofi ranks=2 writes=0
 split "tcp: split at 64 KiB, one fi_read per rendezvous" ofi 10 $((2 * (3 * 65521 + 2 * 1048576)))
-echo "$err" | grep -q "^ *also: fi_inject [0-9]*, provider EAGAIN [0-9]*, window stalls [0-9]*, credit-only [0-9]*, reordered [0-9]*, read errors 0, reg errors 0$"
+echo "$err" | grep -q "^ *also: fi_inject [0-9]*, provider EAGAIN [0-9]*, window stalls [0-9]*, credit-only [0-9]*, reordered [0-9]*, read errors 0, reg errors 0, read fence 0$"
 ok $? "tcp: btl/ofi's own counters follow its row"
+# The read fence (on by itself on iWARP): traffic both ways, every byte
+# checked by t_stress, with sends held while reads from their peer run.
+run env RDMPI_BTL=ofi,self FI_PROVIDER=tcp RDMPI_OFI_READ_FENCE=1 RDMPI_REPORT=1 "$MPIRUN" \
+    --timeout 60 -n 2 "$top_builddir/test/p2p/t_stress"
+n=$(echo "$err" | sed -n 's/^ *also: .*, read fence \([0-9]*\)$/\1/p')
+[ $rc -eq 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$(val ofi fb_read)" = 0 ] && [ "$(val ofi reads)" -gt 0 ]
+ok $? "tcp: RDMPI_OFI_READ_FENCE=1 holds sends behind reads ($n times) and loses nothing"
+[ $rc -eq 0 ] || diag "exit $rc" "$err"
 [ -z "$(val sm ranks)" ]
 ok $? "tcp: no sm row when RDMPI_BTL leaves it out"
 
