@@ -2,7 +2,7 @@
 # Runs rdmpi's MPI tests over verbs inside a soft-RDMA guest (rdma-vm.sh)
 # and prints TAP, the plan last.
 #
-#   suite.sh BUILDDIR ci|ci2|full|LIST_FILE [DEVICE...]   one guest: every line
+#   suite.sh BUILDDIR ci|full|LIST_FILE [DEVICE...]   one guest: every line
 #       on each DEVICE (default rxe0 siw0) with RDMPI_BTL=ofi,self and the
 #       verbs provider on that device
 #   suite.sh BUILDDIR faults                          one guest: a device
@@ -12,8 +12,7 @@
 #       selection: sm inside a guest, verbs between; IFACE picks rxe0 or
 #       siw0), b waits until a is done
 #
-# ci is the part .ci/run runs (ci2 its 2-rank lines: siw, where rxm still
-# crashes now and then with 3-4 ranks); full is every line of 2-4 ranks of the p2p,
+# ci is the part .ci/run runs; full is every line of 2-4 ranks of the p2p,
 # coll, comm, dt, osc, io and topo matrices that does not pick its own BTL.
 set -u
 B=$(cd "$1" && pwd)
@@ -182,7 +181,6 @@ two-a)
     list=$(mktemp)
     case $MODE in
     ci) ci_list >"$list" ;;
-    ci2) ci_list | awk '$2 == 2' >"$list" ;;
     full) full_list >"$list" ;;
     *) cp "$MODE" "$list" ;;
     esac
