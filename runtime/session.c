@@ -51,10 +51,11 @@ static int pset_index(const char *name)
     return -1;
 }
 
-static int thread_level_wanted(MPI_Info info)
+/* The level the info's thread_level asks for (MPI_THREAD_SINGLE without
+ * one), or -1 with its value in v when it names no level. */
+static int thread_level_wanted(MPI_Info info, char v[64])
 {
-    char v[64];
-    int len = sizeof(v), flag = 0;
+    int len = 64, flag = 0;
 
     if (info == MPI_INFO_NULL ||
         PMPI_Info_get_string(info, "thread_level", &len, v, &flag) || !flag)
@@ -62,7 +63,7 @@ static int thread_level_wanted(MPI_Info info)
     for (int l = MPI_THREAD_SINGLE; l <= MPI_THREAD_MULTIPLE; l++)
         if (!strcasecmp(v, rt_thread_level_name(l)))
             return l;
-    return MPI_THREAD_SINGLE;
+    return -1;
 }
 
 static void down_at_exit(void)
@@ -81,6 +82,8 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     const char *why;
     struct rdmpi_errhandler *e = rt_errh_usable(h, RT_ERRH_SESSION, &why);
     struct rdmpi_session *s;
+    char level[64];
+    int wanted;
 
     if (!session)
         return rdmpi_err_errh(h, RT_ERRH_SESSION, MPI_ERR_ARG, fn,
@@ -90,8 +93,13 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     if (info != MPI_INFO_NULL && !rt_info_get(info))
         return rdmpi_err_errh(h, RT_ERRH_SESSION, MPI_ERR_INFO, fn,
                               "info is not a valid info object; pass one or MPI_INFO_NULL");
+    if ((wanted = thread_level_wanted(info, level)) < 0)
+        return rdmpi_err_errh(h, RT_ERRH_SESSION, MPI_ERR_INFO_VALUE, fn,
+                              "info key thread_level is \"%s\"; use MPI_THREAD_SINGLE, "
+                              "MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE",
+                              level);
     if (!rt.up) {
-        rt_up(thread_level_wanted(info), fn);
+        rt_up(wanted, fn);
         if (!exit_hook++)
             atexit(down_at_exit);
     }

@@ -71,7 +71,7 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
     return get_count(status, datatype, count, "MPI_Get_count_c");
 }
 
-/* Basic elements, partial elements of derived types included. */
+/* Basic elements, partial copies of derived types included. */
 static int get_elements(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count,
                         const char *fn)
 {
@@ -85,10 +85,11 @@ static int get_elements(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
         return err;
     if (!count)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "count is NULL");
-    if (d->size && d->nelems == 1 && status->rdmpi_count % (MPI_Count)d->size)
-        *count = MPI_UNDEFINED; /* a predefined type cut in the middle */
-    else
-        *count = rt_dt_elements(d, (size_t)status->rdmpi_count);
+    /* Bytes that end inside a basic element fit no prefix of the type map
+     * (as a predefined type cut in the middle): MPI_UNDEFINED. */
+    *count = rt_dt_elements(d, (size_t)status->rdmpi_count);
+    if (rt_dt_elements_bytes(d, *count) != (size_t)status->rdmpi_count)
+        *count = MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 

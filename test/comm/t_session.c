@@ -177,6 +177,19 @@ static void errors(MPI_Session s)
     CHECK(flag && !strncmp(v, "MPI_THREAD_", 11), "session info thread_level: %s",
           flag ? v : "(none)");
     MPI_Info_free(&info);
+    {
+        /* A thread_level that names no level is refused, not taken as
+         * MPI_THREAD_SINGLE. */
+        MPI_Session s3 = MPI_SESSION_NULL;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "thread_level", "MPI_THREAD_ANY");
+        rc = MPI_Session_init(info, MPI_ERRORS_RETURN, &s3);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_INFO_VALUE && s3 == MPI_SESSION_NULL,
+              "thread_level MPI_THREAD_ANY: class %d, want MPI_ERR_INFO_VALUE (%d)", cls,
+              MPI_ERR_INFO_VALUE);
+        MPI_Info_free(&info);
+    }
     MPI_Session_create_errhandler(on_error, &e);
     MPI_Session_set_errhandler(s, e);
     MPI_Session_get_errhandler(s, &got);

@@ -305,6 +305,22 @@ static void fixed(void)
         MPI_Get_count(&stat, MPI_DOUBLE_INT, &cnt);
         ok(n == 3 && cnt == MPI_UNDEFINED, "set_elements(MPI_DOUBLE_INT, 3): 3 elements, count "
            "undefined (got %d %d)", n, cnt);
+        /* 32 bytes are 5 whole elements of 4 MPI_DOUBLE_INT (12 bytes each
+         * pair); 33 end inside the sixth: undefined, as for a basic type. */
+        {
+            MPI_Datatype four;
+            char bytes[64] = {0}, sink[64];
+            MPI_Status cut;
+            MPI_Type_contiguous(4, MPI_DOUBLE_INT, &four);
+            MPI_Type_commit(&four);
+            MPI_Sendrecv(bytes, 32, MPI_BYTE, 0, 6, sink, 64, MPI_BYTE, 0, 6, MPI_COMM_SELF, &cut);
+            MPI_Get_elements(&cut, four, &n);
+            CHECK_EQ_INT(n, 5);
+            MPI_Sendrecv(bytes, 33, MPI_BYTE, 0, 6, sink, 64, MPI_BYTE, 0, 6, MPI_COMM_SELF, &cut);
+            MPI_Get_elements(&cut, four, &n);
+            CHECK_EQ_INT(n, MPI_UNDEFINED);
+            MPI_Type_free(&four);
+        }
         /* The Fortran views keep source, tag, error and count. */
         MPI_Fint f[MPI_F_STATUS_SIZE], g[MPI_F_STATUS_SIZE];
         MPI_F08_status f08;
