@@ -97,6 +97,14 @@ for round in $(seq "$ROUNDS"); do
             fi_pingpong -p verbs -e msg -d "$dev" -S 8 -I 5000 "$ip"
         awk '$1 == "8" {print $(NF-1)}' /tmp/cli | head -n 1 |
             while read -r v; do result fi_pingpong_msg 8 "$v" us; done
+        # The floor after a warm-up, as fi_pingpong sends and with btl/ofi's
+        # provider features (FI_SOURCE, RMA caps, CQ data or the prefix).
+        for m in plain rdmpi; do
+            env "RDMPI_OFI_PROVIDER=verbs;ofi_rxm" RDMPI_OFI_IFACE="$dev" FI_UNIVERSE_SIZE=2 \
+                timeout $T "$B/launcher/mpirun" --timeout $T -n 2 "$B/test/ofi/ofi_pingpong_floor" \
+                $m 5000 2>/dev/null | awk '/^pingpong/ {print $(NF-1)}' |
+                while read -r v; do result floor_$m 8 "$v" us; done
+        done
         rdmpi latency $lat_args | bench_rows rdmpi_lat us
         # Reads at the verbs level (perftest) and through libfabric alone.
         for s in 1048576 4194304; do

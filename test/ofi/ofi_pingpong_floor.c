@@ -3,8 +3,9 @@
  * set-up that fi_pingpong's timed loop includes is left out. Two ways:
  * "plain" as fi_pingpong sends (FI_MSG, fi_inject, fi_cq_read), and
  * "rdmpi" with what btl/ofi asks of the provider on top (FI_SOURCE, RMA
- * caps, 4 bytes of remote CQ data by fi_injectdata, fi_cq_readfrom): the
- * difference is the price of those, the rest of rdmpi's figure is its own.
+ * caps, 4 bytes of remote CQ data by fi_injectdata, or where the provider
+ * has none an 8-byte prefix, fi_cq_readfrom): the difference is the price
+ * of those, the rest of rdmpi's figure is its own.
  * Run: RDMPI_OFI_PROVIDER=tcp mpirun -n 2 ofi_pingpong_floor plain|rdmpi [iters] */
 #include "config.h"
 
@@ -17,8 +18,8 @@
 #define WARMUP 200
 
 static struct floor f;
-static int rdmpi;
-static uint8_t rbuf[64], sbuf[8];
+static int rdmpi, cq_data;
+static uint8_t rbuf[64], sbuf[16];
 static struct fi_context2 rctx;
 
 static void post_recv(void)
@@ -31,8 +32,12 @@ static void send8(uint32_t seq)
     ssize_t rc;
 
     do {
-        rc = rdmpi ? fi_injectdata(f.ep, sbuf, sizeof(sbuf), seq, f.peer)
-                   : fi_inject(f.ep, sbuf, sizeof(sbuf), f.peer);
+        if (cq_data)
+            rc = fi_injectdata(f.ep, sbuf, 8, seq, f.peer);
+        else if (rdmpi) /* the word in the prefix, as btl/ofi does then */
+            rc = fi_inject(f.ep, memcpy(sbuf, &seq, sizeof(seq)), 16, f.peer);
+        else
+            rc = fi_inject(f.ep, sbuf, 8, f.peer);
         if (rc == -FI_EAGAIN)
             fi_cq_read(f.cq, NULL, 0);
     } while (rc == -FI_EAGAIN);
@@ -73,6 +78,7 @@ int main(int argc, char **argv)
                    FI_CQ_FORMAT_DATA);
     else
         floor_open(&f, 0, 0, FI_CQ_FORMAT_DATA);
+    cq_data = rdmpi && f.info->domain_attr->cq_data_size >= 4;
     floor_exchange(&f, NULL, 0, NULL);
     post_recv();
     for (int i = -WARMUP; i < iters; i++) {
