@@ -1,0 +1,128 @@
+/* The special addresses and the conversions the generated glue uses. */
+#include <stdio.h>
+
+#include "f_glue.h"
+
+/* gfortran names common block /x/ x_; a definition here is the storage
+ * every Fortran unit's COMMON refers to. */
+#define F_COMMON __attribute__((aligned(16)))
+MPI_Fint mpi_fortran_bottom_ F_COMMON, mpi_fortran_in_place_ F_COMMON;
+MPI_Fint mpi_fortran_buffer_automatic_ F_COMMON;
+MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE] F_COMMON;
+MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE] F_COMMON;
+MPI_Fint mpi_fortran_f08_status_ignore_[MPI_F_STATUS_SIZE] F_COMMON;
+MPI_Fint mpi_fortran_f08_statuses_ignore_[MPI_F_STATUS_SIZE] F_COMMON;
+MPI_Fint mpi_fortran_errcodes_ignore_[1] F_COMMON, mpi_fortran_unweighted_[1] F_COMMON;
+MPI_Fint mpi_fortran_weights_empty_[1] F_COMMON;
+char mpi_fortran_argv_null_[1] F_COMMON, mpi_fortran_argvs_null_[1] F_COMMON;
+
+MPI_Status *f_statuses_in(MPI_Fint *f, int n)
+{
+    if (f_status_ignored(f))
+        return MPI_STATUSES_IGNORE;
+    MPI_Status *c = malloc(sizeof *c * (n > 0 ? (size_t)n : 1));
+    if (c && n > 0)
+        memcpy(c, f, sizeof *c * (size_t)n);
+    return c;
+}
+
+void f_statuses_out(MPI_Fint *f, MPI_Status *c, int n)
+{
+    if (!c)
+        return;
+    if (n > 0)
+        memcpy(f, c, sizeof *c * (size_t)n);
+    free(c);
+}
+
+/* Never NULL for a zero count: C may refuse a NULL array even then. */
+void *f_alloc_handles(int n, size_t size)
+{
+    return malloc(size * (n > 0 ? (size_t)n : 1));
+}
+
+char *f_str_in(const char *s, size_t len)
+{
+    while (len > 0 && s[len - 1] == ' ')
+        len--;
+    char *c = malloc(len + 1);
+    if (c) {
+        memcpy(c, s, len);
+        c[len] = '\0';
+    }
+    return c;
+}
+
+/* C writes up to its MPI_MAX_* length whatever the Fortran length is. */
+char *f_str_tmp(size_t len, size_t min)
+{
+    char *c = malloc(len + 1 > min ? len + 1 : min);
+    if (c)
+        c[0] = '\0';
+    return c;
+}
+
+void f_str_out(char *dst, size_t len, const char *src)
+{
+    size_t n = strlen(src);
+
+    if (n > len)
+        n = len;
+    memcpy(dst, src, n);
+    memset(dst + n, ' ', len - n);
+}
+
+int f_comm_len(MPI_Comm comm, int which)
+{
+    int n = 0, inter = 0, topo = MPI_UNDEFINED, in = 0, out = 0, w;
+
+    if (which == F_LEN_SIZE) {
+        if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+            return 0;
+        (inter ? PMPI_Comm_remote_size : PMPI_Comm_size)(comm, &n);
+        return n;
+    }
+    if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS)
+        return 0;
+    if (topo == MPI_CART) {
+        PMPI_Cartdim_get(comm, &n);
+        return 2 * n;
+    }
+    if (topo == MPI_GRAPH) {
+        int rank;
+        PMPI_Comm_rank(comm, &rank);
+        PMPI_Graph_neighbors_count(comm, rank, &n);
+        return n;
+    }
+    if (topo == MPI_DIST_GRAPH) {
+        PMPI_Dist_graph_neighbors_count(comm, &in, &out, &w);
+        return which == F_LEN_INDEGREE ? in : out;
+    }
+    return 0;
+}
+
+int f08_buf(CFI_cdesc_t *d, void **p, const char *fn, const char *arg, int kind, MPI_Fint h,
+            MPI_Fint *ierr)
+{
+    if (d->rank == 0 || CFI_is_contiguous(d)) {
+        *p = f_buf(d->base_addr);
+        return 0;
+    }
+    /* Sending the elements of a section as if they were contiguous would
+     * send the wrong bytes; copying would break non-blocking calls. */
+    fprintf(stderr,
+            "rdmpi: %s: %s is a non-contiguous array section; pass a contiguous array, "
+            "or describe the layout with a derived datatype (MPI_SUBARRAYS_SUPPORTED is "
+            ".FALSE.)\n",
+            fn, arg);
+    int rc = MPI_ERR_BUFFER;
+    if (kind == F_OBJ_WIN)
+        PMPI_Win_call_errhandler(PMPI_Win_f2c(h), rc);
+    else if (kind == F_OBJ_FILE)
+        PMPI_File_call_errhandler(PMPI_File_f2c(h), rc);
+    else
+        PMPI_Comm_call_errhandler(kind == F_OBJ_COMM ? PMPI_Comm_f2c(h) : MPI_COMM_SELF, rc);
+    if (ierr)
+        *ierr = rc;
+    return 1;
+}
