@@ -136,36 +136,52 @@ static struct f_keyval *new_keyval(void (*copy)(void), void (*del)(void), MPI_Ai
     return k;
 }
 
+/* The Fortran view of an attribute value: a cell's value (set from
+ * Fortran), or the pointer C set. */
+static MPI_Aint f_value(void *v)
+{
+    MPI_Aint a;
+
+    return f_attr_cell_value(v, &a) ? a : (MPI_Aint)v;
+}
+
 static int copy_attr(MPI_Fint h, int keyval, struct f_keyval *k, void *in, void *out, int *flag)
 {
     MPI_Fint fkey = keyval, fflag = 0, ierr = MPI_SUCCESS;
+    MPI_Aint vout = 0;
 
     if (k->ints) {
-        MPI_Fint ex = (MPI_Fint)k->extra, vin = (MPI_Fint)(MPI_Aint)in, vout = 0;
-        ((f_copy_fn_i *)k->copy)(&h, &fkey, &ex, &vin, &vout, &fflag, &ierr);
-        if (fflag)
-            *(void **)out = (void *)(MPI_Aint)vout;
+        MPI_Fint ex = (MPI_Fint)k->extra, vin = (MPI_Fint)f_value(in), iout = 0;
+        ((f_copy_fn_i *)k->copy)(&h, &fkey, &ex, &vin, &iout, &fflag, &ierr);
+        vout = iout;
     } else {
-        MPI_Aint vin = (MPI_Aint)in, vout = 0;
+        MPI_Aint vin = f_value(in);
         ((f_copy_fn *)k->copy)(&h, &fkey, &k->extra, &vin, &vout, &fflag, &ierr);
-        if (fflag)
-            *(void **)out = (void *)vout;
     }
     *flag = fflag != 0;
+    if (*flag && ierr == MPI_SUCCESS) {
+        void *cell = f_attr_cell(vout);
+        if (!cell)
+            return MPI_ERR_NO_MEM;
+        *(void **)out = cell;
+    }
     return ierr;
 }
 
+/* The cell dies with the attribute, whatever the Fortran procedure says. */
 static int delete_attr(MPI_Fint h, int keyval, struct f_keyval *k, void *val)
 {
     MPI_Fint fkey = keyval, ierr = MPI_SUCCESS;
 
     if (k->ints) {
-        MPI_Fint ex = (MPI_Fint)k->extra, v = (MPI_Fint)(MPI_Aint)val;
+        MPI_Fint ex = (MPI_Fint)k->extra, v = (MPI_Fint)f_value(val);
         ((f_delete_fn_i *)k->del)(&h, &fkey, &v, &ex, &ierr);
     } else {
-        MPI_Aint v = (MPI_Aint)val;
+        MPI_Aint v = f_value(val);
         ((f_delete_fn *)k->del)(&h, &fkey, &v, &k->extra, &ierr);
     }
+    if (ierr == MPI_SUCCESS)
+        f_attr_cell_free(val);
     return ierr;
 }
 

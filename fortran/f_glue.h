@@ -75,9 +75,15 @@ void f_statuses_out(MPI_Fint *f, MPI_Status *c, int n);
 void *f_alloc_handles(int n, size_t size);
 
 /* Fortran strings: blank-padded, no NUL, length passed after the arguments. */
-char *f_str_in(const char *s, size_t len);
+char *f_str_in(const char *s, size_t len, int lead);
 char *f_str_tmp(size_t len, size_t min);
 void f_str_out(char *dst, size_t len, const char *src);
+
+/* Attribute values set from Fortran live in cells: C reading such an
+ * attribute gets the address of the integer (MPI-4.1 section 19.3.7). */
+void *f_attr_cell(MPI_Aint v);
+int f_attr_cell_value(const void *p, MPI_Aint *v);
+void f_attr_cell_free(void *p);
 
 /* The length of alltoallw's datatype arrays. */
 enum { F_LEN_SIZE, F_LEN_OUTDEGREE, F_LEN_INDEGREE };

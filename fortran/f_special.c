@@ -43,9 +43,11 @@ void pmpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr)
 }
 
 /*
- * Attributes.  Fortran stores an INTEGER(KIND=MPI_ADDRESS_KIND) value where
- * C stores a pointer, so the value travels as the pointer.  The predefined
- * attributes are pointers to the value in C; Fortran gets the value.
+ * Attributes.  Fortran sets an INTEGER(KIND=MPI_ADDRESS_KIND) value; C must
+ * then read a pointer to it (MPI-4.1 section 19.3.7), so the value goes into
+ * a cell whose address is what C stores.  Reading in Fortran undoes either
+ * form: a cell gives its value, a pointer set from C its address, and a
+ * predefined attribute (a pointer to the value in C) its value.
  */
 static MPI_Aint predef_value(int keyval, void *v, int win)
 {
@@ -61,16 +63,34 @@ static void get_attr(int rc, int keyval, void *v, int flag, MPI_Aint *val, MPI_F
                      int win)
 {
     *fflag = f_logical(flag);
-    if (rc == MPI_SUCCESS && flag)
-        *val = keyval >= 0 && keyval < RDMPI_KEYVAL_PREDEF_LIMIT ? predef_value(keyval, v, win)
-                                                                 : (MPI_Aint)v;
+    if (rc != MPI_SUCCESS || !flag)
+        return;
+    if (keyval >= 0 && keyval < RDMPI_KEYVAL_PREDEF_LIMIT)
+        *val = predef_value(keyval, v, win);
+    else if (!f_attr_cell_value(v, val))
+        *val = (MPI_Aint)v;
+}
+
+static int set_attr(int (*set)(void *h, int keyval, void *v), void *h, int keyval, MPI_Aint val)
+{
+    void *cell = f_attr_cell(val);
+    int rc = cell ? set(h, keyval, cell) : MPI_ERR_NO_MEM;
+
+    if (rc != MPI_SUCCESS)
+        f_attr_cell_free(cell);
+    return rc;
 }
 
 #define ATTR(lname, Name, Handle, hconv, win)                                                     \
+    static int lname##_set(void *h, int keyval, void *v)                                         \
+    {                                                                                            \
+        return PMPI_##Name##_set_attr(*(Handle *)h, keyval, v);                                  \
+    }                                                                                            \
     void pmpi_##lname##_set_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *ierr); \
     void pmpi_##lname##_set_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *ierr)  \
     {                                                                                            \
-        ret(ierr, PMPI_##Name##_set_attr(hconv(*h), *keyval, (void *)*val));                     \
+        Handle c = hconv(*h);                                                                    \
+        ret(ierr, set_attr(lname##_set, &c, *keyval, *val));                                     \
     }                                                                                            \
     void pmpi_##lname##_get_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,  \
                                   MPI_Fint *ierr);                                               \
@@ -99,7 +119,8 @@ void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *i
 #pragma weak mpi_attr_put_ = pmpi_attr_put_
 void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *ierr)
 {
-    ret(ierr, PMPI_Comm_set_attr(PMPI_Comm_f2c(*comm), *keyval, (void *)(MPI_Aint)*val));
+    MPI_Comm c = PMPI_Comm_f2c(*comm);
+    ret(ierr, set_attr(comm_set, &c, *keyval, *val));
 }
 
 void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *flag,
@@ -116,5 +137,55 @@ void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *f
     get_attr(rc, *keyval, v, cflag, &a, flag, 0);
     if (rc == MPI_SUCCESS && cflag)
         *val = (MPI_Fint)a;
+    ret(ierr, rc);
+}
+
+/* MPI_F_SYNC_REG does nothing: being an external call that receives the
+ * buffer is what stops the compiler keeping it in registers across MPI
+ * calls it cannot see. */
+void pmpi_f_sync_reg_(void *buf);
+#pragma weak mpi_f_sync_reg_ = pmpi_f_sync_reg_
+void pmpi_f_sync_reg_(void *buf)
+{
+    (void)buf;
+}
+
+void rdmpi_f08_f_sync_reg(CFI_cdesc_t *buf);
+void rdmpi_f08_f_sync_reg(CFI_cdesc_t *buf)
+{
+    (void)buf;
+}
+
+/* In Fortran, buflen is the value's length without a NUL, and a zero buflen
+ * or a key not found leaves value as it was. */
+void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
+                           MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len);
+#pragma weak mpi_info_get_string_ = pmpi_info_get_string_
+void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
+                           MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
+{
+    MPI_Info c = PMPI_Info_f2c(*info);
+    char *c_key = f_str_in(key, key_len, 1), *tmp = NULL;
+    int need = 0, cflag = 0;
+    int rc = PMPI_Info_get_string(c, c_key, &need, NULL, &cflag);
+
+    if (rc == MPI_SUCCESS && cflag && *buflen > 0) {
+        tmp = malloc((size_t)need);
+        rc = tmp ? PMPI_Info_get_string(c, c_key, &need, tmp, &cflag) : MPI_ERR_NO_MEM;
+        if (rc == MPI_SUCCESS) {
+            size_t n = strlen(tmp);
+            if (n > (size_t)*buflen)
+                n = (size_t)*buflen;
+            tmp[n] = '\0';
+            f_str_out(value, value_len, tmp);
+        }
+    }
+    if (rc == MPI_SUCCESS) {
+        *flag = f_logical(cflag);
+        if (cflag)
+            *buflen = need - 1;
+    }
+    free(tmp);
+    free(c_key);
     ret(ierr, rc);
 }

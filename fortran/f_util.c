@@ -1,4 +1,5 @@
 /* The special addresses and the conversions the generated glue uses. */
+#include <pthread.h>
 #include <stdio.h>
 
 #include "f_glue.h"
@@ -41,8 +42,10 @@ void *f_alloc_handles(int n, size_t size)
     return malloc(size * (n > 0 ? (size_t)n : 1));
 }
 
-char *f_str_in(const char *s, size_t len)
+char *f_str_in(const char *s, size_t len, int lead)
 {
+    while (lead && len > 0 && *s == ' ')
+        s++, len--;
     while (len > 0 && s[len - 1] == ' ')
         len--;
     char *c = malloc(len + 1);
@@ -125,4 +128,68 @@ int f08_buf(CFI_cdesc_t *d, void **p, const char *fn, const char *arg, int kind,
     if (ierr)
         *ierr = rc;
     return 1;
+}
+
+/* The live cells, found by address: few attributes exist at once. */
+static pthread_mutex_t cells_lock = PTHREAD_MUTEX_INITIALIZER;
+static MPI_Aint **cells;
+static size_t n_cells, max_cells;
+
+void *f_attr_cell(MPI_Aint v)
+{
+    MPI_Aint *c = malloc(sizeof *c);
+
+    if (!c)
+        return NULL;
+    *c = v;
+    pthread_mutex_lock(&cells_lock);
+    if (n_cells == max_cells) {
+        size_t m = max_cells ? 2 * max_cells : 16;
+        MPI_Aint **n = realloc(cells, m * sizeof *n);
+        if (!n) {
+            pthread_mutex_unlock(&cells_lock);
+            free(c);
+            return NULL;
+        }
+        cells = n;
+        max_cells = m;
+    }
+    cells[n_cells++] = c;
+    pthread_mutex_unlock(&cells_lock);
+    return c;
+}
+
+static size_t find_cell(const void *p)
+{
+    size_t i;
+
+    for (i = 0; i < n_cells && cells[i] != p; i++)
+        ;
+    return i;
+}
+
+int f_attr_cell_value(const void *p, MPI_Aint *v)
+{
+    pthread_mutex_lock(&cells_lock);
+    int found = find_cell(p) < n_cells;
+    if (found)
+        *v = *(const MPI_Aint *)p;
+    pthread_mutex_unlock(&cells_lock);
+    return found;
+}
+
+void f_attr_cell_free(void *p)
+{
+    pthread_mutex_lock(&cells_lock);
+    size_t i = find_cell(p);
+    if (i < n_cells) {
+        cells[i] = cells[--n_cells];
+        free(p);
+    }
+    if (n_cells == 0) {
+        free(cells);
+        cells = NULL;
+        max_cells = 0;
+    }
+    pthread_mutex_unlock(&cells_lock);
 }
