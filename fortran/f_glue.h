@@ -94,5 +94,11 @@ int f_comm_len(MPI_Comm comm, int which);
 enum { F_OBJ_NONE, F_OBJ_COMM, F_OBJ_WIN, F_OBJ_FILE };
 int f08_buf(CFI_cdesc_t *d, void **p, const char *fn, const char *arg, int kind, MPI_Fint h,
             MPI_Fint *ierr);
+/* The same for a buffer with a count and datatype of its own: 0 when
+ * contiguous, 1 when *t is a datatype of which one element is the section
+ * (call with a count of 1, then f08_type_free), -1 when refused. */
+int f08_buf_typed(CFI_cdesc_t *d, void **p, MPI_Count count, MPI_Fint dt, MPI_Fint *t,
+                  const char *fn, const char *arg, int kind, MPI_Fint h, MPI_Fint *ierr);
+void f08_type_free(MPI_Fint t);
 
 #endif

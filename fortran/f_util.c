@@ -104,20 +104,14 @@ int f_comm_len(MPI_Comm comm, int which)
     return 0;
 }
 
-int f08_buf(CFI_cdesc_t *d, void **p, const char *fn, const char *arg, int kind, MPI_Fint h,
-            MPI_Fint *ierr)
+static int refuse(const char *fn, const char *arg, const char *why, int kind, MPI_Fint h,
+                  MPI_Fint *ierr)
 {
-    if (d->rank == 0 || CFI_is_contiguous(d)) {
-        *p = f_buf(d->base_addr);
-        return 0;
-    }
-    /* Sending the elements of a section as if they were contiguous would
-     * send the wrong bytes; copying would break non-blocking calls. */
     fprintf(stderr,
-            "rdmpi: %s: %s is a non-contiguous array section; pass a contiguous array, "
-            "or describe the layout with a derived datatype (MPI_SUBARRAYS_SUPPORTED is "
+            "rdmpi: %s: %s is a non-contiguous array section%s; pass a contiguous array, or "
+            "describe the layout with a derived datatype (MPI_SUBARRAYS_SUPPORTED is "
             ".FALSE.)\n",
-            fn, arg);
+            fn, arg, why);
     int rc = MPI_ERR_BUFFER;
     if (kind == F_OBJ_WIN)
         PMPI_Win_call_errhandler(PMPI_Win_f2c(h), rc);
@@ -127,7 +121,72 @@ int f08_buf(CFI_cdesc_t *d, void **p, const char *fn, const char *arg, int kind,
         PMPI_Comm_call_errhandler(kind == F_OBJ_COMM ? PMPI_Comm_f2c(h) : MPI_COMM_SELF, rc);
     if (ierr)
         *ierr = rc;
+    return -1;
+}
+
+/* Sending the elements of a section as if they were contiguous would send
+ * the wrong bytes; a copy would break non-blocking calls. */
+int f08_buf(CFI_cdesc_t *d, void **p, const char *fn, const char *arg, int kind, MPI_Fint h,
+            MPI_Fint *ierr)
+{
+    if (d->rank == 0 || CFI_is_contiguous(d)) {
+        *p = f_buf(d->base_addr);
+        return 0;
+    }
+    refuse(fn, arg, "", kind, h, ierr);
     return 1;
+}
+
+/* A section of COUNT elements of a predefined type is one element of an
+ * hvector per dimension, with the descriptor's byte strides: the library
+ * then reads the elements where they are, no copy. */
+int f08_buf_typed(CFI_cdesc_t *d, void **p, MPI_Count count, MPI_Fint dt, MPI_Fint *t,
+                  const char *fn, const char *arg, int kind, MPI_Fint h, MPI_Fint *ierr)
+{
+    MPI_Datatype base = PMPI_Type_f2c(dt), cur, next;
+    MPI_Count elems = 1;
+    MPI_Aint lb, extent;
+    int ni, na, nd, comb;
+
+    if (d->rank == 0 || CFI_is_contiguous(d)) {
+        *p = f_buf(d->base_addr);
+        return 0;
+    }
+    for (int i = 0; i < d->rank; i++)
+        elems *= d->dim[i].extent;
+    if (PMPI_Type_get_envelope(base, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
+        comb != MPI_COMBINER_NAMED || PMPI_Type_get_extent(base, &lb, &extent) != MPI_SUCCESS ||
+        extent != (MPI_Aint)d->elem_len || count != elems)
+        return refuse(fn, arg,
+                      " and rdmpi describes one only for a count equal to its number of "
+                      "elements and a predefined datatype of the element's size",
+                      kind, h, ierr);
+    cur = base;
+    for (int i = 0; i < d->rank; i++) {
+        int rc = PMPI_Type_create_hvector((int)d->dim[i].extent, 1, d->dim[i].sm, cur, &next);
+        if (cur != base)
+            PMPI_Type_free(&cur);
+        if (rc != MPI_SUCCESS) {
+            if (ierr)
+                *ierr = rc;
+            return -1;
+        }
+        cur = next;
+    }
+    PMPI_Type_commit(&cur);
+    *t = PMPI_Type_c2f(cur);
+    *p = d->base_addr;
+    return 1;
+}
+
+/* Requests keep the datatypes they use, so it goes as soon as the call
+ * returns. */
+void f08_type_free(MPI_Fint t)
+{
+    if (t) {
+        MPI_Datatype c = PMPI_Type_f2c(t);
+        PMPI_Type_free(&c);
+    }
 }
 
 /* The live cells, found by address: few attributes exist at once. */

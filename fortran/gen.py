@@ -310,13 +310,45 @@ def f_len(f, e):
     return '*' + e
 
 
+def section_partners(f):
+    """buffer -> (count, datatype) parameters describing it, for the buffers
+    whose non-contiguous sections f08_buf may describe with a datatype: one
+    scalar count and datatype of their own, in a call that is complete when
+    it returns or whose request keeps the datatype (point-to-point,
+    collectives, blocking MPI-IO; not one-sided, not non-blocking MPI-IO)."""
+    if f.name.startswith(('MPI_File_i', 'MPI_File_r', 'MPI_File_w')) and \
+            not re.match(r'MPI_File_(read|write)(_at|_all|_at_all|_shared|_ordered)?(_c)?$',
+                         f.name):
+        return {}
+    scalars = {p.name: p for p in f.params if not p.array and not p.out
+               and p.kind in ('int', 'count', 'handle')}
+    found = {}
+    for p in f.params:
+        if p.kind != 'buffer':
+            continue
+        pre = {'buf': '', 'buffer': '', 'sendbuf': 'send', 'recvbuf': 'recv', 'inbuf': 'in',
+               'outbuf': 'out'}.get(p.name)
+        if pre is None:
+            continue
+        cnt = next((n for n in (pre + 'count', 'count') if n in scalars
+                    and scalars[n].kind in ('int', 'count')), None)
+        dt = next((n for n in (pre + 'type', 'datatype') if n in scalars
+                   and scalars[n].handle == 'MPI_Datatype'), None)
+        if cnt and dt:
+            found[p.name] = (cnt, dt)
+    pairs = list(found.values())
+    return {b: cd for b, cd in found.items() if pairs.count(cd) == 1}
+
+
 def c_f08(f):
     """The mpi_f08 entry of a function with choice buffers: descriptors in,
-    plain addresses on to pmpi_foo_."""
-    sig, args, pre = [], [], []
+    plain addresses on to pmpi_foo_; a non-contiguous section becomes one
+    element of a datatype built over it where section_partners allows."""
+    sig, args, pre, post = [], [], [], []
     obj = next((p for p in f.params if p.kind == 'handle' and not p.out and not p.array
                 and p.handle in ('MPI_Comm', 'MPI_Win', 'MPI_File')), None)
     who = 'F_OBJ_NONE, 0' if not obj else 'F_OBJ_%s, *%s' % (obj.handle[4:].upper(), obj.name)
+    ctypes = {}
     for (ctype, const, ptr, name, br), p in zip(f.cparams, f.params):
         if p.kind == 'buffer':
             sig.append('CFI_cdesc_t *%s' % name)
@@ -325,16 +357,30 @@ def c_f08(f):
         else:
             t = 'void' if p.kind == 'addr' else 'MPI_Fint' if p.kind in ('handle', 'status', 'ranges') \
                 else INTS[ctype]
+            ctypes[name] = t
             sig.append('%s *%s' % (t, name))
             args.append(name)
     sig.append('MPI_Fint *ierr')
     args.append('ierr')
+    partners = section_partners(f)
     body = ''.join('    %s\n' % s for s in pre)
     for p in f.params:
-        if p.kind == 'buffer':
+        if p.kind != 'buffer':
+            continue
+        if p.name in partners:
+            cnt, dt = partners[p.name]
+            body += ('    %s one_%s = 1;\n    MPI_Fint t_%s = 0;\n'
+                     '    switch (f08_buf_typed(%s, &p_%s, *%s, *%s, &t_%s, "%s", "%s", %s, ierr)) {\n'
+                     '    case -1:\n        return;\n'
+                     '    case 1:\n        %s = &one_%s;\n        %s = &t_%s;\n    }\n'
+                     % (ctypes[cnt], p.name, p.name, p.name, p.name, cnt, dt, p.name, f.name,
+                        p.name, who, cnt, p.name, dt, p.name))
+            post.append('f08_type_free(t_%s);' % p.name)
+        else:
             body += ('    if (f08_buf(%s, &p_%s, "%s", "%s", %s, ierr))\n        return;\n'
                      % (p.name, p.name, f.name, p.name, who))
     body += '    p%s_(%s);\n' % (f.lname, ', '.join(args))
+    body += ''.join('    %s\n' % s for s in post)
     s = ', '.join(sig)
     return 'void rdmpi_f08_%s(%s);\nvoid rdmpi_f08_%s(%s)\n{\n%s}\n' % (
         f.lname[4:], s, f.lname[4:], s, body)
