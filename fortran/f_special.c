@@ -189,3 +189,19 @@ void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *va
     free(c_key);
     ret(ierr, rc);
 }
+
+/* The status conversions between the mpi and mpi_f08 views (mpi_f08 only:
+ * the mpi module has no TYPE(MPI_Status)); both hold six INTEGERs. */
+void pmpi_status_f2f08_(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierr);
+#pragma weak mpi_status_f2f08_ = pmpi_status_f2f08_
+void pmpi_status_f2f08_(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierr)
+{
+    ret(ierr, PMPI_Status_f2f08(f_status, (MPI_F08_status *)f08_status));
+}
+
+void pmpi_status_f082f_(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierr);
+#pragma weak mpi_status_f082f_ = pmpi_status_f082f_
+void pmpi_status_f082f_(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierr)
+{
+    ret(ierr, PMPI_Status_f082f((MPI_F08_status *)f08_status, f_status));
+}

@@ -654,7 +654,18 @@ def extra_interfaces(funcs, f08):
         out.append('      type(*), dimension(..) :: buf')
     else:
         out += ['      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf', '      type(*), dimension(*) :: buf']
-    out += ['    end subroutine', '  end interface']
+    out += ['    end subroutine']
+    if f08:
+        for a, b in (('f_status', 'f08_status'), ('f08_status', 'f_status')):
+            name = 'MPI_Status_%s' % ('f2f08' if a == 'f_status' else 'f082f')
+            out += ['    subroutine %s(%s, %s, ierror)' % (name, a, b), '      import',
+                    '      implicit none']
+            for n, io in ((a, 'in'), (b, 'out')):
+                t = 'integer' if n == 'f_status' else 'type(MPI_Status)'
+                d = '(MPI_STATUS_SIZE)' if n == 'f_status' else ''
+                out.append('      %s, intent(%s) :: %s%s' % (t, io, n, d))
+            out += ['      integer, optional, intent(out) :: ierror', '    end subroutine']
+    out.append('  end interface')
     return out
 
 
