@@ -6,7 +6,7 @@
 T="$top_builddir/test/fortran"
 if [ ! -x "$T/t_f08" ]; then
     plan 1
-    skip "Fortran bindings not built (configure found no usable Fortran compiler)"
+    skip "Fortran bindings not built (--disable-fortran, or configure found no usable compiler)"
     exit 0
 fi
 plan 25
