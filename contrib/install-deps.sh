@@ -7,7 +7,7 @@
 #              of test/rdma (which install them themselves when run as root),
 #              and gdb for the backtraces of ranks that crash there.
 set -e
-pkgs="build-essential autoconf automake libtool pkg-config
+pkgs="build-essential autoconf automake libtool pkg-config gfortran python3
       libpmix-dev libfabric-dev libfabric-bin libibverbs-dev rdma-core ibverbs-utils
       procps iproute2 util-linux"
 for opt in "$@"; do

@@ -16,7 +16,13 @@ int main(int argc, char **argv)
         return 0;
     }
     MPI_Get_library_version(version, &len);
-    printf("%s\n\nParameters (environment variables):\n", version);
+    printf("%s\n", version);
+#ifdef RDMPI_FORTRAN
+    printf("Fortran bindings: mpif.h, use mpi, use mpi_f08 (built with %s)\n", RDMPI_FC);
+#else
+    printf("Fortran bindings: not built\n");
+#endif
+    printf("\nParameters (environment variables):\n");
     rdmpi_info_params(stdout);
     return 0;
 }

@@ -1,0 +1,104 @@
+/* What the Fortran glue (generated glue.c, f_special.c, f_callback.c) shares:
+ * the special addresses, and the conversions of buffers, statuses, strings
+ * and handle arrays between gfortran's calling convention and the C API.
+ * The glue calls only PMPI_ functions and the f2c/c2f conversions. */
+#ifndef RDMPI_F_GLUE_H
+#define RDMPI_F_GLUE_H
+
+#include <ISO_Fortran_binding.h>
+#include <mpi.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Common blocks of mpif.h and the modules (f_util.c defines them): their
+ * addresses are the Fortran MPI_BOTTOM, MPI_STATUS_IGNORE, ... */
+extern MPI_Fint mpi_fortran_bottom_, mpi_fortran_in_place_, mpi_fortran_buffer_automatic_;
+extern MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint mpi_fortran_f08_status_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint mpi_fortran_f08_statuses_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint mpi_fortran_errcodes_ignore_[1], mpi_fortran_unweighted_[1];
+extern MPI_Fint mpi_fortran_weights_empty_[1];
+extern char mpi_fortran_argv_null_[1], mpi_fortran_argvs_null_[1];
+
+static inline void *f_buf(void *p)
+{
+    if (p == &mpi_fortran_bottom_)
+        return MPI_BOTTOM;
+    if (p == &mpi_fortran_in_place_)
+        return MPI_IN_PLACE;
+    if (p == &mpi_fortran_buffer_automatic_)
+        return MPI_BUFFER_AUTOMATIC;
+    return p;
+}
+
+static inline int *f_weights(MPI_Fint *p)
+{
+    if (p == mpi_fortran_unweighted_)
+        return MPI_UNWEIGHTED;
+    if (p == mpi_fortran_weights_empty_)
+        return MPI_WEIGHTS_EMPTY;
+    return p;
+}
+
+/* gfortran's .TRUE. is 1; C's true is any non-zero int. */
+static inline MPI_Fint f_logical(MPI_Fint v)
+{
+    return v != 0;
+}
+
+static inline int f_status_ignored(const MPI_Fint *f)
+{
+    return f == mpi_fortran_status_ignore_ || f == mpi_fortran_statuses_ignore_ ||
+           f == mpi_fortran_f08_status_ignore_ || f == mpi_fortran_f08_statuses_ignore_;
+}
+
+/* A Fortran status holds the bytes of an MPI_Status but only INTEGER
+ * alignment, so it is copied rather than cast. */
+static inline MPI_Status *f_status_in(MPI_Fint *f, MPI_Status *c)
+{
+    if (f_status_ignored(f))
+        return MPI_STATUS_IGNORE;
+    memcpy(c, f, sizeof *c);
+    return c;
+}
+
+static inline void f_status_out(MPI_Fint *f, const MPI_Status *c)
+{
+    if (c)
+        memcpy(f, c, sizeof *c);
+}
+
+MPI_Status *f_statuses_in(MPI_Fint *f, int n);
+void f_statuses_out(MPI_Fint *f, MPI_Status *c, int n);
+void *f_alloc_handles(int n, size_t size);
+
+/* Fortran strings: blank-padded, no NUL, length passed after the arguments. */
+char *f_str_in(const char *s, size_t len, int lead);
+char *f_str_tmp(size_t len, size_t min);
+void f_str_out(char *dst, size_t len, const char *src);
+
+/* Attribute values set from Fortran live in cells: C reading such an
+ * attribute gets the address of the integer (MPI-4.1 section 19.3.7). */
+void *f_attr_cell(MPI_Aint v);
+int f_attr_cell_value(const void *p, MPI_Aint *v);
+void f_attr_cell_free(void *p);
+
+/* The length of alltoallw's datatype arrays. */
+enum { F_LEN_SIZE, F_LEN_OUTDEGREE, F_LEN_INDEGREE };
+int f_comm_len(MPI_Comm comm, int which);
+
+/* mpi_f08 choice buffers: the address of a contiguous descriptor, or an
+ * error through the error handler of the call's object. */
+enum { F_OBJ_NONE, F_OBJ_COMM, F_OBJ_WIN, F_OBJ_FILE };
+int f08_buf(CFI_cdesc_t *d, void **p, const char *fn, const char *arg, int kind, MPI_Fint h,
+            MPI_Fint *ierr);
+/* The same for a buffer with a count and datatype of its own: 0 when
+ * contiguous, 1 when *t is a datatype of which one element is the section
+ * (call with a count of 1, then f08_type_free), -1 when refused. */
+int f08_buf_typed(CFI_cdesc_t *d, void **p, MPI_Count count, MPI_Fint dt, MPI_Fint *t,
+                  const char *fn, const char *arg, int kind, MPI_Fint h, MPI_Fint *ierr);
+void f08_type_free(MPI_Fint t);
+
+#endif
