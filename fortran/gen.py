@@ -692,73 +692,33 @@ def kinds(f):
     return [(k8.get(p.kind, p.kind), p.array) for p in f.params]
 
 
-# The callback prototypes of mpi_f08, for PROCEDURE(...) declarations.
-F08_ABSTRACT = """  abstract interface
-    subroutine MPI_User_function(invec, inoutvec, len, datatype)
-      import
-      type(c_ptr), value :: invec, inoutvec
-      integer :: len
-      type(MPI_Datatype) :: datatype
-    end subroutine
-    subroutine MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, attribute_val_in, &
-        attribute_val_out, flag, ierror)
-      import
-      type(MPI_Comm) :: oldcomm
-      integer :: comm_keyval, ierror
-      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
-      logical :: flag
-    end subroutine
-    subroutine MPI_Comm_delete_attr_function(comm, comm_keyval, attribute_val, extra_state, ierror)
-      import
-      type(MPI_Comm) :: comm
-      integer :: comm_keyval, ierror
-      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
-    end subroutine
-    subroutine MPI_Type_copy_attr_function(oldtype, type_keyval, extra_state, attribute_val_in, &
-        attribute_val_out, flag, ierror)
-      import
-      type(MPI_Datatype) :: oldtype
-      integer :: type_keyval, ierror
-      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
-      logical :: flag
-    end subroutine
-    subroutine MPI_Type_delete_attr_function(datatype, type_keyval, attribute_val, extra_state, &
-        ierror)
-      import
-      type(MPI_Datatype) :: datatype
-      integer :: type_keyval, ierror
-      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
-    end subroutine
-    subroutine MPI_Win_copy_attr_function(oldwin, win_keyval, extra_state, attribute_val_in, &
-        attribute_val_out, flag, ierror)
-      import
-      type(MPI_Win) :: oldwin
-      integer :: win_keyval, ierror
-      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
-      logical :: flag
-    end subroutine
-    subroutine MPI_Win_delete_attr_function(win, win_keyval, attribute_val, extra_state, ierror)
-      import
-      type(MPI_Win) :: win
-      integer :: win_keyval, ierror
-      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
-    end subroutine
-    subroutine MPI_Comm_errhandler_function(comm, error_code)
-      import
-      type(MPI_Comm) :: comm
-      integer :: error_code
-    end subroutine
-    subroutine MPI_Win_errhandler_function(win, error_code)
-      import
-      type(MPI_Win) :: win
-      integer :: error_code
-    end subroutine
-    subroutine MPI_File_errhandler_function(file, error_code)
-      import
-      type(MPI_File) :: file
-      integer :: error_code
-    end subroutine
-  end interface"""
+# The callback prototypes of mpi_f08, for PROCEDURE(...) declarations:
+# the user op, then per object kind its attribute copy and delete
+# functions and its error handler.
+def f08_abstract():
+    out = ['  abstract interface',
+           '    subroutine MPI_User_function(invec, inoutvec, len, datatype)', '      import',
+           '      type(c_ptr), value :: invec, inoutvec', '      integer :: len',
+           '      type(MPI_Datatype) :: datatype', '    end subroutine']
+    for kind, htype, obj in (('Comm', 'MPI_Comm', 'comm'), ('Type', 'MPI_Datatype', 'datatype'),
+                             ('Win', 'MPI_Win', 'win')):
+        old, key = 'old' + kind.lower(), kind.lower() + '_keyval'
+        out += ['    subroutine MPI_%s_copy_attr_function(%s, %s, extra_state, attribute_val_in, &'
+                % (kind, old, key), '        attribute_val_out, flag, ierror)', '      import',
+                '      type(%s) :: %s' % (htype, old), '      integer :: %s, ierror' % key,
+                '      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, '
+                'attribute_val_out', '      logical :: flag', '    end subroutine',
+                '    subroutine MPI_%s_delete_attr_function(%s, %s, attribute_val, extra_state, &'
+                % (kind, obj, key), '        ierror)', '      import',
+                '      type(%s) :: %s' % (htype, obj), '      integer :: %s, ierror' % key,
+                '      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state',
+                '    end subroutine']
+    for kind, htype, obj in (('Comm', 'MPI_Comm', 'comm'), ('Win', 'MPI_Win', 'win'),
+                             ('File', 'MPI_File', 'file')):
+        out += ['    subroutine MPI_%s_errhandler_function(%s, error_code)' % (kind, obj),
+                '      import', '      type(%s) :: %s' % (htype, obj), '      integer :: error_code',
+                '    end subroutine']
+    return out + ['  end interface']
 
 
 def write_f08_module(consts, funcs):
@@ -803,7 +763,7 @@ def write_f08_module(consts, funcs):
         out += bodies
         out.append('  end interface')
     out += extra_interfaces(funcs, True)
-    out += F08_ABSTRACT.splitlines()
+    out += f08_abstract()
     iface, body = sizeof_procs(True)
     out += iface
     out.append('contains')
