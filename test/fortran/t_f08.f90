@@ -1,0 +1,232 @@
+! use mpi_f08: handle types, optional ierror, descriptors for choice buffers
+! (array sections refused when not contiguous), large counts, callbacks.
+program t_f08
+  use mpi_f08
+  use ftap
+  use, intrinsic :: iso_c_binding, only: c_ptr
+  implicit none
+  integer, parameter :: nplan = 29
+  integer :: rank, nprocs, next, prev, i, cnt, ierr, cls
+  integer :: ibuf(10), ibuf2(10), iarr(64), a2(4, 3), col(3)
+  integer(kind=MPI_COUNT_KIND) :: ccount
+  integer(kind=MPI_ADDRESS_KIND) :: aval, winsize
+  integer(kind=MPI_OFFSET_KIND) :: off
+  real :: r(8), rsum(8)
+  double precision :: d(4)
+  logical :: lflag
+  type(MPI_Status) :: status, stats(2)
+  type(MPI_Request) :: reqs(2)
+  type(MPI_Comm) :: newcomm, dupcomm
+  type(MPI_Datatype) :: vtype
+  type(MPI_Op) :: op
+  type(MPI_Errhandler) :: eh
+  type(MPI_Win) :: win
+  type(MPI_File) :: fh
+  type(MPI_Group) :: group
+  integer :: keyval
+  character(len=64) :: fname
+  integer :: ncopy, ndelete, nerr
+  common /cbcount/ ncopy, ndelete, nerr
+  external my_sum08, copy_fn08, delete_fn08, err_fn08
+
+  ncopy = 0
+  ndelete = 0
+  nerr = 0
+  call MPI_Init()
+  call tap_plan(nplan)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  call tap_int(ierr, MPI_SUCCESS, 'optional ierror present')
+  next = mod(rank + 1, nprocs)
+  prev = mod(rank + nprocs - 1, nprocs)
+
+  ! Point-to-point with typed handles.
+  ibuf = rank
+  call MPI_Sendrecv(ibuf, 10, MPI_INTEGER, next, 7, ibuf2, 10, MPI_INTEGER, prev, 7, &
+       MPI_COMM_WORLD, status)
+  call tap_int(ibuf2(10), prev, 'sendrecv')
+  call tap_int(status%MPI_SOURCE, prev, 'status%MPI_SOURCE')
+  call tap_int(status%MPI_TAG, 7, 'status%MPI_TAG')
+  call MPI_Get_count(status, MPI_INTEGER, cnt)
+  call tap_int(cnt, 10, 'get_count')
+  call MPI_Irecv(d, 4, MPI_DOUBLE_PRECISION, prev, 2, MPI_COMM_WORLD, reqs(1))
+  call MPI_Isend([1d0, 2d0, 3d0, dble(rank)], 4, MPI_DOUBLE_PRECISION, next, 2, &
+       MPI_COMM_WORLD, reqs(2))
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE)
+  call tap_true(d(4) == prev, 'isend of an array constructor, irecv, waitall')
+  call tap_true(reqs(1) == MPI_REQUEST_NULL, 'handle == on MPI_Request')
+  call MPI_Send_init(ibuf, 10, MPI_INTEGER, next, 4, MPI_COMM_WORLD, reqs(2))
+  call MPI_Recv_init(ibuf2, 10, MPI_INTEGER, prev, 4, MPI_COMM_WORLD, reqs(1))
+  do i = 1, 2
+     ibuf = rank + i
+     call MPI_Startall(2, reqs)
+     call MPI_Waitall(2, reqs, stats)
+  end do
+  call tap_int(ibuf2(1), prev + 2, 'persistent send/recv')
+  call MPI_Request_free(reqs(1))
+  call MPI_Request_free(reqs(2))
+  call MPI_Isend(ibuf, 3, MPI_INTEGER, next, 5, MPI_COMM_WORLD, reqs(1))
+  call MPI_Probe(prev, 5, MPI_COMM_WORLD, status)
+  call MPI_Get_count(status, MPI_INTEGER, cnt)
+  call MPI_Recv(ibuf2, cnt, MPI_INTEGER, prev, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+  call MPI_Wait(reqs(1), MPI_STATUS_IGNORE)
+  call tap_int(cnt, 3, 'probe')
+
+  ! A large-count form, chosen by the kind of count.
+  ccount = 10
+  call MPI_Sendrecv(ibuf, ccount, MPI_INTEGER, next, 9, ibuf2, ccount, MPI_INTEGER, prev, 9, &
+       MPI_COMM_WORLD, status)
+  call MPI_Get_count(status, MPI_INTEGER, ccount)
+  call tap_true(ccount == 10, 'large-count sendrecv and get_count')
+
+  ! A contiguous section is passed in place; a strided one is refused.
+  r = rank
+  call MPI_Allreduce(r(3:6), rsum(3:6), 4, MPI_REAL, MPI_SUM, MPI_COMM_WORLD)
+  call tap_true(rsum(6) == nprocs * (nprocs - 1) / 2.0, 'allreduce on contiguous sections')
+  call MPI_Comm_dup(MPI_COMM_WORLD, newcomm)
+  call MPI_Comm_set_errhandler(newcomm, MPI_ERRORS_RETURN)
+  r = 0
+  if (rank == 0) r = [(real(i), i = 1, 8)]
+  call MPI_Bcast(r(1:8:2), 4, MPI_REAL, 0, newcomm, ierr)
+  call tap_true(ierr == MPI_SUCCESS .and. r(7) == 7 .and. r(8) == merge(8, 0, rank == 0), &
+       'bcast of a strided section moves only its elements')
+  a2 = rank
+  call MPI_Sendrecv(a2(2, :), 3, MPI_INTEGER, next, 6, col, 3, MPI_INTEGER, prev, 6, newcomm, &
+       MPI_STATUS_IGNORE, ierr)
+  call tap_true(ierr == MPI_SUCCESS .and. all(col == prev), 'a row of a 2-D array as a section')
+  ibuf2 = -1
+  ibuf = [(rank * 100 + i, i = 1, 10)]
+  call MPI_Irecv(ibuf2(10:1:-3), 4, MPI_INTEGER, prev, 3, newcomm, reqs(1))
+  call MPI_Isend(ibuf(1:10:3), 4, MPI_INTEGER, next, 3, newcomm, reqs(2))
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE)
+  call tap_true(ibuf2(10) == prev * 100 + 1 .and. ibuf2(1) == prev * 100 + 10 .and. &
+       ibuf2(2) == -1, 'isend/irecv of strided and reversed sections')
+  call MPI_Bcast(r(1:8:2), 3, MPI_REAL, 0, newcomm, ierr)
+  call MPI_Error_class(ierr, cls)
+  call tap_int(cls, MPI_ERR_BUFFER, 'a section it cannot describe is refused with MPI_ERR_BUFFER')
+  call MPI_Send(ibuf, -1, MPI_INTEGER, next, 0, newcomm, ierr)
+  call MPI_Error_class(ierr, cls)
+  call tap_int(cls, MPI_ERR_COUNT, 'a negative count gives MPI_ERR_COUNT')
+  call MPI_Comm_create_errhandler(err_fn08, eh)
+  call MPI_Comm_set_errhandler(newcomm, eh)
+  call MPI_Errhandler_free(eh)
+  call MPI_Send(ibuf, 1, MPI_INTEGER, nprocs + 5, 0, newcomm, ierr)
+  call tap_true(nerr == 1 .and. ierr /= MPI_SUCCESS, 'Fortran error handler')
+  call MPI_Comm_free(newcomm)
+
+  ! A column-major row through a vector type.
+  do i = 1, 3
+     a2(:, i) = rank * 10 + i
+  end do
+  call MPI_Type_vector(3, 1, 4, MPI_INTEGER, vtype)
+  call MPI_Type_commit(vtype)
+  call MPI_Sendrecv(a2(2, 1), 1, vtype, next, 8, col, 3, MPI_INTEGER, prev, 8, &
+       MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+  call tap_int(col(3), prev * 10 + 3, 'vector type over a 2-D array')
+  call MPI_Type_free(vtype)
+  call tap_true(vtype == MPI_DATATYPE_NULL, 'type_free')
+
+  ! Collectives.
+  call MPI_Allgather(rank, 1, MPI_INTEGER, iarr, 1, MPI_INTEGER, MPI_COMM_WORLD)
+  call tap_int(iarr(nprocs), nprocs - 1, 'allgather')
+  cnt = 1
+  call MPI_Allreduce(MPI_IN_PLACE, cnt, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+  call tap_int(cnt, nprocs, 'allreduce MPI_IN_PLACE')
+  call MPI_Ibarrier(MPI_COMM_WORLD, reqs(1))
+  call MPI_Wait(reqs(1), status)
+  call tap_true(reqs(1) == MPI_REQUEST_NULL, 'ibarrier')
+  call MPI_Op_create(my_sum08, .true., op)
+  call MPI_Allreduce(rank + 1, cnt, 1, MPI_INTEGER, op, MPI_COMM_WORLD)
+  call tap_int(cnt, nprocs * (nprocs + 1) / 2, 'user op (f08 interface)')
+  call MPI_Op_free(op)
+
+  ! Groups, attributes.
+  call MPI_Comm_group(MPI_COMM_WORLD, group)
+  call MPI_Group_size(group, cnt)
+  call tap_int(cnt, nprocs, 'group_size')
+  call MPI_Group_free(group)
+  call MPI_Comm_create_keyval(copy_fn08, delete_fn08, keyval, 5_MPI_ADDRESS_KIND)
+  call MPI_Comm_dup(MPI_COMM_WORLD, newcomm)
+  call MPI_Comm_set_attr(newcomm, keyval, 41_MPI_ADDRESS_KIND)
+  call MPI_Comm_dup(newcomm, dupcomm)
+  call MPI_Comm_get_attr(dupcomm, keyval, aval, lflag)
+  call tap_true(lflag .and. aval == 42, 'attribute copy callback')
+  call MPI_Comm_free(dupcomm)
+  call MPI_Comm_free(newcomm)
+  call MPI_Comm_free_keyval(keyval)
+  call tap_int(ndelete, 2, 'attribute delete callback')
+
+  ! One-sided and MPI-IO.
+  iarr = -1
+  winsize = 4 * 64
+  call MPI_Win_create(iarr, winsize, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win)
+  call MPI_Win_fence(0, win)
+  call MPI_Put(rank, 1, MPI_INTEGER, next, 2_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win)
+  call MPI_Win_fence(0, win)
+  call tap_int(iarr(3), prev, 'put')
+  call MPI_Win_free(win)
+  write (fname, '(a,i0)') '/tmp/rdmpi-ftest08-', getpid()
+  call MPI_Bcast(fname, len(fname), MPI_CHARACTER, 0, MPI_COMM_WORLD)
+  call MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_CREATE + MPI_MODE_RDWR, MPI_INFO_NULL, fh)
+  ibuf = rank
+  off = rank * 40
+  call MPI_File_write_at_all(fh, off, ibuf, 10, MPI_INTEGER, MPI_STATUS_IGNORE)
+  call MPI_File_sync(fh)
+  call MPI_Barrier(MPI_COMM_WORLD)
+  call MPI_File_sync(fh)
+  off = prev * 40
+  call MPI_File_read_at_all(fh, off, ibuf2, 10, MPI_INTEGER, status)
+  call tap_int(ibuf2(10), prev, 'file write/read')
+  call MPI_File_close(fh)
+  call MPI_Barrier(MPI_COMM_WORLD)
+  if (rank == 0) call MPI_File_delete(fname, MPI_INFO_NULL)
+  call tap_true(MPI_Wtime() > 0, 'wtime')
+  call tap_done()
+end program t_f08
+
+subroutine my_sum08(invec, inoutvec, len, datatype)
+  use mpi_f08, only: MPI_Datatype
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
+  implicit none
+  type(c_ptr), value :: invec, inoutvec
+  integer :: len
+  type(MPI_Datatype) :: datatype
+  integer, pointer :: a(:), b(:)
+  call c_f_pointer(invec, a, [len])
+  call c_f_pointer(inoutvec, b, [len])
+  b = a + b
+end subroutine
+
+subroutine copy_fn08(oldcomm, keyval, extra, vin, vout, flag, ierr)
+  use mpi_f08, only: MPI_Comm, MPI_ADDRESS_KIND
+  implicit none
+  type(MPI_Comm) :: oldcomm
+  integer :: keyval, ierr
+  integer(kind=MPI_ADDRESS_KIND) :: extra, vin, vout
+  logical :: flag
+  vout = vin + 1
+  flag = extra == 5
+  ierr = 0
+end subroutine
+
+subroutine delete_fn08(comm, keyval, val, extra, ierr)
+  use mpi_f08, only: MPI_Comm, MPI_ADDRESS_KIND
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: keyval, ierr
+  integer(kind=MPI_ADDRESS_KIND) :: val, extra
+  integer :: ncopy, ndelete, nerr
+  common /cbcount/ ncopy, ndelete, nerr
+  ndelete = ndelete + 1
+  ierr = 0
+end subroutine
+
+subroutine err_fn08(comm, code)
+  use mpi_f08, only: MPI_Comm
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: code
+  integer :: ncopy, ndelete, nerr
+  common /cbcount/ ncopy, ndelete, nerr
+  nerr = nerr + 1
+end subroutine
