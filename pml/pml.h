@@ -238,8 +238,13 @@ bool pml_req_pending(const struct pml_comm *pc);
 
 /* ---- protocol entry points ---- */
 
-/* Starts a send; a blocking caller passes blocking=1 and gets a request only
- * when the send could not finish at once (NULL and *done=1 otherwise). */
+/* pml_isend starts a send on r (from pml_req_alloc) and returns
+ * MPI_SUCCESS; a failure shows in r's status when r completes.
+ * pml_send_now tries to send at once, with no request: a contiguous
+ * message, not in synchronous mode, that fits the BTL's sendi limit and
+ * the peer's credits, with nothing queued to that peer, goes out and sets
+ * *done; otherwise *done is false and the caller takes a slower path
+ * (pml_send_detached, pml_isend). It returns 0 either way. */
 int pml_isend(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst, int tag,
               struct pml_comm *pc, enum pml_mode mode, struct pml_req *r);
 int pml_send_now(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst, int tag,
