@@ -37,7 +37,6 @@ struct idup {
 };
 
 static struct idup *running;
-static int registered;
 
 static struct rdmpi_datatype *bytes(void)
 {
@@ -237,11 +236,9 @@ static int idup_start(struct rdmpi_comm *c, MPI_Info info, MPI_Comm *newcomm,
 {
     struct idup *d;
 
-    if (!registered) {
-        if (rt_progress_register(idup_progress))
-            return MPI_ERR_INTERN;
-        registered = 1;
-    }
+    /* Once per start-up: a second registration is a no-op. */
+    if (rt_progress_register(idup_progress))
+        return MPI_ERR_INTERN;
     if (!(d = rt_obj_new(RT_KIND_REQUEST, sizeof(*d))))
         return MPI_ERR_NO_MEM;
     d->c = c;

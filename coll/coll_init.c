@@ -28,13 +28,12 @@ static int agree_oversubscribed(void)
 static int coll_connect(void)
 {
     coll_byte = rt_dt_get(MPI_BYTE);
-    if (rt_progress_register(coll_progress))
-        return -1;
     return agree_oversubscribed();
 }
 
 static struct rt_layer coll_layer = {
-    .name = "coll", .order = 20, .connect = coll_connect, .comm_free = coll_comm_release};
+    .name = "coll", .order = 20, .connect = coll_connect, .comm_free = coll_comm_release,
+    .progress = coll_progress};
 
 __attribute__((constructor)) static void coll_register(void)
 {

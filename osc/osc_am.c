@@ -7,7 +7,6 @@
 #include <string.h>
 
 static struct osc_win *wins;
-static bool registered;
 static bool busy; /* the source runs MPI calls, which run progress again */
 
 void osc_register(struct osc_win *o)
@@ -15,9 +14,9 @@ void osc_register(struct osc_win *o)
     o->next = wins;
     wins = o;
     rt_live_windows++;
-    if (!registered && rt_progress_register(osc_progress))
+    /* Once per start-up: a second registration is a no-op. */
+    if (rt_progress_register(osc_progress))
         rt_fatal("osc: no room for the one-sided progress source");
-    registered = true;
 }
 
 void osc_unregister(struct osc_win *o)

@@ -125,8 +125,6 @@ static int pml_connect(void)
                                                      : "rendezvous by copy pipeline");
     if (pml_comm_add(rt_comm_predef[0]) || pml_comm_add(rt_comm_predef[1]))
         rc = -1;
-    else
-        rc = rt_progress_register(pml_progress);
     rt_progress_set_dump(pml_dump);
     rt_progress_set_sleep(pml_sleep);
 out:
@@ -161,7 +159,7 @@ static int pml_finalize(void)
 
 static struct rt_layer pml_layer = {
     .name = "pml", .order = 10, .init = pml_init, .connect = pml_connect,
-    .finalize = pml_finalize,
+    .finalize = pml_finalize, .progress = pml_progress,
 };
 
 __attribute__((constructor)) static void pml_register(void)

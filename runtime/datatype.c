@@ -56,17 +56,21 @@ static void set_predef(int v, const char *name, const char *ctype, size_t size, 
 /* The value/index pair types hold two basic elements: their size leaves
  * out the padding their extent has (MPI_DOUBLE_INT: size 12, extent 16).
  * Their kids, the value and the index, count their elements. */
+/* Slots for the pair types' runs and kids; rt_dt_init starts over at 0
+ * on every start-up (sessions after MPI_Finalize run it again). */
+static struct rt_dt_seg pair_segs[16][2];
+static size_t pair_cums[16][3];
+static struct rt_dt_kid pair_kids[16][2];
+static int pairs_used;
+
 static void set_pair(MPI_Datatype h, MPI_Datatype vt, size_t vsize, size_t ioff, MPI_Datatype it,
                      size_t isize)
 {
-    static struct rt_dt_seg segs[16][2];
-    static size_t cums[16][3];
-    static struct rt_dt_kid kids[16][2];
-    static int used;
+    int used = pairs_used++;
     struct rdmpi_datatype *d = rt_dt_get(h);
 
     d->nelems = 2;
-    d->kids = kids[used];
+    d->kids = pair_kids[used];
     d->nkids = 2;
     d->kids[0] = (struct rt_dt_kid){rt_dt_get(vt), 1};
     d->kids[1] = (struct rt_dt_kid){rt_dt_get(it), 1};
@@ -75,8 +79,8 @@ static void set_pair(MPI_Datatype h, MPI_Datatype vt, size_t vsize, size_t ioff,
     if (vsize == ioff)
         d->seg1.len = d->size; /* no padding between: still one run */
     else {
-        d->segs = segs[used];
-        d->cum = cums[used];
+        d->segs = pair_segs[used];
+        d->cum = pair_cums[used];
         d->nsegs = 2;
         d->segs[0] = (struct rt_dt_seg){.off = 0, .len = vsize, .count = 1};
         d->segs[1] = (struct rt_dt_seg){.off = (MPI_Aint)ioff, .len = isize, .count = 1};
@@ -85,7 +89,6 @@ static void set_pair(MPI_Datatype h, MPI_Datatype vt, size_t vsize, size_t ioff,
         d->flags &= ~(uint32_t)RT_DT_CONTIG;
     }
     d->cum[d->nsegs] = d->size;
-    used++;
 }
 
 #define PAIR(h, vt, it, st) set_pair(h, vt, sizeof(((st *)0)->value), offsetof(st, index), it, \
@@ -93,6 +96,7 @@ static void set_pair(MPI_Datatype h, MPI_Datatype vt, size_t vsize, size_t ioff,
 
 void rt_dt_init(void)
 {
+    pairs_used = 0;
     /* sizeof(void) is a GNU extension (1); set_predef replaces it. */
 #define X(name, value, type) set_predef(value, #name, #type, sizeof(type), alignof(type));
     RDMPI_FOREACH_PREDEF_DATATYPE(X)

@@ -63,9 +63,12 @@ static int init_layers(void)
             return rc;
     if ((rc = rt_modex_exchange()))
         return rc;
-    for (l = layers; l; l = l->next)
+    for (l = layers; l; l = l->next) {
         if (l->connect && (rc = l->connect()))
             return rc;
+        if (l->progress && (rc = rt_progress_register(l->progress)))
+            return rc;
+    }
     return 0;
 }
 
@@ -83,6 +86,8 @@ static void finalize_layers(struct rt_layer *l)
     finalize_layers(l->next);
     if (l->finalize)
         l->finalize();
+    if (l->progress)
+        rt_progress_unregister(l->progress);
 }
 
 /* Brings the layers up for MPI_Init or the first session. */
@@ -122,6 +127,7 @@ void rt_down(void)
     /* Layers drain their traffic (FINs, credits) before the last fence, so
      * no peer waits on a message we never send. */
     finalize_layers(layers);
+    rt_progress_clear(); /* the sources added on first use */
     rt_modex_fence();
     rt_comm_finalize();
     rt_modex_finalize();

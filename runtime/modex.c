@@ -134,16 +134,20 @@ int rt_modex_init(void)
     uint32_t u;
     char *s;
 
-    rc = PMIx_Init(&self, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
-        refuse_singleton(rc);
-        /* PMIx keeps working locally as a singleton; we do not need it. */
-        if (rc == PMIX_ERR_UNREACH)
-            PMIx_Finalize(NULL, 0);
-        fill_singleton();
-        return 0;
+    /* A second start-up (sessions after MPI_Finalize) reuses the
+     * connection: PMIx does not come back after PMIx_Finalize. */
+    if (!pmix_up) {
+        rc = PMIx_Init(&self, NULL, 0);
+        if (rc != PMIX_SUCCESS) {
+            refuse_singleton(rc);
+            /* PMIx keeps working locally as a singleton; we do not need it. */
+            if (rc == PMIX_ERR_UNREACH)
+                PMIx_Finalize(NULL, 0);
+            fill_singleton();
+            return 0;
+        }
+        pmix_up = 1;
     }
-    pmix_up = 1;
     snprintf(rt.nspace, sizeof(rt.nspace), "%s", self.nspace);
     rt.rank = (int)self.rank;
     PMIX_LOAD_PROCID(&wild, self.nspace, PMIX_RANK_WILDCARD);
@@ -178,11 +182,21 @@ int rt_modex_init(void)
     return 0;
 }
 
-void rt_modex_finalize(void)
+static void finalize_at_exit(void)
 {
     if (pmix_up)
         PMIx_Finalize(NULL, 0);
     pmix_up = 0;
+}
+
+/* The connection stays until exit, for a later session's start-up; only a
+ * process that finalized says goodbye to the server. */
+void rt_modex_finalize(void)
+{
+    static int hooked;
+
+    if (pmix_up && !hooked++)
+        atexit(finalize_at_exit);
 }
 
 int rt_modex_put(const char *key, const void *data, size_t len)

@@ -7,6 +7,7 @@
 /* Fills `rt` from PMIx, or as rank 0 of 1 when no launcher started us.
  * A launcher whose PMIx server cannot be reached is a fatal error. */
 int rt_modex_init(void);
+/* Ends the job-level part; the PMIx connection itself lasts until exit. */
 void rt_modex_finalize(void);
 
 /* Cards are published before rt_modex_exchange() and read after it. */

@@ -1,3 +1,4 @@
+#include "mpit.h"
 #include "param.h"
 #include "rt.h"
 
@@ -5,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,11 +69,39 @@ int rt_noise_permille;
 
 int rt_progress_register(rt_progress_fn fn)
 {
+    for (int i = 0; i < nsources; i++)
+        if (sources[i] == fn)
+            return 0;
     if (nsources == MAX_SOURCES)
         return -ENOSPC;
     sources[nsources++] = fn;
     return 0;
 }
+
+/* Keeps the order of the others: the pml polls first. */
+void rt_progress_unregister(rt_progress_fn fn)
+{
+    for (int i = 0; i < nsources; i++)
+        if (sources[i] == fn) {
+            memmove(&sources[i], &sources[i + 1], (size_t)(nsources - i - 1) * sizeof(*sources));
+            nsources--;
+            return;
+        }
+}
+
+void rt_progress_clear(void)
+{
+    nsources = 0;
+}
+
+/* Stays constant over any number of start-up/finalize cycles (tests). */
+static uint64_t read_nsources(const struct rt_pvar *v)
+{
+    (void)v;
+    return (uint64_t)nsources;
+}
+RT_PVAR(pv_sources, "rdmpi_progress_sources", "rdmpi_runtime", MPI_T_PVAR_CLASS_LEVEL,
+        read_nsources, 0, "Progress sources every poll runs now (layers up, windows, idups)")
 
 void rt_progress_setup(void)
 {

@@ -71,6 +71,7 @@ struct rt_layer {
     int (*connect)(void);            /* cards exchanged: reach the peers */
     int (*finalize)(void);           /* before the last fence */
     void (*comm_free)(struct rdmpi_comm *c); /* drop per-communicator state */
+    int (*progress)(void);           /* polled from connect until finalize */
     struct rt_layer *next;
 };
 void rt_layer_register(struct rt_layer *l);
@@ -80,7 +81,11 @@ void rt_layers_comm_free(struct rdmpi_comm *c);
 /* Progress: one function that polls every registered source once and
  * returns how many events it handled. */
 typedef int (*rt_progress_fn)(void);
+/* Sources a layer adds on first use (osc, idup): registering one twice is
+ * a no-op, so none is ever polled twice; rt_down drops them all. */
 int rt_progress_register(rt_progress_fn fn);
+void rt_progress_unregister(rt_progress_fn fn);
+void rt_progress_clear(void);
 int rt_progress(void);
 /* Called by every blocking loop between polls: yields the CPU after a
  * short spin when ranks outnumber cores, and under MPI_THREAD_MULTIPLE

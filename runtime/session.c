@@ -2,7 +2,7 @@
  * up with the first session (or MPI_Init) and stay up while either model
  * uses them; a process whose last session ended without MPI_Init keeps
  * them for a later session and takes them down at exit, since bringing
- * PMIx and the transports up a second time is not supported. Two process
+ * the layers up again costs a whole start-up. Two process
  * sets exist: mpi://WORLD and mpi://SELF. */
 #include "comm.h"
 #include "group.h"

@@ -1,0 +1,128 @@
+/* Start-up and finalize cycles: 50 sessions one after another (T_CYCLES=
+ * session), after MPI_Init and MPI_Finalize (world-then), or around a
+ * world that is brought up in the middle and outlived (around). Each cycle
+ * talks (allreduce, an idup, a window) so every progress source the layers
+ * add is in use, and the MPI_T level rdmpi_progress_sources must read the
+ * same in every cycle: no source is registered twice or left behind.
+ * Every rank exits non-zero on a failure of its own. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CYCLES 50
+
+static int failed, me = -1;
+static MPI_T_pvar_session pv_session;
+static MPI_T_pvar_handle pv_handle;
+
+#define CHECK_EQ_INT(a, b, what)                                                                 \
+    do {                                                                                         \
+        long a_ = (long)(a), b_ = (long)(b);                                                     \
+        if (a_ != b_) {                                                                          \
+            failed++;                                                                            \
+            fprintf(stderr, "rank %d: %s:%d: %s: %s == %s (%ld, %ld)\n", me, __FILE__, __LINE__, \
+                    what, #a, #b, a_, b_);                                                       \
+        }                                                                                        \
+    } while (0)
+
+static long sources(void)
+{
+    unsigned long long v = 0;
+
+    CHECK_EQ_INT(MPI_T_pvar_read(pv_session, pv_handle, &v), MPI_SUCCESS, "MPI_T_pvar_read");
+    return (long)v;
+}
+
+/* One session's life; returns the number of progress sources seen while
+ * it was up and busy. */
+static long one_session(int cycle)
+{
+    MPI_Session s;
+    MPI_Group g;
+    MPI_Comm c = MPI_COMM_NULL, d = MPI_COMM_NULL;
+    MPI_Request r;
+    MPI_Win w;
+    int sum = -1, size = 0, rank = -1, buf = 0;
+    long n;
+
+    CHECK_EQ_INT(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s), MPI_SUCCESS,
+                 "MPI_Session_init");
+    MPI_Group_from_session_pset(s, "mpi://WORLD", &g);
+    CHECK_EQ_INT(MPI_Comm_create_from_group(g, "t_cycles", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c),
+                 MPI_SUCCESS, "MPI_Comm_create_from_group");
+    MPI_Group_free(&g);
+    MPI_Comm_size(c, &size);
+    MPI_Comm_rank(c, &rank);
+    me = rank;
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, c);
+    CHECK_EQ_INT(sum, size * (size - 1) / 2, "allreduce of ranks");
+    CHECK_EQ_INT(MPI_Comm_idup(c, &d, &r), MPI_SUCCESS, "MPI_Comm_idup");
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Win_create(&buf, sizeof(buf), sizeof(buf), MPI_INFO_NULL, d, &w);
+    MPI_Win_fence(0, w);
+    MPI_Put(&cycle, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, w);
+    MPI_Win_fence(0, w);
+    CHECK_EQ_INT(buf, cycle, "put from the left neighbour");
+    n = sources();
+    MPI_Win_free(&w);
+    MPI_Comm_free(&d);
+    MPI_Comm_free(&c);
+    CHECK_EQ_INT(MPI_Session_finalize(&s), MPI_SUCCESS, "MPI_Session_finalize");
+    return n;
+}
+
+/* Without MPI_Init the layers stay up between sessions; once MPI_Finalize
+ * ran, the last session takes them down and the next brings them up. */
+static void sessions(int count, long *first, int world_done)
+{
+    for (int i = 0; i < count && !failed; i++) {
+        long n = one_session(i);
+        if (*first < 0)
+            *first = n;
+        CHECK_EQ_INT(n, *first, "progress sources while a session is up");
+        CHECK_EQ_INT(sources(), world_done ? 0 : *first, "progress sources after the session");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = getenv("T_CYCLES");
+    int provided, idx = -1, count;
+    long first = -1;
+    MPI_Session s;
+
+    if (!mode || (strcmp(mode, "session") && strcmp(mode, "world-then") && strcmp(mode, "around"))) {
+        fprintf(stderr, "t_cycles: set T_CYCLES to session, world-then or around\n");
+        return 2;
+    }
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    CHECK_EQ_INT(MPI_T_pvar_get_index("rdmpi_progress_sources", MPI_T_PVAR_CLASS_LEVEL, &idx),
+                 MPI_SUCCESS, "MPI_T_pvar_get_index");
+    MPI_T_pvar_session_create(&pv_session);
+    MPI_T_pvar_handle_alloc(pv_session, idx, NULL, &pv_handle, &count);
+    if (!strcmp(mode, "world-then")) {
+        MPI_Init(&argc, &argv);
+        MPI_Finalize();
+        CHECK_EQ_INT(sources(), 0, "progress sources after MPI_Finalize");
+    }
+    if (!strcmp(mode, "around")) {
+        sessions(CYCLES / 2, &first, 0);
+        /* A session opened before MPI_Init and closed after MPI_Finalize,
+         * with sessions coming and going while the world is up. */
+        MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s);
+        MPI_Init(&argc, &argv);
+        for (int i = 0; i < CYCLES / 2 && !failed; i++)
+            CHECK_EQ_INT(one_session(i), first, "progress sources with the world up");
+        MPI_Finalize();
+        CHECK_EQ_INT(MPI_Session_finalize(&s), MPI_SUCCESS, "MPI_Session_finalize");
+        CHECK_EQ_INT(sources(), 0, "progress sources after the world and its session");
+    }
+    sessions(CYCLES, &first, strcmp(mode, "session") != 0);
+    MPI_T_pvar_handle_free(pv_session, &pv_handle);
+    MPI_T_pvar_session_free(&pv_session);
+    MPI_T_finalize();
+    if (me == 0)
+        printf("t_cycles %s: %d failures on rank 0\n", mode, failed);
+    return failed != 0;
+}
