@@ -325,3 +325,5 @@ ERRHANDLER(comm, Comm, MPI_Comm)
 ERRHANDLER(win, Win, MPI_Win)
 #pragma weak mpi_file_create_errhandler_ = pmpi_file_create_errhandler_
 ERRHANDLER(file, File, MPI_File)
+#pragma weak mpi_session_create_errhandler_ = pmpi_session_create_errhandler_
+ERRHANDLER(session, Session, MPI_Session)

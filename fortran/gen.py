@@ -714,7 +714,7 @@ def f08_abstract():
                 '      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state',
                 '    end subroutine']
     for kind, htype, obj in (('Comm', 'MPI_Comm', 'comm'), ('Win', 'MPI_Win', 'win'),
-                             ('File', 'MPI_File', 'file')):
+                             ('File', 'MPI_File', 'file'), ('Session', 'MPI_Session', 'session')):
         out += ['    subroutine MPI_%s_errhandler_function(%s, error_code)' % (kind, obj),
                 '      import', '      type(%s) :: %s' % (htype, obj), '      integer :: error_code',
                 '    end subroutine']

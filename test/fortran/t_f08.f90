@@ -5,7 +5,7 @@ program t_f08
   use ftap
   use, intrinsic :: iso_c_binding, only: c_ptr
   implicit none
-  integer, parameter :: nplan = 29
+  integer, parameter :: nplan = 30
   integer :: rank, nprocs, next, prev, i, cnt, ierr, cls
   integer :: ibuf(10), ibuf2(10), iarr(64), a2(4, 3), col(3)
   integer(kind=MPI_COUNT_KIND) :: ccount
@@ -23,11 +23,12 @@ program t_f08
   type(MPI_Win) :: win
   type(MPI_File) :: fh
   type(MPI_Group) :: group
+  type(MPI_Session) :: session
   integer :: keyval
   character(len=64) :: fname
   integer :: ncopy, ndelete, nerr
   common /cbcount/ ncopy, ndelete, nerr
-  external my_sum08, copy_fn08, delete_fn08, err_fn08
+  external my_sum08, copy_fn08, delete_fn08, err_fn08, err_sess08
 
   ncopy = 0
   ndelete = 0
@@ -181,6 +182,15 @@ program t_f08
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) call MPI_File_delete(fname, MPI_INFO_NULL)
   call tap_true(MPI_Wtime() > 0, 'wtime')
+
+  ! A session error handler written in Fortran gets the session and the code.
+  call MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, session)
+  call MPI_Session_create_errhandler(err_sess08, eh)
+  call MPI_Session_set_errhandler(session, eh)
+  call MPI_Errhandler_free(eh)
+  call MPI_Session_call_errhandler(session, MPI_ERR_OTHER)
+  call tap_int(nerr, 1 + 100 * MPI_ERR_OTHER, 'Fortran session error handler')
+  call MPI_Session_finalize(session)
   call tap_done()
 end program t_f08
 
@@ -229,4 +239,14 @@ subroutine err_fn08(comm, code)
   integer :: ncopy, ndelete, nerr
   common /cbcount/ ncopy, ndelete, nerr
   nerr = nerr + 1
+end subroutine
+
+subroutine err_sess08(session, code)
+  use mpi_f08, only: MPI_Session
+  implicit none
+  type(MPI_Session) :: session
+  integer :: code
+  integer :: ncopy, ndelete, nerr
+  common /cbcount/ ncopy, ndelete, nerr
+  nerr = nerr + 100 * code
 end subroutine
