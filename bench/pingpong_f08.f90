@@ -10,7 +10,7 @@ program pingpong_f08
   integer, parameter :: sizes(nsizes) = [8, 1048576]
   character(len=1), allocatable :: buf(:)
   character(len=32) :: arg
-  integer :: rank, nprocs, iters, s, i, n, peer
+  integer :: rank, nprocs, iters, s, i, n, peer, ios
   double precision :: t0, t
 
   call MPI_Init()
@@ -23,7 +23,12 @@ program pingpong_f08
   iters = 1000
   if (command_argument_count() >= 1) then
      call get_command_argument(1, arg)
-     read (arg, *) iters
+     read (arg, *, iostat=ios) iters
+     if (ios /= 0 .or. iters <= 0) then
+        if (rank == 0) print '(3a)', "rdmpi-pingpong-f08: iterations must be a positive number, not '", &
+             trim(arg), "'"
+        call MPI_Abort(MPI_COMM_WORLD, 1)
+     end if
   end if
   peer = 1 - rank
   allocate (buf(sizes(nsizes)))
