@@ -21,37 +21,52 @@ static void ret(MPI_Fint *ierr, int rc)
 /*
  * User reduction functions.  C calls (invec, inoutvec, len, datatype) with
  * no user state, so each Fortran function gets a trampoline of its own from
- * a fixed set; MPI_Op_free returns it.
+ * a fixed set; MPI_Op_free returns it.  Slot i has a trampoline for each
+ * kind of len: int (MPI_Op_create) and MPI_Count (MPI_Op_create_c).
  */
 typedef void(f_user_fn)(void *in, void *inout, MPI_Fint *len, MPI_Fint *datatype);
+typedef void(f_user_fn_c)(void *in, void *inout, MPI_Count *len, MPI_Fint *datatype);
 #define F_OPS 64
 static struct {
-    f_user_fn *fn;
+    void (*fn)(void);
     MPI_Fint op;
 } ops[F_OPS];
 
 static void call_op(int i, void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     MPI_Fint fdt = PMPI_Type_c2f(*dt);
-    ops[i].fn(in, inout, len, &fdt);
+    ((f_user_fn *)ops[i].fn)(in, inout, len, &fdt);
+}
+
+static void call_op_c(int i, void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
+{
+    MPI_Fint fdt = PMPI_Type_c2f(*dt);
+    ((f_user_fn_c *)ops[i].fn)(in, inout, len, &fdt);
 }
 
 #define T(i, j)                                                                                  \
     static void op_##i##_##j(void *in, void *inout, int *len, MPI_Datatype *dt)                  \
     {                                                                                            \
         call_op(8 * i + j, in, inout, len, dt);                                                  \
+    }                                                                                            \
+    static void opc_##i##_##j(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)           \
+    {                                                                                            \
+        call_op_c(8 * i + j, in, inout, len, dt);                                                \
     }
 #define T8(i) T(i, 0) T(i, 1) T(i, 2) T(i, 3) T(i, 4) T(i, 5) T(i, 6) T(i, 7)
 T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
-#define P8(i) op_##i##_0, op_##i##_1, op_##i##_2, op_##i##_3, op_##i##_4, op_##i##_5, \
-              op_##i##_6, op_##i##_7
-static MPI_User_function *const op_tramp[F_OPS] = {P8(0), P8(1), P8(2), P8(3),
-                                                   P8(4), P8(5), P8(6), P8(7)};
+#define P8(p, i) p##i##_0, p##i##_1, p##i##_2, p##i##_3, p##i##_4, p##i##_5, p##i##_6, p##i##_7
+static MPI_User_function *const op_tramp[F_OPS] = {P8(op_, 0), P8(op_, 1), P8(op_, 2),
+                                                   P8(op_, 3), P8(op_, 4), P8(op_, 5),
+                                                   P8(op_, 6), P8(op_, 7)};
+static MPI_User_function_c *const opc_tramp[F_OPS] = {P8(opc_, 0), P8(opc_, 1), P8(opc_, 2),
+                                                      P8(opc_, 3), P8(opc_, 4), P8(opc_, 5),
+                                                      P8(opc_, 6), P8(opc_, 7)};
 
-void pmpi_op_create_(f_user_fn *fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr);
-#pragma weak mpi_op_create_ = pmpi_op_create_
-void pmpi_op_create_(f_user_fn *fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr)
+static void op_create(void (*fn)(void), int large, MPI_Fint *commute, MPI_Fint *op,
+                      MPI_Fint *ierr)
 {
+    const char *name = large ? "MPI_Op_create_c" : "MPI_Op_create";
     int i, rc;
     MPI_Op c = MPI_OP_NULL;
 
@@ -60,21 +75,37 @@ void pmpi_op_create_(f_user_fn *fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *i
         ;
     if (i == F_OPS) {
         pthread_mutex_unlock(&lock);
-        fprintf(stderr, "rdmpi: MPI_Op_create: more than %d Fortran user operations exist at "
-                        "once; free some with MPI_Op_free\n", F_OPS);
+        fprintf(stderr, "rdmpi: %s: more than %d Fortran user operations exist at "
+                        "once; free some with MPI_Op_free\n", name, F_OPS);
         rc = MPI_ERR_INTERN;
         PMPI_Comm_call_errhandler(MPI_COMM_SELF, rc);
         ret(ierr, rc);
         return;
     }
     ops[i].fn = fn;
-    rc = PMPI_Op_create(op_tramp[i], *commute != 0, &c);
+    rc = large ? PMPI_Op_create_c(opc_tramp[i], *commute != 0, &c)
+               : PMPI_Op_create(op_tramp[i], *commute != 0, &c);
     if (rc == MPI_SUCCESS)
         ops[i].op = *op = PMPI_Op_c2f(c);
     else
         ops[i].fn = NULL;
     pthread_mutex_unlock(&lock);
     ret(ierr, rc);
+}
+
+void pmpi_op_create_(void (*fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr);
+#pragma weak mpi_op_create_ = pmpi_op_create_
+void pmpi_op_create_(void (*fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr)
+{
+    op_create(fn, 0, commute, op, ierr);
+}
+
+/* mpi_f08 only: MPI_User_function_c takes INTEGER(KIND=MPI_COUNT_KIND) len. */
+void pmpi_op_create_c_(void (*fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr);
+#pragma weak mpi_op_create_c_ = pmpi_op_create_c_
+void pmpi_op_create_c_(void (*fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr)
+{
+    op_create(fn, 1, commute, op, ierr);
 }
 
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr);
@@ -325,3 +356,5 @@ ERRHANDLER(comm, Comm, MPI_Comm)
 ERRHANDLER(win, Win, MPI_Win)
 #pragma weak mpi_file_create_errhandler_ = pmpi_file_create_errhandler_
 ERRHANDLER(file, File, MPI_File)
+#pragma weak mpi_session_create_errhandler_ = pmpi_session_create_errhandler_
+ERRHANDLER(session, Session, MPI_Session)

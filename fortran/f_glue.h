@@ -77,6 +77,7 @@ void *f_alloc_handles(int n, size_t size);
 /* Fortran strings: blank-padded, no NUL, length passed after the arguments. */
 char *f_str_in(const char *s, size_t len, int lead);
 char *f_str_tmp(size_t len, size_t min);
+int f_str_blank(const char *s, size_t len);
 void f_str_out(char *dst, size_t len, const char *src);
 
 /* Attribute values set from Fortran live in cells: C reading such an

@@ -56,6 +56,14 @@ char *f_str_in(const char *s, size_t len, int lead)
     return c;
 }
 
+/* 1 when the Fortran string is all blanks (ends an argv list), else 0. */
+int f_str_blank(const char *s, size_t len)
+{
+    while (len > 0 && s[len - 1] == ' ')
+        len--;
+    return len == 0;
+}
+
 /* C writes up to its MPI_MAX_* length whatever the Fortran length is. */
 char *f_str_tmp(size_t len, size_t min)
 {

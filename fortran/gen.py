@@ -43,8 +43,9 @@ class Param:
     """One Fortran-visible parameter: kind is int, logical, aint, offset,
     count, handle, status, string, buffer, addr, proc or ranges."""
 
-    def __init__(self, name, kind, out=False, array=False, handle=None):
+    def __init__(self, name, kind, out=False, array=False, handle=None, rows=None):
         self.name, self.kind, self.out, self.array, self.handle = name, kind, out, array, handle
+        self.rows = rows    # an array(rows, *) of a special's signature
 
 
 class Func:
@@ -184,12 +185,13 @@ def parse_special(sig):
         pname, t = a.split(':')
         out = t.endswith('*')
         t = t.rstrip('*')
-        array = t.endswith('[]')
-        t = t.replace('[]', '')
+        dims = re.findall(r'\[(\w*)\]', t)
+        array, rows = bool(dims), dims[0] if len(dims) == 2 else None
+        t = re.sub(r'\[\w*\]', '', t)
         if t in HANDLES:
             params.append(Param(pname, 'handle', out=out, array=array, handle=t))
         elif t in ('int', 'logical', 'aint', 'offset', 'count', 'proc', 'addr', 'string', 'buffer'):
-            params.append(Param(pname, t, out=out, array=array))
+            params.append(Param(pname, t, out=out, array=array, rows=rows))
         else:
             die('special %s: unknown type %s' % (sig, t))
     return Func(m.group(1), 'int', params, special=True)
@@ -485,6 +487,8 @@ def f_interface(f, f08, specific=None, bindc=None):
         dims = ''
         if p.kind == 'ranges':
             dims = '(3, *)'
+        elif p.rows:
+            dims = '(%s, *)' % p.rows
         elif p.kind == 'status' and not f08:
             dims = '(MPI_STATUS_SIZE, *)' if p.array else '(MPI_STATUS_SIZE)'
         elif p.array:
@@ -558,7 +562,9 @@ F08_STATUS_COMMONS = [
 CALLBACKS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COMM_DUP_FN',
              'MPI_TYPE_NULL_COPY_FN', 'MPI_TYPE_NULL_DELETE_FN', 'MPI_TYPE_DUP_FN',
              'MPI_WIN_NULL_COPY_FN', 'MPI_WIN_NULL_DELETE_FN', 'MPI_WIN_DUP_FN',
-             'MPI_NULL_COPY_FN', 'MPI_NULL_DELETE_FN', 'MPI_DUP_FN']
+             'MPI_NULL_COPY_FN', 'MPI_NULL_DELETE_FN', 'MPI_DUP_FN', 'MPI_CONVERSION_FN_NULL']
+# mpi_f08's only: for the large-count MPI_Register_datarep_c.
+CALLBACKS_F08 = ['MPI_CONVERSION_FN_NULL_C']
 
 
 def write_mpif(consts, funcs):
@@ -609,7 +615,7 @@ def fortran_consts(consts, f08):
         out.append('  %s :: %s%s' % (t, name, dims))
         out.append('  common /%s/ %s' % (common, name))
         out.append('  save /%s/' % common)
-    for cb in CALLBACKS:
+    for cb in CALLBACKS + (CALLBACKS_F08 if f08 else []):
         out.append('  external :: %s' % cb)
     return out
 
@@ -699,6 +705,9 @@ def f08_abstract():
     out = ['  abstract interface',
            '    subroutine MPI_User_function(invec, inoutvec, len, datatype)', '      import',
            '      type(c_ptr), value :: invec, inoutvec', '      integer :: len',
+           '      type(MPI_Datatype) :: datatype', '    end subroutine',
+           '    subroutine MPI_User_function_c(invec, inoutvec, len, datatype)', '      import',
+           '      type(c_ptr), value :: invec, inoutvec', '      integer(kind=MPI_COUNT_KIND) :: len',
            '      type(MPI_Datatype) :: datatype', '    end subroutine']
     for kind, htype, obj in (('Comm', 'MPI_Comm', 'comm'), ('Type', 'MPI_Datatype', 'datatype'),
                              ('Win', 'MPI_Win', 'win')):
@@ -714,9 +723,30 @@ def f08_abstract():
                 '      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state',
                 '    end subroutine']
     for kind, htype, obj in (('Comm', 'MPI_Comm', 'comm'), ('Win', 'MPI_Win', 'win'),
-                             ('File', 'MPI_File', 'file')):
+                             ('File', 'MPI_File', 'file'), ('Session', 'MPI_Session', 'session')):
         out += ['    subroutine MPI_%s_errhandler_function(%s, error_code)' % (kind, obj),
                 '      import', '      type(%s) :: %s' % (htype, obj), '      integer :: error_code',
+                '    end subroutine']
+    out += ['    subroutine MPI_Grequest_query_function(extra_state, status, ierror)', '      import',
+            '      integer(kind=MPI_ADDRESS_KIND) :: extra_state', '      type(MPI_Status) :: status',
+            '      integer :: ierror', '    end subroutine',
+            '    subroutine MPI_Grequest_free_function(extra_state, ierror)', '      import',
+            '      integer(kind=MPI_ADDRESS_KIND) :: extra_state', '      integer :: ierror',
+            '    end subroutine',
+            '    subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)',
+            '      import', '      integer(kind=MPI_ADDRESS_KIND) :: extra_state',
+            '      logical :: complete', '      integer :: ierror', '    end subroutine',
+            '    subroutine MPI_Datarep_extent_function(datatype, extent, extra_state, ierror)',
+            '      import', '      type(MPI_Datatype) :: datatype',
+            '      integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state',
+            '      integer :: ierror', '    end subroutine']
+    for suffix, count in (('', 'integer'), ('_c', 'integer(kind=MPI_COUNT_KIND)')):
+        out += ['    subroutine MPI_Datarep_conversion_function%s(userbuf, datatype, count, &'
+                % suffix, '        filebuf, position, extra_state, ierror)', '      import',
+                '      type(c_ptr), value :: userbuf, filebuf',
+                '      type(MPI_Datatype) :: datatype', '      %s :: count' % count,
+                '      integer(kind=MPI_OFFSET_KIND) :: position',
+                '      integer(kind=MPI_ADDRESS_KIND) :: extra_state', '      integer :: ierror',
                 '    end subroutine']
     return out + ['  end interface']
 
@@ -740,7 +770,11 @@ def write_f08_module(consts, funcs):
     out.append('  end interface')
     byname = {}
     for f in funcs:
-        byname.setdefault(f.name[:-2] if f.name.endswith('_c') else f.name, []).append(f)
+        # A _c form whose only difference is its procedure argument
+        # (MPI_Op_create_c) has a name of its own: a generic cannot tell
+        # EXTERNAL procedures apart.
+        large = f.name.endswith('_c') and not any(p.kind == 'proc' for p in f.params)
+        byname.setdefault(f.name[:-2] if large else f.name, []).append(f)
     for base, fs in byname.items():
         bodies = []
         for f in fs:

@@ -19,7 +19,7 @@ static void *from_f(MPI_Fint f, enum rt_kind kind)
 {
     if (f >= 0 && f < RDMPI_PREDEF_LIMIT)
         return (void *)(uintptr_t)f;
-    if (kind == RT_KIND_REQUEST)
+    if (kind == RT_KIND_REQUEST && f - RDMPI_PREDEF_LIMIT < RT_OBJ_REQ_FINDEX_BASE)
         return rt_req_by_findex ? (void *)rt_req_by_findex(f - RDMPI_PREDEF_LIMIT) : NULL;
     return rt_obj_from_findex(kind, f - RDMPI_PREDEF_LIMIT);
 }

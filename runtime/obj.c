@@ -17,6 +17,12 @@ struct pool {
 };
 
 static struct pool pools[NKINDS];
+
+/* Where the Fortran indices of a kind start (obj.h). */
+static int first_index(enum rt_kind kind)
+{
+    return FIRST_USER_INDEX + (kind == RT_KIND_REQUEST ? RT_OBJ_REQ_FINDEX_BASE : 0);
+}
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 void *rt_obj_new(enum rt_kind kind, size_t size)
@@ -28,7 +34,7 @@ void *rt_obj_new(enum rt_kind kind, size_t size)
     if (p->nfree && p->size == size) {
         o = p->all[p->free[--p->nfree]];
         memset(o, 0, size);
-        o->findex = p->free[p->nfree] + FIRST_USER_INDEX;
+        o->findex = p->free[p->nfree] + first_index(kind);
     } else {
         if (p->n == p->cap) {
             int cap = p->cap ? 2 * p->cap : 64;
@@ -46,7 +52,7 @@ void *rt_obj_new(enum rt_kind kind, size_t size)
         if (!o)
             goto out;
         p->size = size;
-        o->findex = p->n + FIRST_USER_INDEX;
+        o->findex = p->n + first_index(kind);
         p->all[p->n++] = o;
     }
     o->kind = kind;
@@ -61,8 +67,8 @@ void rt_obj_delete(void *obj)
     struct pool *p = &pools[o->kind - RT_KIND_COMM];
 
     pthread_mutex_lock(&lock);
+    p->free[p->nfree++] = o->findex - first_index(o->kind);
     o->kind = 0;
-    p->free[p->nfree++] = o->findex - FIRST_USER_INDEX;
     pthread_mutex_unlock(&lock);
 }
 
@@ -70,7 +76,7 @@ void *rt_obj_from_findex(enum rt_kind kind, int findex)
 {
     struct pool *p = &pools[kind - RT_KIND_COMM];
     struct rt_obj *o = NULL;
-    int i = findex - FIRST_USER_INDEX;
+    int i = findex - first_index(kind);
 
     pthread_mutex_lock(&lock);
     if (i >= 0 && i < p->n && p->all[i]->kind == (uint32_t)kind)

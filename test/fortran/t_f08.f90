@@ -5,7 +5,7 @@ program t_f08
   use ftap
   use, intrinsic :: iso_c_binding, only: c_ptr
   implicit none
-  integer, parameter :: nplan = 29
+  integer, parameter :: nplan = 38
   integer :: rank, nprocs, next, prev, i, cnt, ierr, cls
   integer :: ibuf(10), ibuf2(10), iarr(64), a2(4, 3), col(3)
   integer(kind=MPI_COUNT_KIND) :: ccount
@@ -23,11 +23,16 @@ program t_f08
   type(MPI_Win) :: win
   type(MPI_File) :: fh
   type(MPI_Group) :: group
+  type(MPI_Session) :: session
+  type(MPI_Comm) :: inter
+  integer :: back(2), ncancel, nfree
+  common /gqcount/ ncancel, nfree
   integer :: keyval
   character(len=64) :: fname
   integer :: ncopy, ndelete, nerr
   common /cbcount/ ncopy, ndelete, nerr
-  external my_sum08, copy_fn08, delete_fn08, err_fn08
+  external my_sum08, copy_fn08, delete_fn08, err_fn08, err_sess08, my_sum08c
+  external gq_query08, gq_free08, gq_cancel08, plus_read08, plus_write08, plus_extent08
 
   ncopy = 0
   ndelete = 0
@@ -181,6 +186,79 @@ program t_f08
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) call MPI_File_delete(fname, MPI_INFO_NULL)
   call tap_true(MPI_Wtime() > 0, 'wtime')
+
+  ! A session error handler written in Fortran gets the session and the code.
+  call MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, session)
+  call MPI_Session_create_errhandler(err_sess08, eh)
+  call MPI_Session_set_errhandler(session, eh)
+  call MPI_Errhandler_free(eh)
+  call MPI_Session_call_errhandler(session, MPI_ERR_OTHER)
+  call tap_int(nerr, 1 + 100 * MPI_ERR_OTHER, 'Fortran session error handler')
+  call MPI_Session_finalize(session)
+
+  ! A large-count user op.
+  call MPI_Op_create_c(my_sum08c, .true., op)
+  call MPI_Allreduce(rank + 1, cnt, 1, MPI_INTEGER, op, MPI_COMM_WORLD)
+  call tap_int(cnt, nprocs * (nprocs + 1) / 2, 'MPI_Op_create_c with a large-count Fortran op')
+  call MPI_Op_free(op)
+
+  ! A generalized request: cancel, query and free written in Fortran.
+  ncancel = 0
+  nfree = 0
+  call MPI_Grequest_start(gq_query08, gq_free08, gq_cancel08, 7_MPI_ADDRESS_KIND, reqs(1))
+  call MPI_Cancel(reqs(1))
+  call MPI_Grequest_complete(reqs(1))
+  call MPI_Wait(reqs(1), status, ierr)
+  call tap_true(ierr == MPI_SUCCESS .and. status%MPI_TAG == 7 .and. ncancel == 1, &
+       'grequest: cancel callback, then the query callback fills the status')
+  call tap_int(nfree, 1, 'grequest: free callback once, request freed')
+
+  ! A data representation converting in Fortran: the file holds v + 1000.
+  call MPI_Register_datarep('rdmpi-f08-plus', plus_read08, plus_write08, plus_extent08, &
+       1000_MPI_ADDRESS_KIND, ierr)
+  write (fname, '(a,i0)') '/tmp/rdmpi-ftest08-rep-', getpid()
+  call MPI_Bcast(fname, len(fname), MPI_CHARACTER, 0, MPI_COMM_WORLD)
+  call MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_CREATE + MPI_MODE_RDWR, MPI_INFO_NULL, fh)
+  call MPI_File_set_view(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, 'rdmpi-f08-plus', &
+       MPI_INFO_NULL)
+  off = rank * 2
+  call MPI_File_write_at(fh, off, [rank, -rank], 2, MPI_INTEGER, MPI_STATUS_IGNORE)
+  call MPI_File_sync(fh)
+  call MPI_Barrier(MPI_COMM_WORLD)
+  call MPI_File_sync(fh)
+  off = prev * 2
+  call MPI_File_read_at(fh, off, back, 2, MPI_INTEGER, MPI_STATUS_IGNORE)
+  call tap_true(back(1) == prev .and. back(2) == -prev, 'registered datarep reads back')
+  call MPI_File_set_view(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, 'native', &
+       MPI_INFO_NULL)
+  call MPI_File_read_at(fh, off, back, 2, MPI_INTEGER, MPI_STATUS_IGNORE)
+  call tap_true(ierr == MPI_SUCCESS .and. back(1) == prev + 1000 .and. back(2) == 1000 - prev, &
+       'Fortran write conversion made the file')
+  call MPI_File_close(fh)
+  call MPI_Barrier(MPI_COMM_WORLD)
+  if (rank == 0) call MPI_File_delete(fname, MPI_INFO_NULL)
+  call MPI_Register_datarep_c('rdmpi-f08-null', MPI_CONVERSION_FN_NULL_C, &
+       MPI_CONVERSION_FN_NULL_C, plus_extent08, 0_MPI_ADDRESS_KIND, ierr)
+  cnt = ierr
+  call MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN)
+  call MPI_Register_datarep_c('rdmpi-f08-null', MPI_CONVERSION_FN_NULL_C, &
+       MPI_CONVERSION_FN_NULL_C, plus_extent08, 0_MPI_ADDRESS_KIND, ierr)
+  call MPI_Error_class(ierr, cls)
+  call tap_true(cnt == MPI_SUCCESS .and. cls == MPI_ERR_DUP_DATAREP, &
+       'MPI_Register_datarep_c with MPI_CONVERSION_FN_NULL_C, then a duplicate')
+
+  ! Dynamic processes are unsupported in C: Fortran gets C's error.
+  call MPI_Comm_dup(MPI_COMM_WORLD, newcomm)
+  call MPI_Comm_set_errhandler(newcomm, MPI_ERRORS_RETURN)
+  call MPI_Comm_spawn('./child', ['-v ', 'x  ', '   '], 2, MPI_INFO_NULL, 0, newcomm, inter, &
+       MPI_ERRCODES_IGNORE, ierr)
+  call MPI_Error_class(ierr, cls)
+  call tap_int(cls, MPI_ERR_UNSUPPORTED_OPERATION, 'MPI_Comm_spawn returns C''s error')
+  call MPI_Comm_spawn_multiple(2, ['./a', './b'], MPI_ARGVS_NULL, [1, 1], &
+       [MPI_INFO_NULL, MPI_INFO_NULL], 0, newcomm, inter, MPI_ERRCODES_IGNORE, ierr)
+  call MPI_Error_class(ierr, cls)
+  call tap_int(cls, MPI_ERR_UNSUPPORTED_OPERATION, 'MPI_Comm_spawn_multiple returns C''s error')
+  call MPI_Comm_free(newcomm)
   call tap_done()
 end program t_f08
 
@@ -229,4 +307,103 @@ subroutine err_fn08(comm, code)
   integer :: ncopy, ndelete, nerr
   common /cbcount/ ncopy, ndelete, nerr
   nerr = nerr + 1
+end subroutine
+
+subroutine err_sess08(session, code)
+  use mpi_f08, only: MPI_Session
+  implicit none
+  type(MPI_Session) :: session
+  integer :: code
+  integer :: ncopy, ndelete, nerr
+  common /cbcount/ ncopy, ndelete, nerr
+  nerr = nerr + 100 * code
+end subroutine
+
+subroutine my_sum08c(invec, inoutvec, len, datatype)
+  use mpi_f08, only: MPI_Datatype, MPI_COUNT_KIND
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
+  implicit none
+  type(c_ptr), value :: invec, inoutvec
+  integer(kind=MPI_COUNT_KIND) :: len
+  type(MPI_Datatype) :: datatype
+  integer, pointer :: a(:), b(:)
+  call c_f_pointer(invec, a, [len])
+  call c_f_pointer(inoutvec, b, [len])
+  b = a + b
+end subroutine
+
+subroutine gq_query08(extra_state, status, ierror)
+  use mpi_f08, only: MPI_Status, MPI_ADDRESS_KIND, MPI_SUCCESS
+  implicit none
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  type(MPI_Status) :: status
+  integer :: ierror
+  status%MPI_TAG = int(extra_state)
+  ierror = MPI_SUCCESS
+end subroutine
+
+subroutine gq_free08(extra_state, ierror)
+  use mpi_f08, only: MPI_ADDRESS_KIND, MPI_SUCCESS
+  implicit none
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  integer :: ierror
+  integer :: ncancel, nfree
+  common /gqcount/ ncancel, nfree
+  nfree = nfree + 1
+  ierror = MPI_SUCCESS
+end subroutine
+
+subroutine gq_cancel08(extra_state, complete, ierror)
+  use mpi_f08, only: MPI_ADDRESS_KIND, MPI_SUCCESS
+  implicit none
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  logical :: complete
+  integer :: ierror
+  integer :: ncancel, nfree
+  common /gqcount/ ncancel, nfree
+  if (.not. complete .and. extra_state == 7) ncancel = ncancel + 1
+  ierror = MPI_SUCCESS
+end subroutine
+
+! position counts elements of datatype into userbuf.
+subroutine plus_write08(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+  use mpi_f08, only: MPI_Datatype, MPI_OFFSET_KIND, MPI_ADDRESS_KIND, MPI_SUCCESS
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
+  implicit none
+  type(c_ptr), value :: userbuf, filebuf
+  type(MPI_Datatype) :: datatype
+  integer :: count, ierror
+  integer(kind=MPI_OFFSET_KIND) :: position
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  integer, pointer :: u(:), f(:)
+  call c_f_pointer(userbuf, u, [position + count])
+  call c_f_pointer(filebuf, f, [count])
+  f = u(position + 1:) + int(extra_state)
+  ierror = MPI_SUCCESS
+end subroutine
+
+subroutine plus_read08(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+  use mpi_f08, only: MPI_Datatype, MPI_OFFSET_KIND, MPI_ADDRESS_KIND, MPI_SUCCESS
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
+  implicit none
+  type(c_ptr), value :: userbuf, filebuf
+  type(MPI_Datatype) :: datatype
+  integer :: count, ierror
+  integer(kind=MPI_OFFSET_KIND) :: position
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  integer, pointer :: u(:), f(:)
+  call c_f_pointer(userbuf, u, [position + count])
+  call c_f_pointer(filebuf, f, [count])
+  u(position + 1:) = f - int(extra_state)
+  ierror = MPI_SUCCESS
+end subroutine
+
+subroutine plus_extent08(datatype, extent, extra_state, ierror)
+  use mpi_f08, only: MPI_Datatype, MPI_ADDRESS_KIND, MPI_Type_get_extent
+  implicit none
+  type(MPI_Datatype) :: datatype
+  integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state
+  integer :: ierror
+  integer(kind=MPI_ADDRESS_KIND) :: lb
+  call MPI_Type_get_extent(datatype, lb, extent, ierror)
 end subroutine
