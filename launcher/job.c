@@ -689,12 +689,9 @@ static int compat_env(struct ln_job *job, int r, int local, char ***env)
 /* In the child, between fork and exec: async-signal-safe calls only. */
 static void __attribute__((noreturn)) child_exec(struct child_plan *p)
 {
-    sigset_t none;
     int err;
 
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    signal(SIGPIPE, SIG_DFL);
+    ln_signals_default();
     if (p->own_group)
         setpgid(0, 0);
     /* Die with mpirun, even by kill -9; and if mpirun is already gone,

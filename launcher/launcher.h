@@ -180,6 +180,7 @@ void ln_verbose(const struct ln_job *job, const char *fmt, ...)
 double ln_now(void);
 int ln_write_all(int fd, const void *buf, size_t len);
 const char *ln_signame(int sig, char *buf, size_t len);
+void ln_signals_default(void);
 
 /* bind.c */
 /* Ranks are pinned when asked, and by default when each has a CPU. */

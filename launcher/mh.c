@@ -255,11 +255,7 @@ static int start_daemon(struct mh *m, int k, const char *launchd)
         return -errno;
     }
     if (pid == 0) {
-        sigset_t none;
-
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGPIPE, SIG_DFL);
+        ln_signals_default();
         setpgid(0, 0); /* the terminal's Ctrl-C is mpirun's to pass on */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         dup2(in[0], 0);

@@ -87,6 +87,25 @@ int ln_write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
+/* In a forked child before exec: a program starts with every signal at its
+ * default action and none blocked, whatever mpirun inherited (a shell runs
+ * background jobs with SIGINT ignored, and exec keeps ignored signals).
+ * Async-signal-safe; sigaction fails harmlessly for SIGKILL, SIGSTOP and
+ * the C library's internal signals. */
+void ln_signals_default(void)
+{
+    struct sigaction sa;
+    sigset_t none;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    for (int sig = 1; sig < NSIG; sig++)
+        sigaction(sig, &sa, NULL);
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 /* "SIGSEGV" for 11; "signal 77" when the C library knows no name. */
 const char *ln_signame(int sig, char *buf, size_t len)
 {

@@ -4,7 +4,7 @@
 # dead jobs left.
 . "$(dirname "$0")/lib.sh"
 
-plan 27
+plan 29
 
 host=$(hostname)
 
@@ -55,6 +55,25 @@ is "$(alive "^$T/lnt_sigINT_$$")$(leftovers "$mpid")" 0 "SIGINT: no rank, no fil
 sig_test HUP
 is "$rc" 129 "SIGHUP to mpirun: exit 128+1 ($ms ms)"
 is "$(alive "^$T/lnt_sigHUP_$$")$(leftovers "$mpid")" 0 "SIGHUP: no rank, no file left"
+
+# A shell starts background jobs with SIGINT ignored, and exec keeps that:
+# the ranks must still start with SIGINT at its default, so that SIGINT
+# ends them at once rather than by SIGKILL after the grace (20 s here).
+c=$(uniq_client lnt_sigign_$$)
+# Not under timeout(1), which would reset SIGINT by catching it: mpirun's
+# own --timeout is the safety net.
+(trap '' INT; exec "$MPIRUN" -n 2 --timeout 40 --kill-grace 20 "$c" sleep 35) \
+	>"$T/out" 2>"$T/err" </dev/null &
+t=$!
+wait_for 2 "^$T/lnt_sigign_$$"
+s=$(date +%s%N)
+kill -INT "$t"
+wait $t
+rc=$?
+ms=$((($(date +%s%N) - s) / 1000000))
+is "$rc" 130 "mpirun started with SIGINT ignored, then SIGINT: exit 130"
+[ "$ms" -lt 10000 ]
+ok $? "its ranks end by SIGINT, well before the 20 s SIGKILL grace ($ms ms)"
 
 # Ranks that ignore SIGTERM get SIGKILL after the grace period.
 timeout 30 "$MPIRUN" -n 2 --kill-grace 0.5 sh -c \
