@@ -60,6 +60,23 @@ struct daemon {
     int in_fence;
 };
 
+/* A connection that has not proved the job's secret yet.  It may send one
+ * HELLO within MH_HELLO_S seconds and nothing else: it is read without
+ * blocking the loop, and never more than the HELLO's bytes. */
+#define MH_HELLO_S 5.0
+#define MH_HELLO_LEN (8 + 36 + LN_CHAL_LEN)
+/* Beyond this many, new connections wait in the listen backlog. */
+#define MH_PENDING_MAX 64
+
+struct pending {
+    int fd; /* -1: free */
+    double deadline;
+    uint8_t chal[LN_CHAL_LEN];
+    uint8_t buf[MH_HELLO_LEN];
+    size_t len;
+    char peer[INET6_ADDRSTRLEN + 8];
+};
+
 struct mh {
     struct ln_opts *o;
     struct ln_hosts *h;
@@ -75,6 +92,8 @@ struct mh {
     int relay; /* stdin goes to d[rank 0's host].stdin_fd */
     uint8_t *job;
     size_t njob;
+    struct pending pend[MH_PENDING_MAX];
+    int npend;
 };
 
 static const int mh_signals[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
@@ -433,29 +452,78 @@ static void read_daemon(struct mh *m, int k)
         daemon_gone(m, k);
 }
 
-/* A new connection must prove the secret within a few seconds. */
-static void accept_daemon(struct mh *m)
+/* Each refused connection is logged once, naming the peer and why. */
+static void refuse(struct mh *m, struct pending *p, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void refuse(struct mh *m, struct pending *p, const char *fmt, ...)
 {
-    struct ln_conn c = {.fd = -1};
-    uint8_t chal[LN_CHAL_LEN], want[32], *p = NULL;
-    uint32_t type, node;
-    size_t len;
-    int one = 1;
+    va_list ap;
+    char why[256];
 
-    c.fd = accept4(m->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (c.fd < 0)
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    ln_err("refused a control connection from %s: %s", p->peer, why);
+    close(p->fd);
+    p->fd = -1;
+    m->npend--;
+}
+
+/* Takes the connections waiting in the backlog while a slot is free, and
+ * sends each its challenge. */
+static void accept_daemons(struct mh *m)
+{
+    for (int i = 0; i < MH_PENDING_MAX && m->npend < MH_PENDING_MAX; i++) {
+        struct pending *p = &m->pend[i];
+        struct sockaddr_in sa;
+        socklen_t salen = sizeof(sa);
+        char ip[INET_ADDRSTRLEN] = "?";
+        int one = 1;
+
+        if (p->fd >= 0)
+            continue;
+        p->fd = accept4(m->lfd, (struct sockaddr *)&sa, &salen, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (p->fd < 0)
+            return;
+        m->npend++;
+        if (sa.sin_family == AF_INET)
+            inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof(ip));
+        snprintf(p->peer, sizeof(p->peer), "%s:%d", ip, ntohs(sa.sin_port));
+        p->len = 0;
+        p->deadline = ln_now() + MH_HELLO_S;
+        setsockopt(p->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        /* The challenge fits an empty socket buffer: this does not block. */
+        if (ln_random(p->chal, sizeof(p->chal)) ||
+            ln_ctl_send(p->fd, LN_MSG_CHALLENGE, p->chal, sizeof(p->chal)))
+            refuse(m, p, "cannot send the challenge");
+    }
+}
+
+/* A whole HELLO: the daemon of a node proves the secret under our
+ * challenge; it becomes that node's connection and gets our proof and the
+ * job. */
+static void hello(struct mh *m, struct pending *p)
+{
+    struct ln_conn c = {.fd = p->fd};
+    uint8_t want[32];
+    uint32_t node = ln_get_u32(p->buf + 8);
+
+    if (node >= (uint32_t)m->n) {
+        refuse(m, p, "node %u in its HELLO, the job has %d hosts", node, m->n);
         return;
-    setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (ln_random(chal, sizeof(chal)) || ln_ctl_send(c.fd, LN_MSG_CHALLENGE, chal, sizeof(chal)) ||
-        !ln_conn_wait(&c, 5, &type, &p, &len) || type != LN_MSG_HELLO ||
-        len != 36 + LN_CHAL_LEN)
-        goto reject;
-    node = ln_get_u32(p);
-    ln_auth_proof(m->secret, chal, node, want);
-    if (node >= (uint32_t)m->n || !ln_auth_equal(want, p + 4) || m->d[node].conn.fd >= 0)
-        goto reject;
-    ln_auth_proof(m->secret, p + 36, LN_NODE_MPIRUN, want);
-    free(p);
+    }
+    ln_auth_proof(m->secret, p->chal, node, want);
+    if (!ln_auth_equal(want, p->buf + 12)) {
+        refuse(m, p, "it did not prove the job's secret");
+        return;
+    }
+    if (m->d[node].conn.fd >= 0) {
+        refuse(m, p, "the daemon of host %s is already connected", m->d[node].host);
+        return;
+    }
+    p->fd = -1;
+    m->npend--;
+    ln_auth_proof(m->secret, p->buf + 12 + 32, LN_NODE_MPIRUN, want);
     if (ln_ctl_send(c.fd, LN_MSG_PROVEN, want, sizeof(want))) {
         ln_conn_close(&c);
         return;
@@ -468,12 +536,54 @@ static void accept_daemon(struct mh *m)
     if (m->failed ? ln_ctl_send_u32(c.fd, LN_MSG_END, SIGTERM, NULL, 0)
                   : ln_ctl_send(c.fd, LN_MSG_JOB, m->job, m->njob))
         daemon_gone(m, (int)node);
-    return;
-reject:
-    free(p);
-    ln_verbose(&(struct ln_job){.opts = m->o},
-               "refused a control connection that did not prove the job's secret");
-    ln_conn_close(&c);
+}
+
+/* Reads what a pending connection sent, up to the HELLO's size; the
+ * header alone already tells a HELLO from anything else. */
+static void read_pending(struct mh *m, struct pending *p)
+{
+    ssize_t n = read(p->fd, p->buf + p->len, sizeof(p->buf) - p->len);
+
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    if (n <= 0) {
+        refuse(m, p, "it closed before a whole HELLO (%zu of %d bytes)", p->len, MH_HELLO_LEN);
+        return;
+    }
+    p->len += (size_t)n;
+    if (p->len < 8)
+        return;
+    if (ln_get_u32(p->buf + 4) != LN_MSG_HELLO) {
+        refuse(m, p, "message type %u where the HELLO (%d) was due", ln_get_u32(p->buf + 4),
+               LN_MSG_HELLO);
+        return;
+    }
+    if (ln_get_u32(p->buf) != MH_HELLO_LEN - 8) {
+        refuse(m, p, "a HELLO of %u bytes announced, it has %d", ln_get_u32(p->buf),
+               MH_HELLO_LEN - 8);
+        return;
+    }
+    if (p->len == sizeof(p->buf))
+        hello(m, p);
+}
+
+/* Refuses pending connections past their deadline; returns the next one. */
+static double expire_pending(struct mh *m, double now)
+{
+    double next = 0;
+
+    for (int i = 0; i < MH_PENDING_MAX; i++) {
+        struct pending *p = &m->pend[i];
+
+        if (p->fd < 0)
+            continue;
+        if (now >= p->deadline)
+            refuse(m, p, "no HELLO within %g s (%zu of %d bytes)", MH_HELLO_S, p->len,
+                   MH_HELLO_LEN);
+        else if (!next || p->deadline < next)
+            next = p->deadline;
+    }
+    return next;
 }
 
 static void reap_agents(struct mh *m)
@@ -545,8 +655,8 @@ static void kill_agents(struct mh *m)
 
 static int loop(struct mh *m)
 {
-    struct pollfd *pfd = calloc((size_t)m->n + 3, sizeof(*pfd));
-    int *who = calloc((size_t)m->n + 3, sizeof(int));
+    struct pollfd *pfd = calloc((size_t)m->n + 3 + MH_PENDING_MAX, sizeof(*pfd));
+    int *who = calloc((size_t)m->n + 3 + MH_PENDING_MAX, sizeof(int));
     int killed = 0;
 
     if (!pfd || !who) {
@@ -555,7 +665,7 @@ static int loop(struct mh *m)
         return -ENOMEM;
     }
     while (running(m)) {
-        double now = ln_now(), next = 0;
+        double now = ln_now(), next = 0, pend_next;
         int n = 0;
 
         if (!m->failed && m->timeout_at && now >= m->timeout_at)
@@ -575,10 +685,15 @@ static int loop(struct mh *m)
             killed = 1;
         }
 
+        pend_next = expire_pending(m, now);
         pfd[n].fd = m->sfd, pfd[n].events = POLLIN, who[n++] = -1;
-        pfd[n].fd = m->lfd, pfd[n].events = POLLIN, who[n++] = -2;
+        if (m->npend < MH_PENDING_MAX)
+            pfd[n].fd = m->lfd, pfd[n].events = POLLIN, who[n++] = -2;
         if (m->relay)
             pfd[n].fd = 0, pfd[n].events = POLLIN, who[n++] = -3;
+        for (int i = 0; i < MH_PENDING_MAX; i++)
+            if (m->pend[i].fd >= 0)
+                pfd[n].fd = m->pend[i].fd, pfd[n].events = POLLIN, who[n++] = -4 - i;
         for (int k = 0; k < m->n; k++)
             if (m->d[k].conn.fd >= 0)
                 pfd[n].fd = m->d[k].conn.fd, pfd[n].events = POLLIN, who[n++] = k;
@@ -590,6 +705,8 @@ static int loop(struct mh *m)
             next = m->timeout_at;
         if (m->failed && !killed)
             next = m->end_by;
+        if (pend_next && (!next || pend_next < next))
+            next = pend_next;
         int ms = next ? (next <= now ? 0 : (int)((next - now) * 1000) + 1) : -1;
 
         if (poll(pfd, (nfds_t)n, ms) < 0 && errno != EINTR)
@@ -600,9 +717,13 @@ static int loop(struct mh *m)
             if (who[i] == -1)
                 handle_signals(m);
             else if (who[i] == -2)
-                accept_daemon(m);
+                accept_daemons(m);
             else if (who[i] == -3)
                 relay_stdin(m);
+            else if (who[i] <= -4) {
+                if (m->pend[-4 - who[i]].fd == pfd[i].fd)
+                    read_pending(m, &m->pend[-4 - who[i]]);
+            }
             else if (m->d[who[i]].conn.fd == pfd[i].fd)
                 read_daemon(m, who[i]);
         }
@@ -628,6 +749,8 @@ int ln_mh_run(struct ln_opts *o, struct ln_hosts *h)
         m.d[k].stdin_fd = -1;
         m.d[k].conn.fd = -1;
     }
+    for (int i = 0; i < MH_PENDING_MAX; i++)
+        m.pend[i].fd = -1;
     snprintf(m.nspace, sizeof(m.nspace), "rdmpi.%d", (int)getpid());
     sigemptyset(&set);
     for (size_t i = 0; i < sizeof(mh_signals) / sizeof(int); i++)
@@ -666,6 +789,9 @@ out:
         if (m.d[k].stdin_fd >= 0)
             close(m.d[k].stdin_fd);
     }
+    for (int i = 0; i < MH_PENDING_MAX; i++)
+        if (m.pend[i].fd >= 0)
+            close(m.pend[i].fd);
     if (m.lfd >= 0)
         close(m.lfd);
     if (m.sfd >= 0)

@@ -26,7 +26,7 @@ like() {
 
 B=$top_builddir
 MPIRUN="${MPIRUN:-$B/launcher/mpirun}"
-NTESTS=43
+NTESTS=47
 plan $NTESTS
 skip_all() {
 	for _i in $(seq $NTESTS); do skip "$1"; done
@@ -233,10 +233,70 @@ read -r secret
 EOF2
 chmod +x "$T/badlaunchd"
 RDMPI_LAUNCHD="$T/badlaunchd" mrun -v -v --host "$H0,$H1" "$B/examples/hello"
-[ $rc -eq 1 ] && printf '%s\n' "$err" | grep -q "^mpirun: refused a control connection that did not prove the job's secret" &&
+[ $rc -eq 1 ] && printf '%s\n' "$err" | grep -Eq "^mpirun: refused a control connection from [0-9.]+:[0-9]+: it did not prove the job's secret$" &&
 	printf '%s\n' "$err" | grep -q "rdmpi-launchd (host $H1): mpirun at .* refused this daemon" &&
 	! printf '%s\n' "$out" | grep -q Hello
 ok $? "a daemon with the wrong secret is refused, no rank starts, the job fails (rc=$rc)"
 [ $rc -eq 1 ] || show
+
+# Strangers on mpirun's control port do not slow the job down: with ten
+# silent connections, a slow-loris HELLO, an oversized length and garbage
+# connected from another host, mpirun reacts to a killed rank as fast as
+# without them.  The handshake is read without blocking, up to the
+# HELLO's 76 bytes, and each refusal is one line naming the peer.
+cat >"$T/strangers" <<'EOF2'
+#!/bin/bash
+# strangers ADDR PORT: connections that never prove the secret.
+a=$1 p=$2
+for i in 1 2 3 4 5 6 7 8 9 10; do exec {fd}<>"/dev/tcp/$a/$p"; done
+( exec 3<>"/dev/tcp/$a/$p"; printf '\000\000\000\104\000\000\000\002' >&3
+  for i in $(seq 40); do printf '\000' >&3; sleep 0.5; done ) 2>/dev/null &
+( exec 3<>"/dev/tcp/$a/$p"; printf '\020\000\000\000\000\000\000\002' >&3
+  head -c 4000000 /dev/zero >&3; sleep 20 ) 2>/dev/null &
+( exec 3<>"/dev/tcp/$a/$p"; printf 'GET / HTTP/1.0\r\n\r\n' >&3; sleep 20 ) 2>/dev/null &
+sleep 20
+EOF2
+chmod +x "$T/strangers"
+# react STRANGERS: a rank on host 1 is killed by SIGKILL once the job runs
+# (after the strangers connected, if STRANGERS is 1); sets $react, the ms
+# from the kill to mpirun's end.
+react() {
+	rm -f "$T/killed_at" "$T/strangers.pid"
+	( for _i in $(seq 200); do
+		  port=$(ip netns exec "$H0" ss -Hltnp 2>/dev/null | grep -E '"(lt-)?mpirun"' |
+			  awk '{print $4}' | sed 's/.*://' | head -n 1)
+		  rk=$(for _p in $(ip netns pids "$H1"); do
+			  grep -Eqx '(lt-)?ln_mpi' /proc/$_p/comm 2>/dev/null && echo "$_p"
+		  done | head -n 1)
+		  [ -n "$port" ] && [ -n "$rk" ] && break
+		  sleep 0.05
+	  done
+	  if [ "$1" = 1 ]; then
+		  addr=$(ip -n "$H0" -4 -o addr show dev eth0 | awk '{print $4}' | sed 's|/.*||')
+		  ip netns exec "$H1" timeout 25 "$T/strangers" "$addr" "$port" >/dev/null 2>&1 &
+		  echo $! >"$T/strangers.pid"
+		  sleep 1
+	  fi
+	  date +%s%N >"$T/killed_at"
+	  kill -KILL "$rk" ) &
+	_k=$!
+	mrun --host "$H0:2,$H1:2" "$LNMPI" segv 0 99
+	_end=$(date +%s%N)
+	wait $_k
+	# timeout(1) passes SIGTERM on to the strangers' process group.
+	[ -s "$T/strangers.pid" ] && kill -TERM "$(cat "$T/strangers.pid")" 2>/dev/null
+	react=$(((_end - $(cat "$T/killed_at" 2>/dev/null || echo "$_end")) / 1000000))
+}
+react 0
+base=$react
+is "$rc" 137 "a rank killed by SIGKILL on host 1: exit 137 (baseline, $base ms)"
+react 1
+is "$rc" 137 "the same with strangers on mpirun's port: exit 137 ($react ms)"
+[ -s "$T/killed_at" ] && [ "$react" -lt $((base + 1000)) ]
+ok $? "strangers do not delay the reaction to a killed rank ($react ms, baseline $base ms)"
+printf '%s\n' "$err" | grep -Eq "^mpirun: refused a control connection from [0-9.]+:[0-9]+: a HELLO of 268435456 bytes announced, it has 68$" &&
+	printf '%s\n' "$err" | grep -Eq "^mpirun: refused a control connection from [0-9.]+:[0-9]+: message type [0-9]+ where the HELLO \(2\) was due$"
+ok $? "the oversized length and the garbage are each refused with one line naming the peer"
+clean || diag "strangers test left something"
 
 finish
