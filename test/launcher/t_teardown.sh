@@ -28,6 +28,16 @@ is "$rc" 0 "--timeout beats MPIEXEC_TIMEOUT"
 lrun --timeout 5 -n 2 "$CLIENT" hello
 is "$rc/$err" "0/" "a job that ends in time is not affected"
 
+# kill_wait SIGNAL PID JOB: send SIGNAL to PID, wait for the background
+# JOB; sets rc and ms (the time from the signal to JOB's end).
+kill_wait() {
+	_s=$(date +%s%N)
+	kill -"$1" "$2"
+	wait "$3"
+	rc=$?
+	ms=$((($(date +%s%N) - _s) / 1000000))
+}
+
 # sig_test SIGNAL: start 3 sleeping ranks, send SIGNAL to mpirun.
 sig_test() {
 	_sig=$1
@@ -37,11 +47,7 @@ sig_test() {
 	_t=$!
 	wait_for 3 "^$T/$_name"
 	_mp=$(pgrep -P $_t)
-	_s=$(date +%s%N)
-	kill -"$_sig" "$_mp"
-	wait $_t
-	rc=$?
-	ms=$((($(date +%s%N) - _s) / 1000000))
+	kill_wait "$_sig" "$_mp" $_t
 	err=$(cat "$T/err")
 	mpid=$_mp
 }
@@ -66,11 +72,7 @@ c=$(uniq_client lnt_sigign_$$)
 	>"$T/out" 2>"$T/err" </dev/null &
 t=$!
 wait_for 2 "^$T/lnt_sigign_$$"
-s=$(date +%s%N)
-kill -INT "$t"
-wait $t
-rc=$?
-ms=$((($(date +%s%N) - s) / 1000000))
+kill_wait INT "$t" $t
 is "$rc" 130 "mpirun started with SIGINT ignored, then SIGINT: exit 130"
 [ "$ms" -lt 10000 ]
 ok $? "its ranks end by SIGINT, well before the 20 s SIGKILL grace ($ms ms)"
@@ -80,11 +82,7 @@ timeout 30 "$MPIRUN" -n 2 --kill-grace 0.5 sh -c \
 	"trap '' TERM; echo ready; exec sleep 26.$$" >"$T/out" 2>&1 </dev/null &
 t=$!
 wait_for 2 "^sleep 26.$$"
-s=$(date +%s%N)
-kill -TERM "$(pgrep -P $t)"
-wait $t
-rc=$?
-ms=$((($(date +%s%N) - s) / 1000000))
+kill_wait TERM "$(pgrep -P $t)" $t
 is "$rc" 143 "ranks ignoring SIGTERM: mpirun still exits 143"
 [ "$ms" -ge 400 ] && [ "$ms" -lt 3000 ]
 ok $? "ranks ignoring SIGTERM are killed after --kill-grace 0.5 ($ms ms)"
