@@ -505,14 +505,19 @@ static void accept_daemons(struct mh *m)
 static void hello(struct mh *m, struct pending *p)
 {
     struct ln_conn c = {.fd = p->fd};
-    uint8_t want[32];
+    uint8_t want[LN_PROOF_LEN];
     uint32_t node = ln_get_u32(p->buf + 8);
 
     if (node >= (uint32_t)m->n) {
         refuse(m, p, "node %u in its HELLO, the job has %d hosts", node, m->n);
         return;
     }
-    ln_auth_proof(m->secret, p->chal, node, want);
+    if (ln_auth_proof(m->secret, p->chal, node, want)) {
+        refuse(m, p, "cannot check its proof");
+        return;
+    }
+    /* The proof answers this connection's challenge: a HELLO recorded
+     * from another connection or job fails here. */
     if (!ln_auth_equal(want, p->buf + 12)) {
         refuse(m, p, "it did not prove the job's secret");
         return;
@@ -521,9 +526,12 @@ static void hello(struct mh *m, struct pending *p)
         refuse(m, p, "the daemon of host %s is already connected", m->d[node].host);
         return;
     }
+    if (ln_auth_proof(m->secret, p->buf + 12 + LN_PROOF_LEN, LN_NODE_MPIRUN, want)) {
+        refuse(m, p, "cannot answer its challenge");
+        return;
+    }
     p->fd = -1;
     m->npend--;
-    ln_auth_proof(m->secret, p->buf + 12 + 32, LN_NODE_MPIRUN, want);
     if (ln_ctl_send(c.fd, LN_MSG_PROVEN, want, sizeof(want))) {
         ln_conn_close(&c);
         return;
