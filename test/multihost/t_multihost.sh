@@ -275,6 +275,8 @@ react() {
 		  sleep 0.05
 	  done
 	  echo "$listen" >"$T/listen"
+	  # No port or no rank: no time to judge; end the job.
+	  [ -n "$port" ] && [ -n "$rk" ] || { kill -TERM "$(cat "$T/run.pid")"; exit 0; }
 	  ip netns exec "$H0" bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$0"' "$port" 2>/dev/null &&
 		  echo answered >"$T/lo"
 	  addr=$(ip -n "$H0" -4 -o addr show dev eth0 | awk '{print $4}' | sed 's|/.*||')
