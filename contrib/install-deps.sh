@@ -8,7 +8,7 @@
 #              and gdb for the backtraces of ranks that crash there.
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config gfortran python3
-      libpmix-dev libfabric-dev libfabric-bin libibverbs-dev rdma-core ibverbs-utils
+      libpmix-dev libsodium-dev libfabric-dev libfabric-bin libibverbs-dev rdma-core ibverbs-utils
       procps iproute2 util-linux"
 for opt in "$@"; do
     case $opt in

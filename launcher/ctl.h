@@ -19,6 +19,7 @@
 
 #define LN_SECRET_HEX 64 /* the secret: 32 random bytes as hex */
 #define LN_CHAL_LEN 32
+#define LN_PROOF_LEN 32 /* HMAC-SHA256 */
 #define LN_MSG_MAX (256u << 20)
 
 enum ln_msg {
@@ -56,12 +57,13 @@ int ln_conn_wait(struct ln_conn *c, double timeout, uint32_t *type, uint8_t **pa
 void ln_conn_close(struct ln_conn *c);
 uint32_t ln_get_u32(const uint8_t *p);
 
-/* auth.c */
-void ln_hmac(const void *key, size_t klen, const void *msg, size_t mlen, uint8_t out[32]);
+/* auth.c (libsodium) */
 int ln_random(void *buf, size_t n);
 int ln_secret_new(char out[LN_SECRET_HEX + 1]);
-void ln_auth_proof(const char secret[LN_SECRET_HEX + 1], const uint8_t chal[LN_CHAL_LEN],
-                   uint32_t node, uint8_t out[32]);
-int ln_auth_equal(const uint8_t a[32], const uint8_t b[32]);
+/* 0, or -EIO/-EINVAL (logged) when libsodium cannot start or the secret is
+ * not hex. */
+int ln_auth_proof(const char secret[LN_SECRET_HEX + 1], const uint8_t chal[LN_CHAL_LEN],
+                  uint32_t node, uint8_t out[LN_PROOF_LEN]);
+int ln_auth_equal(const uint8_t a[LN_PROOF_LEN], const uint8_t b[LN_PROOF_LEN]);
 
 #endif /* LN_CTL_H */

@@ -342,7 +342,7 @@ int main(int argc, char **argv)
 {
     const char *hostport = NULL, *name = NULL;
     char secret[LN_SECRET_HEX + 1];
-    uint8_t proof[36 + LN_CHAL_LEN], want[32], *p = NULL;
+    uint8_t proof[36 + LN_CHAL_LEN], want[LN_PROOF_LEN], *p = NULL;
     uint32_t type;
     size_t len;
     int node = -1, code = LN_EXIT_INTERNAL, rc;
@@ -377,16 +377,16 @@ int main(int argc, char **argv)
     }
     proof[0] = (uint8_t)(node >> 24), proof[1] = (uint8_t)(node >> 16);
     proof[2] = (uint8_t)(node >> 8), proof[3] = (uint8_t)node;
-    ln_auth_proof(secret, p, (uint32_t)node, proof + 4);
+    rc = ln_auth_proof(secret, p, (uint32_t)node, proof + 4);
     free(p);
     p = NULL;
     /* Our challenge: whoever answers must know the secret too. */
-    if (ln_random(proof + 36, LN_CHAL_LEN))
+    if (rc || ln_random(proof + 36, LN_CHAL_LEN) ||
+        ln_auth_proof(secret, proof + 36, LN_NODE_MPIRUN, want))
         goto out_conn;
-    ln_auth_proof(secret, proof + 36, LN_NODE_MPIRUN, want);
     memset(secret, 0, sizeof(secret));
     if (ln_ctl_send(ctl.fd, LN_MSG_HELLO, proof, sizeof(proof)) ||
-        !ln_conn_wait(&ctl, 10, &type, &p, &len) || type != LN_MSG_PROVEN || len != 32 ||
+        !ln_conn_wait(&ctl, 10, &type, &p, &len) || type != LN_MSG_PROVEN || len != LN_PROOF_LEN ||
         !ln_auth_equal(want, p)) {
         ln_err("mpirun at %s refused this daemon, or it is not the job's mpirun (it did not "
                "prove the job's secret)",

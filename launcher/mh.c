@@ -1,13 +1,14 @@
 /*
  * mh.c: mpirun's side of a job over several hosts.
  *
- * mpirun listens on a TCP port and starts one rdmpi-launchd per host
- * through the launch agent ("ssh" by default: `AGENT HOST launchd --ctl
- * ADDR:PORT --node K --name HOST`; hosts that are this host are started
- * without it).  The agent's standard input carries the job's secret first
- * (auth.c), then, for the host of rank 0, mpirun's own standard input.
- * Its stdout and stderr are mpirun's: each daemon writes its ranks' whole
- * lines there itself.
+ * mpirun listens on a TCP port of the one address the daemons are told
+ * (pick_addr) and starts one rdmpi-launchd per host through the launch
+ * agent ("ssh" by default: `AGENT HOST launchd --ctl ADDR:PORT --node K
+ * --name HOST`; hosts that are this host are started without it).  The
+ * agent's standard input carries the job's secret first (auth.c), then,
+ * for the host of rank 0, mpirun's own standard input.  Its stdout and
+ * stderr are mpirun's: each daemon writes its ranks' whole lines there
+ * itself.
  *
  * Each daemon connects back, proves the secret, gets the job (LN_MSG_JOB)
  * and serves PMIx to its ranks.  mpirun is the root of a one-level tree:
@@ -32,6 +33,7 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <limits.h>
+#include <netdb.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -99,7 +101,8 @@ struct mh {
 static const int mh_signals[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
 
 /* The address daemons can reach us at: RDMPI_LAUNCH_ADDR, else the first
- * IPv4 address of an interface that is up and not loopback. */
+ * IPv4 address of an interface that is up and not loopback (loopback if
+ * there is none). */
 static void pick_addr(struct mh *m)
 {
     const char *env = getenv("RDMPI_LAUNCH_ADDR");
@@ -122,15 +125,30 @@ static void pick_addr(struct mh *m)
     freeifaddrs(ifs);
 }
 
+/* Listens on the one address the daemons are told (pick_addr), never on
+ * every address: elsewhere on the network nobody reaches the port. */
 static int listen_ctl(struct mh *m)
 {
-    struct sockaddr_in sa = {.sin_family = AF_INET};
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res;
+    struct sockaddr_in sa;
     socklen_t len = sizeof(sa);
+    int rc = getaddrinfo(m->addr, NULL, &hints, &res);
 
+    if (rc) {
+        ln_err("cannot open the daemons' control port on %s: %s; set RDMPI_LAUNCH_ADDR to an "
+               "IPv4 address of this host that the daemons can reach",
+               m->addr, gai_strerror(rc));
+        return -EINVAL;
+    }
+    memcpy(&sa, res->ai_addr, sizeof(sa));
+    freeaddrinfo(res);
+    sa.sin_port = 0;
     m->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (m->lfd < 0 || bind(m->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
         listen(m->lfd, 256) < 0 || getsockname(m->lfd, (struct sockaddr *)&sa, &len) < 0) {
-        ln_err("cannot open the daemons' control port: %s", strerror(errno));
+        ln_err("cannot open the daemons' control port on %s: %s%s", m->addr, strerror(errno),
+               errno == EADDRNOTAVAIL ? "; set RDMPI_LAUNCH_ADDR to an IPv4 address of this host"
+                                      : "");
         return -EIO;
     }
     m->port = ntohs(sa.sin_port);
@@ -505,14 +523,19 @@ static void accept_daemons(struct mh *m)
 static void hello(struct mh *m, struct pending *p)
 {
     struct ln_conn c = {.fd = p->fd};
-    uint8_t want[32];
+    uint8_t want[LN_PROOF_LEN];
     uint32_t node = ln_get_u32(p->buf + 8);
 
     if (node >= (uint32_t)m->n) {
         refuse(m, p, "node %u in its HELLO, the job has %d hosts", node, m->n);
         return;
     }
-    ln_auth_proof(m->secret, p->chal, node, want);
+    if (ln_auth_proof(m->secret, p->chal, node, want)) {
+        refuse(m, p, "cannot check its proof");
+        return;
+    }
+    /* The proof answers this connection's challenge: a HELLO recorded
+     * from another connection or job fails here. */
     if (!ln_auth_equal(want, p->buf + 12)) {
         refuse(m, p, "it did not prove the job's secret");
         return;
@@ -521,9 +544,12 @@ static void hello(struct mh *m, struct pending *p)
         refuse(m, p, "the daemon of host %s is already connected", m->d[node].host);
         return;
     }
+    if (ln_auth_proof(m->secret, p->buf + 12 + LN_PROOF_LEN, LN_NODE_MPIRUN, want)) {
+        refuse(m, p, "cannot answer its challenge");
+        return;
+    }
     p->fd = -1;
     m->npend--;
-    ln_auth_proof(m->secret, p->buf + 12 + 32, LN_NODE_MPIRUN, want);
     if (ln_ctl_send(c.fd, LN_MSG_PROVEN, want, sizeof(want))) {
         ln_conn_close(&c);
         return;
@@ -760,13 +786,15 @@ int ln_mh_run(struct ln_opts *o, struct ln_hosts *h)
         ln_err("cannot set up signal handling: %s", strerror(errno));
         rc = -EIO;
     }
+    pick_addr(&m);
     if (!rc && (rc = ln_secret_new(m.secret)) == 0 && (rc = listen_ctl(&m)) == 0)
         rc = build_job(&m);
     if (rc) {
+        m.failed = 1; /* so that ln_mh_run returns exit_code */
         m.exit_code = LN_EXIT_INTERNAL;
         goto out;
     }
-    pick_addr(&m);
+    ln_verbose(&(struct ln_job){.opts = o}, "listening for the daemons on %s:%d", m.addr, m.port);
     launchd_path(launchd, sizeof(launchd));
     if (o->timeout > 0)
         m.timeout_at = m.t0 + o->timeout;

@@ -26,7 +26,7 @@ like() {
 
 B=$top_builddir
 MPIRUN="${MPIRUN:-$B/launcher/mpirun}"
-NTESTS=47
+NTESTS=57
 plan $NTESTS
 skip_all() {
 	for _i in $(seq $NTESTS); do skip "$1"; done
@@ -257,26 +257,30 @@ for i in 1 2 3 4 5 6 7 8 9 10; do exec {fd}<>"/dev/tcp/$a/$p"; done
 sleep 20
 EOF2
 chmod +x "$T/strangers"
-# react STRANGERS: a rank on host 1 is killed by SIGKILL once the job runs
-# (after the strangers connected, if STRANGERS is 1); sets $react, the ms
-# from the kill to mpirun's end.
+# react [HOOK]: a rank on host 1 is killed by SIGKILL once the job runs,
+# after HOOK (a function that sees mpirun's $addr and $port) has run;
+# sets $react, the ms from the kill to mpirun's end.  Also leaves in
+# $T/listen where mpirun listened, and in $T/lo whether its port answered
+# on host 0's loopback.
 react() {
-	rm -f "$T/killed_at" "$T/strangers.pid"
+	rm -f "$T/killed_at" "$T/strangers.pid" "$T/listen" "$T/lo"
 	( for _i in $(seq 200); do
-		  port=$(ip netns exec "$H0" ss -Hltnp 2>/dev/null | grep -E '"(lt-)?mpirun"' |
-			  awk '{print $4}' | sed 's/.*://' | head -n 1)
+		  listen=$(ip netns exec "$H0" ss -Hltnp 2>/dev/null | grep -E '"(lt-)?mpirun"' |
+			  awk '{print $4}' | head -n 1)
+		  port=${listen##*:}
 		  rk=$(for _p in $(ip netns pids "$H1"); do
 			  grep -Eqx '(lt-)?ln_mpi' /proc/$_p/comm 2>/dev/null && echo "$_p"
 		  done | head -n 1)
 		  [ -n "$port" ] && [ -n "$rk" ] && break
 		  sleep 0.05
 	  done
-	  if [ "$1" = 1 ]; then
-		  addr=$(ip -n "$H0" -4 -o addr show dev eth0 | awk '{print $4}' | sed 's|/.*||')
-		  ip netns exec "$H1" timeout 25 "$T/strangers" "$addr" "$port" >/dev/null 2>&1 &
-		  echo $! >"$T/strangers.pid"
-		  sleep 1
-	  fi
+	  echo "$listen" >"$T/listen"
+	  # No port or no rank: no time to judge; end the job.
+	  [ -n "$port" ] && [ -n "$rk" ] || { kill -TERM "$(cat "$T/run.pid")"; exit 0; }
+	  ip netns exec "$H0" bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$0"' "$port" 2>/dev/null &&
+		  echo answered >"$T/lo"
+	  addr=$(ip -n "$H0" -4 -o addr show dev eth0 | awk '{print $4}' | sed 's|/.*||')
+	  [ -z "$1" ] || "$1"
 	  date +%s%N >"$T/killed_at"
 	  kill -KILL "$rk" ) &
 	_k=$!
@@ -287,10 +291,18 @@ react() {
 	[ -s "$T/strangers.pid" ] && kill -TERM "$(cat "$T/strangers.pid")" 2>/dev/null
 	react=$(((_end - $(cat "$T/killed_at" 2>/dev/null || echo "$_end")) / 1000000))
 }
-react 0
+strangers() {
+	ip netns exec "$H1" timeout 25 "$T/strangers" "$addr" "$port" >/dev/null 2>&1 &
+	echo $! >"$T/strangers.pid"
+	sleep 1
+}
+react
 base=$react
 is "$rc" 137 "a rank killed by SIGKILL on host 1: exit 137 (baseline, $base ms)"
-react 1
+h0=$(ip -n "$H0" -4 -o addr show dev eth0 | awk '{print $4}' | sed 's|/.*||')
+grep -Eqx "$h0:[0-9]+" "$T/listen" && [ ! -e "$T/lo" ]
+ok $? "the control port listens on the address the daemons are told only ($(cat "$T/listen"), host 0's eth0; not on its loopback)"
+react strangers
 is "$rc" 137 "the same with strangers on mpirun's port: exit 137 ($react ms)"
 [ -s "$T/killed_at" ] && [ "$react" -lt $((base + 1000)) ]
 ok $? "strangers do not delay the reaction to a killed rank ($react ms, baseline $base ms)"
@@ -298,5 +310,85 @@ printf '%s\n' "$err" | grep -Eq "^mpirun: refused a control connection from [0-9
 	printf '%s\n' "$err" | grep -Eq "^mpirun: refused a control connection from [0-9.]+:[0-9]+: message type [0-9]+ where the HELLO \(2\) was due$"
 ok $? "the oversized length and the garbage are each refused with one line naming the peer"
 clean || diag "strangers test left something"
+
+# A recorded HELLO is worth nothing: each connection gets its own
+# challenge from mpirun, and the proof answers it.  A stand-in daemon
+# relays its control connection through ln_ctlrec, which records the
+# HELLO as it crossed the wire; replayed into the same job (same secret,
+# another challenge) and into a later job, it is refused with one line,
+# and the later job reacts to a killed rank as fast as its baseline.
+cat >"$T/reclaunchd" <<'EOF2'
+#!/bin/bash
+# reclaunchd --ctl ADDR:PORT --node K --name HOST: the real daemon, its
+# control connection through ln_ctlrec into @T@/hello.K.
+args=()
+while [ $# -gt 1 ]; do
+	case $1 in
+	--ctl) ctl=$2 ;;
+	--node) node=$2 args+=("$1" "$2") ;;
+	*) args+=("$1" "$2") ;;
+	esac
+	shift 2
+done
+rm -f "@T@/recport.$node" "@T@/hello.$node"
+"@B@/test/launcher/ln_ctlrec" "${ctl%:*}" "${ctl##*:}" "@T@/recport.$node" "@T@/hello.$node" \
+	</dev/null &
+for _i in $(seq 100); do [ -s "@T@/recport.$node" ] && break; sleep 0.05; done
+exec "@B@/launcher/rdmpi-launchd" --ctl "127.0.0.1:$(cat "@T@/recport.$node")" "${args[@]}"
+EOF2
+sed -i "s|@T@|$T|g; s|@B@|$B|g" "$T/reclaunchd"
+chmod +x "$T/reclaunchd"
+# replay: sends host 1's recorded HELLO to mpirun from host 1, reads until
+# mpirun closes, and waits for the refusal in mpirun's stderr.
+replay() {
+	for _i in $(seq 100); do [ "$(stat -c %s "$T/hello.1" 2>/dev/null)" = 76 ] && break; sleep 0.05; done
+	ip netns exec "$H1" timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1" && cat "$2" >&3 && cat <&3 >/dev/null' \
+		"$addr" "$port" "$T/hello.1" 2>/dev/null
+	for _i in $(seq 100); do grep -q "refused a control connection" "$T/err" && break; sleep 0.05; done
+}
+refused_replay() {
+	_n=$(printf '%s\n' "$err" | grep -c "^mpirun: refused a control connection")
+	printf '%s\n' "$err" | grep -Eq "^mpirun: refused a control connection from [0-9.]+:[0-9]+: it did not prove the job's secret$" &&
+		[ "$_n" -eq 1 ]
+}
+RDMPI_LAUNCHD="$T/reclaunchd" react replay
+[ "$(od -An -tx1 -N8 "$T/hello.1" 2>/dev/null | tr -d ' \n')" = 0000004400000002 ] &&
+	[ "$(stat -c %s "$T/hello.1")" = 76 ]
+ok $? "a daemon's HELLO recorded on the wire (76 bytes, type 2)"
+is "$rc" 137 "that HELLO replayed into its own job: the job runs on, a killed rank ends it (exit 137)"
+[ $rc -eq 137 ] || show
+refused_replay
+_r=$?
+ok $_r "... the replay is refused once, naming the peer and why (another challenge, the proof fails)"
+[ $_r -eq 0 ] || show
+react replay
+is "$rc" 137 "the HELLO of the earlier job replayed into a new job: exit 137 after the killed rank ($react ms)"
+[ $rc -eq 137 ] || show
+refused_replay
+_r=$?
+ok $_r "... the replay is refused once, naming the peer and why"
+[ $_r -eq 0 ] || show
+[ -s "$T/killed_at" ] && [ "$react" -le $((base + 500)) ]
+ok $? "the replay does not delay the reaction to a killed rank ($react ms, baseline $base ms, at most 500 ms more)"
+clean || diag "replay test left something"
+
+# RDMPI_LAUNCH_ADDR: exactly that address, loopback included; one that is
+# not this host's is refused with a line that says what to set.
+( for _i in $(seq 100); do
+	  _l=$(ip netns exec "$H0" ss -Hltnp 2>/dev/null | grep -E '"(lt-)?mpirun"' | awk '{print $4}' | head -n 1)
+	  [ -n "$_l" ] && echo "$_l" >"$T/listen.lo" && break
+	  sleep 0.05
+  done ) &
+_w=$!
+rm -f "$T/listen.lo"
+RDMPI_LAUNCH_ADDR=127.0.0.1 mrun -v -v --host "$H0:2" "$B/test/launcher/ln_client" sleep 1
+wait $_w
+[ $rc -eq 0 ] && grep -Eqx "127\.0\.0\.1:[0-9]+" "$T/listen.lo" 2>/dev/null &&
+	printf '%s\n' "$err" | grep -Eq "^mpirun: listening for the daemons on 127\.0\.0\.1:[0-9]+$"
+ok $? "RDMPI_LAUNCH_ADDR=127.0.0.1: mpirun listens on loopback only ($(cat "$T/listen.lo" 2>/dev/null)), the job runs (rc=$rc)"
+[ $rc -eq 0 ] || show
+RDMPI_LAUNCH_ADDR=192.0.2.1 mrun --host "$H0,$H1" "$B/examples/hello"
+is "$rc/$err" "1/mpirun: cannot open the daemons' control port on 192.0.2.1: Cannot assign requested address; set RDMPI_LAUNCH_ADDR to an IPv4 address of this host" \
+	"RDMPI_LAUNCH_ADDR not of this host: exit 1, one line naming it and the fix, no daemon"
 
 finish
