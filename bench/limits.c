@@ -212,12 +212,17 @@ static double pingpong_ns(long rounds, int trials, double *lo, double *hi)
 }
 
 /* Both processes arrive, then wait for the other's arrival: round `i`
- * of a barrier on two lines of `word`. */
+ * of a barrier on two lines of `word`. A wait far longer than a copy
+ * means the other is off its CPU (a loaded host): then the waiter yields
+ * between polls rather than burn the slice of whoever shares its CPU. */
 static void barrier2(atomic_long *word, int me, long i)
 {
+    unsigned spins = 0;
+
     atomic_store_explicit(&word[me * 32], i, memory_order_release);
     while (atomic_load_explicit(&word[!me * 32], memory_order_acquire) < i)
-        ;
+        if (++spins > (1u << 16))
+            sched_yield();
 }
 
 /* How the exchange moves the other's block. */
@@ -249,6 +254,25 @@ static double exchange_side(int me, pid_t peer, atomic_long *word, long *round, 
         barrier2(word, me, ++*round);
     }
     return (now() - t) * 1e6 / (double)reps;
+}
+
+/* Rounds per trial of one exchange: as many as take about 20 ms by a
+ * timed warm-up, at most `cap`. Both sides spin on each other at every
+ * barrier, so on a loaded host a round costs a scheduling delay or more
+ * (the two rarely run at once); a fixed 20000 rounds then took hours.
+ * The first process decides and publishes the count in word[64]; the
+ * barrier after it orders the read. */
+static long exchange_reps(int me, pid_t peer, atomic_long *word, long *round, char *send,
+                          char *recv, char *shm, size_t size, enum xchg how, long cap)
+{
+    double us = exchange_side(me, peer, word, round, send, recv, shm, size, 16, how);
+    long reps = us > 0 ? (long)(20000.0 / us) : cap;
+
+    if (me == 0)
+        atomic_store_explicit(&word[64], reps < 4 ? 4 : reps > cap ? cap : reps,
+                              memory_order_relaxed);
+    barrier2(word, me, ++*round);
+    return atomic_load_explicit(&word[64], memory_order_relaxed);
 }
 
 /* Prints, per size, the median us per round of each exchange. Buffers
@@ -285,11 +309,13 @@ static void exchange(size_t min, size_t max)
                "# Size            cma (us)            shm (us)        one-way (us)\n",
                cpu_a, cpu_b, TRIALS);
     for (size_t s = min; s <= max; s = s ? 2 * s : 1) {
-        long reps = reps_for(s, (size_t)32 << 20, 20000);
+        long cap = reps_for(s, (size_t)32 << 20, 20000);
         double t[XCHG_N][TRIALS];
 
         for (int w = 0; w < XCHG_N; w++) {
-            exchange_side(!pid, pid ? pid : me_pid, word, &round, send, recv, shm, s, 2, w);
+            long reps = exchange_reps(!pid, pid ? pid : me_pid, word, &round, send, recv, shm, s,
+                                      w, cap);
+
             for (int k = 0; k < TRIALS; k++)
                 t[w][k] = exchange_side(!pid, pid ? pid : me_pid, word, &round, send, recv, shm, s,
                                         reps, w);

@@ -134,6 +134,7 @@ static inline uint64_t coll_shm_addr_in(uint64_t *slot)
 static inline void coll_shm_finish(struct coll_shm *s, uint64_t op)
 {
     __atomic_store_n(coll_shm_done_line(s, s->me), op, __ATOMIC_RELEASE);
+    rt_moved++;
 }
 
 /* Data moves through slots packed, so ranks may use different layouts

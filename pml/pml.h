@@ -222,6 +222,8 @@ static inline int pml_world(const struct pml_comm *pc, int r)
 }
 
 struct pml_comm *pml_comm_lookup(uint32_t cid);
+/* One past the highest context id the table has room for (freed ids leave gaps). */
+uint32_t pml_comm_cid_limit(void);
 void pml_comm_park(int wsrc, const void *data, size_t len);
 bool pml_comm_park_cancel(int wsrc, uint32_t cid, uint64_t sreq);
 void pml_comm_finalize(void);

@@ -28,6 +28,11 @@ struct pml_comm *pml_comm_lookup(uint32_t cid)
     return cid < ncids ? by_cid[cid] : NULL;
 }
 
+uint32_t pml_comm_cid_limit(void)
+{
+    return ncids;
+}
+
 void pml_comm_park(int wsrc, const void *data, size_t len)
 {
     struct parked *p = malloc(sizeof(*p) + len);

@@ -66,6 +66,7 @@ static unsigned sleep_max_us;
 static int (*sleep_fn)(unsigned timeout_us);
 static double yield_slow;
 int rt_noise_permille;
+uint64_t rt_moved;
 
 int rt_progress_register(rt_progress_fn fn)
 {
@@ -155,7 +156,20 @@ int rt_progress(void)
 
     for (int i = 0; i < nsources; i++)
         n += sources[i]();
+    rt_moved += (unsigned)n;
     return n;
+}
+
+/* The hang report asked for by SIGUSR1, from a progress loop. */
+static void dump_if_asked(void)
+{
+    if (RT_UNLIKELY(dump_asked)) {
+        dump_asked = 0;
+        fprintf(stderr, "rdmpi[%d]: progress: %llu events so far\n", rt.rank,
+                (unsigned long long)rt_moved);
+        if (dump_fn)
+            dump_fn(stderr);
+    }
 }
 
 /* A blocked rank whose wait only a peer's message can end. Under CPU
@@ -182,11 +196,7 @@ void rt_progress_wait(unsigned *spins)
         return;
     }
     *spins = 0;
-    if (RT_UNLIKELY(dump_asked)) {
-        dump_asked = 0;
-        if (dump_fn)
-            dump_fn(stderr);
-    }
+    dump_if_asked();
     t = rt_wtime();
     if (sleepy && t < reprobe && sleep_fn(sleep_max_us))
         return;
@@ -200,11 +210,7 @@ void rt_progress_idle(unsigned *spins)
 {
     if (rt_mt)
         rt_api_yield();
-    if (RT_UNLIKELY(dump_asked)) {
-        dump_asked = 0;
-        if (dump_fn)
-            dump_fn(stderr);
-    }
+    dump_if_asked();
     if (yield_on && ++*spins >= spin_limit) {
         *spins = 0;
         sched_yield();

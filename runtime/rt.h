@@ -142,6 +142,11 @@ void rt_progress_setup(void);
 /* What a stuck rank prints on SIGUSR1 (its pending operations). */
 #include <stdio.h>
 void rt_progress_set_dump(void (*fn)(FILE *out));
+/* Events that show this rank moving: what its progress sources handled,
+ * and collectives it finished without them (the shared segment). The hang
+ * report prints it first, so two reports tell a slow job (it grew) from a
+ * stuck one (it did not). */
+extern uint64_t rt_moved;
 
 /* Ends the whole job: prints msg (if any) and asks the launcher to kill
  * every rank; exits with status if there is no launcher. */

@@ -11,6 +11,9 @@
  *   segv         raise SIGSEGV after MPI_Init
  *   nofinalize   exit 0 after MPI_Init without MPI_Finalize
  *   exit S       MPI_Finalize, then exit S (the others exit 0)
+ *   hang         (every rank) three dups of MPI_COMM_WORLD, the second
+ *                freed; rank 0 then waits for a message on the third that
+ *                rank 1 never sends, for mpirun --timeout's hang report
  */
 #include <mpi.h>
 
@@ -54,6 +57,22 @@ int main(int argc, char **argv)
     if (!strcmp(act, "exit")) {
         MPI_Finalize();
         return only < 0 || only == rank ? arg : 0;
+    }
+    if (!strcmp(act, "hang")) {
+        /* The freed one leaves a gap in the context ids before the one
+         * that waits. */
+        MPI_Comm a, b, c;
+        int x;
+
+        MPI_Comm_dup(MPI_COMM_WORLD, &a);
+        MPI_Comm_dup(MPI_COMM_WORLD, &b);
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        MPI_Comm_free(&b);
+        if (rank == 0)
+            MPI_Recv(&x, 1, MPI_INT, 1 % size, 7, c, MPI_STATUS_IGNORE);
+        sleep(30);
+        MPI_Finalize();
+        return 0;
     }
     if (only >= 0 && only != rank) {
         sleep(30);

@@ -7,9 +7,9 @@ HELLO="$top_builddir/examples/hello"
 MPIPROG="$top_builddir/test/launcher/ln_mpi"
 host=$(hostname)
 
-plan 24
+plan 26
 if [ ! -x "$HELLO" ] || [ ! -x "$MPIPROG" ]; then
-	for i in $(seq 24); do skip "examples/hello or test/launcher/ln_mpi not built"; done
+	for i in $(seq 26); do skip "examples/hello or test/launcher/ln_mpi not built"; done
 	exit 0
 fi
 
@@ -74,4 +74,10 @@ is "$(printf '%s\n' "$out" | sort | tr '\n' ';')/$rc" \
 	"Hello from rank 1 of 3 on $host;Hello from rank 2 of 3 on $host;hello from rank 0 of 3;/0" \
 	"MPMD with two different programs"
 
+# --timeout's hang report: how far the rank got, and the receive it waits
+# for on a communicator made after a freed one.
+lrun -n 2 --timeout 3 "$MPIPROG" hang
+like "$err" "rdmpi\[0\]: progress: [0-9]+ events so far" "hang report: the rank's progress count"
+like "$err" "rdmpi\[0\]:     posted receive tag 7, 4 bytes" \
+	"hang report: a receive on a communicator after a freed one is listed"
 finish
