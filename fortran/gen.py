@@ -465,7 +465,7 @@ def ftype(p, f08, bindc):
 
 def asynchronous(f):
     n = f.name
-    return bool(re.match(r'MPI_(I[a-z]|R[a-z]+$|R(put|get|accumulate)|Put|Get|Accumulate|'
+    return bool(re.match(r'MPI_(I[a-z]|R(put|get|accumulate)|Put|Get|Accumulate|'
                          r'Get_accumulate|Fetch_and_op|Compare_and_swap|File_i|Win_create|'
                          r'Win_attach|Buffer_attach|Comm_attach|Session_attach)', n)) \
         or n.endswith('_init') or n.endswith('_begin') or n.endswith('_end') \
@@ -504,6 +504,8 @@ def f_interface(f, f08, specific=None, bindc=None):
                 lines.append('      !GCC$ ATTRIBUTES NO_ARG_CHECK :: %s' % p.name)
             if f08 and asynchronous(f):
                 attrs += ', asynchronous'
+            if f08 and p.kind == 'buffer' and not p.out:
+                attrs += ', intent(in)'
         if not p.out and p.kind not in ('buffer', 'addr') and not (p.kind == 'handle' and p.array
                                                             and p.out):
             attrs += ', intent(in)'
