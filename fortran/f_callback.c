@@ -94,7 +94,7 @@ static void op_create(void (*fn)(void), int large, MPI_Fint *commute, MPI_Fint *
 }
 
 void pmpi_op_create_(void (*fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr);
-#pragma weak mpi_op_create_ = pmpi_op_create_
+F_ALIASES(op_create)
 void pmpi_op_create_(void (*fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr)
 {
     op_create(fn, 0, commute, op, ierr);
@@ -102,14 +102,14 @@ void pmpi_op_create_(void (*fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint
 
 /* mpi_f08 only: MPI_User_function_c takes INTEGER(KIND=MPI_COUNT_KIND) len. */
 void pmpi_op_create_c_(void (*fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr);
-#pragma weak mpi_op_create_c_ = pmpi_op_create_c_
+F_ALIASES(op_create_c)
 void pmpi_op_create_c_(void (*fn)(void), MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr)
 {
     op_create(fn, 1, commute, op, ierr);
 }
 
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr);
-#pragma weak mpi_op_free_ = pmpi_op_free_
+F_ALIASES(op_free)
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr)
 {
     MPI_Fint f = *op;
@@ -236,13 +236,13 @@ static int delete_attr(MPI_Fint h, int keyval, struct f_keyval *k, void *val)
         ret(ierr, rc);                                                                           \
     }
 
-#pragma weak mpi_comm_create_keyval_ = pmpi_comm_create_keyval_
+F_ALIASES(comm_create_keyval)
 KEYVAL(comm, Comm, MPI_Comm, PMPI_Comm_c2f, mpi_comm_create_keyval, 0, MPI_Aint)
-#pragma weak mpi_type_create_keyval_ = pmpi_type_create_keyval_
+F_ALIASES(type_create_keyval)
 KEYVAL(type, Type, MPI_Datatype, PMPI_Type_c2f, mpi_type_create_keyval, 0, MPI_Aint)
-#pragma weak mpi_win_create_keyval_ = pmpi_win_create_keyval_
+F_ALIASES(win_create_keyval)
 KEYVAL(win, Win, MPI_Win, PMPI_Win_c2f, mpi_win_create_keyval, 0, MPI_Aint)
-#pragma weak mpi_keyval_create_ = pmpi_keyval_create_
+F_ALIASES(keyval_create)
 KEYVAL(keyval, Comm, MPI_Comm, PMPI_Comm_c2f, mpi_keyval_create, 1, MPI_Fint)
 
 /* The predefined callbacks as Fortran procedures. */
@@ -350,11 +350,11 @@ static int eh_register(MPI_Fint eh, f_eh_fn *fn)
         ret(ierr, rc);                                                                           \
     }
 
-#pragma weak mpi_comm_create_errhandler_ = pmpi_comm_create_errhandler_
+F_ALIASES(comm_create_errhandler)
 ERRHANDLER(comm, Comm, MPI_Comm)
-#pragma weak mpi_win_create_errhandler_ = pmpi_win_create_errhandler_
+F_ALIASES(win_create_errhandler)
 ERRHANDLER(win, Win, MPI_Win)
-#pragma weak mpi_file_create_errhandler_ = pmpi_file_create_errhandler_
+F_ALIASES(file_create_errhandler)
 ERRHANDLER(file, File, MPI_File)
-#pragma weak mpi_session_create_errhandler_ = pmpi_session_create_errhandler_
+F_ALIASES(session_create_errhandler)
 ERRHANDLER(session, Session, MPI_Session)

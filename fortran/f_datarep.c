@@ -128,8 +128,8 @@ static int datarep(const char *name, int large, char *rep, size_t rep_len, void 
             *ierr = rc;                                                                          \
     }
 
-#pragma weak mpi_register_datarep_ = pmpi_register_datarep_
+F_ALIASES(register_datarep)
 REGISTER(mpi_register_datarep_, 0, "MPI_Register_datarep")
 /* mpi_f08 only: MPI_Datarep_conversion_function_c takes a large count. */
-#pragma weak mpi_register_datarep_c_ = pmpi_register_datarep_c_
+F_ALIASES(register_datarep_c)
 REGISTER(mpi_register_datarep_c_, 1, "MPI_Register_datarep_c")

@@ -11,6 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The external names of one Fortran binding, pmpi_NAME_ (gfortran's name
+ * of PMPI_NAME) being the code: mpi_NAME_ (mpif.h, use mpi) and mpi_f08's
+ * specific procedures MPI_NAME_f08 and PMPI_NAME_f08, all weak so that a
+ * profiling tool may replace them (MPI-4.1 section 19.1.5). */
+#define F_PRAGMA(x) _Pragma(#x)
+#define F_ALIASES(name)                                                                    \
+    F_PRAGMA(weak mpi_##name##_ = pmpi_##name##_)                                          \
+    F_PRAGMA(weak mpi_##name##_f08_ = pmpi_##name##_)                                      \
+    F_PRAGMA(weak pmpi_##name##_f08_ = pmpi_##name##_)
+
 /* Common blocks of mpif.h and the modules (f_util.c defines them): their
  * addresses are the Fortran MPI_BOTTOM, MPI_STATUS_IGNORE, ... */
 extern MPI_Fint mpi_fortran_bottom_, mpi_fortran_in_place_, mpi_fortran_buffer_automatic_;

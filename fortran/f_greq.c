@@ -51,7 +51,7 @@ static int greq_cancel(void *x, int complete)
 
 void pmpi_grequest_start_(f_query_fn *query, f_free_fn *free_fn, f_cancel_fn *cancel,
                           MPI_Aint *extra, MPI_Fint *request, MPI_Fint *ierr);
-#pragma weak mpi_grequest_start_ = pmpi_grequest_start_
+F_ALIASES(grequest_start)
 void pmpi_grequest_start_(f_query_fn *query, f_free_fn *free_fn, f_cancel_fn *cancel,
                           MPI_Aint *extra, MPI_Fint *request, MPI_Fint *ierr)
 {

@@ -45,7 +45,7 @@ static int is_root(MPI_Comm comm, MPI_Fint root)
 void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info,
                       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,
                       MPI_Fint *ierr, size_t command_len, size_t argv_len);
-#pragma weak mpi_comm_spawn_ = pmpi_comm_spawn_
+F_ALIASES(comm_spawn)
 void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info,
                       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,
                       MPI_Fint *ierr, size_t command_len, size_t argv_len)
@@ -78,7 +78,7 @@ void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *argvs, MPI
                                MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm,
                                MPI_Fint *intercomm, MPI_Fint *errcodes, MPI_Fint *ierr,
                                size_t commands_len, size_t argvs_len);
-#pragma weak mpi_comm_spawn_multiple_ = pmpi_comm_spawn_multiple_
+F_ALIASES(comm_spawn_multiple)
 void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *argvs, MPI_Fint *maxprocs,
                                MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm,
                                MPI_Fint *intercomm, MPI_Fint *errcodes, MPI_Fint *ierr,

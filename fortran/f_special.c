@@ -10,21 +10,21 @@ static void ret(MPI_Fint *ierr, int rc)
 }
 
 void pmpi_init_(MPI_Fint *ierr);
-#pragma weak mpi_init_ = pmpi_init_
+F_ALIASES(init)
 void pmpi_init_(MPI_Fint *ierr)
 {
     ret(ierr, PMPI_Init(NULL, NULL));
 }
 
 void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
-#pragma weak mpi_init_thread_ = pmpi_init_thread_
+F_ALIASES(init_thread)
 void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
     ret(ierr, PMPI_Init_thread(NULL, NULL, *required, provided));
 }
 
 void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr);
-#pragma weak mpi_info_create_env_ = pmpi_info_create_env_
+F_ALIASES(info_create_env)
 void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr)
 {
     MPI_Info c = MPI_INFO_NULL;
@@ -36,7 +36,7 @@ void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr)
 }
 
 void pmpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr);
-#pragma weak mpi_pcontrol_ = pmpi_pcontrol_
+F_ALIASES(pcontrol)
 void pmpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr)
 {
     ret(ierr, PMPI_Pcontrol(*level));
@@ -104,19 +104,19 @@ static int set_attr(int (*set)(void *h, int keyval, void *v), void *h, int keyva
         ret(ierr, rc);                                                                           \
     }
 
-#pragma weak mpi_comm_set_attr_ = pmpi_comm_set_attr_
-#pragma weak mpi_comm_get_attr_ = pmpi_comm_get_attr_
+F_ALIASES(comm_set_attr)
+F_ALIASES(comm_get_attr)
 ATTR(comm, Comm, MPI_Comm, PMPI_Comm_f2c, 0)
-#pragma weak mpi_type_set_attr_ = pmpi_type_set_attr_
-#pragma weak mpi_type_get_attr_ = pmpi_type_get_attr_
+F_ALIASES(type_set_attr)
+F_ALIASES(type_get_attr)
 ATTR(type, Type, MPI_Datatype, PMPI_Type_f2c, 0)
-#pragma weak mpi_win_set_attr_ = pmpi_win_set_attr_
-#pragma weak mpi_win_get_attr_ = pmpi_win_get_attr_
+F_ALIASES(win_set_attr)
+F_ALIASES(win_get_attr)
 ATTR(win, Win, MPI_Win, PMPI_Win_f2c, 1)
 
 /* The deprecated MPI_ATTR_PUT/GET hold default INTEGERs. */
 void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *ierr);
-#pragma weak mpi_attr_put_ = pmpi_attr_put_
+F_ALIASES(attr_put)
 void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *ierr)
 {
     MPI_Comm c = PMPI_Comm_f2c(*comm);
@@ -125,7 +125,7 @@ void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *i
 
 void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *flag,
                     MPI_Fint *ierr);
-#pragma weak mpi_attr_get_ = pmpi_attr_get_
+F_ALIASES(attr_get)
 void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *flag,
                     MPI_Fint *ierr)
 {
@@ -160,7 +160,7 @@ void rdmpi_f08_f_sync_reg(CFI_cdesc_t *buf)
  * or a key not found leaves value as it was. */
 void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
                            MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len);
-#pragma weak mpi_info_get_string_ = pmpi_info_get_string_
+F_ALIASES(info_get_string)
 void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
                            MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
 {

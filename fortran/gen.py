@@ -289,15 +289,25 @@ def c_glue(f):
         rt = {'double': 'double', 'MPI_Aint': 'MPI_Aint'}[f.ret]
         body = '    return %s;\n' % call
         head = '%s p%s_(%s)' % (rt, lname, ', '.join(sig) or 'void')
-        return '#pragma weak %s_ = p%s_\n%s\n{\n%s}\n' % (lname, lname, head, body)
+        return '%s\n%s\n{\n%s}\n' % (aliases(f), head, body)
     sig.append('MPI_Fint *ierr')
     head = 'void p%s_(%s)' % (lname, ', '.join(sig + lens))
     body = ''.join('    %s\n' % s for s in pre)
     body += '    int rc = %s;\n' % call
     body += ''.join('    %s\n' % s for s in post)
     body += '    if (ierr)\n        *ierr = rc;\n'
-    return 'void p%s_(%s);\n#pragma weak %s_ = p%s_\n%s\n{\n%s}\n' % (
-        lname, ', '.join(sig + lens), lname, lname, head, body)
+    return 'void p%s_(%s);\n%s\n%s\n{\n%s}\n' % (
+        lname, ', '.join(sig + lens), aliases(f), head, body)
+
+
+def aliases(f):
+    """mpi_foo_ (mpif.h, use mpi) is a weak alias of pmpi_foo_, so a tool
+    may replace it; so are mpi_f08's specific procedures MPI_Foo_f08 and
+    PMPI_Foo_f08 when they have no choice buffer (the same arguments: a
+    TYPE(MPI_Comm) is passed as the address of its integer)."""
+    if f.has_buffer():
+        return '#pragma weak %s_ = p%s_' % (f.lname, f.lname)
+    return 'F_ALIASES(%s)' % f.lname[4:]
 
 
 def first_array(f):
@@ -345,7 +355,7 @@ def c_f08(f):
     """The mpi_f08 entry of a function with choice buffers: descriptors in,
     plain addresses on to pmpi_foo_; a non-contiguous section becomes one
     element of a datatype built over it where section_partners allows."""
-    sig, args, pre, post = [], [], [], []
+    sig, args, pre, post, lens = [], [], [], [], []
     obj = next((p for p in f.params if p.kind == 'handle' and not p.out and not p.array
                 and p.handle in ('MPI_Comm', 'MPI_Win', 'MPI_File')), None)
     who = 'F_OBJ_NONE, 0' if not obj else 'F_OBJ_%s, *%s' % (obj.handle[4:].upper(), obj.name)
@@ -355,6 +365,11 @@ def c_f08(f):
             sig.append('CFI_cdesc_t *%s' % name)
             pre.append('void *p_%s;' % name)
             args.append('p_' + name)
+        elif p.kind == 'string':
+            # BIND(C) passes no hidden length: the Fortran wrapper passes it.
+            sig.append('char *%s' % name)
+            args.append(name)
+            lens.append(name + '_len')
         else:
             t = 'void' if p.kind == 'addr' else 'MPI_Fint' if p.kind in ('handle', 'status', 'ranges') \
                 else INTS[ctype]
@@ -363,6 +378,8 @@ def c_f08(f):
             args.append(name)
     sig.append('MPI_Fint *ierr')
     args.append('ierr')
+    sig += ['size_t %s' % n for n in lens]
+    args += lens
     partners = section_partners(f)
     body = ''.join('    %s\n' % s for s in pre)
     for p in f.params:
@@ -395,7 +412,7 @@ def write_glue(funcs):
         if f.special:
             continue
         out.append(c_glue(f))
-        if f.has_buffer() and not f.has_string():
+        if f.has_buffer():
             out.append(c_f08(f))
     return '\n'.join(out)
 
@@ -448,7 +465,7 @@ def ftype(p, f08, bindc):
 
 def asynchronous(f):
     n = f.name
-    return bool(re.match(r'MPI_(I[a-z]|R[a-z]+$|R(put|get|accumulate)|Put|Get|Accumulate|'
+    return bool(re.match(r'MPI_(I[a-z]|R(put|get|accumulate)|Put|Get|Accumulate|'
                          r'Get_accumulate|Fetch_and_op|Compare_and_swap|File_i|Win_create|'
                          r'Win_attach|Buffer_attach|Comm_attach|Session_attach)', n)) \
         or n.endswith('_init') or n.endswith('_begin') or n.endswith('_end') \
@@ -461,6 +478,9 @@ def f_interface(f, f08, specific=None, bindc=None):
     isfunc = f.ret != 'int'
     if not isfunc:
         names.append('ierror')
+    # BIND(C) passes no hidden string lengths: they are explicit, last.
+    strings = [p.name for p in f.params if p.kind == 'string'] if bindc else []
+    names += [n + '_len' for n in strings]
     name = specific or f.name
     head = '%s %s(%s)' % ('function' if isfunc else 'subroutine', name, ', '.join(names))
     if bindc:
@@ -475,12 +495,17 @@ def f_interface(f, f08, specific=None, bindc=None):
         if p.kind == 'proc':
             lines.append('      external :: %s' % p.name)
             continue
+        if p.name in strings:
+            lines.append('      character(kind=c_char), intent(in) :: %s(*)' % p.name)
+            continue
         attrs = t
         if p.kind == 'buffer' or p.kind == 'addr' and not f08:
             if not f08:
                 lines.append('      !GCC$ ATTRIBUTES NO_ARG_CHECK :: %s' % p.name)
             if f08 and asynchronous(f):
                 attrs += ', asynchronous'
+            if f08 and p.kind == 'buffer' and not p.out:
+                attrs += ', intent(in)'
         if not p.out and p.kind not in ('buffer', 'addr') and not (p.kind == 'handle' and p.array
                                                             and p.out):
             attrs += ', intent(in)'
@@ -501,6 +526,7 @@ def f_interface(f, f08, specific=None, bindc=None):
     else:
         ik = 'integer(c_int)' if bindc else 'integer'
         lines.append('      %s%s, intent(out) :: ierror' % (ik, ', optional' if f08 else ''))
+        lines += ['      integer(c_size_t), value :: %s_len' % n for n in strings]
         lines.append('    end subroutine')
     return lines
 
@@ -645,13 +671,9 @@ def sizeof_procs(f08):
     return iface, body
 
 
-def extra_interfaces(funcs, f08):
-    """PMPI_ twins of the function-valued routines (a call needs the
-    interface to know the result type), and MPI_F_sync_reg."""
+def extra_interfaces(f08):
+    """MPI_F_sync_reg, and mpi_f08's MPI_Status_f2f08 and f082f."""
     out = ['  interface']
-    for f in funcs:
-        if f.ret != 'int':
-            out += f_interface(f, f08, 'P' + f.name)
     out += ['    subroutine MPI_F_sync_reg(buf)%s' % (' bind(C, name="rdmpi_f08_f_sync_reg")'
                                                       if f08 else ''),
             '      implicit none']
@@ -678,13 +700,15 @@ def write_mpi_module(consts, funcs):
     out = ['! Generated by fortran/gen.py from include/mpi.h and fortran/api.txt: do not edit.',
            'module mpi', '  implicit none', '  public']
     out += fortran_consts(consts, False)
+    # PMPI_FOO is pmpi_foo_ itself, MPI_FOO its weak alias (a tool's).
     out.append('  interface')
     for f in funcs:
         if f.name.endswith('_c'):
             continue
         out += f_interface(f, False)
+        out += f_interface(f, False, 'P' + f.name)
     out.append('  end interface')
-    out += extra_interfaces(funcs, False)
+    out += extra_interfaces(False)
     iface, body = sizeof_procs(False)
     out += iface
     out.append('contains')
@@ -751,6 +775,38 @@ def f08_abstract():
     return out + ['  end interface']
 
 
+def f08_wrappers(f, spec):
+    """The specific procedures of a routine with a choice buffer: a tool
+    may replace MPI_Foo_f08ts, which calls PMPI_Foo_f08ts, which hands the
+    descriptors to the glue's rdmpi_f08_foo."""
+    if f.ret != 'int':
+        die('%s: a function with a choice buffer' % f.name)
+    types = sorted({p.handle for p in f.params if p.kind == 'handle'}
+                   | {'MPI_Status' for p in f.params if p.kind == 'status'})
+    use = ', '.join(types + ['MPI_ADDRESS_KIND', 'MPI_OFFSET_KIND', 'MPI_COUNT_KIND'])
+    args = ', '.join([p.name for p in f.params] + ['ierror'])
+    out = []
+    for name, callee in (('P' + spec, 'rdmpi_c'), (spec, 'P' + spec)):
+        lines = [l for l in f_interface(f, True, name) if l.strip() != 'import']
+        head = lines.index('      implicit none')
+        lines[head:head] = ['      use mpi_f08, only: %s' % use]
+        if callee == 'rdmpi_c':
+            lens = ''.join(', len(%s, kind=c_size_t)' % p.name for p in f.params
+                           if p.kind == 'string')
+            lines[head:head] = ['      use, intrinsic :: iso_c_binding, only: c_int, c_ptr, '
+                                'c_char, c_size_t']
+            lines[head + 3:head + 3] = ['      interface'] + \
+                ['    ' + l for l in f_interface(f, True, 'rdmpi_c', 'rdmpi_f08_%s' % f.lname[4:])] + \
+                ['      end interface']
+            call = 'call rdmpi_c(%s%s)' % (args, lens)
+        else:
+            lines[head:head] = ['      use mpi_f08, only: %s' % callee]
+            call = 'call %s(%s)' % (callee, args)
+        lines[-1:-1] = wrap('      ' + call, 6)
+        out += [l[4:] for l in lines]
+    return out
+
+
 def write_f08_module(consts, funcs):
     out = ['! Generated by fortran/gen.py from include/mpi.h and fortran/api.txt: do not edit.',
            'module mpi_f08', '  use, intrinsic :: iso_c_binding, only: c_int, c_ptr',
@@ -775,28 +831,27 @@ def write_f08_module(consts, funcs):
         # EXTERNAL procedures apart.
         large = f.name.endswith('_c') and not any(p.kind == 'proc' for p in f.params)
         byname.setdefault(f.name[:-2] if large else f.name, []).append(f)
+    # Every routine is a generic MPI_Foo and its twin PMPI_Foo over the
+    # standard's specific procedures (MPI-4.1 section 19.1.5): MPI_Foo_f08,
+    # MPI_Foo_c_f08, MPI_Foo_f08ts (choice buffer), MPI_Foo_c_f08ts, all
+    # external procedures that a tool may replace.
+    wrappers = []
     for base, fs in byname.items():
-        bodies = []
+        bodies, pbodies = [], []
         for f in fs:
             large = f.name.endswith('_c')
-            if f.has_buffer() and f.has_string():
-                continue
             # MPI_Aint and MPI_Count are both 8 bytes: a _c form that differs
             # only in those would be ambiguous, and the standard omits it.
             if large and len(fs) > 1 and kinds(f) == kinds(fs[0]):
                 continue
+            spec = f.name + ('_f08ts' if f.has_buffer() else '_f08')
+            bodies += f_interface(f, True, spec)
+            pbodies += f_interface(f, True, 'P' + spec)
             if f.has_buffer():
-                spec = base + ('_c_f08ts' if large else '_f08ts')
-                bodies += f_interface(f, True, spec, 'rdmpi_f08_%s' % f.lname[4:])
-            else:
-                bodies += f_interface(f, True)
-        if not bodies:
-            continue
-        generic = len(fs) > 1 or fs[0].has_buffer()
-        out.append('  interface %s' % base if generic else '  interface')
-        out += bodies
-        out.append('  end interface')
-    out += extra_interfaces(funcs, True)
+                wrappers += f08_wrappers(f, spec)
+        for name, b in ((base, bodies), ('P' + base, pbodies)):
+            out += ['  interface %s' % name] + b + ['  end interface']
+    out += extra_interfaces(True)
     out += f08_abstract()
     iface, body = sizeof_procs(True)
     out += iface
@@ -810,7 +865,7 @@ def write_f08_module(consts, funcs):
                     '    rdmpi_%s_%s = a%%MPI_VAL %s b%%MPI_VAL' % (op, s, rel),
                     '  end function']
     out.append('end module mpi_f08')
-    return '\n'.join(out) + '\n'
+    return '\n'.join(out + wrappers) + '\n'
 
 
 def put(outdir, name, text):

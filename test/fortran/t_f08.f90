@@ -5,7 +5,7 @@ program t_f08
   use ftap
   use, intrinsic :: iso_c_binding, only: c_ptr
   implicit none
-  integer, parameter :: nplan = 38
+  integer, parameter :: nplan = 43
   integer :: rank, nprocs, next, prev, i, cnt, ierr, cls
   integer :: ibuf(10), ibuf2(10), iarr(64), a2(4, 3), col(3)
   integer(kind=MPI_COUNT_KIND) :: ccount
@@ -31,6 +31,11 @@ program t_f08
   character(len=64) :: fname
   integer :: ncopy, ndelete, nerr
   common /cbcount/ ncopy, ndelete, nerr
+  integer :: nbarrier, nreduce
+  common /profcount/ nbarrier, nreduce
+  character(len=1) :: packed(64)
+  integer(kind=MPI_ADDRESS_KIND) :: pos, psize
+  integer(kind=MPI_COUNT_KIND) :: cpos
   external my_sum08, copy_fn08, delete_fn08, err_fn08, err_sess08, my_sum08c
   external gq_query08, gq_free08, gq_cancel08, plus_read08, plus_write08, plus_extent08
 
@@ -259,8 +264,62 @@ program t_f08
   call MPI_Error_class(ierr, cls)
   call tap_int(cls, MPI_ERR_UNSUPPORTED_OPERATION, 'MPI_Comm_spawn_multiple returns C''s error')
   call MPI_Comm_free(newcomm)
+
+  ! MPI_(Un)pack_external: a choice buffer and a string in one call.
+  call MPI_Pack_external_size('external32', 3, MPI_INTEGER, psize)
+  pos = 0
+  call MPI_Pack_external('external32 ', [rank, 258, -2], 3, MPI_INTEGER, packed, &
+       int(size(packed), MPI_ADDRESS_KIND), pos)
+  call tap_true(psize == 12 .and. pos == 12 .and. ichar(packed(7)) == 1 .and. &
+       ichar(packed(8)) == 2, 'pack_external and pack_external_size: big-endian, 12 bytes')
+  cpos = 0
+  ibuf = 0
+  call MPI_Unpack_external('external32', packed, int(pos, MPI_COUNT_KIND), cpos, ibuf, &
+       3_MPI_COUNT_KIND, MPI_INTEGER, ierr)
+  call tap_true(ierr == MPI_SUCCESS .and. cpos == 12 .and. all(ibuf(1:3) == [rank, 258, -2]), &
+       'unpack_external_c reads it back')
+
+  ! The profiling interface: this program replaces MPI_Barrier_f08 and
+  ! MPI_Reduce_f08ts (below); they count and call PMPI_Barrier, PMPI_Reduce.
+  nbarrier = 0
+  nreduce = 0
+  call MPI_Barrier(MPI_COMM_WORLD)
+  call MPI_Reduce(rank, cnt, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
+  call tap_true(nbarrier == 1 .and. nreduce == 1, 'replaced specific procedures are called')
+  call tap_true(ierr == MPI_SUCCESS .and. (rank /= 0 .or. cnt == nprocs * (nprocs - 1) / 2), &
+       'and reach the library through PMPI_Reduce')
+  call PMPI_Comm_size(MPI_COMM_WORLD, cnt)
+  call PMPI_Barrier(MPI_COMM_WORLD)
+  call tap_true(cnt == nprocs .and. nbarrier == 1, 'PMPI_ generics bypass the replacements')
   call tap_done()
 end program t_f08
+
+subroutine MPI_Barrier_f08(comm, ierror)
+  use mpi_f08, only: MPI_Comm, PMPI_Barrier
+  implicit none
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: nbarrier, nreduce
+  common /profcount/ nbarrier, nreduce
+  nbarrier = nbarrier + 1
+  call PMPI_Barrier(comm, ierror)
+end subroutine
+
+subroutine MPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+  use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Op, PMPI_Reduce
+  implicit none
+  type(*), dimension(..), intent(in) :: sendbuf
+  type(*), dimension(..) :: recvbuf
+  integer, intent(in) :: count, root
+  type(MPI_Datatype), intent(in) :: datatype
+  type(MPI_Op), intent(in) :: op
+  type(MPI_Comm), intent(in) :: comm
+  integer, optional, intent(out) :: ierror
+  integer :: nbarrier, nreduce
+  common /profcount/ nbarrier, nreduce
+  nreduce = nreduce + 1
+  call PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+end subroutine
 
 subroutine my_sum08(invec, inoutvec, len, datatype)
   use mpi_f08, only: MPI_Datatype
@@ -368,34 +427,48 @@ end subroutine
 ! position counts elements of datatype into userbuf.
 subroutine plus_write08(userbuf, datatype, count, filebuf, position, extra_state, ierror)
   use mpi_f08, only: MPI_Datatype, MPI_OFFSET_KIND, MPI_ADDRESS_KIND, MPI_SUCCESS
-  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
+  use, intrinsic :: iso_c_binding, only: c_ptr
   implicit none
   type(c_ptr), value :: userbuf, filebuf
   type(MPI_Datatype) :: datatype
   integer :: count, ierror
   integer(kind=MPI_OFFSET_KIND) :: position
   integer(kind=MPI_ADDRESS_KIND) :: extra_state
-  integer, pointer :: u(:), f(:)
-  call c_f_pointer(userbuf, u, [position + count])
-  call c_f_pointer(filebuf, f, [count])
-  f = u(position + 1:) + int(extra_state)
+  call plus_shift(userbuf, filebuf, count, position, int(extra_state), .true.)
   ierror = MPI_SUCCESS
 end subroutine
 
 subroutine plus_read08(userbuf, datatype, count, filebuf, position, extra_state, ierror)
   use mpi_f08, only: MPI_Datatype, MPI_OFFSET_KIND, MPI_ADDRESS_KIND, MPI_SUCCESS
-  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
+  use, intrinsic :: iso_c_binding, only: c_ptr
   implicit none
   type(c_ptr), value :: userbuf, filebuf
   type(MPI_Datatype) :: datatype
   integer :: count, ierror
   integer(kind=MPI_OFFSET_KIND) :: position
   integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  call plus_shift(userbuf, filebuf, count, position, int(extra_state), .false.)
+  ierror = MPI_SUCCESS
+end subroutine
+
+! The conversions of plus_write08 and plus_read08: the file holds the
+! count integers of userbuf from position on, each plus delta.
+subroutine plus_shift(userbuf, filebuf, count, position, delta, to_file)
+  use mpi_f08, only: MPI_OFFSET_KIND
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
+  implicit none
+  type(c_ptr) :: userbuf, filebuf
+  integer :: count, delta
+  integer(kind=MPI_OFFSET_KIND) :: position
+  logical :: to_file
   integer, pointer :: u(:), f(:)
   call c_f_pointer(userbuf, u, [position + count])
   call c_f_pointer(filebuf, f, [count])
-  u(position + 1:) = f - int(extra_state)
-  ierror = MPI_SUCCESS
+  if (to_file) then
+     f = u(position + 1:) + delta
+  else
+     u(position + 1:) = f - delta
+  end if
 end subroutine
 
 subroutine plus_extent08(datatype, extent, extra_state, ierror)
