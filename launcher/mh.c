@@ -225,7 +225,9 @@ static int build_job(struct mh *m)
     return rc ? -ENOMEM : 0;
 }
 
-/* rdmpi-launchd beside mpirun, unless RDMPI_LAUNCHD names another. */
+/* The daemon: RDMPI_LAUNCHD, else the one beside mpirun when there is one
+ * (the build tree, where both are built in launcher/), else the installed
+ * one in pkglibexecdir.  Other hosts get the same path. */
 static void launchd_path(char *buf, size_t len)
 {
     const char *env = getenv("RDMPI_LAUNCHD");
@@ -237,13 +239,13 @@ static void launchd_path(char *buf, size_t len)
         return;
     }
     n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0) {
-        snprintf(buf, len, "rdmpi-launchd");
-        return;
+    if (n > 0) {
+        self[n] = 0;
+        *strrchr(self, '/') = 0;
+        if (snprintf(buf, len, "%s/rdmpi-launchd", self) < (int)len && access(buf, X_OK) == 0)
+            return;
     }
-    self[n] = 0;
-    *strrchr(self, '/') = 0;
-    snprintf(buf, len, "%.*s/rdmpi-launchd", (int)(len > 32 ? len - 32 : 0), self);
+    snprintf(buf, len, "%s/rdmpi-launchd", LN_PKGLIBEXECDIR);
 }
 
 static int host_is_me(const char *name)
