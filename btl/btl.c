@@ -98,10 +98,18 @@ static int listed(const char *full, const char *list, int exclude, const char *n
     return found;
 }
 
+int btl_enabled(const char *name)
+{
+    const char *list = rt_param_string(&p_btl);
+    int exclude = list[0] == '^';
+
+    return !list[0] || listed(list, list + exclude, exclude, name) != exclude;
+}
+
 int btl_open_all(struct btl_module ***mods, int *n)
 {
     const char *list = rt_param_string(&p_btl);
-    int exclude = list[0] == '^', count = 0;
+    int count = 0;
 
     for (int t = 0; t < BTL_MAX_TAGS; t++)
         if (!btl_recv_table[t])
@@ -111,7 +119,7 @@ int btl_open_all(struct btl_module ***mods, int *n)
         struct btl_module *m = compiled[i];
         int pos;
 
-        if (list[0] && listed(list, list + exclude, exclude, m->name) == exclude)
+        if (!btl_enabled(m->name))
             continue;
         /* A network transport costs start-up time and a poll per progress
          * call; with every rank on this host and no list given it would

@@ -143,6 +143,9 @@ static inline void btl_deliver(int peer, const void *data, size_t len)
     btl_recv_table[*(const uint8_t *)data & (BTL_MAX_TAGS - 1)](peer, data, len);
 }
 
+/* Whether RDMPI_BTL lets the BTL of that name open (a bad list is fatal). */
+int btl_enabled(const char *name);
+
 /* The BTLs that want to run in this process, by exclusivity (highest
  * first), after RDMPI_BTL filtering. */
 int btl_open_all(struct btl_module ***mods, int *n);

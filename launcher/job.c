@@ -295,6 +295,33 @@ static void reap(struct ln_job *job)
     }
 }
 
+/* 1 if an rdmpi rank's abort message is an MPI error: "MPI_Fn: ..." or
+ * "MPI_Fn on COMM: ..." (runtime/errors.c), not MPI_Abort's "MPI_Abort(". */
+static int is_mpi_error(const char *m)
+{
+    size_t n = strncmp(m, "MPI_", 4) ? 0 : 4 + strspn(m + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                          "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+    return n > 4 && (m[n] == ':' || !strncmp(m + n, " on ", 4));
+}
+
+/* A rank's PMIx_Abort: MPI_Abort, a fatal MPI error (named by function and
+ * communicator), or another reason the rank gave. */
+static void report_abort(struct ln_job *job, int r, int code, const char *m)
+{
+    struct ln_rank *rk = &job->ranks[r];
+
+    if (m && is_mpi_error(m))
+        fail(job, code, r, 0, "rank %d (pid %d) on host %s: MPI error in %s", r, (int)rk->pid,
+             job->host, m);
+    else if (!m || !strncmp(m, "MPI_Abort(", 10))
+        fail(job, code, r, 0, "rank %d (pid %d) on host %s called MPI_Abort with error code %d",
+             r, (int)rk->pid, job->host, code);
+    else
+        fail(job, code, r, 0, "rank %d (pid %d) on host %s aborted the job with status %d: %s", r,
+             (int)rk->pid, job->host, code, m);
+}
+
 static void handle_events(struct ln_job *job)
 {
     struct ln_event *ev, *next;
@@ -313,9 +340,7 @@ static void handle_events(struct ln_job *job)
                 rk->aborted = 1;
                 /* Its own message comes before ours. */
                 ln_iof_drain(job, rk);
-                fail(job, code, r, 0,
-                     "rank %d (pid %d) on host %s called MPI_Abort with error code %d", r,
-                     (int)rk->pid, job->host, s);
+                report_abort(job, r, code, ln_pmix_event_msg(ev));
             } else {
                 fail(job, code, -1, 0, "a process called PMIx_Abort with status %d", s);
             }

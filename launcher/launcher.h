@@ -235,6 +235,7 @@ struct ln_event *ln_pmix_event_next(struct ln_event *ev);
 enum ln_ev_type ln_pmix_event_type(const struct ln_event *ev);
 int ln_pmix_event_rank(const struct ln_event *ev);
 int ln_pmix_event_status(const struct ln_event *ev);
+const char *ln_pmix_event_msg(const struct ln_event *ev); /* abort; may be NULL */
 /* Answer the event (run the PMIx callback, if any) and free it. */
 void ln_pmix_event_done(struct ln_event *ev);
 /* A fence's local data; completing it with every host's data. */

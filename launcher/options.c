@@ -11,6 +11,7 @@
  * its own -n, -x/-env and -wdir.
  */
 #include "launcher.h"
+#include "envvars.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -116,8 +117,9 @@ static const char help_text[] =
     "Usage: mpirun [options] [--] program [program arguments]\n"
     "       mpirun [options] -n N program [args] : -n M [-x VAR=v] [-wdir D] program2 [args] ...\n"
     "\n"
-    "Starts the ranks of an rdmpi job on this host, serves them PMIx, forwards\n"
-    "their output line by line and ends the whole job when one rank fails.\n"
+    "Starts the ranks of an rdmpi job (on this host, or with -hosts on several),\n"
+    "serves them PMIx, forwards their output line by line and ends the whole\n"
+    "job when one rank fails.\n"
     "Options stop at the program name: what follows belongs to the program,\n"
     "up to a ':' that starts another program (MPMD; MPI_APPNUM tells them\n"
     "apart), with its own -n, -x/-env and -wdir.\n"
@@ -127,7 +129,7 @@ static const char help_text[] =
     "  -genv VAR value         give ranks VAR=value (Hydra spelling; also -env)\n"
     "  -genvlist A,B           as -x A -x B\n"
     "  --tag-output, -l        prefix every output line with \"[rank] \"\n"
-    "  --timeout S             end the job after S seconds, exit 124\n"
+    "  --timeout S             end the job after S seconds, exit 124 (0: no limit)\n"
     "  --output-filename DIR   write DIR/rank.R/stdout and DIR/rank.R/stderr\n"
     "  -wdir DIR, --wd DIR     ranks start in DIR (default: mpirun's directory)\n"
     "  --bind-to none|core     pin rank r to the r-th allowed CPU (default: core\n"
@@ -271,7 +273,12 @@ static int parse_np(const char *opt, const char *arg, int *np)
     return 0;
 }
 
-static int parse_seconds(const char *opt, const char *arg, double *out, int zero_ok,
+#define NO_LIMIT " (0: no limit)"
+#define NO_GRACE " (0: SIGKILL at once)"
+
+/* Seconds, 0 included; zero_note says what 0 means (the same for an option
+ * and its variable, so both say the same thing). */
+static int parse_seconds(const char *opt, const char *arg, double *out, const char *zero_note,
                          const char *example)
 {
     char *end;
@@ -279,9 +286,9 @@ static int parse_seconds(const char *opt, const char *arg, double *out, int zero
 
     errno = 0;
     v = strtod(arg, &end);
-    if (errno || end == arg || *end || !(v >= 0) || (!zero_ok && v == 0) || v > 1e9) {
-        ln_err("%s needs a %s number of seconds, got '%s' (example: %s)", opt,
-               zero_ok ? "non-negative" : "positive", arg, example);
+    if (errno || end == arg || *end || !(v >= 0) || v > 1e9) {
+        ln_err("%s needs a number of seconds%s, got '%s' (example: %s)", opt, zero_note, arg,
+               example);
         return -EINVAL;
     }
     *out = v;
@@ -338,29 +345,37 @@ static int parse_verbose(const char *opt, const char *arg, int *out)
     return 0;
 }
 
-/* Defaults from the environment; the command line may override each. */
+/* Defaults from the environment (the variables of envvars.c, read nowhere
+ * else but mh.c); the command line may override each. */
 static int from_env(struct ln_opts *o)
 {
-    const char *v;
-    int rc = 0;
+    int rc = 0, timeout_set = 0;
 
-    if ((v = getenv("RDMPI_NP")) && *v)
-        rc = rc ? rc : (o->np_given = 1, parse_np("RDMPI_NP", v, &o->np));
-    if ((v = getenv("RDMPI_TIMEOUT")) && *v)
-        rc = rc ? rc : parse_seconds("RDMPI_TIMEOUT", v, &o->timeout, 1, "RDMPI_TIMEOUT=60");
-    else if ((v = getenv("MPIEXEC_TIMEOUT")) && *v)
-        rc = rc ? rc : parse_seconds("MPIEXEC_TIMEOUT", v, &o->timeout, 1, "MPIEXEC_TIMEOUT=60");
-    if ((v = getenv("RDMPI_TAG_OUTPUT")))
-        rc = rc ? rc : parse_bool("RDMPI_TAG_OUTPUT", v, &o->tag_output);
-    if ((v = getenv("RDMPI_OUTPUT_FILENAME")) && *v)
-        o->output_dir = v;
-    if ((v = getenv("RDMPI_BIND_TO")) && *v)
-        rc = rc ? rc : parse_bind("RDMPI_BIND_TO", v, &o->bind);
-    if ((v = getenv("RDMPI_KILL_GRACE")) && *v)
-        rc =
-            rc ? rc : parse_seconds("RDMPI_KILL_GRACE", v, &o->kill_grace, 1, "RDMPI_KILL_GRACE=5");
-    if ((v = getenv("RDMPI_VERBOSE")) && *v)
-        rc = rc ? rc : parse_verbose("RDMPI_VERBOSE", v, &o->verbose);
+    for (int id = 0; id < LN_ENV_COUNT && !rc; id++) {
+        const char *name = ln_env_vars[id].name, *v = getenv(name);
+
+        if (!v || (!*v && id != LN_ENV_TAG_OUTPUT))
+            continue;
+        switch ((enum ln_env_id)id) {
+        case LN_ENV_NP: o->np_given = 1; rc = parse_np(name, v, &o->np); break;
+        case LN_ENV_TIMEOUT:
+        case LN_ENV_MPIEXEC_TIMEOUT: /* RDMPI_TIMEOUT wins */
+            if (!timeout_set++)
+                rc = parse_seconds(name, v, &o->timeout, NO_LIMIT, "RDMPI_TIMEOUT=60");
+            break;
+        case LN_ENV_TAG_OUTPUT: rc = parse_bool(name, v, &o->tag_output); break;
+        case LN_ENV_OUTPUT_FILENAME: o->output_dir = v; break;
+        case LN_ENV_BIND_TO: rc = parse_bind(name, v, &o->bind); break;
+        case LN_ENV_KILL_GRACE:
+            rc = parse_seconds(name, v, &o->kill_grace, NO_GRACE, "RDMPI_KILL_GRACE=5");
+            break;
+        case LN_ENV_VERBOSE: rc = parse_verbose(name, v, &o->verbose); break;
+        case LN_ENV_LAUNCHD:
+        case LN_ENV_LAUNCH_ADDR:
+        case LN_ENV_LAUNCH_TIMEOUT: /* mh.c's */
+        case LN_ENV_COUNT: break;
+        }
+    }
     return rc;
 }
 
@@ -494,7 +509,7 @@ static int apply(struct ln_opts *o, const struct opt *op, const char *word, cons
         return 0;
     case O_TAG: o->tag_output = 1; return 0;
     case O_TIMEOUT:
-        return parse_seconds(word, a1, &o->timeout, 0, "mpirun --timeout 60 -n 4 ./app");
+        return parse_seconds(word, a1, &o->timeout, NO_LIMIT, "mpirun --timeout 60 -n 4 ./app");
     case O_OUTDIR:
         if (!*a1) {
             ln_err("%s needs a directory name (example: mpirun %s out -n 4 ./app)", word, word);
@@ -531,7 +546,8 @@ static int apply(struct ln_opts *o, const struct opt *op, const char *word, cons
         upcase_key(key, sizeof(key), a1);
         return add_env(o, key, a2);
     case O_GRACE:
-        return parse_seconds(word, a1, &o->kill_grace, 1, "mpirun --kill-grace 5 -n 4 ./app");
+        return parse_seconds(word, a1, &o->kill_grace, NO_GRACE,
+                             "mpirun --kill-grace 5 -n 4 ./app");
     case O_HOST: {
         size_t n = (o->hosts ? strlen(o->hosts) + 1 : 0) + strlen(a1) + 1;
         char *h = realloc(o->hosts, n);

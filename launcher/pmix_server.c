@@ -37,6 +37,7 @@ struct ln_event {
     enum ln_ev_type type;
     int rank;
     int status;              /* abort status */
+    char *msg;               /* abort: the rank's own account, or NULL */
     pmix_op_cbfunc_t opcb;   /* abort */
     pmix_modex_cbfunc_t mcb; /* fence_nb, direct_modex */
     void *cbdata;
@@ -119,7 +120,6 @@ static pmix_status_t up_abort(const pmix_proc_t *p, void *obj, int status, const
     struct ln_event *ev = calloc(1, sizeof(*ev));
 
     (void)obj;
-    (void)msg;
     (void)procs;
     (void)nprocs;
     if (!ev)
@@ -127,6 +127,7 @@ static pmix_status_t up_abort(const pmix_proc_t *p, void *obj, int status, const
     ev->type = LN_EV_ABORT;
     ev->rank = our_rank(p);
     ev->status = status;
+    ev->msg = msg && *msg ? strdup(msg) : NULL;
     ev->opcb = cb;
     ev->cbdata = cbdata;
     post(ev);
@@ -231,6 +232,11 @@ int ln_pmix_event_status(const struct ln_event *ev)
     return ev->status;
 }
 
+const char *ln_pmix_event_msg(const struct ln_event *ev)
+{
+    return ev->msg;
+}
+
 int ln_pmix_connected(int rank)
 {
     return flag_connected && atomic_load(&flag_connected[rank]);
@@ -250,6 +256,7 @@ void ln_pmix_event_done(struct ln_event *ev)
 {
     switch (ev->type) {
     case LN_EV_ABORT:
+        free(ev->msg);
         if (ev->opcb)
             ev->opcb(PMIX_SUCCESS, ev->cbdata);
         break;

@@ -98,3 +98,18 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     *size = c->size;
     return MPI_SUCCESS;
 }
+
+const char *rt_comm_describe(const struct rdmpi_comm *c, char *buf, size_t len)
+{
+    const char *kind = c->inter ? "intercommunicator" : "communicator";
+    const char *s = c->size == 1 ? "" : "s";
+
+    if (c->name[0])
+        return c->name;
+    if (c->from[0])
+        snprintf(buf, len, "%s %s of %d rank%s, %s %s", c->inter ? "an" : "a", kind, c->size, s,
+                 c->dup ? "dup of" : "derived from", c->from);
+    else
+        snprintf(buf, len, "an unnamed %s of %d rank%s", kind, c->size, s);
+    return buf;
+}

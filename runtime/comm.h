@@ -33,6 +33,10 @@ struct rdmpi_comm {
     MPI_Info info;                  /* hints set by the user, or MPI_INFO_NULL */
     MPI_Session session;            /* the session it derives from, or MPI_SESSION_NULL */
     char name[MPI_MAX_OBJECT_NAME];
+    /* For messages about an unnamed one: its nearest named ancestor when it
+     * was made, and whether it is a plain duplicate of that ancestor. */
+    char from[MPI_MAX_OBJECT_NAME];
+    int dup;
 };
 
 #define RT_COMM_NPREDEF 2
@@ -56,6 +60,11 @@ static inline int rt_comm_world_rank(const struct rdmpi_comm *c, int r)
 {
     return c->world ? c->world[r] : r;
 }
+
+/* For messages: the name, else "a communicator of N ranks, dup of X" (or
+ * "derived from X"); buf should hold RT_COMM_DESCRIBE_MAX bytes. */
+#define RT_COMM_DESCRIBE_MAX (MPI_MAX_OBJECT_NAME + 64)
+const char *rt_comm_describe(const struct rdmpi_comm *c, char *buf, size_t len);
 
 int rt_comm_init(void);
 void rt_comm_finalize(void);

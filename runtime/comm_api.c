@@ -88,6 +88,7 @@ int rt_comm_dup_finish(struct rdmpi_comm *c, uint32_t cid, uint32_t lcid, MPI_In
                   : rt_comm_new(g, cid, c, &err);
     if (!nc)
         return err;
+    nc->dup = c->name[0] != 0;
     if ((err = inherit(c, nc, info))) {
         rt_attr_delete_all(RT_KIND_COMM, nc->handle, &nc->attrs);
         rt_comm_destroy(nc);

@@ -4,6 +4,7 @@
 
 #include "obj.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 struct rdmpi_group *rt_comm_group(struct rdmpi_comm *c)
@@ -48,6 +49,7 @@ static struct rdmpi_comm *comm_new(struct rdmpi_group *g, struct rdmpi_group *rg
     c->errh = parent->errh;
     rt_errh_retain(c->errh);
     c->session = parent->session;
+    snprintf(c->from, sizeof(c->from), "%s", parent->name[0] ? parent->name : parent->from);
     c->handle = (MPI_Comm)c;
     c->info = MPI_INFO_NULL;
     if (pml_comm_add(c)) {

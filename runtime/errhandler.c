@@ -112,7 +112,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     RT_CHECK_INIT(fn);
     if (!(c = rt_comm_check(comm, fn, &err)))
         return err;
-    rt_errh_run(c->errh, &comm, errorcode, fn, "error raised by the application");
+    rt_err_raise_comm(comm, errorcode, fn, "error raised by the application");
     /* The standard: returns MPI_SUCCESS when the handler returned. */
     return MPI_SUCCESS;
 }

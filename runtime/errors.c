@@ -204,10 +204,18 @@ int rt_errh_run(struct rdmpi_errhandler *e, void *handle, int code,
 int rt_err_raise_comm(MPI_Comm comm, int code, const char *func, const char *msg)
 {
     struct rdmpi_comm *c = rt_comm_get(comm);
+    char who[RT_COMM_DESCRIBE_MAX], where[RT_COMM_DESCRIBE_MAX + 64];
 
     if (!c) {
         comm = MPI_COMM_SELF;
         c = rt_comm_get(comm);
+    } else if (comm != MPI_COMM_SELF && (!c->errh || c->errh->builtin == RT_ERRH_FATAL ||
+                                         c->errh->builtin == RT_ERRH_ABORT)) {
+        /* Fatal: the job's last line must say where it happened. Errors
+         * tied to no communicator (invalid handles, requests, ...) are
+         * raised on MPI_COMM_SELF, which would mislead if named. */
+        snprintf(where, sizeof(where), "%s on %s", func, rt_comm_describe(c, who, sizeof(who)));
+        func = where;
     }
     return rt_errh_run(c ? c->errh : NULL, &comm, code, func, msg);
 }

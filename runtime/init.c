@@ -253,10 +253,15 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     RT_API_ENTER();
     struct rdmpi_comm *c = rt_comm_get(comm);
-    char msg[256];
+    char msg[RT_COMM_DESCRIBE_MAX + 128], who[RT_COMM_DESCRIBE_MAX];
 
-    snprintf(msg, sizeof(msg), "MPI_Abort(%s, %d) called: ending the job",
-             c ? c->name : "invalid communicator", errorcode);
+    /* mpirun tells MPI_Abort from other errors by the "MPI_Abort(" start. */
+    if (c && c->name[0])
+        snprintf(msg, sizeof(msg), "MPI_Abort(%s, %d) called: ending the job", c->name,
+                 errorcode);
+    else
+        snprintf(msg, sizeof(msg), "MPI_Abort(comm, %d) called on %s: ending the job", errorcode,
+                 c ? rt_comm_describe(c, who, sizeof(who)) : "an invalid communicator");
     /* Exit statuses are 8 bits; 0 would read as success. */
     rt_abort_job((errorcode & 0xff) ? (errorcode & 0xff) : 1, msg);
 }

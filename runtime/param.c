@@ -125,19 +125,3 @@ const char *rt_param_string(const struct rt_param *p)
 {
     return rt_param_text(p);
 }
-
-/* For the rdmpi_info tool: every tunable with its value and help. */
-void rdmpi_info_params(FILE *out)
-{
-    static const char *types[] = {"int", "bool", "size", "string"};
-
-    for (const struct rt_param *p = params; p; p = p->next) {
-        char var[128];
-        const char *v;
-
-        snprintf(var, sizeof(var), "RDMPI_%s", p->name);
-        v = getenv(var);
-        fprintf(out, "%-28s %-6s default %-8s%s%s%s\n    %s\n", var, types[p->type], p->def,
-                v ? " (set: " : "", v ? v : "", v ? ")" : "", p->help);
-    }
-}

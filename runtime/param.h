@@ -41,7 +41,4 @@ const char *rt_param_string(const struct rt_param *p);
 const char *rt_param_text(const struct rt_param *p);
 int rt_param_parse(const struct rt_param *p, const char *text, long long *out);
 
-/* Exported for the rdmpi_info tool. */
-void rdmpi_info_params(FILE *out);
-
 #endif

@@ -215,6 +215,11 @@ struct btl_ofi_state {
 extern struct btl_ofi_state btl_ofi;
 extern const struct btl_ofi_host btl_ofi_host;
 
+/* What the BTL asks fi_getinfo for (NULL: out of memory), and the user's
+ * provider and interface wishes; rdmpi_info uses them too. */
+struct fi_info *btl_ofi_hints(void);
+struct btl_ofi_want btl_ofi_wants(int multi_host);
+
 /* fi_mr_reg with our keys and FI_MR_ENDPOINT binding; a libfabric code. */
 int btl_ofi_mr_reg(void *buf, size_t len, uint64_t access, struct fid_mr **mr);
 /* Why registering len bytes failed, with the locked-memory limit's fix. */

@@ -74,7 +74,7 @@ void btl_ofi_error(const char *what, int rc)
             fi_strerror(rc < 0 ? -rc : rc), rc);
 }
 
-static struct fi_info *hints(void)
+struct fi_info *btl_ofi_hints(void)
 {
     struct fi_info *h = fi_allocinfo();
 
@@ -157,14 +157,19 @@ static void size_queues(void)
             z.universe, z.verbs_tx ? z.verbs_tx : tx, z.verbs_rx ? z.verbs_rx : rx, max_cqe);
 }
 
+struct btl_ofi_want btl_ofi_wants(int multi_host)
+{
+    return (struct btl_ofi_want){rt_param_string(&p_provider), rt_param_string(&p_iface),
+                                 multi_host};
+}
+
 /* Picks the provider; 0 with btl_ofi.info set, 0 without it when ofi is
  * unavailable and nobody asked for it, or fatal when the user's choice
  * cannot be met. */
 static int choose(void)
 {
-    struct btl_ofi_want want = {rt_param_string(&p_provider), rt_param_string(&p_iface),
-                                rt.num_nodes > 1};
-    struct fi_info *h = hints(), *list = NULL;
+    struct btl_ofi_want want = btl_ofi_wants(rt.num_nodes > 1);
+    struct fi_info *h = btl_ofi_hints(), *list = NULL;
     const char *fip = getenv("FI_PROVIDER");
     int rc;
 

@@ -76,5 +76,5 @@ ok $rc "mpifort builds fixed-form FORTRAN 77 with mpif.h"
 run env -u LD_LIBRARY_PATH "$D/old"
 echo "$out" | grep -q "fixed form rank *0"; ok $? "it runs without LD_LIBRARY_PATH: $out"
 run "$top_builddir/tools/rdmpi_info"
-echo "$out" | grep -q "^Fortran bindings: mpif.h, use mpi, use mpi_f08"; ok $? "rdmpi_info reports Fortran"
+echo "$out" | grep -q "^  fortran  *yes: mpif.h, use mpi, use mpi_f08"; ok $? "rdmpi_info reports Fortran"
 finish

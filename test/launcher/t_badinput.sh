@@ -28,7 +28,7 @@ bad() {
 	fi
 }
 
-plan 22
+plan 23
 
 bad 2 "unknown option '--frobnicate' \(mpirun --help lists" \
 	"unknown option" -- --frobnicate -n 2 "$prog"
@@ -54,10 +54,13 @@ bad 2 "cannot create the output directory '.*/a_file/rank.0': Not a directory \(
 	"output directory is a file" -- -n 2 --output-filename "$T/a_file" "$prog"
 bad 2 "cannot create the output directory '/proc/ln_no/rank.0': .* \(give --output-filename" \
 	"output directory cannot be created" -- -n 2 --output-filename /proc/ln_no "$prog"
-bad 2 "--timeout needs a positive number of seconds, got 'soon'" \
+# The option and its variables say the same thing.
+bad 2 "--timeout needs a number of seconds \\(0: no limit\\), got 'soon' \\(example: mpirun --timeout 60" \
 	"--timeout soon" -- --timeout soon -n 2 "$prog"
-bad 2 "--timeout needs a positive number of seconds, got '0'" \
-	"--timeout 0" -- --timeout 0 -n 2 "$prog"
+bad 2 "--timeout needs a number of seconds \\(0: no limit\\), got '-1'" \
+	"--timeout -1" -- --timeout -1 -n 2 "$prog"
+RDMPI_TIMEOUT=soon bad 2 "RDMPI_TIMEOUT needs a number of seconds \\(0: no limit\\), got 'soon' \\(example: RDMPI_TIMEOUT=60\\)$" \
+	"RDMPI_TIMEOUT=soon" -- -n 1 "$prog"
 bad 2 "--bind-to needs none, core, l3cache, numa or socket, got 'board'" \
 	"--bind-to board" -- --bind-to board -n 2 "$prog"
 bad 2 "-x needs VAR or VAR=value with a variable name, got '=1'" \
@@ -66,7 +69,7 @@ bad 2 "-genv needs two values \\(example: mpirun -genv OMP_NUM_THREADS 2 \\./app
 bad 2 "--tag-output takes no value" "--tag-output=1" -- --tag-output=1 "$prog"
 RDMPI_NP=lots bad 2 "RDMPI_NP needs a positive integer, got 'lots'" \
 	"RDMPI_NP=lots" -- "$prog"
-MPIEXEC_TIMEOUT=x bad 2 "MPIEXEC_TIMEOUT needs a non-negative number of seconds, got 'x'" \
+MPIEXEC_TIMEOUT=x bad 2 "MPIEXEC_TIMEOUT needs a number of seconds \\(0: no limit\\), got 'x'" \
 	"MPIEXEC_TIMEOUT=x" -- -n 1 "$prog"
 RDMPI_TAG_OUTPUT=maybe bad 2 "RDMPI_TAG_OUTPUT needs 1 or 0, got 'maybe'" \
 	"RDMPI_TAG_OUTPUT=maybe" -- -n 1 "$prog"

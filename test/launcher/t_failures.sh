@@ -41,8 +41,8 @@ c=$(uniq_client lnt_abort_$$)
 lrun -n 4 "$c" abort 42 1
 is "$rc" 42 "abort(42) on rank 1: mpirun exits 42"
 is "$err" "ln_client: rank 1 aborts with 42
-mpirun: rank 1 (pid $(printf '%s' "$err" | sed -n 's/.*(pid \([0-9]*\)).*/\1/p')) on host $host called MPI_Abort with error code 42" \
-	"abort: the rank's message, then mpirun's one line"
+mpirun: rank 1 (pid $(printf '%s' "$err" | sed -n 's/.*(pid \([0-9]*\)).*/\1/p')) on host $host aborted the job with status 42: rank 1 aborts with 42" \
+	"abort: the rank's message, then mpirun's one line with the reason it gave"
 [ "$ms" -lt 5000 ]
 ok $? "abort: the job ends at once ($ms ms)"
 check_clean lnt_abort_$$ "abort"

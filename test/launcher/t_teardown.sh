@@ -4,7 +4,7 @@
 # dead jobs left.
 . "$(dirname "$0")/lib.sh"
 
-plan 29
+plan 30
 
 host=$(hostname)
 
@@ -23,6 +23,9 @@ MPIEXEC_TIMEOUT=1 lrun -n 2 "$c" sleep 20
 is "$rc" 124 "MPIEXEC_TIMEOUT=1: exit 124 ($ms ms)"
 RDMPI_TIMEOUT=0.5 lrun -n 2 "$c" sleep 20
 is "$rc" 124 "RDMPI_TIMEOUT=0.5: exit 124 ($ms ms)"
+# 0 is no limit, on the command line as in the environment.
+RDMPI_TIMEOUT=0.5 lrun --timeout 0 -n 2 "$c" sleep 1
+is "$rc" 0 "--timeout 0 lifts RDMPI_TIMEOUT=0.5: the 1 s job ends by itself ($ms ms)"
 MPIEXEC_TIMEOUT=1 lrun --timeout 20 -n 1 "$c" sleep 2
 is "$rc" 0 "--timeout beats MPIEXEC_TIMEOUT"
 lrun --timeout 5 -n 2 "$CLIENT" hello
