@@ -6,7 +6,7 @@
 #ifndef COLL_H
 #define COLL_H
 
-#include "pml_check.h"
+#include "pml_api.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,6 +66,23 @@ struct coll_step {
 
 struct coll_mem;
 
+/* A send or receive of the running round, and what its end checks. */
+struct coll_pend {
+    struct rdmpi_request *req; /* the pml's internal request (pml_api.h) */
+    size_t want;               /* receive: the bytes expected */
+    int peer;
+    bool recv;
+    bool local; /* on an intercomm's local group */
+};
+
+/* A non-blocking or persistent collective's request: the runtime's generic
+ * request, from its object pool (so MPI_Request_c2f and the Wait/Test
+ * family work on it), around a heap schedule (coll_req.c). */
+struct coll_req {
+    struct rdmpi_request base;
+    struct coll_sched *sched;
+};
+
 #define COLL_INLINE_STEPS   24
 #define COLL_INLINE_REQS    16
 #define COLL_INLINE_SCRATCH 512
@@ -82,7 +99,7 @@ struct coll_sched {
     int nsteps, cap;
     int comm_steps;        /* sends/receives since the last fence */
     int next;              /* next step to issue */
-    struct pml_req **reqs; /* in flight: this round's sends and receives */
+    struct coll_pend *reqs; /* in flight: this round's sends and receives */
     int nreqs, reqcap, reaped;
     int tag; /* this run's internal tag (a persistent one's, for all its runs) */
     int err; /* first error class, 0 if none */
@@ -94,11 +111,11 @@ struct coll_sched {
     size_t scratch_used;
     bool now;    /* blocking: each step runs as it is built (coll_sched_now) */
     bool posted; /* now: a send or receive went out */
-    struct pml_req *req;              /* the user's request, if not blocking */
+    struct coll_req *req;             /* the user's request, if not blocking */
     bool held;                        /* holds pc and lpc (see coll_sched_post) */
     struct coll_sched *anext, *aprev; /* the engine's active list */
     struct coll_step step_space[COLL_INLINE_STEPS];
-    struct pml_req *req_space[COLL_INLINE_REQS];
+    struct coll_pend req_space[COLL_INLINE_REQS];
     _Alignas(16) char scratch[COLL_INLINE_SCRATCH];
 };
 

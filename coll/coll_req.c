@@ -1,8 +1,9 @@
 /* Non-blocking and persistent collectives: a heap schedule behind a
- * request, advanced by the progress engine. The request is a pml request
- * (buf points at the schedule) so MPI_Request_c2f/f2c and the runtime's
- * Wait/Test family work on it unchanged. */
+ * request, advanced by the progress engine. The request is coll's own
+ * (struct coll_req) in the runtime's object pool, so MPI_Request_c2f/f2c
+ * and the runtime's Wait/Test family work on it unchanged. */
 #include "coll.h"
+#include "obj.h"
 
 #include <stdlib.h>
 
@@ -22,8 +23,9 @@ static void unlink_active(struct coll_sched *s)
 
 static void finish(struct coll_sched *s)
 {
-    struct pml_req *r = s->req;
+    struct coll_req *r = s->req;
 
+    pml_comm_op_done(s->pc);
     rt_status_empty(&r->base.status);
     r->base.status.MPI_ERROR = s->err;
     if (s->err)
@@ -54,8 +56,11 @@ int coll_progress(void)
     return n;
 }
 
+/* A run is an operation on the communicator that MPI_Comm_disconnect
+ * waits for, from here to finish(). */
 static void launch(struct coll_sched *s)
 {
+    pml_comm_op_start(s->pc);
     coll_sched_start(s);
     if (coll_sched_advance(s)) {
         finish(s);
@@ -71,16 +76,14 @@ static int req_start(struct rdmpi_request *br)
 {
     br->complete = 0;
     br->active = 1;
-    launch(((struct pml_req *)br)->buf);
+    launch(((struct coll_req *)br)->sched);
     return MPI_SUCCESS;
 }
 
 static void req_release(struct rdmpi_request *br)
 {
-    struct pml_req *r = (struct pml_req *)br;
-
-    coll_sched_free(r->buf);
-    pml_req_release(r);
+    coll_sched_free(((struct coll_req *)br)->sched);
+    rt_obj_delete(br);
 }
 
 /* Cancelling a collective is erroneous (MPI 4.1 sec. 6.12); no cancel op. */
@@ -111,7 +114,7 @@ void coll_sched_free(struct coll_sched *s)
  * local group) until it is freed. */
 int coll_sched_post(struct coll_sched *s, MPI_Request *request, bool persistent)
 {
-    struct pml_req *r = pml_req_alloc();
+    struct coll_req *r = rt_obj_new(RT_KIND_REQUEST, sizeof(*r));
 
     if (!r)
         return MPI_ERR_NO_MEM;
@@ -119,12 +122,11 @@ int coll_sched_post(struct coll_sched *s, MPI_Request *request, bool persistent)
     if (s->lpc != s->pc)
         pml_comm_hold(s->lpc);
     s->held = true;
-    r->pc = s->pc;
     r->base.type = RT_REQ_COLL;
     r->base.comm = s->comm->handle;
     r->base.ops = &req_ops;
     r->base.persistent = persistent;
-    r->buf = s;
+    r->sched = s;
     s->req = r;
     *request = (MPI_Request)r;
     /* Ranks may start persistent collectives in different orders (MPI 4.1

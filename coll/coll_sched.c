@@ -275,13 +275,12 @@ void coll_sched_start(struct coll_sched *s)
     s->err = 0;
 }
 
-static struct pml_req *req_new(struct coll_sched *s)
+/* A slot for this round's next send or receive. */
+static struct coll_pend *pend_new(struct coll_sched *s)
 {
-    struct pml_req *r;
-
     if (RT_UNLIKELY(s->nreqs == s->reqcap)) {
         int cap = 2 * s->reqcap;
-        struct pml_req **n = malloc((size_t)cap * sizeof(*n));
+        struct coll_pend *n = malloc((size_t)cap * sizeof(*n));
         if (!n)
             rt_fatal("%s: out of memory for %d requests", s->fn, cap);
         memcpy(n, s->reqs, (size_t)s->nreqs * sizeof(*n));
@@ -290,19 +289,17 @@ static struct pml_req *req_new(struct coll_sched *s)
         s->reqs = n;
         s->reqcap = cap;
     }
-    if (RT_UNLIKELY(!(r = pml_req_alloc())))
-        rt_fatal("%s: out of requests", s->fn);
-    s->reqs[s->nreqs++] = r;
-    return r;
+    return &s->reqs[s->nreqs++];
 }
 
-static void fail(struct coll_sched *s, const struct pml_req *r, int err, size_t got, size_t want)
+static void fail(struct coll_sched *s, const struct coll_pend *p, int err, size_t got,
+                 size_t want)
 {
     if (s->err)
         return;
     s->err = err;
-    s->err_peer = r->peer;
-    s->err_local = r->pc != s->pc;
+    s->err_peer = p->peer;
+    s->err_local = p->local;
     s->err_got = got;
     s->err_want = want;
 }
@@ -323,14 +320,14 @@ void coll_sched_mismatch(struct coll_sched *s, int peer, size_t got, size_t want
 static void reap(struct coll_sched *s)
 {
     for (int i = 0; i < s->nreqs; i++) {
-        struct pml_req *r = s->reqs[i];
-        const MPI_Status *st = &r->base.status;
+        struct coll_pend *p = &s->reqs[i];
+        const MPI_Status *st = &p->req->status;
 
         if (RT_UNLIKELY(st->MPI_ERROR))
-            fail(s, r, st->MPI_ERROR, (size_t)st->rdmpi_count, r->len);
-        else if (RT_UNLIKELY(!r->send && (size_t)st->rdmpi_count != r->len))
-            fail(s, r, MPI_ERR_NOT_SAME, (size_t)st->rdmpi_count, r->len);
-        pml_req_release(r);
+            fail(s, p, st->MPI_ERROR, (size_t)st->rdmpi_count, p->want);
+        else if (RT_UNLIKELY(p->recv && (size_t)st->rdmpi_count != p->want))
+            fail(s, p, MPI_ERR_NOT_SAME, (size_t)st->rdmpi_count, p->want);
+        pml_int_release(p->req);
     }
     s->nreqs = s->reaped = 0;
 }
@@ -375,31 +372,41 @@ static void reduce(const struct coll_sched *s, const struct coll_step *st)
     copy(&c);
 }
 
+/* A send or receive just started, kept until its round ends. */
+static void pend_add(struct coll_sched *s, const struct coll_step *st, struct rdmpi_request *r,
+                     size_t count, bool recv)
+{
+    struct coll_pend *p = pend_new(s);
+
+    p->req = r;
+    p->want = coll_bytes(count, st->dt);
+    p->peer = st->peer;
+    p->recv = recv;
+    p->local = st->local;
+}
+
 static void issue(struct coll_sched *s, const struct coll_step *st)
 {
-    struct pml_comm *pc;
-    struct pml_req *r;
+    struct rdmpi_request *r;
     size_t count;
-    bool done;
 
     switch (st->kind) {
     case COLL_SEND:
-        pc = st->local ? s->lpc : s->pc;
         /* After a failed receive (ranks passed different counts) send
          * nothing: ranks downstream then see a size they did not expect
          * and fail too, rather than finishing on data they never got. */
         count = RT_UNLIKELY(s->err) ? 0 : st->count;
-        pml_send_now(st->buf, count, st->dt, st->peer, s->tag, pc, PML_STANDARD, &done);
-        if (done)
-            break;
-        r = req_new(s);
-        pml_isend(st->buf, count, st->dt, st->peer, s->tag, pc, PML_STANDARD, r);
+        if (RT_UNLIKELY(pml_int_isend(st->buf, count, st->dt, st->peer, s->tag,
+                                      st->local ? s->lpc : s->pc, &r)))
+            rt_fatal("%s: out of requests", s->fn);
+        if (r)
+            pend_add(s, st, r, count, false);
         break;
     case COLL_RECV:
-        pc = st->local ? s->lpc : s->pc;
-        r = req_new(s);
-        pml_recv_setup(r, st->buf, st->count, st->dt, st->peer, s->tag, pc);
-        pml_irecv(r);
+        if (RT_UNLIKELY(pml_int_irecv(st->buf, st->count, st->dt, st->peer, s->tag,
+                                      st->local ? s->lpc : s->pc, &r)))
+            rt_fatal("%s: out of requests", s->fn);
+        pend_add(s, st, r, st->count, true);
         break;
     case COLL_COPY: copy(st); break;
     case COLL_REDUCE: reduce(s, st); break;
@@ -411,7 +418,7 @@ bool coll_sched_advance(struct coll_sched *s)
 {
     for (;;) {
         while (s->reaped < s->nreqs) {
-            if (!__atomic_load_n(&s->reqs[s->reaped]->base.complete, __ATOMIC_ACQUIRE))
+            if (!pml_int_done(s->reqs[s->reaped].req))
                 return false;
             s->reaped++;
         }
@@ -433,7 +440,7 @@ static void wait_round(struct coll_sched *s)
     unsigned spins = 0;
 
     while (s->reaped < s->nreqs) {
-        if (__atomic_load_n(&s->reqs[s->reaped]->base.complete, __ATOMIC_ACQUIRE))
+        if (pml_int_done(s->reqs[s->reaped].req))
             s->reaped++;
         else if (!rt_progress())
             rt_progress_wait(&spins);

@@ -10,7 +10,7 @@
 
 #include "coll.h"
 #include "comm.h"
-#include "pml.h"
+#include "pml_api.h"
 #include "datatype.h"
 #include "errors.h"
 #include "win.h"

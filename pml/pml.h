@@ -1,5 +1,6 @@
 /* The pml: MPI matching, ordering and the eager/rendezvous protocols over
- * whatever BTL reaches each peer. */
+ * whatever BTL reaches each peer. Private to the files in pml/; other
+ * layers include pml_api.h. */
 #ifndef PML_H
 #define PML_H
 
@@ -7,6 +8,7 @@
 #include "comm.h"
 #include "datatype.h"
 #include "errors.h"
+#include "pml_api.h"
 #include "pml_hdr.h"
 #include "request.h"
 #include "rt.h"
@@ -210,6 +212,7 @@ struct pml_comm {
     uint64_t next_stamp;
     int last_probed;            /* ANY_SOURCE scans start after it */
     int holds;                  /* layers above (schedules) still using it */
+    int ops;                    /* their operations under way (pml_comm_op_start) */
     bool freed;                 /* its communicator is gone; lingers for requests */
     struct pml_bbuf *bbuf;      /* MPI_Comm_attach_buffer's, or NULL (pml_bsend.c) */
     struct pml_part_seq *part_seq; /* partitioned inits per peer and tag (pml_part.c) */
@@ -228,14 +231,11 @@ void pml_comm_park(int wsrc, const void *data, size_t len);
 bool pml_comm_park_cancel(int wsrc, uint32_t cid, uint64_t sreq);
 void pml_comm_finalize(void);
 void pml_part_comm_free(struct pml_comm *pc);
-/* A layer that will post requests on pc later (a collective schedule)
- * holds it, so a communicator freed meanwhile keeps its matching state. */
-void pml_comm_hold(struct pml_comm *pc);
-void pml_comm_unhold(struct pml_comm *pc);
 /* Whether any live request still uses pc (a freed communicator lingers). */
 bool pml_req_using(const struct pml_comm *pc);
 /* Whether an operation on pc is under way: a request not yet complete,
- * the user's (even freed) or the library's own (a buffered send's). */
+ * the user's (even freed) or the library's own (a buffered send's), or a
+ * layer's above (pml_comm_op_start). */
 bool pml_req_pending(const struct pml_comm *pc);
 
 /* ---- protocol entry points ---- */
@@ -270,12 +270,6 @@ void pml_recv_put(int peer, const void *data, size_t len);
 void pml_recv_putfin(int peer, const void *data, size_t len);
 void pml_recv_cancel(int peer, const void *data, size_t len);
 void pml_recv_canceled(int peer, const void *data, size_t len);
-
-/* Direct access to a peer's memory (pml_rdma.c): whether its BTL reads
- * and writes it with no registration, and a blocking read or write of len
- * bytes at raddr there (0, or a negative errno). */
-bool pml_direct_ok(int wpeer);
-int pml_rdma(int wpeer, void *local, uint64_t raddr, size_t len, bool write);
 
 /* Control messages (FIN, CTS, CREDIT) never fail: queued if the BTL is
  * busy and retried by progress. */

@@ -3,8 +3,6 @@
  * in coll/. */
 #include "pml_check.h"
 
-#define PML_TAG_BARRIER (-2)
-
 int pml_barrier(struct pml_comm *pc)
 {
     for (int dist = 1; dist < pc->size; dist <<= 1) {

@@ -1,53 +1,10 @@
-/* Argument checks shared by the point-to-point API: each raises the right
- * error class with a message naming the function, the argument and the fix. */
+/* Argument checks of the point-to-point API (those the collectives share
+ * are in pml_api.h): each raises the right error class with a message
+ * naming the function, the argument and the fix. Private to the files in pml/. */
 #ifndef PML_CHECK_H
 #define PML_CHECK_H
 
 #include "pml.h"
-
-#include <limits.h>
-
-#define PML_TAG_UB INT_MAX
-
-static inline int pml_check_comm(MPI_Comm comm, const char *fn, struct rdmpi_comm **c)
-{
-    int err = MPI_ERR_COMM;
-
-    *c = rt_comm_get(comm);
-    if (RT_LIKELY(*c != NULL))
-        return MPI_SUCCESS;
-    rt_comm_check(comm, fn, &err);
-    return err;
-}
-
-static inline int pml_check_buf(MPI_Comm comm, const void *buf, MPI_Count count,
-                                MPI_Datatype datatype, const char *fn,
-                                struct rdmpi_datatype **dt)
-{
-    *dt = NULL;
-    if (RT_UNLIKELY(count < 0))
-        return rdmpi_err_comm(comm, MPI_ERR_COUNT, fn, "count is %lld; it must be >= 0",
-                              (long long)count);
-    /* An empty message may name no datatype (as MPICH allows, and codes
-     * such as PIO rely on): it is the same empty message in bytes. */
-    if (RT_UNLIKELY(datatype == MPI_DATATYPE_NULL && count == 0))
-        datatype = MPI_BYTE;
-    *dt = rt_dt_get(datatype);
-    if (RT_UNLIKELY(!*dt))
-        return rdmpi_err_comm(comm, MPI_ERR_TYPE, fn, "datatype is %s",
-                              datatype == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL"
-                                                            : "not a valid datatype (freed?)");
-    if (RT_UNLIKELY(!((*dt)->flags & RT_DT_COMMITTED)))
-        return rdmpi_err_comm(comm, MPI_ERR_TYPE, fn,
-                              "datatype %s is not committed; call MPI_Type_commit first",
-                              (*dt)->name[0] ? (*dt)->name : "(unnamed)");
-    /* MPI_BOTTOM with absolute addresses needs a derived type. */
-    if (RT_UNLIKELY(!buf && count > 0 && (*dt)->size && ((*dt)->flags & RT_DT_PREDEF)))
-        return rdmpi_err_comm(comm, MPI_ERR_BUFFER, fn,
-                              "buf is NULL but count is %lld; pass a buffer of count elements",
-                              (long long)count);
-    return MPI_SUCCESS;
-}
 
 static inline int pml_check_dest(MPI_Comm comm, const struct rdmpi_comm *c, int dest, int tag,
                                  const char *fn)
@@ -77,14 +34,6 @@ static inline int pml_check_source(MPI_Comm comm, const struct rdmpi_comm *c, in
         return rdmpi_err_comm(comm, MPI_ERR_TAG, fn,
                               "tag is %d; receive tags must be in 0..MPI_TAG_UB (%d) or "
                               "MPI_ANY_TAG", tag, PML_TAG_UB);
-    return MPI_SUCCESS;
-}
-
-static inline int pml_check_reqp(MPI_Comm comm, MPI_Request *request, const char *fn)
-{
-    if (RT_UNLIKELY(!request))
-        return rdmpi_err_comm(comm, MPI_ERR_REQUEST, fn,
-                              "request is NULL; pass the address of an MPI_Request");
     return MPI_SUCCESS;
 }
 

@@ -195,6 +195,16 @@ void pml_comm_unhold(struct pml_comm *pc)
         sweep();
 }
 
+void pml_comm_op_start(struct pml_comm *pc)
+{
+    pc->ops++;
+}
+
+void pml_comm_op_done(struct pml_comm *pc)
+{
+    pc->ops--;
+}
+
 /* At finalize: everything left, freed or not. */
 void pml_comm_finalize(void)
 {

@@ -118,6 +118,8 @@ bool pml_req_using(const struct pml_comm *pc)
 
 bool pml_req_pending(const struct pml_comm *pc)
 {
+    if (pc->ops)
+        return true;
     for (uint32_t i = 0; i < nslots; i++) {
         const struct pml_req *r = &chunks[i / CHUNK][i % CHUNK];
         /* An inactive persistent request (made by MPI_*_init and not

@@ -1,7 +1,66 @@
-/* What the communicator layer needs from the pml while it builds new
- * communicators: a blocking exchange on an internal tag, and a request
- * that is complete from the start. */
+/* The pml's entry points for internal traffic (pml_api.h): the sends,
+ * receives and probes of collective schedules and of communicator
+ * construction, on negative tags no user call matches. */
 #include "pml_check.h"
+
+/* A user tag here would mix internal messages with the user's. */
+static void check_tag(int tag, const char *fn)
+{
+    if (RT_UNLIKELY(!pml_tag_internal(tag)))
+        rt_fatal("%s: tag is %d; internal traffic needs a negative tag other than "
+                 "MPI_ANY_TAG (pml_api.h lists the ranges)",
+                 fn, tag);
+}
+
+int pml_int_isend(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst, int tag,
+                  struct pml_comm *pc, struct rdmpi_request **req)
+{
+    struct pml_req *r;
+    bool done;
+
+    check_tag(tag, "pml_int_isend");
+    *req = NULL;
+    pml_send_now(buf, count, dt, dst, tag, pc, PML_STANDARD, &done);
+    if (done)
+        return MPI_SUCCESS;
+    if (RT_UNLIKELY(!(r = pml_req_alloc())))
+        return MPI_ERR_NO_MEM;
+    pml_isend(buf, count, dt, dst, tag, pc, PML_STANDARD, r);
+    *req = &r->base;
+    return MPI_SUCCESS;
+}
+
+int pml_int_irecv(void *buf, size_t count, struct rdmpi_datatype *dt, int src, int tag,
+                  struct pml_comm *pc, struct rdmpi_request **req)
+{
+    struct pml_req *r;
+
+    check_tag(tag, "pml_int_irecv");
+    *req = NULL;
+    if (RT_UNLIKELY(!(r = pml_req_alloc())))
+        return MPI_ERR_NO_MEM;
+    pml_recv_setup(r, buf, count, dt, src, tag, pc);
+    pml_irecv(r);
+    *req = &r->base;
+    return MPI_SUCCESS;
+}
+
+bool pml_int_iprobe(struct pml_comm *pc, int src, int tag, MPI_Status *status)
+{
+    struct pml_frag *f;
+
+    check_tag(tag, "pml_int_iprobe");
+    if (!(f = pml_find_unexpected(pc, src, tag, false)))
+        return false;
+    if (status != MPI_STATUS_IGNORE)
+        pml_status_from_frag(status, f);
+    return true;
+}
+
+void pml_int_release(struct rdmpi_request *r)
+{
+    pml_req_release((struct pml_req *)r);
+}
 
 int pml_comm_sendrecv(struct rdmpi_comm *c, const void *sbuf, size_t slen, int dst,
                       void *rbuf, size_t rlen, int src, int tag)
@@ -33,14 +92,4 @@ int pml_comm_sendrecv(struct rdmpi_comm *c, const void *sbuf, size_t slen, int d
         pml_req_release(r);
     }
     return err;
-}
-
-MPI_Request pml_req_completed(MPI_Comm comm)
-{
-    struct pml_req *r = pml_req_done(comm, 1);
-
-    if (!r)
-        return MPI_REQUEST_NULL;
-    r->base.type = RT_REQ_COLL;
-    return (MPI_Request)r;
 }

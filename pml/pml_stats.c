@@ -18,7 +18,6 @@ RT_PARAM(p_report, "REPORT", RT_PARAM_BOOL, "0",
          "messages and bytes sent eagerly and by rendezvous, RDMA reads, fallbacks taken "
          "(mpirun --report-transport). Set it for every rank")
 
-#define PML_TAG_REPORT (-4) /* clear of the barrier (-2), communicators (-3), coll */
 #define MAX_BTLS       4    /* BTLs a rank may run (self, sm, ofi) */
 #define CLASS_KEY      "rdmpi.pml.class"
 

@@ -160,8 +160,6 @@ int pml_comm_remove(struct rdmpi_comm *c);
 /* A blocking exchange on an internal tag; dst or src may be MPI_PROC_NULL. */
 int pml_comm_sendrecv(struct rdmpi_comm *c, const void *sbuf, size_t slen, int dst,
                       void *rbuf, size_t rlen, int src, int tag);
-/* A request that is already complete (for operations that finish at once). */
-MPI_Request pml_req_completed(MPI_Comm comm);
 
 /* Validates a communicator argument; on failure raises MPI_ERR_COMM on
  * MPI_COMM_SELF's handler and returns NULL with *err set. */

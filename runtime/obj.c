@@ -10,7 +10,7 @@
 
 struct pool {
     struct rt_obj **all;   /* by Fortran index - FIRST_USER_INDEX */
-    size_t size;           /* object size for this kind (fixed by first use) */
+    size_t *sizes;         /* each object's size: requests of one kind differ */
     int n, cap;
     int *free;             /* indices of dead objects */
     int nfree;
@@ -31,28 +31,31 @@ void *rt_obj_new(enum rt_kind kind, size_t size)
     struct rt_obj *o = NULL;
 
     pthread_mutex_lock(&lock);
-    if (p->nfree && p->size == size) {
+    if (p->nfree && p->sizes[p->free[p->nfree - 1]] >= size) {
         o = p->all[p->free[--p->nfree]];
-        memset(o, 0, size);
+        memset(o, 0, p->sizes[p->free[p->nfree]]);
         o->findex = p->free[p->nfree] + first_index(kind);
     } else {
         if (p->n == p->cap) {
             int cap = p->cap ? 2 * p->cap : 64;
             struct rt_obj **all = realloc(p->all, (size_t)cap * sizeof(*all));
+            size_t *sizes = realloc(p->sizes, (size_t)cap * sizeof(*sizes));
             int *fr = realloc(p->free, (size_t)cap * sizeof(*fr));
             if (all)
                 p->all = all;
+            if (sizes)
+                p->sizes = sizes;
             if (fr)
                 p->free = fr;
-            if (!all || !fr)
+            if (!all || !sizes || !fr)
                 goto out;
             p->cap = cap;
         }
         o = calloc(1, size);
         if (!o)
             goto out;
-        p->size = size;
         o->findex = p->n + first_index(kind);
+        p->sizes[p->n] = size;
         p->all[p->n++] = o;
     }
     o->kind = kind;
