@@ -173,6 +173,25 @@ void coll_sched_free(struct coll_sched *s);
 int coll_sched_post(struct coll_sched *s, MPI_Request *request, bool persistent);
 int coll_progress(void);
 
+/* The layer's slot of a communicator (rdmpi_comm.coll), made by its
+ * comm_init and dropped by its comm_fini (coll_comm.c). */
+struct coll_comm {
+    uint32_t seq;          /* collectives started: internal tag source */
+    uint32_t idup_seq;     /* MPI_Comm_idup calls: their internal tags */
+    struct coll_shm *shm;  /* the collectives' shared segment, or NULL */
+    uint32_t shm_calls;    /* calls that count towards setting it up */
+};
+
+static inline struct coll_comm *coll_comm(const struct rdmpi_comm *c)
+{
+    return c->coll;
+}
+
+int coll_comm_init(struct rdmpi_comm *c);
+int coll_comm_fini(struct rdmpi_comm *c);
+/* Communicator construction's collectives, for the runtime's table. */
+extern const struct rt_comm_services coll_comm_services;
+
 /* The tag of a communicator's next collective: every rank starts
  * collectives on a communicator in the same order, so counting them keeps
  * concurrent ones apart. */

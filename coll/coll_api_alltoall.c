@@ -109,7 +109,7 @@ static void wbuild(struct coll_sched *s, const struct coll_args *a)
  * none). */
 static void shm_build(struct coll_sched *s, const struct coll_args *a)
 {
-    coll_shm_alltoallv(s->comm->coll_shm, s, a);
+    coll_shm_alltoallv(coll_comm(s->comm)->shm, s, a);
 }
 
 static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,

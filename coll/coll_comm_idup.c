@@ -253,7 +253,7 @@ static int idup_start(struct rdmpi_comm *c, MPI_Info info, MPI_Comm *newcomm,
     rt_status_empty(&d->base.status);
     d->info = info;
     d->newcomm = newcomm;
-    d->tag = RT_TAG_IDUP - (int)(c->idup_seq++ % (1u << 20));
+    d->tag = RT_TAG_IDUP - (int)(coll_comm(c)->idup_seq++ % (1u << 20));
     d->seed = (unsigned)rt.rank * 2654435761u ^ (unsigned)d->tag;
     begin_agreement(d);
     d->next = running;

@@ -32,8 +32,8 @@ static int coll_connect(void)
 }
 
 static struct rt_layer coll_layer = {
-    .name = "coll", .order = 20, .connect = coll_connect, .comm_free = coll_comm_release,
-    .progress = coll_progress};
+    .name = "coll", .order = 20, .connect = coll_connect, .comm_init = coll_comm_init,
+    .comm_fini = coll_comm_fini, .progress = coll_progress, .services = &coll_comm_services};
 
 __attribute__((constructor)) static void coll_register(void)
 {

@@ -37,7 +37,7 @@ static int send_block(const struct rt_topo *t, int k)
 
 void coll_neighbor_allgather(struct coll_sched *s, const struct coll_args *a)
 {
-    const struct rt_topo *t = s->comm->topo;
+    const struct rt_topo *t = coll_topo(s->comm);
 
     recv_all(s, a, t);
     if (coll_bytes(a->scount, a->sdt))
@@ -51,7 +51,7 @@ void coll_neighbor_allgather(struct coll_sched *s, const struct coll_args *a)
 
 void coll_neighbor_alltoall(struct coll_sched *s, const struct coll_args *a)
 {
-    const struct rt_topo *t = s->comm->topo;
+    const struct rt_topo *t = coll_topo(s->comm);
     struct rdmpi_datatype *dt;
     const void *p;
     size_t n;

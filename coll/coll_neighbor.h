@@ -5,6 +5,12 @@
 
 #include "coll.h"
 
+/* The communicator's virtual topology (the topology code's slot). */
+static inline const struct rt_topo *coll_topo(const struct rdmpi_comm *c)
+{
+    return c->topo;
+}
+
 /* Neighbor_allgather(v): sbuf (scount of sdt) to every destination, the
  * block of source i into recv block i (rcount, or rcounts/rdispls). */
 void coll_neighbor_allgather(struct coll_sched *s, const struct coll_args *a);

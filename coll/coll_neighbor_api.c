@@ -96,7 +96,7 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
         (err = coll_check_buf(&call, sendbuf, sendcount, sendtype, &a.sdt)) ||
         (err = coll_check_type(&call, recvtype, &a.rdt)))
         return err;
-    if ((err = side(&call, call.c->topo->indegree, recvcounts, displs, NULL, big, false,
+    if ((err = side(&call, coll_topo(call.c)->indegree, recvcounts, displs, NULL, big, false,
                     "recvcounts", "displs", NULL, &a.rcounts, &a.rdispls, NULL)))
         return coll_abort(&call, err);
     return coll_execute(&call, coll_neighbor_allgather, &a);
@@ -127,9 +127,9 @@ static int alltoallv(const void *sendbuf, const void *sendcounts, const void *sd
         (err = coll_check_type(&call, sendtype, &a.sdt)) ||
         (err = coll_check_type(&call, recvtype, &a.rdt)))
         return err;
-    if ((err = side(&call, call.c->topo->outdegree, sendcounts, sdispls, NULL, big, false,
+    if ((err = side(&call, coll_topo(call.c)->outdegree, sendcounts, sdispls, NULL, big, false,
                     "sendcounts", "sdispls", NULL, &a.scounts, &a.sdispls, NULL)) ||
-        (err = side(&call, call.c->topo->indegree, recvcounts, rdispls, NULL, big, false,
+        (err = side(&call, coll_topo(call.c)->indegree, recvcounts, rdispls, NULL, big, false,
                     "recvcounts", "rdispls", NULL, &a.rcounts, &a.rdispls, NULL)))
         return coll_abort(&call, err);
     return coll_execute(&call, coll_neighbor_alltoall, &a);
@@ -150,9 +150,9 @@ static int alltoallw(const void *sendbuf, const void *sendcounts, const MPI_Aint
     a.rbuf = recvbuf;
     if ((err = begin(&call, comm, mode, req, fn)) || (err = no_inplace(&call, sendbuf)))
         return err;
-    if ((err = side(&call, call.c->topo->outdegree, sendcounts, sdispls, sendtypes, big, true,
+    if ((err = side(&call, coll_topo(call.c)->outdegree, sendcounts, sdispls, sendtypes, big, true,
                     "sendcounts", "sdispls", "sendtypes", &a.scounts, &a.sdispls, &a.sdts)) ||
-        (err = side(&call, call.c->topo->indegree, recvcounts, rdispls, recvtypes, big, true,
+        (err = side(&call, coll_topo(call.c)->indegree, recvcounts, rdispls, recvtypes, big, true,
                     "recvcounts", "rdispls", "recvtypes", &a.rcounts, &a.rdispls, &a.rdts)))
         return coll_abort(&call, err);
     return coll_execute(&call, coll_neighbor_alltoall, &a);

@@ -163,27 +163,27 @@ static void setup(struct rdmpi_comm *c)
             p = offer(c, &o);
         all = o.name[0] ? CAN_MAP | (can_read(c) ? CAN_READ : 0) : 0;
         for (int r = 1; r < n; r++)
-            pml_comm_sendrecv(c, &o, sizeof(o), r, NULL, 0, MPI_PROC_NULL, tag);
+            rt_comm_sendrecv(c, &o, sizeof(o), r, NULL, 0, MPI_PROC_NULL, tag);
         for (int r = 1; r < n; r++) {
-            if (pml_comm_sendrecv(c, NULL, 0, MPI_PROC_NULL, &mine, 1, r, tag))
+            if (rt_comm_sendrecv(c, NULL, 0, MPI_PROC_NULL, &mine, 1, r, tag))
                 mine = 0;
             all &= mine;
         }
         if (o.name[0])
             shm_unlink(o.name);
         for (int r = 1; r < n; r++)
-            pml_comm_sendrecv(c, &all, 1, r, NULL, 0, MPI_PROC_NULL, tag);
+            rt_comm_sendrecv(c, &all, 1, r, NULL, 0, MPI_PROC_NULL, tag);
     } else {
-        if (pml_comm_sendrecv(c, NULL, 0, MPI_PROC_NULL, &o, sizeof(o), 0, tag))
+        if (rt_comm_sendrecv(c, NULL, 0, MPI_PROC_NULL, &o, sizeof(o), 0, tag))
             o.name[0] = 0;
         if (ok && o.name[0])
             p = map(o.name, o.size, false);
         mine = p ? CAN_MAP | (can_read(c) ? CAN_READ : 0) : 0;
-        pml_comm_sendrecv(c, &mine, 1, 0, NULL, 0, MPI_PROC_NULL, tag);
-        if (pml_comm_sendrecv(c, NULL, 0, MPI_PROC_NULL, &all, 1, 0, tag))
+        rt_comm_sendrecv(c, &mine, 1, 0, NULL, 0, MPI_PROC_NULL, tag);
+        if (rt_comm_sendrecv(c, NULL, 0, MPI_PROC_NULL, &all, 1, 0, tag))
             all = 0;
     }
-    c->coll_shm_calls = NEVER;
+    coll_comm(c)->shm_calls = NEVER;
     if (!(all & CAN_MAP) || !(s = calloc(1, sizeof(*s) + (size_t)n * sizeof(int)))) {
         if (p)
             munmap(p, o.size);
@@ -200,7 +200,7 @@ static void setup(struct rdmpi_comm *c)
     s->direct = all & CAN_READ;
     for (int r = 0; r < n; r++)
         s->world[r] = rt_comm_world_rank(c, r);
-    c->coll_shm = s;
+    coll_comm(c)->shm = s;
     rt_info(2, "coll: %s: small collectives through a %zu KiB shared segment%s", c->name,
             o.size >> 10, s->direct ? ", larger ones by reading each other's buffers" : "");
 }
@@ -208,26 +208,28 @@ static void setup(struct rdmpi_comm *c)
 struct coll_shm *coll_shm_get(struct rdmpi_comm *c)
 {
     static int after = -1;
+    struct coll_comm *cc = coll_comm(c);
 
-    if (RT_LIKELY(c->coll_shm != NULL))
-        return c->coll_shm;
-    if (c->coll_shm_calls == NEVER || c->size < 2)
+    if (RT_LIKELY(cc->shm != NULL))
+        return cc->shm;
+    if (cc->shm_calls == NEVER || c->size < 2)
         return NULL;
     if (after < 0)
         after = rt_param_int(&p_after);
-    if (c->coll_shm_calls++ < (uint32_t)after)
+    if (cc->shm_calls++ < (uint32_t)after)
         return NULL;
     setup(c);
-    return c->coll_shm;
+    return cc->shm;
 }
 
 void coll_comm_release(struct rdmpi_comm *c)
 {
-    struct coll_shm *s = c->coll_shm;
+    struct coll_comm *cc = coll_comm(c);
+    struct coll_shm *s = cc->shm;
 
     if (!s)
         return;
     munmap(s->base, s->size);
     free(s);
-    c->coll_shm = NULL;
+    cc->shm = NULL;
 }

@@ -178,7 +178,7 @@ void coll_shm_await_slot(struct coll_shm *s, uint64_t op);
  * sets the segment up (every rank counts the same calls, so they all set
  * up in the same call). */
 struct coll_shm *coll_shm_get(struct rdmpi_comm *c);
-/* Unmaps a communicator's segment (the layer's comm_free). */
+/* Unmaps a communicator's segment (from the layer's comm_fini). */
 void coll_comm_release(struct rdmpi_comm *c);
 
 /* Each returns true if it ran the collective, false to leave it to the

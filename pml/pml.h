@@ -229,6 +229,11 @@ struct pml_comm *pml_comm_lookup(uint32_t cid);
 uint32_t pml_comm_cid_limit(void);
 void pml_comm_park(int wsrc, const void *data, size_t len);
 bool pml_comm_park_cancel(int wsrc, uint32_t cid, uint64_t sreq);
+/* The pml's rt_layer comm_init and comm_fini: matching state for a new
+ * communicator, and its release (1 when deferred until requests still
+ * using it complete; the pml then releases the context id). */
+int pml_comm_add(struct rdmpi_comm *c);
+int pml_comm_remove(struct rdmpi_comm *c);
 void pml_comm_finalize(void);
 void pml_part_comm_free(struct pml_comm *pc);
 /* Whether any live request still uses pc (a freed communicator lingers). */

@@ -134,8 +134,6 @@ static void release(struct pml_comm *pc)
     }
     pml_part_comm_free(pc);
     by_cid[pc->cid] = NULL;
-    if (pc->cid > 1)
-        rt_cid_release(pc->cid);
     free(pc);
 }
 
@@ -144,7 +142,8 @@ static bool in_use(const struct pml_comm *pc)
     return pc->holds || pml_req_using(pc);
 }
 
-/* Releases lingering communicators whose requests have all completed. */
+/* Releases lingering communicators whose requests have all completed,
+ * and the context ids the runtime left to us for them. */
 static void sweep(void)
 {
     for (int i = 0; i < nzombies;) {
@@ -152,11 +151,13 @@ static void sweep(void)
             i++;
             continue;
         }
+        rt_cid_release(zombies[i]->cid);
         release(zombies[i]);
         zombies[i] = zombies[--nzombies];
     }
 }
 
+/* The layer's comm_fini: 1 when the state lingers, keeping the id. */
 int pml_comm_remove(struct rdmpi_comm *c)
 {
     struct pml_comm *pc = c->pml;
@@ -205,7 +206,9 @@ void pml_comm_op_done(struct pml_comm *pc)
     pc->ops--;
 }
 
-/* At finalize: everything left, freed or not. */
+/* At finalize: everything left, freed or not, but for the predefined
+ * communicators (ids 0 and 1), whose state the runtime drops next through
+ * comm_fini. The table itself stays for the next start-up. */
 void pml_comm_finalize(void)
 {
     struct parked *p;
@@ -214,12 +217,11 @@ void pml_comm_finalize(void)
     free(zombies);
     zombies = NULL;
     zombies_cap = 0;
-    for (uint32_t i = 0; i < ncids; i++)
-        if (by_cid[i])
+    for (uint32_t i = 2; i < ncids; i++)
+        if (by_cid[i]) {
+            rt_cid_release(i);
             release(by_cid[i]);
-    free(by_cid);
-    by_cid = NULL;
-    ncids = 0;
+        }
     while ((p = parked_head)) {
         parked_head = p->next;
         free(p);

@@ -20,6 +20,7 @@ extern int pml_nbtls;
 void pml_rndv_params(void);
 bool pml_idle(void);
 int pml_sleep(unsigned timeout_us);
+extern const struct rt_comm_services pml_comm_services;
 
 #define CARD_KEY "rdmpi.pml"
 
@@ -123,8 +124,6 @@ static int pml_connect(void)
                     pml_btls[i]->eager_limit,
                     pml_btls[i]->flags & BTL_CAP_GET ? "rendezvous by RDMA read"
                                                      : "rendezvous by copy pipeline");
-    if (pml_comm_add(rt_comm_predef[0]) || pml_comm_add(rt_comm_predef[1]))
-        rc = -1;
     rt_progress_set_dump(pml_dump);
     rt_progress_set_sleep(pml_sleep);
 out:
@@ -150,7 +149,6 @@ static int pml_finalize(void)
             pml_btls[i]->flush(pml_btls[i]);
     for (int i = 0; i < pml_nbtls; i++)
         pml_btls[i]->finalize(pml_btls[i]);
-    rt_comm_predef[0]->pml = rt_comm_predef[1]->pml = NULL;
     pml_comm_finalize();
     free(pml_peers);
     pml_peers = NULL;
@@ -159,7 +157,8 @@ static int pml_finalize(void)
 
 static struct rt_layer pml_layer = {
     .name = "pml", .order = 10, .init = pml_init, .connect = pml_connect,
-    .finalize = pml_finalize, .progress = pml_progress,
+    .finalize = pml_finalize, .comm_init = pml_comm_add, .comm_fini = pml_comm_remove,
+    .progress = pml_progress, .services = &pml_comm_services,
 };
 
 __attribute__((constructor)) static void pml_register(void)

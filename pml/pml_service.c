@@ -1,6 +1,7 @@
 /* The pml's entry points for internal traffic (pml_api.h): the sends,
  * receives and probes of collective schedules and of communicator
- * construction, on negative tags no user call matches. */
+ * construction, on negative tags no user call matches; and the blocking
+ * exchange it offers through the runtime's table of communicator services. */
 #include "pml_check.h"
 
 /* A user tag here would mix internal messages with the user's. */
@@ -93,3 +94,5 @@ int pml_comm_sendrecv(struct rdmpi_comm *c, const void *sbuf, size_t slen, int d
     }
     return err;
 }
+
+const struct rt_comm_services pml_comm_services = {.sendrecv = pml_comm_sendrecv};

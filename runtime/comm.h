@@ -1,5 +1,5 @@
-/* Communicators as the runtime sees them; the pml keeps its matching state
- * behind `pml`. */
+/* Communicators as the runtime sees them. Each layer keeps its own state
+ * behind its slot, made and dropped by its struct rt_layer hooks. */
 #ifndef RT_COMM_H
 #define RT_COMM_H
 
@@ -23,12 +23,10 @@ struct rdmpi_comm {
     struct rdmpi_comm *local;       /* intercomm: hidden intracomm of the local group */
     struct rdmpi_errhandler *errh;
     MPI_Comm handle;                /* what the user holds (a constant for predefined) */
-    void *pml;                      /* per-communicator matching state */
-    uint32_t coll_seq;              /* collectives started: internal tag source */
-    uint32_t idup_seq;              /* MPI_Comm_idup calls: their internal tags */
-    struct coll_shm *coll_shm;      /* the collectives' shared segment, or NULL */
-    uint32_t coll_shm_calls;        /* calls that count towards setting it up */
-    struct rt_topo *topo;           /* virtual topology, or NULL */
+    /* The layers' slots: one pointer load from the communicator. */
+    void *pml;                      /* matching state (struct pml_comm) */
+    void *coll;                     /* collectives' state (struct coll_comm) */
+    void *topo;                     /* virtual topology (struct rt_topo), or NULL */
     struct rt_attr *attrs;          /* cached attributes */
     MPI_Info info;                  /* hints set by the user, or MPI_INFO_NULL */
     MPI_Session session;            /* the session it derives from, or MPI_SESSION_NULL */
@@ -150,16 +148,40 @@ int rt_comm_dup_finish(struct rdmpi_comm *c, uint32_t cid, uint32_t lcid, MPI_In
 int rt_comm_bcast(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
                   void *buf, size_t len);
 
-/* ---- services of the pml ---- */
+/* ---- communicator services (comm_svc.c) ---- */
 
-/* Matching state for a new communicator, and its release: pml_comm_remove
- * returns 0 when done, 1 when deferred until requests still using it
- * complete (the context id is then released by the pml). */
-int pml_comm_add(struct rdmpi_comm *c);
-int pml_comm_remove(struct rdmpi_comm *c);
-/* A blocking exchange on an internal tag; dst or src may be MPI_PROC_NULL. */
-int pml_comm_sendrecv(struct rdmpi_comm *c, const void *sbuf, size_t slen, int dst,
-                      void *rbuf, size_t rlen, int src, int tag);
+/* What building communicators and topologies needs from the layers above
+ * the runtime: the pml's blocking exchange on an internal tag (dst or src
+ * may be MPI_PROC_NULL), the collectives' allgather and alltoall(v) (with
+ * an MPI error class as result). A layer names the ones it provides in
+ * its struct rt_layer; a service offered twice fails start-up. */
+struct rt_comm_services {
+    int (*sendrecv)(struct rdmpi_comm *c, const void *sbuf, size_t slen, int dst, void *rbuf,
+                    size_t rlen, int src, int tag);
+    int (*allgather)(struct rdmpi_comm *c, const void *sbuf, int scount, MPI_Datatype sdt,
+                     void *rbuf, int rcount, MPI_Datatype rdt);
+    int (*alltoall)(struct rdmpi_comm *c, const void *sbuf, int scount, MPI_Datatype sdt,
+                    void *rbuf, int rcount, MPI_Datatype rdt);
+    int (*alltoallv)(struct rdmpi_comm *c, const void *sbuf, const int *scounts,
+                     const int *sdispls, MPI_Datatype sdt, void *rbuf, const int *rcounts,
+                     const int *rdispls, MPI_Datatype rdt);
+};
+
+/* init.c adds a layer's services when it connects and removes them at its
+ * finalize; -EEXIST if one is offered already. */
+int rt_comm_services_add(const struct rt_comm_services *s);
+void rt_comm_services_remove(const struct rt_comm_services *s);
+
+/* The runtime's calls through that table (MPI_ERR_INTERN if none). */
+int rt_comm_sendrecv(struct rdmpi_comm *c, const void *sbuf, size_t slen, int dst, void *rbuf,
+                     size_t rlen, int src, int tag);
+int rt_comm_allgather(struct rdmpi_comm *c, const void *sbuf, int scount, MPI_Datatype sdt,
+                      void *rbuf, int rcount, MPI_Datatype rdt);
+int rt_comm_alltoall(struct rdmpi_comm *c, const void *sbuf, int scount, MPI_Datatype sdt,
+                     void *rbuf, int rcount, MPI_Datatype rdt);
+int rt_comm_alltoallv(struct rdmpi_comm *c, const void *sbuf, const int *scounts,
+                      const int *sdispls, MPI_Datatype sdt, void *rbuf, const int *rcounts,
+                      const int *rdispls, MPI_Datatype rdt);
 
 /* Validates a communicator argument; on failure raises MPI_ERR_COMM on
  * MPI_COMM_SELF's handler and returns NULL with *err set. */

@@ -212,7 +212,7 @@ static int split(struct rdmpi_comm *c, int color, int key, MPI_Comm *newcomm, co
         err = rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of memory");
         goto out;
     }
-    if ((err = PMPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm)))
+    if ((err = rt_comm_allgather(c, mine, 2, MPI_INT, all, 2, MPI_INT)))
         goto out;
     if ((err = rt_cid_agree(c, NULL, c->size, c->rank, RT_TAG_COMM, NULL, 0, 0,
                             color != MPI_UNDEFINED, &cid))) {

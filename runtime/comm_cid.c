@@ -42,16 +42,16 @@ int rt_comm_bcast(struct rdmpi_comm *over, const int *members, int n, int me, in
 
     if (me) {
         d = lowbit(me);
-        if ((err = pml_comm_sendrecv(over, NULL, 0, MPI_PROC_NULL, buf, len,
-                                     member(members, me - d), tag)))
+        if ((err = rt_comm_sendrecv(over, NULL, 0, MPI_PROC_NULL, buf, len,
+                                    member(members, me - d), tag)))
             return err;
     } else {
         for (d = 1; d < n; d <<= 1)
             ;
     }
     for (d >>= 1; d > 0; d >>= 1)
-        if (me + d < n && (err = pml_comm_sendrecv(over, buf, len, member(members, me + d),
-                                                   NULL, 0, MPI_PROC_NULL, tag)))
+        if (me + d < n && (err = rt_comm_sendrecv(over, buf, len, member(members, me + d),
+                                                  NULL, 0, MPI_PROC_NULL, tag)))
             return err;
     return MPI_SUCCESS;
 }
@@ -64,11 +64,11 @@ static int reduce_band(struct rdmpi_comm *over, const int *members, int n, int m
 
     for (int d = 1; d < n; d <<= 1) {
         if (me & d)
-            return pml_comm_sendrecv(over, mask, sizeof(in), member(members, me - d), NULL, 0,
-                                     MPI_PROC_NULL, tag);
+            return rt_comm_sendrecv(over, mask, sizeof(in), member(members, me - d), NULL, 0,
+                                    MPI_PROC_NULL, tag);
         if (me + d < n) {
-            if ((err = pml_comm_sendrecv(over, NULL, 0, MPI_PROC_NULL, in, sizeof(in),
-                                         member(members, me + d), tag)))
+            if ((err = rt_comm_sendrecv(over, NULL, 0, MPI_PROC_NULL, in, sizeof(in),
+                                        member(members, me + d), tag)))
                 return err;
             for (int w = 0; w <= CID_WORDS; w++)
                 mask[w] &= in[w];
@@ -152,8 +152,8 @@ int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int
             if (bridge) {       /* both leaders pick from the same ids */
                 uint32_t theirs[CID_WORDS + 1];
 
-                if ((err = pml_comm_sendrecv(bridge, mask, sizeof(theirs), bridge_peer, theirs,
-                                             sizeof(theirs), bridge_peer, btag)))
+                if ((err = rt_comm_sendrecv(bridge, mask, sizeof(theirs), bridge_peer, theirs,
+                                            sizeof(theirs), bridge_peer, btag)))
                     return err;
                 for (int w = 0; w < CID_WORDS; w++)
                     mask[w] &= theirs[w];
@@ -174,8 +174,8 @@ int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int
         if (!err && me == 0 && bridge) {
             uint32_t theirs[CID_WORDS + 1];
 
-            err = pml_comm_sendrecv(bridge, mask, sizeof(theirs), bridge_peer, theirs,
-                                    sizeof(theirs), bridge_peer, btag);
+            err = rt_comm_sendrecv(bridge, mask, sizeof(theirs), bridge_peer, theirs,
+                                   sizeof(theirs), bridge_peer, btag);
             mask[0] &= theirs[0];
         }
         if (!err)

@@ -52,9 +52,8 @@ static struct rdmpi_comm *comm_new(struct rdmpi_group *g, struct rdmpi_group *rg
     snprintf(c->from, sizeof(c->from), "%s", parent->name[0] ? parent->name : parent->from);
     c->handle = (MPI_Comm)c;
     c->info = MPI_INFO_NULL;
-    if (pml_comm_add(c)) {
+    if ((*err = rt_layers_comm_init(c))) {
         rt_comm_destroy(c);
-        *err = MPI_ERR_NO_MEM;
         return NULL;
     }
     return c;
@@ -86,12 +85,9 @@ void rt_comm_destroy(struct rdmpi_comm *c)
 {
     if (c->local)
         rt_comm_destroy(c->local);
-    rt_layers_comm_free(c);
-    if (c->pml)
-        pml_comm_remove(c);
-    else
+    /* The pml keeps the id while requests still use the communicator. */
+    if (!rt_layers_comm_fini(c))
         rt_cid_release(c->cid);
-    rt_topo_free(c->topo);
     if (c->info != MPI_INFO_NULL)
         PMPI_Info_free(&c->info);
     if (c->errh)

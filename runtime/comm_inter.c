@@ -77,15 +77,15 @@ static int intercomm_create(struct rdmpi_comm *c, int local_leader, struct rdmpi
     /* The leaders swap their groups' world ranks; each tells its group. */
     if (me == 0) {
         const int *lw = rt_comm_group(c) ? c->group->world : NULL;
-        if (!lw || (err = pml_comm_sendrecv(pc, &c->size, sizeof(int), remote_leader, &rn,
-                                            sizeof(int), remote_leader, tag)))
+        if (!lw || (err = rt_comm_sendrecv(pc, &c->size, sizeof(int), remote_leader, &rn,
+                                           sizeof(int), remote_leader, tag)))
             goto fail;
         if (!(rw = malloc((size_t)rn * sizeof(int)))) {
             err = MPI_ERR_NO_MEM;
             goto fail;
         }
-        if ((err = pml_comm_sendrecv(pc, lw, (size_t)c->size * sizeof(int), remote_leader, rw,
-                                     (size_t)rn * sizeof(int), remote_leader, tag)))
+        if ((err = rt_comm_sendrecv(pc, lw, (size_t)c->size * sizeof(int), remote_leader, rw,
+                                    (size_t)rn * sizeof(int), remote_leader, tag)))
             goto fail;
     }
     if ((err = rt_comm_bcast(c, m, c->size, me, RT_TAG_COMM, &rn, sizeof(int))))
@@ -172,8 +172,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
                               "newintracomm is NULL; pass the address of an MPI_Comm");
     mine[0] = !!high;
     mine[1] = c->world[0];
-    if (c->rank == 0 && (err = pml_comm_sendrecv(c, mine, sizeof(mine), 0, theirs,
-                                                 sizeof(theirs), 0, RT_TAG_COMM)))
+    if (c->rank == 0 && (err = rt_comm_sendrecv(c, mine, sizeof(mine), 0, theirs,
+                                                sizeof(theirs), 0, RT_TAG_COMM)))
         return rdmpi_err_comm(intercomm, err, fn, "the leaders' exchange failed");
     if ((err = rt_comm_bcast(c->local, NULL, c->size, c->rank, RT_TAG_COMM, theirs,
                              sizeof(theirs))))
@@ -212,8 +212,8 @@ static int swap_and_share(struct rdmpi_comm *c, const int *mine, int n, int *the
     int err = MPI_SUCCESS;
 
     if (c->rank == 0)
-        err = pml_comm_sendrecv(c, mine, (size_t)n * sizeof(int), 0, theirs,
-                                (size_t)rn * sizeof(int), 0, RT_TAG_COMM);
+        err = rt_comm_sendrecv(c, mine, (size_t)n * sizeof(int), 0, theirs,
+                               (size_t)rn * sizeof(int), 0, RT_TAG_COMM);
     if (!err)
         err = rt_comm_bcast(c->local, NULL, c->size, c->rank, RT_TAG_COMM, theirs,
                             (size_t)rn * sizeof(int));
@@ -259,7 +259,7 @@ int rt_inter_split(struct rdmpi_comm *c, int color, int key, MPI_Comm *out)
     err = MPI_ERR_NO_MEM;
     if (!lck || !rck || !lw || !rw || !tmp)
         goto out;
-    if ((err = PMPI_Allgather(mine, 2, MPI_INT, lck, 2, MPI_INT, c->local->handle)) ||
+    if ((err = rt_comm_allgather(c->local, mine, 2, MPI_INT, lck, 2, MPI_INT)) ||
         (err = swap_and_share(c, lck, 2 * n, rck, 2 * rn)))
         goto out;
     ln = pick(lck, n, c->world, color, lw, tmp);

@@ -53,6 +53,27 @@ static int count_cpus(void)
     return 1;
 }
 
+/* The predefined communicators get each layer's slot before the layer
+ * connects, so its start-up can already talk on MPI_COMM_WORLD. */
+static int predef_init(struct rt_layer *l)
+{
+    int rc;
+
+    if (!l->comm_init)
+        return 0;
+    for (int i = 0; i < RT_COMM_NPREDEF; i++)
+        if ((rc = l->comm_init(rt_comm_predef[i])))
+            return rc;
+    return 0;
+}
+
+static void predef_fini(struct rt_layer *l)
+{
+    if (l->comm_fini)
+        for (int i = RT_COMM_NPREDEF - 1; i >= 0; i--)
+            l->comm_fini(rt_comm_predef[i]);
+}
+
 static int init_layers(void)
 {
     struct rt_layer *l;
@@ -64,19 +85,47 @@ static int init_layers(void)
     if ((rc = rt_modex_exchange()))
         return rc;
     for (l = layers; l; l = l->next) {
+        if ((rc = predef_init(l)))
+            return rc;
         if (l->connect && (rc = l->connect()))
             return rc;
         if (l->progress && (rc = rt_progress_register(l->progress)))
             return rc;
+        if (l->services && (rc = rt_comm_services_add(l->services))) {
+            rt_warn("layer %s offers a communicator service another layer offers already",
+                    l->name);
+            return rc;
+        }
     }
     return 0;
 }
 
-void rt_layers_comm_free(struct rdmpi_comm *c)
+/* Undoes the layers before `upto` (NULL: all) in reverse order. */
+static int comm_fini_before(struct rdmpi_comm *c, struct rt_layer *l, struct rt_layer *upto)
+{
+    int kept;
+
+    if (l == upto)
+        return 0;
+    kept = comm_fini_before(c, l->next, upto);
+    if (l->comm_fini && l->comm_fini(c) > 0)
+        kept = 1;
+    return kept;
+}
+
+int rt_layers_comm_init(struct rdmpi_comm *c)
 {
     for (struct rt_layer *l = layers; l; l = l->next)
-        if (l->comm_free)
-            l->comm_free(c);
+        if (l->comm_init && l->comm_init(c)) {
+            comm_fini_before(c, layers, l);
+            return MPI_ERR_NO_MEM;
+        }
+    return MPI_SUCCESS;
+}
+
+int rt_layers_comm_fini(struct rdmpi_comm *c)
+{
+    return comm_fini_before(c, layers, NULL);
 }
 
 static void finalize_layers(struct rt_layer *l)
@@ -84,8 +133,11 @@ static void finalize_layers(struct rt_layer *l)
     if (!l)
         return;
     finalize_layers(l->next);
+    if (l->services)
+        rt_comm_services_remove(l->services);
     if (l->finalize)
         l->finalize();
+    predef_fini(l);
     if (l->progress)
         rt_progress_unregister(l->progress);
 }

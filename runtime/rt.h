@@ -63,6 +63,7 @@ struct rt_obj {
 /* A layer (btl, pml, coll, ...) plugs into init, finalize and progress by
  * registering itself from a constructor; the runtime never names a layer. */
 struct rdmpi_comm;
+struct rt_comm_services;
 
 struct rt_layer {
     const char *name;
@@ -70,13 +71,26 @@ struct rt_layer {
     int (*init)(void);               /* job facts known: publish cards */
     int (*connect)(void);            /* cards exchanged: reach the peers */
     int (*finalize)(void);           /* before the last fence */
-    void (*comm_free)(struct rdmpi_comm *c); /* drop per-communicator state */
+    /* Per-communicator state in the layer's own slot of struct rdmpi_comm:
+     * comm_init runs in layer order on every new communicator (and, before
+     * connect, on the predefined ones); a failure undoes the layers before.
+     * comm_fini runs in reverse order on every communicator that goes (the
+     * predefined ones after finalize) and must accept a slot never made;
+     * it returns 1 when the layer keeps the context id and releases it
+     * itself later (traffic still in flight), else 0. */
+    int (*comm_init)(struct rdmpi_comm *c);
+    int (*comm_fini)(struct rdmpi_comm *c);
     int (*progress)(void);           /* polled from connect until finalize */
+    /* What communicator construction needs from this layer (comm.h): in
+     * the runtime's table from connect until finalize. */
+    const struct rt_comm_services *services;
     struct rt_layer *next;
 };
 void rt_layer_register(struct rt_layer *l);
-/* Runs every layer's comm_free on a communicator being destroyed. */
-void rt_layers_comm_free(struct rdmpi_comm *c);
+/* Every layer's comm_init on a new communicator (MPI error class on
+ * failure, all undone), and every comm_fini: 1 if a layer kept the id. */
+int rt_layers_comm_init(struct rdmpi_comm *c);
+int rt_layers_comm_fini(struct rdmpi_comm *c);
 
 /* Progress: one function that polls every registered source once and
  * returns how many events it handled. */

@@ -162,6 +162,7 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
     RT_API_ENTER();
     static const char fn[] = "MPI_Topo_test";
     struct rdmpi_comm *c;
+    struct rt_topo *t;
     int err;
 
     RT_CHECK_INIT(fn);
@@ -169,6 +170,23 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
         return err;
     if (!status)
         return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "status is NULL; pass the address of an int");
-    *status = c->topo ? c->topo->kind : MPI_UNDEFINED;
+    t = c->topo;
+    *status = t ? t->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
+}
+
+/* The topology is this code's slot of a communicator: made by the
+ * constructors (rt_topo_attach, MPI_Cart_sub, a dup), dropped here. */
+static int topo_comm_fini(struct rdmpi_comm *c)
+{
+    rt_topo_free(c->topo);
+    c->topo = NULL;
+    return 0;
+}
+
+static struct rt_layer topo_layer = {.name = "topo", .order = 30, .comm_fini = topo_comm_fini};
+
+__attribute__((constructor)) static void topo_register(void)
+{
+    rt_layer_register(&topo_layer);
 }

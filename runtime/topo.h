@@ -1,5 +1,6 @@
-/* Virtual topologies hang off a communicator; the communicator layer only
- * duplicates and frees them. One allocation holds the header and every
+/* Virtual topologies hang off a communicator, in its `topo` slot; the
+ * communicator layer only duplicates them, and this code's rt_layer frees
+ * them with the communicator. One allocation holds the header and every
  * array, so a dup is a copy and a re-layout. */
 #ifndef RT_TOPO_H
 #define RT_TOPO_H

@@ -155,7 +155,7 @@ static int exchange(MPI_Comm comm, int size, int n, const int *sources, const in
         shdr[2 * p] = scounts[p];
         shdr[2 * p + 1] = unweighted(weights);
     }
-    if ((err = PMPI_Alltoall(shdr, 2, MPI_INT, rhdr, 2, MPI_INT, comm)))
+    if ((err = rt_comm_alltoall(rt_comm_get(comm), shdr, 2, MPI_INT, rhdr, 2, MPI_INT)))
         goto out;
     *weighted = true;
     for (int p = 0; p < size; p++) {
@@ -170,8 +170,8 @@ static int exchange(MPI_Comm comm, int size, int n, const int *sources, const in
         goto out;
     }
     *ngot = total / 3;
-    if ((err = PMPI_Alltoallv(out, scounts, sdispls, MPI_INT, *got, rcounts, rdispls, MPI_INT,
-                              comm))) {
+    if ((err = rt_comm_alltoallv(rt_comm_get(comm), out, scounts, sdispls, MPI_INT, *got, rcounts,
+                                 rdispls, MPI_INT))) {
         free(*got);
         *got = NULL;
     }

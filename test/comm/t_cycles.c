@@ -2,8 +2,10 @@
  * session), after MPI_Init and MPI_Finalize (world-then), or around a
  * world that is brought up in the middle and outlived (around). Each cycle
  * talks (allreduce, an idup, a window) so every progress source the layers
- * add is in use, and the MPI_T level rdmpi_progress_sources must read the
- * same in every cycle: no source is registered twice or left behind.
+ * add is in use, and the MPI_T levels rdmpi_progress_sources and
+ * rdmpi_comm_services must read the same in every cycle and 0 once the
+ * layers are down: no source or communicator service is registered twice
+ * or left behind.
  * Every rank exits non-zero on a failure of its own. */
 #include <mpi.h>
 #include <stdio.h>
@@ -14,7 +16,8 @@
 
 static int failed, me = -1;
 static MPI_T_pvar_session pv_session;
-static MPI_T_pvar_handle pv_handle;
+static MPI_T_pvar_handle pv_sources, pv_services;
+static long services_up = -1;
 
 #define CHECK_EQ_INT(a, b, what)                                                                 \
     do {                                                                                         \
@@ -26,12 +29,42 @@ static MPI_T_pvar_handle pv_handle;
         }                                                                                        \
     } while (0)
 
-static long sources(void)
+static long pvar(MPI_T_pvar_handle h)
 {
     unsigned long long v = 0;
 
-    CHECK_EQ_INT(MPI_T_pvar_read(pv_session, pv_handle, &v), MPI_SUCCESS, "MPI_T_pvar_read");
+    CHECK_EQ_INT(MPI_T_pvar_read(pv_session, h, &v), MPI_SUCCESS, "MPI_T_pvar_read");
     return (long)v;
+}
+
+static long sources(void)
+{
+    return pvar(pv_sources);
+}
+
+static long services(void)
+{
+    return pvar(pv_services);
+}
+
+/* The first reading while up is the reference for every later one. */
+static void check_services_up(void)
+{
+    long n = services();
+
+    if (services_up < 0)
+        services_up = n;
+    CHECK_EQ_INT(n > 0, 1, "communicator services while up");
+    CHECK_EQ_INT(n, services_up, "communicator services while up");
+}
+
+static void pvar_alloc(const char *name, MPI_T_pvar_handle *h)
+{
+    int idx = -1, count;
+
+    CHECK_EQ_INT(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_LEVEL, &idx), MPI_SUCCESS,
+                 "MPI_T_pvar_get_index");
+    MPI_T_pvar_handle_alloc(pv_session, idx, NULL, h, &count);
 }
 
 /* One session's life; returns the number of progress sources seen while
@@ -65,6 +98,7 @@ static long one_session(int cycle)
     MPI_Win_fence(0, w);
     CHECK_EQ_INT(buf, cycle, "put from the left neighbour");
     n = sources();
+    check_services_up();
     MPI_Win_free(&w);
     MPI_Comm_free(&d);
     MPI_Comm_free(&c);
@@ -82,13 +116,15 @@ static void sessions(int count, long *first, int world_done)
             *first = n;
         CHECK_EQ_INT(n, *first, "progress sources while a session is up");
         CHECK_EQ_INT(sources(), world_done ? 0 : *first, "progress sources after the session");
+        CHECK_EQ_INT(services(), world_done ? 0 : services_up,
+                     "communicator services after the session");
     }
 }
 
 int main(int argc, char **argv)
 {
     const char *mode = getenv("T_CYCLES");
-    int provided, idx = -1, count;
+    int provided;
     long first = -1;
     MPI_Session s;
 
@@ -97,14 +133,15 @@ int main(int argc, char **argv)
         return 2;
     }
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    CHECK_EQ_INT(MPI_T_pvar_get_index("rdmpi_progress_sources", MPI_T_PVAR_CLASS_LEVEL, &idx),
-                 MPI_SUCCESS, "MPI_T_pvar_get_index");
     MPI_T_pvar_session_create(&pv_session);
-    MPI_T_pvar_handle_alloc(pv_session, idx, NULL, &pv_handle, &count);
+    pvar_alloc("rdmpi_progress_sources", &pv_sources);
+    pvar_alloc("rdmpi_comm_services", &pv_services);
+    CHECK_EQ_INT(services(), 0, "communicator services before start-up");
     if (!strcmp(mode, "world-then")) {
         MPI_Init(&argc, &argv);
         MPI_Finalize();
         CHECK_EQ_INT(sources(), 0, "progress sources after MPI_Finalize");
+        CHECK_EQ_INT(services(), 0, "communicator services after MPI_Finalize");
     }
     if (!strcmp(mode, "around")) {
         sessions(CYCLES / 2, &first, 0);
@@ -117,9 +154,11 @@ int main(int argc, char **argv)
         MPI_Finalize();
         CHECK_EQ_INT(MPI_Session_finalize(&s), MPI_SUCCESS, "MPI_Session_finalize");
         CHECK_EQ_INT(sources(), 0, "progress sources after the world and its session");
+        CHECK_EQ_INT(services(), 0, "communicator services after the world and its session");
     }
     sessions(CYCLES, &first, strcmp(mode, "session") != 0);
-    MPI_T_pvar_handle_free(pv_session, &pv_handle);
+    MPI_T_pvar_handle_free(pv_session, &pv_sources);
+    MPI_T_pvar_handle_free(pv_session, &pv_services);
     MPI_T_pvar_session_free(&pv_session);
     MPI_T_finalize();
     if (me == 0)
