@@ -303,13 +303,11 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-int main(int argc, char **argv)
+/* want has room for every argument: the names given to --param. */
+static int run(int argc, char **argv, const char **want)
 {
     int all = 0, version = 0, nwant = 0;
-    const char **want = calloc((size_t)argc, sizeof(*want));
 
-    if (!want)
-        return 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
 
@@ -370,4 +368,16 @@ int main(int argc, char **argv)
                nparams);
     MPI_T_finalize();
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char **want = calloc((size_t)argc, sizeof(*want));
+    int rc;
+
+    if (!want)
+        return 1;
+    rc = run(argc, argv, want);
+    free(want);
+    return rc;
 }

@@ -29,10 +29,22 @@ static void provider_names(const struct fi_info *list, char *buf, size_t len)
     }
 }
 
+/* What MPI_Init's selection would pick from usable for peers on this host
+ * (remote 0) or on others (1), or why nothing. */
+static void ofi_choice(struct fi_info *usable, int remote, char *buf, size_t len)
+{
+    struct btl_ofi_want want = btl_ofi_wants(remote);
+    struct btl_ofi_choice choice;
+
+    if (btl_ofi_select(usable, &want, &btl_ofi_host, &choice))
+        snprintf(buf, len, "none: %s", choice.text);
+    else
+        snprintf(buf, len, "ofi: %s", choice.text);
+}
+
 static void ofi_facts(rdmpi_info_emit *emit, void *arg)
 {
     struct fi_info *h, *all = NULL, *usable = NULL;
-    struct btl_ofi_choice choice;
     char buf[1024];
     int sm = btl_enabled("sm"), ofi = btl_enabled("ofi");
 
@@ -54,24 +66,17 @@ static void ofi_facts(rdmpi_info_emit *emit, void *arg)
     emit("transport.providers_usable", buf[0] ? buf : "none", arg);
 
     /* Peers on this host: sm wins them when open (highest exclusivity). */
-    struct btl_ofi_want want = btl_ofi_wants(0);
     if (sm)
         snprintf(buf, sizeof(buf), "sm (shared memory)");
     else if (!ofi)
         snprintf(buf, sizeof(buf), "none: RDMPI_BTL leaves out sm and ofi");
-    else if (btl_ofi_select(usable, &want, &btl_ofi_host, &choice))
-        snprintf(buf, sizeof(buf), "none: %s", choice.text);
     else
-        snprintf(buf, sizeof(buf), "ofi: %s", choice.text);
+        ofi_choice(usable, 0, buf, sizeof(buf));
     emit("transport.intra_host", buf, arg);
-
-    want = btl_ofi_wants(1);
     if (!ofi)
         snprintf(buf, sizeof(buf), "none: RDMPI_BTL leaves out ofi");
-    else if (btl_ofi_select(usable, &want, &btl_ofi_host, &choice))
-        snprintf(buf, sizeof(buf), "none: %s", choice.text);
     else
-        snprintf(buf, sizeof(buf), "ofi: %s", choice.text);
+        ofi_choice(usable, 1, buf, sizeof(buf));
     emit("transport.inter_host", buf, arg);
     fi_freeinfo(usable);
     fi_freeinfo(all);

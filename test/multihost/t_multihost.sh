@@ -26,7 +26,7 @@ like() {
 
 B=$top_builddir
 MPIRUN="${MPIRUN:-$B/launcher/mpirun}"
-NTESTS=57
+NTESTS=56
 plan $NTESTS
 skip_all() {
 	for _i in $(seq $NTESTS); do skip "$1"; done
@@ -304,8 +304,8 @@ grep -Eqx "$h0:[0-9]+" "$T/listen" && [ ! -e "$T/lo" ]
 ok $? "the control port listens on the address the daemons are told only ($(cat "$T/listen"), host 0's eth0; not on its loopback)"
 react strangers
 is "$rc" 137 "the same with strangers on mpirun's port: exit 137 ($react ms)"
-[ -s "$T/killed_at" ] && [ "$react" -lt $((base + 1000)) ]
-ok $? "strangers do not delay the reaction to a killed rank ($react ms, baseline $base ms)"
+[ -s "$T/killed_at" ] && [ "$react" -le $((base + 500)) ]
+ok $? "strangers do not delay the reaction to a killed rank ($react ms, baseline $base ms, at most 500 ms more)"
 printf '%s\n' "$err" | grep -Eq "^mpirun: refused a control connection from [0-9.]+:[0-9]+: a HELLO of 268435456 bytes announced, it has 68$" &&
 	printf '%s\n' "$err" | grep -Eq "^mpirun: refused a control connection from [0-9.]+:[0-9]+: message type [0-9]+ where the HELLO \(2\) was due$"
 ok $? "the oversized length and the garbage are each refused with one line naming the peer"
@@ -355,19 +355,20 @@ RDMPI_LAUNCHD="$T/reclaunchd" react replay
 [ "$(od -An -tx1 -N8 "$T/hello.1" 2>/dev/null | tr -d ' \n')" = 0000004400000002 ] &&
 	[ "$(stat -c %s "$T/hello.1")" = 76 ]
 ok $? "a daemon's HELLO recorded on the wire (76 bytes, type 2)"
-is "$rc" 137 "that HELLO replayed into its own job: the job runs on, a killed rank ends it (exit 137)"
-[ $rc -eq 137 ] || show
-refused_replay
-_r=$?
-ok $_r "... the replay is refused once, naming the peer and why (another challenge, the proof fails)"
-[ $_r -eq 0 ] || show
+# replay_checks WHAT WHY: the job still ends by the killed rank (137), and
+# the replay was refused once.
+replay_checks() {
+	is "$rc" 137 "$1"
+	[ $rc -eq 137 ] || show
+	refused_replay
+	_r=$?
+	ok $_r "... the replay is refused once, naming the peer and why$2"
+	[ $_r -eq 0 ] || show
+}
+replay_checks "that HELLO replayed into its own job: the job runs on, a killed rank ends it (exit 137)" \
+	" (another challenge, the proof fails)"
 react replay
-is "$rc" 137 "the HELLO of the earlier job replayed into a new job: exit 137 after the killed rank ($react ms)"
-[ $rc -eq 137 ] || show
-refused_replay
-_r=$?
-ok $_r "... the replay is refused once, naming the peer and why"
-[ $_r -eq 0 ] || show
+replay_checks "the HELLO of the earlier job replayed into a new job: exit 137 after the killed rank ($react ms)"
 [ -s "$T/killed_at" ] && [ "$react" -le $((base + 500)) ]
 ok $? "the replay does not delay the reaction to a killed rank ($react ms, baseline $base ms, at most 500 ms more)"
 clean || diag "replay test left something"

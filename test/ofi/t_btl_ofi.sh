@@ -57,9 +57,9 @@ job "tcp: multi-receive buffers, 16 KiB eager limit" 2 300 RDMPI_BTL=ofi \
 # one line that says so, in seconds.
 if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
     run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=verbs "$MPIRUN" --timeout 60 -n 2 "$t" 10
-    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(echo "$err" | grep -c "no RDMA device")" -eq 1 ] &&
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(echo "$err" | grep -c "^rdmpi.*no RDMA device")" -eq 1 ] &&
         echo "$err" | grep -q "RDMPI_OFI_PROVIDER=verbs: .*ibv_devices lists none"
-    ok $? "RDMPI_OFI_PROVIDER=verbs without a device: one line naming the cause"
+    ok $? "RDMPI_OFI_PROVIDER=verbs without a device: one rank line naming the cause"
     [ $rc -ne 0 ] || diag "exit $rc" "$err"
 else
     skip "this host has an RDMA device"

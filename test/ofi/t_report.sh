@@ -154,9 +154,9 @@ run env RDMPI_REPORT=1 "$t" 100:3 1m:1
     [ "$(val self rndv_msgs)" = 1 ] && [ "$(val self reads)" = 1 ]
 ok $? "a singleton reports its self row"
 run env RDMPI_BTL=ofi,self "$MPIRUN" --timeout 60 --provider bogus -n 4 "$t" 100:1
-[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(echo "$err" | grep -c "no such provider")" -eq 1 ] &&
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(echo "$err" | grep -c "^rdmpi.*no such provider")" -eq 1 ] &&
     echo "$err" | grep -q "^rdmpi\[[0-9]*\]: btl/ofi: RDMPI_OFI_PROVIDER=bogus: no such provider here; available: .*tcp;ofi_rxm.*shm"
-ok $? "4 ranks asking for a provider that is not there: one line listing those that are"
+ok $? "4 ranks asking for a provider that is not there: one rank line listing those that are"
 [ $rc -ne 0 ] || diag "exit $rc" "$err"
 for prov in tcp shm; do
     run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=$prov "$MPIRUN" --timeout 60 -n 2 "$t" --die

@@ -37,11 +37,14 @@ T0=$SECONDS
 # Documentation ranges (RFC 5737): guest traffic never leaves the links.
 NET_RXE=198.51.100
 NET_SIW=203.0.113
+# Libraries rdmpi's own programs link (mpirun: libsodium); an image cached
+# before one was added gets it installed (runtime_pkgs).
+RUNTIME_PKGS="libsodium23"
 # The guest's runtime: rdma-core, perftest, libfabric, PMIx (rdmpi's
 # build runs there unchanged), ssh for two-guest jobs, gcc for siw.ko.
 PKGS="linux-image-amd64,kmod,udev,iproute2,procps,psmisc,ethtool,rdma-core,ibverbs-utils,\
 ibverbs-providers,rdmacm-utils,perftest,libfabric1,libfabric-bin,libpmix2,libibverbs1,\
-openssh-server,openssh-client,build-essential,ca-certificates"
+openssh-server,openssh-client,build-essential,ca-certificates,$RUNTIME_PKGS"
 PEER_PKGS="openmpi-bin libopenmpi-dev mpich libmpich-dev"
 
 log() { echo "[rdma-vm +$((SECONDS - T0))s] $*" >&2; }
@@ -121,6 +124,20 @@ setup_ssh() {
     in_root ssh-keygen -A >/dev/null
 }
 
+runtime_pkgs() {
+    local p missing=
+    for p in ${RUNTIME_PKGS//,/ }; do
+        in_root dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+            missing="$missing $p"
+    done
+    [ -z "$missing" ] && return 0
+    log "installing$missing in the guest"
+    cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+    { in_root apt-get update -q && in_root apt-get install -y -q --no-install-recommends $missing; } \
+        >"$CACHE/runtime.log" 2>&1 || skip "cannot install$missing in the guest, see $CACHE/runtime.log"
+    in_root apt-get clean
+}
+
 install_peers() {
     [ -f "$ROOT/.peers.done" ] && return 0
     log "installing $PEER_PKGS in the guest"
@@ -194,6 +211,7 @@ image() {
     host_tools
     debootstrap_root
     build_siw
+    runtime_pkgs
     setup_ssh
     [ "${1:-}" = --peers ] && install_peers
     write_init
