@@ -6,9 +6,9 @@
  * that every rank reaches as its COLL_SHM_AFTER-th. */
 #include "coll_shm.h"
 #include "param.h"
+#include "shm.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,33 +91,19 @@ static bool can_read(const struct rdmpi_comm *c)
     return true;
 }
 
+/* Populated now: a slot's first use would otherwise fault its pages in,
+ * in the writer and the reader, several microseconds each. Quiet: a
+ * communicator without the segment runs its collectives on messages. */
 static void *map(const char *name, size_t size, bool create)
 {
-    int fd = shm_open(name, O_RDWR | (create ? O_CREAT | O_EXCL : 0), 0600);
-    void *p;
+    struct rt_shm m;
+    int flags = RT_SHM_POPULATE | RT_SHM_QUIET;
 
-    if (fd < 0 && create && errno == EEXIST) {
-        /* A dead job's, whose launcher had our launcher's pid. */
-        shm_unlink(name);
-        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    }
-    if (fd < 0)
+    if (create ? rt_shm_create(&m, "coll", name, size, flags,
+                               "RDMPI_COLL_SHM_MAX lowers the need, RDMPI_COLL_SHM=0 avoids it")
+               : rt_shm_attach(&m, "coll", name, size, flags))
         return NULL;
-    if (create && posix_fallocate(fd, 0, (off_t)size)) {
-        close(fd);
-        shm_unlink(name);
-        return NULL;
-    }
-    /* Populated now: a slot's first use would otherwise fault its pages
-     * in, in the writer and the reader, several microseconds each. */
-    p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) {
-        if (create)
-            shm_unlink(name);
-        return NULL;
-    }
-    return p;
+    return m.base;
 }
 
 /* Rank 0: make the segment and fill in the offer (name empty on failure). */
@@ -169,8 +155,7 @@ static void setup(struct rdmpi_comm *c)
                 mine = 0;
             all &= mine;
         }
-        if (o.name[0])
-            shm_unlink(o.name);
+        rt_shm_unlink("coll", o.name);
         for (int r = 1; r < n; r++)
             rt_comm_sendrecv(c, &all, 1, r, NULL, 0, MPI_PROC_NULL, tag);
     } else {

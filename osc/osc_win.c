@@ -8,6 +8,7 @@
 #include "osc.h"
 
 #include "param.h"
+#include "shm.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -187,8 +188,9 @@ static int allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm
     static unsigned serial;
     struct osc_win *o;
     char name[256] = "";
+    struct rt_shm m = {0};
     size_t total = 0;
-    int fd = -1, ok = 1, all_ok = 0;
+    int ok, all_ok = 0;
 
     if (!one_host(comm))
         return rdmpi_err_comm(comm, MPI_ERR_RMA_SHARED, fn, "the ranks of comm are on more "
@@ -202,26 +204,24 @@ static int allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm
         total += (size_t)o->sizes[r];
     }
     o->shm_len = total ? total : 1;
-    if (o->rank == 0) {
-        rt_shm_name(name, sizeof(name), "-win%d-%u", rt.rank, serial);
-        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        ok = fd >= 0 && ftruncate(fd, (off_t)o->shm_len) == 0;
-    }
+    /* A rank that cannot make or map the segment says why (rt_shm_*);
+     * the window is then impossible for everyone. */
+    if (o->rank == 0 &&
+        (rt_shm_name(name, sizeof(name), "-win%d-%u", rt.rank, serial) ||
+         rt_shm_create(&m, fn, name, o->shm_len, 0,
+                       "a smaller window, or a larger /dev/shm (mount -o remount,size=...)")))
+        name[0] = 0;
     serial++;
     PMPI_Bcast(name, sizeof(name), MPI_CHAR, 0, o->comm);
-    if (o->rank != 0 && name[0])
-        ok = (fd = shm_open(name, O_RDWR, 0)) >= 0;
-    if (ok) {
-        o->shm = mmap(NULL, o->shm_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        ok = o->shm != MAP_FAILED;
-    }
-    if (fd >= 0)
-        close(fd);
+    ok = name[0] && (o->rank == 0 || !rt_shm_attach(&m, fn, name, o->shm_len, 0));
+    o->shm = ok ? m.base : NULL;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, o->comm);
-    if (o->rank == 0 && name[0])
-        shm_unlink(name);
+    if (o->rank == 0)
+        rt_shm_unlink(fn, name);
     if (!all_ok)
-        rt_fatal("%s: could not make a %zu-byte shared segment for the window", fn, o->shm_len);
+        rt_fatal("%s: could not make a %zu-byte shared segment for the window (a warning above "
+                 "says why, on the rank that failed)",
+                 fn, o->shm_len);
     o->mem = o->shm + o->shm_off[o->rank];
     o->w->base = o->mem;
     *(void **)baseptr = o->mem;

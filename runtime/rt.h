@@ -171,10 +171,5 @@ void rt_up(int required, const char *fn);
 void rt_down(void);
 
 double rt_wtime(void);
-/* "/rdmpi-<uid>-<nspace>-<nodeid>" and then fmt: the shape of every
- * /dev/shm name the launcher sweeps after the job; -ENAMETOOLONG if it does
- * not fit. */
-int rt_shm_name(char *name, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,6 +1,9 @@
 /* btl/sm single copy: get and put are process_vm_readv/writev on the peer's
  * pid (cross-memory attach). Addresses are plain virtual addresses, so
- * registration has nothing to do. */
+ * registration has nothing to do. A put longer than get_limit is queued
+ * and written one get_limit chunk per progress call: the pml starts the
+ * sender's half of a split rendezvous from a ring callback, and a 32 MiB
+ * copy there would hold every other peer's messages for milliseconds. */
 #include "config.h"
 
 #include "btl_sm.h"
@@ -9,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -71,21 +75,69 @@ int btl_sm_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint6
     return 0;
 }
 
+/* A queued put: what is left of it. */
+struct btl_sm_put {
+    struct btl_sm_put *next;
+    const struct btl_sm_out *o;
+    const char *local;
+    uint64_t raddr;
+    size_t left, len;
+    btl_rdma_fn cb;
+    void *ctx;
+};
+
 int btl_sm_put(struct btl_endpoint *ep, const void *local, struct btl_reg *lreg, uint64_t raddr,
                const void *rkey, size_t len, btl_rdma_fn cb, void *ctx)
 {
+    struct btl_sm_put *p;
     int rc;
 
     (void)lreg;
     (void)rkey;
     if (!btl_sm.cma)
         return -ENOTSUP;
+    if (len > btl_sm_module.get_limit) {
+        if (!(p = malloc(sizeof(*p))))
+            return -ENOMEM;
+        *p = (struct btl_sm_put){.o = (const struct btl_sm_out *)ep, .local = local,
+                                 .raddr = raddr, .left = len, .len = len, .cb = cb, .ctx = ctx};
+        *(btl_sm.puts ? &btl_sm.puts_tail->next : &btl_sm.puts) = p;
+        btl_sm.puts_tail = p;
+        return 0;
+    }
     if ((rc = cma_copy((const struct btl_sm_out *)ep, (void *)local, raddr, len, 1)))
         return rc;
     btl_sm.writes++;
     btl_sm.write_bytes += len;
     cb(ctx, 0);
     return 0;
+}
+
+/* Writes the next chunk of the oldest queued put; 1 when it did any work.
+ * The put completes (or fails) through its callback. */
+int btl_sm_put_progress(void)
+{
+    struct btl_sm_put *p = btl_sm.puts;
+    size_t n;
+    int rc;
+
+    if (!p)
+        return 0;
+    n = p->left < btl_sm_module.get_limit ? p->left : btl_sm_module.get_limit;
+    rc = cma_copy(p->o, (void *)p->local, p->raddr, n, 1);
+    p->local += n;
+    p->raddr += n;
+    p->left -= n;
+    if (!rc && p->left)
+        return 1;
+    btl_sm.puts = p->next;
+    if (!rc) {
+        btl_sm.writes++;
+        btl_sm.write_bytes += p->len;
+    }
+    p->cb(p->ctx, rc);
+    free(p);
+    return 1;
 }
 
 /* The address is the key: nothing to pin, no state (reg stays NULL). */

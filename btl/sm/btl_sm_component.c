@@ -8,9 +8,9 @@
 #include "modex.h"
 #include "param.h"
 #include "rt.h"
+#include "shm.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,14 +41,25 @@ struct btl_sm_state btl_sm;
 
 static int my_index; /* our position in rt.local_peers */
 
-static size_t hdr_bytes(uint32_t nrings)
+static size_t bell_bytes(uint32_t nrings)
 {
-    return ((size_t)BTL_SM_LINE * (1 + nrings) + PAGE - 1) / PAGE * PAGE;
+    return btl_sm_bell_words(nrings) * sizeof(uint64_t);
 }
 
-static struct btl_sm_ctl *ctl_of(void *seg, uint32_t ring)
+static size_t hdr_bytes(uint32_t nrings)
 {
-    return (struct btl_sm_ctl *)((char *)seg + BTL_SM_LINE) + ring;
+    return (BTL_SM_LINE + bell_bytes(nrings) + (size_t)BTL_SM_LINE * nrings + PAGE - 1) / PAGE *
+           PAGE;
+}
+
+static uint64_t *bell_of(void *seg)
+{
+    return (uint64_t *)((char *)seg + BTL_SM_LINE);
+}
+
+static struct btl_sm_ctl *ctl_of(void *seg, uint32_t nrings, uint32_t ring)
+{
+    return (struct btl_sm_ctl *)((char *)seg + BTL_SM_LINE + bell_bytes(nrings)) + ring;
 }
 
 static uint8_t *ring_of(void *seg, uint32_t nrings, uint32_t ring_bytes, uint32_t ring)
@@ -78,9 +89,8 @@ static size_t max_len(uint32_t ring_bytes)
  * name is free and a crash leaves nothing in /dev/shm. */
 static void attach_done(struct btl_sm_seg *s, uint32_t n, const char *name)
 {
-    if (__atomic_add_fetch(&s->attached, n, __ATOMIC_ACQ_REL) == s->attach_target &&
-        shm_unlink(name) && errno != ENOENT)
-        rt_warn("btl/sm: cannot unlink /dev/shm%s: %s", name, strerror(errno));
+    if (__atomic_add_fetch(&s->attached, n, __ATOMIC_ACQ_REL) == s->attach_target)
+        rt_shm_unlink("btl/sm", name);
 }
 
 static int make_name(char *name, size_t size)
@@ -92,55 +102,20 @@ static int make_name(char *name, size_t size)
     return 0;
 }
 
-static int seg_open(const char *name, size_t size)
-{
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-
-    /* Our name holds our launcher's pid, which is alive: a file of that name
-     * is a dead job's whose launcher had the same pid. */
-    if (fd < 0 && errno == EEXIST) {
-        rt_info(1, "btl/sm: removing the stale /dev/shm%s", name);
-        shm_unlink(name);
-        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    }
-    if (fd < 0) {
-        int rc = -errno;
-        rt_warn("btl/sm: cannot create /dev/shm%s: %s", name, strerror(errno));
-        return rc;
-    }
-    /* Reserve the pages now: a full /dev/shm is an error here, not a
-     * SIGBUS in the middle of a send. */
-    int err = posix_fallocate(fd, 0, (off_t)size);
-    if (err) {
-        rt_warn("btl/sm: cannot reserve %zu bytes in /dev/shm for %s: %s (is /dev/shm full? "
-                "RDMPI_SM_RING_BUDGET lowers the need)",
-                size, name, strerror(err));
-        close(fd);
-        shm_unlink(name);
-        return -err;
-    }
-    return fd;
-}
-
 static int seg_create(uint32_t nrings, uint32_t ring_bytes)
 {
     size_t size = hdr_bytes(nrings) + (size_t)nrings * ring_bytes;
     struct timespec ts;
     struct btl_sm_seg *s;
-    int fd, rc;
+    struct rt_shm m;
+    int rc;
 
     if ((rc = make_name(btl_sm.name, sizeof(btl_sm.name))))
         return rc;
-    if ((fd = seg_open(btl_sm.name, size)) < 0)
-        return fd;
-    s = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-    rc = -errno;
-    close(fd);
-    if (s == MAP_FAILED) {
-        rt_warn("btl/sm: cannot map /dev/shm%s (%zu bytes): %s", btl_sm.name, size, strerror(-rc));
-        shm_unlink(btl_sm.name);
+    if ((rc = rt_shm_create(&m, "btl/sm", btl_sm.name, size, RT_SHM_POPULATE,
+                            "RDMPI_SM_RING_BUDGET lowers the need")))
         return rc;
-    }
+    s = m.base;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     s->nonce = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 40 ^
                (uint64_t)(uintptr_t)s;
@@ -202,8 +177,10 @@ static int attach(int i, int world, struct btl_sm_card **cardp)
     struct btl_sm_seg *s;
     int peer_index = i < my_index ? i : i + 1;
     uint32_t mine = (uint32_t)(my_index < peer_index ? my_index : my_index - 1);
+    struct rt_shm m;
+    char who[32];
     size_t len;
-    int fd, rc;
+    int rc;
 
     if (rt_modex_get(world, BTL_SM_CARD_KEY, (void **)&c, &len))
         return -ENOENT;
@@ -213,20 +190,10 @@ static int attach(int i, int world, struct btl_sm_card **cardp)
                  "every rank must run the same rdmpi build",
                  world, len >= 4 ? c->version : 0, len, BTL_SM_VERSION);
     c->name[NAME_MAX] = 0;
-    if ((fd = shm_open(c->name, O_RDWR, 0)) < 0) {
-        rc = -errno;
-        rt_warn("btl/sm: cannot open rank %d's segment /dev/shm%s: %s", world, c->name,
-                strerror(errno));
+    snprintf(who, sizeof(who), "btl/sm: rank %d", world);
+    if ((rc = rt_shm_attach(&m, who, c->name, c->seg_size, RT_SHM_POPULATE)))
         return rc;
-    }
-    s = mmap(NULL, c->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-    rc = -errno;
-    close(fd);
-    if (s == MAP_FAILED) {
-        rt_warn("btl/sm: cannot map rank %d's segment /dev/shm%s: %s", world, c->name,
-                strerror(-rc));
-        return rc;
-    }
+    s = m.base;
     if (__atomic_load_n(&s->magic, __ATOMIC_ACQUIRE) != BTL_SM_MAGIC ||
         s->nrings != btl_sm.seg->nrings || s->ring_bytes != c->ring_bytes ||
         c->ring_bytes < RING_MIN || (c->ring_bytes & (c->ring_bytes - 1))) {
@@ -237,7 +204,9 @@ static int attach(int i, int world, struct btl_sm_card **cardp)
     o->seg = s;
     o->seg_size = c->seg_size;
     o->ring = ring_of(s, s->nrings, s->ring_bytes, mine);
-    o->rpub = &ctl_of(s, mine)->read;
+    o->rpub = &ctl_of(s, s->nrings, mine)->read;
+    o->bell = &bell_of(s)[mine / BTL_SM_BELL_BITS];
+    o->bell_bit = 1ull << (mine % BTL_SM_BELL_BITS);
     o->nslots = s->ring_bytes / BTL_SM_SLOT;
     o->max_len = max_len(s->ring_bytes);
     o->world = world;
@@ -286,11 +255,11 @@ static int sm_connect(struct btl_module *btl, uint8_t *reach)
         struct btl_sm_card *c = NULL;
         int rc;
 
-        /* Our side exists whether or not the peer ever writes: the poll
-         * loop walks every ring, and one nobody attached stays empty. */
+        /* Our side exists whether or not the peer ever writes; the poll
+         * loop looks only at rings whose doorbell bit is up. */
         btl_sm.in[i].ring =
             ring_of(btl_sm.seg, (uint32_t)npeers, btl_sm.seg->ring_bytes, (uint32_t)i);
-        btl_sm.in[i].rpub = &ctl_of(btl_sm.seg, (uint32_t)i)->read;
+        btl_sm.in[i].rpub = &ctl_of(btl_sm.seg, (uint32_t)npeers, (uint32_t)i)->read;
         btl_sm.in[i].world = world;
         if ((rc = attach(i, world, &c)) == 0) {
             probe_cma(i, c);
@@ -305,6 +274,8 @@ static int sm_connect(struct btl_module *btl, uint8_t *reach)
     }
     if (missing)
         attach_done(btl_sm.seg, missing, btl_sm.name);
+    btl_sm.bell = bell_of(btl_sm.seg);
+    btl_sm.nbell = btl_sm_bell_words((uint32_t)npeers);
     btl_sm.npeers = npeers;
     btl_sm.wake = rt_progress_sleeps();
     if (!btl_sm.cma)
@@ -326,10 +297,13 @@ static struct btl_endpoint *sm_endpoint(struct btl_module *btl, int peer)
     return NULL;
 }
 
-/* A published entry is in the peer's memory already: nothing is owed. */
+/* A published entry is in the peer's memory already; queued puts are
+ * owed, and written here. */
 static int sm_flush(struct btl_module *btl)
 {
     (void)btl;
+    while (btl_sm.puts)
+        btl_sm_put_progress();
     return 0;
 }
 
@@ -343,7 +317,7 @@ static int sm_finalize(struct btl_module *btl)
     if (btl_sm.seg) {
         munmap(btl_sm.seg, btl_sm.seg_size);
         /* Normally gone already; not if a local peer never attached. */
-        if (shm_unlink(btl_sm.name) == 0)
+        if (rt_shm_unlink("btl/sm", btl_sm.name))
             rt_info(2, "btl/sm: unlinked /dev/shm%s at finalize: a peer never attached",
                     btl_sm.name);
     }

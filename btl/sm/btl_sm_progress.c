@@ -1,5 +1,6 @@
-/* btl/sm receiving: poll each peer's ring in our segment and deliver its
- * entries in order. An idle peer costs one load of a line we already hold. */
+/* btl/sm receiving: the doorbell says which peers' rings to poll; deliver
+ * their entries in order. An idle poll reads the doorbell line and the rings
+ * of peers that sent lately, whatever the number of silent peers. */
 #include "config.h"
 
 #include "btl_sm.h"
@@ -29,44 +30,93 @@ static inline void publish(struct btl_sm_in *in, uint32_t r)
  * with the peer after it, so no peer waits behind a busy one. */
 static int first;
 
+/* The ring stayed empty for BTL_SM_LINGER polls: clear its bit, then look
+ * once more (see btl_sm_notify for why the fence makes that enough). An
+ * entry that slipped in keeps the bit: we set it again ourselves. */
+static void cool(struct btl_sm_in *in, int i)
+{
+    uint64_t *w = &btl_sm.bell[i / BTL_SM_BELL_BITS];
+    uint64_t bit = 1ull << (i % BTL_SM_BELL_BITS);
+
+    in->idle = 0;
+    __atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(btl_sm_slot(in->ring, in->r, btl_sm.nslots), __ATOMIC_ACQUIRE))
+        __atomic_fetch_or(w, bit, __ATOMIC_RELAXED);
+}
+
+/* Delivers up to BURST entries of ring i; 1 when a request completed and
+ * the caller should return. */
+static int poll_ring(int i, int *delivered, unsigned done)
+{
+    struct btl_sm_in *in = &btl_sm.in[i];
+    const uint32_t nslots = btl_sm.nslots;
+    uint32_t r = in->r;
+    int k;
+
+    for (k = 0; k < BURST; k++) {
+        uint64_t *e = btl_sm_slot(in->ring, r, nslots);
+        uint64_t h = __atomic_load_n(e, __ATOMIC_ACQUIRE);
+
+        if (!h)
+            break;
+        /* The entry stays ours until `r` is published past it, so the
+         * callback reads it in place. */
+        if ((uint32_t)h) {
+            btl_deliver(in->world, e + 1, (uint32_t)h);
+            (*delivered)++;
+        }
+        r += (uint32_t)(h >> 32) & 0xffff;
+        in->r = r;
+        if (r - in->rlast >= nslots / 4)
+            publish(in, r);
+        /* A request completed: let its waiter see it before more
+         * arrivals are matched (or queued as unexpected). */
+        if (__atomic_load_n(&rt_req_done_count, __ATOMIC_RELAXED) != done) {
+            in->idle = 0;
+            first = i + 1 < btl_sm.npeers ? i + 1 : 0;
+            return 1;
+        }
+    }
+    if (k) {
+        in->idle = 0;
+    } else {
+        if (r != in->rlast)
+            publish(in, r);
+        if (++in->idle >= BTL_SM_LINGER)
+            cool(in, i);
+    }
+    return 0;
+}
+
+/* Polls the rings in [lo, hi) whose bits are up; 1 to stop (see poll_ring). */
+static int poll_span(int lo, int hi, int *delivered, unsigned done)
+{
+    for (int wi = lo / BTL_SM_BELL_BITS; lo < hi; wi++) {
+        int base = wi * BTL_SM_BELL_BITS, end = base + BTL_SM_BELL_BITS < hi ? base + BTL_SM_BELL_BITS : hi;
+        uint64_t b = __atomic_load_n(&btl_sm.bell[wi], __ATOMIC_ACQUIRE);
+
+        b &= ~0ull << (lo - base);
+        if (end - base < BTL_SM_BELL_BITS)
+            b &= (1ull << (end - base)) - 1;
+        for (; b; b &= b - 1)
+            if (poll_ring(base + __builtin_ctzll(b), delivered, done))
+                return 1;
+        lo = end;
+    }
+    return 0;
+}
+
 int btl_sm_progress(struct btl_module *btl)
 {
-    const uint32_t nslots = btl_sm.nslots;
     const unsigned done = rt_req_done_count;
-    int delivered = 0;
+    int delivered = 0, start = first;
 
     (void)btl;
-    for (int j = 0, i = first; j < btl_sm.npeers; j++, i = i + 1 < btl_sm.npeers ? i + 1 : 0) {
-        struct btl_sm_in *in = &btl_sm.in[i];
-        uint32_t r = in->r;
-        int k;
-
-        for (k = 0; k < BURST; k++) {
-            uint64_t *e = btl_sm_slot(in->ring, r, nslots);
-            uint64_t h = __atomic_load_n(e, __ATOMIC_ACQUIRE);
-
-            if (!h)
-                break;
-            /* The entry stays ours until `r` is published past it, so the
-             * callback reads it in place. */
-            if ((uint32_t)h) {
-                btl_deliver(in->world, e + 1, (uint32_t)h);
-                delivered++;
-            }
-            r += (uint32_t)(h >> 32) & 0xffff;
-            in->r = r;
-            if (r - in->rlast >= nslots / 4)
-                publish(in, r);
-            /* A request completed: let its waiter see it before more
-             * arrivals are matched (or queued as unexpected). */
-            if (__atomic_load_n(&rt_req_done_count, __ATOMIC_RELAXED) != done) {
-                first = i + 1 < btl_sm.npeers ? i + 1 : 0;
-                return delivered;
-            }
-        }
-        if (!k && r != in->rlast)
-            publish(in, r);
-    }
+    if (RT_UNLIKELY(btl_sm.puts))
+        delivered += btl_sm_put_progress();
+    if (!poll_span(start, btl_sm.npeers, &delivered, done))
+        poll_span(0, start, &delivered, done);
     return delivered;
 }
 
@@ -90,18 +140,21 @@ int btl_sm_wait(struct btl_module *btl, unsigned timeout_us)
     uint32_t v;
 
     (void)btl;
-    if (!s || !btl_sm.npeers)
+    if (!s || !btl_sm.npeers || btl_sm.puts)
         return 1;
     v = __atomic_load_n(&s->wake, __ATOMIC_ACQUIRE);
     __atomic_store_n(&s->sleeping, 1, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    for (int i = 0; i < btl_sm.npeers; i++) {
-        struct btl_sm_in *in = &btl_sm.in[i];
-        if (__atomic_load_n(btl_sm_slot(in->ring, in->r, btl_sm.nslots), __ATOMIC_ACQUIRE)) {
-            __atomic_store_n(&s->sleeping, 0, __ATOMIC_RELAXED);
-            return 1;
+    /* A ring with an entry has its bit up (btl_sm_notify), or its writer
+     * sees our flag. */
+    for (uint32_t wi = 0; wi < btl_sm.nbell; wi++)
+        for (uint64_t b = __atomic_load_n(&btl_sm.bell[wi], __ATOMIC_ACQUIRE); b; b &= b - 1) {
+            struct btl_sm_in *in = &btl_sm.in[wi * BTL_SM_BELL_BITS + __builtin_ctzll(b)];
+            if (__atomic_load_n(btl_sm_slot(in->ring, in->r, btl_sm.nslots), __ATOMIC_ACQUIRE)) {
+                __atomic_store_n(&s->sleeping, 0, __ATOMIC_RELAXED);
+                return 1;
+            }
         }
-    }
     /* Our own segment: other processes wait on the same word, so no
      * FUTEX_PRIVATE_FLAG. EINTR (the hang report's signal) just returns. */
     syscall(SYS_futex, &s->wake, FUTEX_WAIT, v, &ts, NULL, 0);

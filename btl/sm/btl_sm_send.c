@@ -53,7 +53,7 @@ int btl_sm_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const vo
     if (dlen)
         memcpy(p + hlen, data, dlen);
     btl_sm_publish(o, at, n, len);
-    btl_sm_wake(o);
+    btl_sm_notify(o);
     return 0;
 }
 
@@ -87,5 +87,5 @@ void btl_sm_send(struct btl_endpoint *ep, struct btl_desc *d)
 
     btl_sm_publish(o, o->alloc_at, o->alloc_n, d->len);
     o->alloc_n = 0;
-    btl_sm_wake(o);
+    btl_sm_notify(o);
 }

@@ -4,7 +4,9 @@
  *     limit per ordered pair, by sendi (split header/data) and alloc/send;
  *   - back-pressure: every ring filled without polling until sendi says
  *     -EAGAIN and alloc NULL, then the same streams resumed, nothing lost;
- *   - CMA get of 1 B, 4 KiB, 1 MiB + 1 and 64 MiB at odd offsets, and put;
+ *   - CMA get of 1 B, 4 KiB, 1 MiB + 1 and 64 MiB at odd offsets, and put
+ *     of 4097 B and of 9 MiB + 5 (over get_limit: sm queues it and writes
+ *     it chunk by chunk from progress, so the call returns first);
  *     with RDMPI_SM_CMA=0, or with T_BTL_SM_DENY_CMA=1 (every rank makes
  *     itself unreadable, so the probe meets EPERM), no GET/PUT capability;
  *   - no segment of this job left in /dev/shm after connect, none after
@@ -27,6 +29,8 @@
 #define MAXMSG  (64u << 10) /* above any eager limit a BTL may report */
 #define GBUF    (64u << 20) /* CMA source size */
 #define PUTSIZE 4097u
+#define BIGPUT  ((9u << 20) + 5)
+#define BIGAT   (2 * PUTSIZE + 1) /* where in putbuf the large put lands */
 
 static struct harness h;
 static int failures;
@@ -342,6 +346,18 @@ static void test_put(int p, const uint8_t *src)
         m->put(h.ep[p], src, NULL, peer_addr(p, "test.putbuf") + 1, NULL, PUTSIZE, rdma_done, &c);
 
     check(!rc && c.calls == 1 && !c.status, "%s put of %u bytes to rank %d", m->name, PUTSIZE, p);
+
+    c = (struct rdma_ctx){0, 0};
+    rc = m->put(h.ep[p], src + 7, NULL, peer_addr(p, "test.putbuf") + BIGAT, NULL, BIGPUT,
+                rdma_done, &c);
+    int queued = !rc && c.calls == 0;
+    while (!rc && !c.calls) {
+        m->progress(m);
+        moved++;
+    }
+    check(!rc && c.calls == 1 && !c.status && (queued || strcmp(m->name, "sm")),
+          "%s put of %u bytes to rank %d, over get_limit %zu: %s", m->name, BIGPUT, p,
+          m->get_limit, queued ? "queued, then written by progress" : "written in the call");
 }
 
 static int mapped_segments(void)
@@ -401,7 +417,7 @@ int main(int argc, char **argv)
         rnd[i] = (uint8_t)mix(i);
     gsrc = malloc(GBUF + 64);
     gdst = malloc(GBUF + 16);
-    putbuf = calloc(1, 2 * PUTSIZE);
+    putbuf = calloc(1, BIGAT + BIGPUT + 1);
     if (!gsrc || !gdst || !putbuf)
         harness_die("out of memory");
     if (deny && !strcmp(deny, "1"))
@@ -418,7 +434,7 @@ int main(int argc, char **argv)
         struct btl_reg *reg;
         h.mods[0]->register_mem(h.mods[0], gsrc, GBUF + 64, &reg, NULL, &a);
         rt_modex_put("test.gbuf", &a, 8);
-        h.mods[0]->register_mem(h.mods[0], putbuf, 2 * PUTSIZE, &reg, NULL, &a);
+        h.mods[0]->register_mem(h.mods[0], putbuf, BIGAT + BIGPUT + 1, &reg, NULL, &a);
         rt_modex_put("test.putbuf", &a, 8);
     }
     harness_connect(&h);
@@ -469,6 +485,10 @@ int main(int argc, char **argv)
             check(pattern_diff(putbuf + 1, PUTSIZE, left, 0) < 0 && putbuf[0] == 0 &&
                       putbuf[PUTSIZE + 1] == 0,
                   "rank %d's put arrived intact", left);
+        if (h.btl_of[left]->flags & BTL_CAP_PUT)
+            check(pattern_diff(putbuf + BIGAT, BIGPUT, left, 7) < 0 && putbuf[BIGAT - 1] == 0 &&
+                      putbuf[BIGAT + BIGPUT] == 0,
+                  "rank %d's %u-byte put arrived intact", left, BIGPUT);
     }
 
     phase = "finalize";

@@ -106,18 +106,22 @@ static void run(uint32_t ring_bytes)
     uint32_t nslots = ring_bytes / BTL_SM_SLOT;
     uint8_t *ring = aligned_alloc(4096, ring_bytes);
     struct btl_sm_ctl *ctl = aligned_alloc(64, sizeof(*ctl));
-    struct btl_sm_out o = {.nslots = nslots, .world = 3};
+    uint64_t *bell = aligned_alloc(64, 64);
+    struct btl_sm_out o = {.nslots = nslots, .world = 3, .bell = bell, .bell_bit = 1};
     struct btl_sm_in in = {.world = 7};
     unsigned spins = 0;
     pthread_t t;
 
     memset(ring, 0, ring_bytes);
     memset(ctl, 0, sizeof(*ctl));
+    memset(bell, 0, 64);
     o.ring = in.ring = ring;
     o.rpub = in.rpub = &ctl->read;
     o.max_len = ring_bytes / 2 - BTL_SM_HDR;
     limit = o.max_len;
     btl_sm.in = &in;
+    btl_sm.bell = bell;
+    btl_sm.nbell = 1;
     btl_sm.npeers = 1;
     btl_sm.nslots = nslots;
     rx = bad = eagain = 0;
@@ -136,8 +140,13 @@ static void run(uint32_t ring_bytes)
        (unsigned long long)eagain);
     ok(btl_sm_progress(NULL) == 0 && *in.rpub == in.r && in.r == o.w,
        "%u-byte ring: drained, and the reader's index published (%u slots)", ring_bytes, in.r);
+    for (int i = 0; i < BTL_SM_LINGER; i++)
+        btl_sm_progress(NULL);
+    ok(*bell == 0, "%u-byte ring: the doorbell bit is down after %d empty polls (%#llx)",
+       ring_bytes, BTL_SM_LINGER, (unsigned long long)*bell);
     free(ring);
     free(ctl);
+    free(bell);
 }
 
 /* A watchdog that judges progress, not time: a loaded machine may take
@@ -162,7 +171,7 @@ static void watch(int sig)
 
 int main(void)
 {
-    plan(8);
+    plan(10);
     signal(SIGALRM, watch);
     alarm(WATCH_SECS);
     for (size_t i = 0; i < sizeof(rnd); i++)
