@@ -194,6 +194,7 @@ static void stash_ooo(struct pml_comm_peer *cp, int wsrc, const void *data, size
 
     if (!f)
         rt_fatal("out of memory holding an out-of-order message from rank %d", wsrc);
+    pml_peers[wsrc].stats->ooo_msgs++;
     f->wsrc = wsrc;
     f->len = len;
     memcpy(&f->hdr.m, h, sizeof(*h));
