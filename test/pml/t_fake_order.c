@@ -3,6 +3,7 @@
  * posted and unexpected receives and by probes, at the eager/rendezvous
  * boundaries. One process, to itself, over the fake BTL. */
 #include "fake_test.h"
+#include "pml.h"
 
 #include <stdlib.h>
 
@@ -168,6 +169,82 @@ static void reversed(void)
     fake_clear();
 }
 
+/* A rendezvous envelope held while eager messages overtake it, found by
+ * MPI_Mprobe and wildcard receives in send order. */
+static void mixed(void)
+{
+    enum { BIG = 65536 };
+    unsigned char *big = malloc(BIG), *got = calloc(1, BIG);
+    int small[3] = {31, 32, 33}, r = 0, count = -1;
+    MPI_Request s;
+    MPI_Message m;
+    MPI_Status st;
+
+    pattern(big, BIG, 9);
+    RULE(.op = FAKE_MSG, .type = PML_HDR_RNDV, .times = 1, .act = FAKE_HOLD, .arg = 5);
+    MPI_Isend(big, BIG, MPI_BYTE, 0, 40, MPI_COMM_WORLD, &s);
+    for (int i = 0; i < 3; i++)
+        MPI_Send(&small[i], 1, MPI_INT, 0, 41 + i, MPI_COMM_WORLD);
+    MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &m, &st);
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    CHECK_EQ_INT(st.MPI_TAG, 40);
+    CHECK_EQ_INT(count, BIG);
+    MPI_Mrecv(got, BIG, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+    MPI_Wait(&s, MPI_STATUS_IGNORE);
+    CHECK_EQ_LONG(pattern_bad(got, BIG, 9), -1);
+    for (int i = 0; i < 3; i++) {
+        MPI_Recv(&r, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        CHECK_EQ_INT(st.MPI_TAG, 41 + i);
+        CHECK_EQ_INT(r, small[i]);
+    }
+    CHECK_EQ_LONG(fake_counts.held, 1);
+    fake_clear();
+    free(big);
+    free(got);
+}
+
+/* The pml's sequence state for messages to self on c. */
+static struct pml_comm_peer *seq_of(MPI_Comm c)
+{
+    return &((struct pml_comm *)rt_comm_get(c)->pml)->peers[0];
+}
+
+/* Sequence numbers are 16 bits: a reversed stream across their wrap is
+ * still put back in order. */
+static void wrap(void)
+{
+    enum { N = 40 };
+    int v[N], got[N], bad = -1, flag = 0;
+    MPI_Request rq[2 * N];
+    MPI_Comm c;
+
+    /* A fresh communicator starts at 0: bring it to just before the wrap. */
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    for (int i = 0; i < 65536 - N / 2; i++) {
+        MPI_Send(NULL, 0, MPI_INT, 0, 1, c);
+        MPI_Recv(NULL, 0, MPI_INT, 0, 1, c, MPI_STATUS_IGNORE);
+    }
+    CHECK_EQ_INT(seq_of(c)->send_seq, 65536 - N / 2);
+    RULE(.op = FAKE_MSG, .type = PML_HDR_MATCH, .act = FAKE_SWAP);
+    for (int i = 0; i < N; i++) {
+        v[i] = 1000 + i;
+        got[i] = -1;
+        MPI_Isend(&v[i], 1, MPI_INT, 0, 2, c, &rq[i]);
+    }
+    for (int i = 0; i < N; i++)
+        MPI_Irecv(&got[i], 1, MPI_INT, 0, 2, c, &rq[N + i]);
+    MPI_Waitall(2 * N, rq, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < N && bad < 0; i++)
+        if (got[i] != v[i])
+            bad = i;
+    CHECK_EQ_INT(bad, -1);
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, c, &flag, MPI_STATUS_IGNORE);
+    CHECK_EQ_INT(flag, 0);
+    CHECK_EQ_INT(seq_of(c)->recv_seq, N / 2);
+    fake_clear();
+    MPI_Comm_free(&c);
+}
+
 int main(int argc, char **argv)
 {
     fake_test_init(&argc, &argv, 60);
@@ -178,6 +255,8 @@ int main(int argc, char **argv)
     paths();
     fake_counts_reset();
     reversed();
+    mixed();
+    wrap();
     fake_test_fini();
     return done_testing();
 }
