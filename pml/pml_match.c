@@ -186,8 +186,7 @@ static void match_one(struct pml_comm *pc, struct pml_comm_peer *cp, int wsrc, c
 
 /* Keeps an early arrival, sorted by sequence number (wrap-aware), as raw
  * bytes to be matched once its turn comes. */
-static struct pml_frag *stash_ooo(struct pml_comm_peer *cp, int wsrc, const void *data,
-                                  size_t len)
+static struct pml_frag *stash_ooo(struct pml_comm_peer *cp, int wsrc, const void *data, size_t len)
 {
     const struct pml_hdr_match *h = data;
     struct pml_frag *f = malloc(sizeof(*f) + len);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_RULES 16
+#define MAX_RULES  16
 #define SWAP_POLLS 1000
 
 struct fake_ev {
@@ -240,8 +240,7 @@ static void fake_send(struct btl_endpoint *ep, struct btl_desc *d)
     msg_queue((struct fake_ev *)((char *)d - offsetof(struct fake_ev, desc)));
 }
 
-static int rdma(enum fake_op op, void *dst, const void *src, size_t len, btl_rdma_fn cb,
-                void *ctx)
+static int rdma(enum fake_op op, void *dst, const void *src, size_t len, btl_rdma_fn cb, void *ctx)
 {
     const struct fake_rule *r = rule_for(op, 0);
     struct fake_ev *e;

@@ -3,9 +3,9 @@
 #ifndef FAKE_TEST_H
 #define FAKE_TEST_H
 
+#include "../tap.h"
 #include "fake_btl.h"
 #include "pml_hdr.h"
-#include "../tap.h"
 
 #include <mpi.h>
 #include <stdint.h>

@@ -33,8 +33,8 @@ static void late_completion(int type, int mode, size_t n, const char *what)
         early += flag;
         tests += fake_held();
     }
-    ok(tests > 0 && !early, "%s: the send waits for it (%d tests, %d complete early)", what,
-       tests, early);
+    ok(tests > 0 && !early, "%s: the send waits for it (%d tests, %d complete early)", what, tests,
+       early);
     MPI_Wait(&s, MPI_STATUS_IGNORE);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     CHECK_EQ_LONG(pattern_bad(rbuf, n, (unsigned)n), -1);
