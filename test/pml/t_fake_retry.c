@@ -1,9 +1,11 @@
 /* The pml's retry and fallback paths over a BTL that refuses and fails on
  * command: sends and control messages refused (-EAGAIN) are retried in
  * order, reads refused are retried, a read or registration that fails
- * falls back to the copy pipeline (docs/pml.md), and withheld or lost
- * eager credits slow the sender but lose nothing. One process, to itself. */
+ * falls back to the copy pipeline (docs/pml.md), the RDMA helper of the
+ * layers above retries and reports failures, and withheld or lost eager
+ * credits slow the sender but lose nothing. One process, to itself. */
 #include "fake_test.h"
+#include "pml_api.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -154,6 +156,44 @@ static void failed_reg(void)
     fake_clear();
 }
 
+/* The blocking RDMA helper osc uses (pml_rdma): refused puts and gets are
+ * retried, a failed completion is returned to the caller. */
+static void rdma_helper(void)
+{
+    enum { N = 20000 };
+    unsigned char *a = malloc(N), *b = calloc(1, N);
+    uint64_t raddr = (uint64_t)(uintptr_t)b;
+    int rc;
+
+    ok(pml_direct_ok(0), "the fake BTL reads and writes this process without registration");
+    fake_counts_reset();
+    fake_btl_module.get_limit = 8192;
+    pattern(a, N, 50);
+    RULE(.op = FAKE_PUT, .after = 1, .times = 3, .act = FAKE_EAGAIN);
+    rc = pml_rdma(0, a, raddr, N, true);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_LONG(pattern_bad(b, N, 50), -1);
+    CHECK_EQ_LONG(fake_counts.eagain, 3);
+    CHECK_EQ_LONG(fake_counts.puts, N / 8192 + 1 + 3);
+    fake_clear();
+
+    memset(a, 0, N);
+    RULE(.op = FAKE_GET, .times = 2, .act = FAKE_EAGAIN);
+    CHECK_EQ_INT(pml_rdma(0, a, raddr, N, false), 0);
+    CHECK_EQ_LONG(pattern_bad(a, N, 50), -1);
+    fake_clear();
+
+    RULE(.op = FAKE_GET, .after = 1, .times = 1, .act = FAKE_CFAIL, .arg = -EIO);
+    CHECK_EQ_INT(pml_rdma(0, a, raddr, N, false), -EIO);
+    fake_clear();
+    RULE(.op = FAKE_PUT, .times = 1, .act = FAKE_FAIL, .arg = -EFAULT);
+    CHECK_EQ_INT(pml_rdma(0, a, raddr, N, true), -EFAULT);
+    fake_clear();
+    fake_btl_module.get_limit = SIZE_MAX;
+    free(a);
+    free(b);
+}
+
 /* Many eager-sized messages, each received after it is sent, while the
  * credits the receiver returns are held back (or, act DROP, lost): all
  * arrive whole and in order. */
@@ -204,6 +244,7 @@ int main(int argc, char **argv)
     refused_gets();
     failed_gets();
     failed_reg();
+    rdma_helper();
     credits();
     fake_test_fini();
     free(sbuf);
