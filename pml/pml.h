@@ -61,8 +61,8 @@ static inline void pml_list_remove(struct pml_link *e)
 
 /* ---- transport report counters (pml_stats.c) ---- */
 
-/* Per BTL, what the pml sent through it: plain per-process counters (no
- * atomics: the pml is serialised), bumped on the paths that send. */
+/* Per BTL, what the pml sent through it (and one count of what arrived
+ * by it): plain per-process counters (no atomics: the pml is serialised). */
 struct pml_stats {
     uint64_t eager_msgs, eager_bytes; /* MPI messages sent eagerly; payload bytes */
     uint64_t rndv_msgs, rndv_bytes;   /* MPI messages sent by rendezvous */
@@ -70,6 +70,8 @@ struct pml_stats {
     uint64_t fb_nordma; /* rendezvous by copy pipeline: the BTL cannot read (CMA refused or
                            off), or registration failed */
     uint64_t fb_credit; /* eager-sized sends by rendezvous: out of credits */
+    uint64_t ooo_msgs;  /* receiver: arrivals ahead of their sequence number, held
+                           until those before them came (MPI_T only, not the report) */
 };
 
 /* ---- peers (by world rank) ---- */

@@ -8,7 +8,7 @@
 #include <assert.h>
 #include <stdint.h>
 
-#define PML_PROTO_VERSION 3
+#define PML_PROTO_VERSION 4
 
 /* Header types: the first byte of every message, the BTL's dispatch key. */
 enum pml_hdr_type {
@@ -100,7 +100,8 @@ struct pml_hdr_cancel {
     uint8_t pad[3];
     uint32_t cid;   /* the envelope's communicator */
     int32_t src;    /* and sender rank in it */
-    uint32_t pad2;
+    uint16_t seq;   /* the envelope's sequence number: says whether it came yet */
+    uint16_t pad2;
     uint64_t sreq;  /* the send, as its RNDV header named it */
 };
 static_assert(sizeof(struct pml_hdr_cancel) == 24, "CANCEL header is 24 bytes");

@@ -186,7 +186,7 @@ static void match_one(struct pml_comm *pc, struct pml_comm_peer *cp, int wsrc, c
 
 /* Keeps an early arrival, sorted by sequence number (wrap-aware), as raw
  * bytes to be matched once its turn comes. */
-static void stash_ooo(struct pml_comm_peer *cp, int wsrc, const void *data, size_t len)
+static struct pml_frag *stash_ooo(struct pml_comm_peer *cp, int wsrc, const void *data, size_t len)
 {
     const struct pml_hdr_match *h = data;
     struct pml_frag *f = malloc(sizeof(*f) + len);
@@ -194,6 +194,7 @@ static void stash_ooo(struct pml_comm_peer *cp, int wsrc, const void *data, size
 
     if (!f)
         rt_fatal("out of memory holding an out-of-order message from rank %d", wsrc);
+    pml_peers[wsrc].stats->ooo_msgs++;
     f->wsrc = wsrc;
     f->len = len;
     memcpy(&f->hdr.m, h, sizeof(*h));
@@ -208,6 +209,31 @@ static void stash_ooo(struct pml_comm_peer *cp, int wsrc, const void *data, size
     f->link.prev = l->prev;
     l->prev->next = &f->link;
     l->prev = &f->link;
+    return f;
+}
+
+/* Envelopes cancelled before they arrived (the CANCEL overtook them):
+ * each is dropped when it comes, taking only its turn. Rare and short. */
+struct ahead {
+    struct pml_link link;
+    uint32_t cid;
+    int32_t src;
+    uint16_t seq;
+    uint64_t sreq;
+};
+static struct pml_link cancelled_ahead = {&cancelled_ahead, &cancelled_ahead};
+
+static bool claim_ahead(uint32_t cid, const struct pml_hdr_rndv *h)
+{
+    for (struct pml_link *l = cancelled_ahead.next; l != &cancelled_ahead; l = l->next) {
+        struct ahead *a = pml_container(l, struct ahead, link);
+        if (a->cid == cid && a->src == h->m.src && a->seq == h->m.seq && a->sreq == h->sreq) {
+            pml_list_remove(l);
+            free(a);
+            return true;
+        }
+    }
+    return false;
 }
 
 static void drain_ooo(struct pml_comm *pc, struct pml_comm_peer *cp)
@@ -225,13 +251,15 @@ static void drain_ooo(struct pml_comm *pc, struct pml_comm_peer *cp)
     }
 }
 
-/* An arrival in sequence order. Only a parked one (`replayed`) can carry
- * PML_F_DROPPED, so the wire's path does not test it. */
+/* An arrival, in sequence order or stashed until its turn. Only a parked
+ * one (`replayed`) can carry PML_F_DROPPED, so the wire's path does not
+ * test it. */
 static inline void arrive(int wsrc, const void *data, size_t len, bool replayed)
 {
     const struct pml_hdr_match *h = data;
     struct pml_comm *pc = pml_comm_lookup(h->cid);
     struct pml_comm_peer *cp;
+    bool dropped;
 
     rt_noise();
     if (RT_UNLIKELY(!pc)) {
@@ -239,13 +267,19 @@ static inline void arrive(int wsrc, const void *data, size_t len, bool replayed)
         return;
     }
     cp = &pc->peers[h->src];
+    /* An arrival its sender cancelled (marked while parked, or cancelled
+     * before it came) only takes its turn. */
+    dropped = replayed && (h->flags & PML_F_DROPPED);
+    if (RT_UNLIKELY(!pml_list_empty(&cancelled_ahead)) && h->type == PML_HDR_RNDV)
+        dropped |= claim_ahead(h->cid, data);
     if (RT_UNLIKELY(h->seq != cp->recv_seq)) {
-        stash_ooo(cp, wsrc, data, len);
+        struct pml_frag *f = stash_ooo(cp, wsrc, data, len);
+        if (dropped)
+            ((struct pml_hdr_match *)f->data)->flags |= PML_F_DROPPED;
         return;
     }
     cp->recv_seq++;
-    /* A parked arrival its sender cancelled only takes its turn. */
-    if (!replayed || !(h->flags & PML_F_DROPPED))
+    if (!dropped)
         match_one(pc, cp, wsrc, data, len);
     if (RT_UNLIKELY(!pml_list_empty(&cp->ooo)))
         drain_ooo(pc, cp);
@@ -344,6 +378,18 @@ void pml_recv_cancel(int wsrc, const void *data, size_t len)
     }
     if (!ack.status && pml_comm_park_cancel(wsrc, h->cid, h->sreq))
         ack.status = 1;
+    /* Not here, and its turn has not come: the CANCEL overtook it (only
+     * MATCH and RNDV keep order). Saying no would leave the send waiting
+     * for a receive, where MPI_Wait after MPI_Cancel must return. */
+    if (!ack.status && pc && h->src >= 0 && h->src < pc->size &&
+        (int16_t)(h->seq - pc->peers[h->src].recv_seq) >= 0) {
+        struct ahead *a = malloc(sizeof(*a));
+        if (a) {
+            *a = (struct ahead){.cid = h->cid, .src = h->src, .seq = h->seq, .sreq = h->sreq};
+            pml_list_append(&cancelled_ahead, &a->link);
+            ack.status = 1;
+        }
+    }
     pml_send_ctl(wsrc, &ack, sizeof(ack));
 }
 

@@ -154,7 +154,8 @@ int pml_req_cancel(struct rdmpi_request *br)
     }
     if (r->send && r->state == PML_S_WAIT_FIN && !r->cancel_asked) {
         struct pml_hdr_cancel h = {.type = PML_HDR_CANCEL, .cid = r->pc->cid,
-                                   .src = r->pc->rank, .sreq = pml_req_handle(r)};
+                                   .src = r->pc->rank, .seq = r->seq,
+                                   .sreq = pml_req_handle(r)};
         r->cancel_asked = 1;
         pml_send_ctl(r->wpeer, &h, sizeof(h));
         /* To this process the whole exchange is local: the envelope and

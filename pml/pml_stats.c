@@ -46,6 +46,8 @@ PML_PVAR(rndv_bytes, "Payload bytes of the messages this process sent by rendezv
 PML_PVAR(fb_read, "Rendezvous receives whose RDMA read failed and fell back to the copy pipeline")
 PML_PVAR(fb_nordma, "Rendezvous sends by copy pipeline: the BTL cannot read or registration failed")
 PML_PVAR(fb_credit, "Eager-sized sends that went by rendezvous because the peer's credits ran out")
+PML_PVAR(ooo_msgs, "Messages that arrived ahead of an earlier one from the same sender and "
+                   "waited for it (MPI order restored by the pml)")
 
 /* One BTL of one rank, as shipped to rank 0 (same build everywhere). */
 enum {
