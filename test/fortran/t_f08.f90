@@ -5,7 +5,7 @@ program t_f08
   use ftap
   use, intrinsic :: iso_c_binding, only: c_ptr
   implicit none
-  integer, parameter :: nplan = 43
+  integer, parameter :: nplan = 44
   integer :: rank, nprocs, next, prev, i, cnt, ierr, cls
   integer :: ibuf(10), ibuf2(10), iarr(64), a2(4, 3), col(3)
   integer(kind=MPI_COUNT_KIND) :: ccount
@@ -27,6 +27,9 @@ program t_f08
   type(MPI_Comm) :: inter
   integer :: back(2), ncancel, nfree
   common /gqcount/ ncancel, nfree
+  ! In common, so the compiler rereads it after calls that may change it.
+  integer(kind=MPI_ADDRESS_KIND) :: gstate
+  common /gqstate/ gstate
   integer :: keyval
   character(len=64) :: fname
   integer :: ncopy, ndelete, nerr
@@ -210,13 +213,15 @@ program t_f08
   ! A generalized request: cancel, query and free written in Fortran.
   ncancel = 0
   nfree = 0
-  call MPI_Grequest_start(gq_query08, gq_free08, gq_cancel08, 7_MPI_ADDRESS_KIND, reqs(1))
+  gstate = 7
+  call MPI_Grequest_start(gq_query08, gq_free08, gq_cancel08, gstate, reqs(1))
   call MPI_Cancel(reqs(1))
   call MPI_Grequest_complete(reqs(1))
   call MPI_Wait(reqs(1), status, ierr)
   call tap_true(ierr == MPI_SUCCESS .and. status%MPI_TAG == 7 .and. ncancel == 1, &
        'grequest: cancel callback, then the query callback fills the status')
   call tap_int(nfree, 1, 'grequest: free callback once, request freed')
+  call tap_int(int(gstate), 6, 'grequest: extra_state is the program''s variable (free_fn decremented it)')
 
   ! A data representation converting in Fortran: the file holds v + 1000.
   call MPI_Register_datarep('rdmpi-f08-plus', plus_read08, plus_write08, plus_extent08, &
@@ -409,6 +414,7 @@ subroutine gq_free08(extra_state, ierror)
   integer :: ncancel, nfree
   common /gqcount/ ncancel, nfree
   nfree = nfree + 1
+  extra_state = extra_state - 1
   ierror = MPI_SUCCESS
 end subroutine
 
