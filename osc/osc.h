@@ -108,7 +108,8 @@ struct osc_win {
     uint32_t next_reply;
     struct osc_queue ops;       /* started, not known complete, oldest first */
     uint64_t *sent;             /* operations sent to each rank, ever */
-    bool *unflushed;            /* messages sent to each rank since its last flush */
+    bool *unflushed;            /* operations sent to each rank since its last flush and
+                                 * not known applied (no later answer came back) */
     uint8_t *locked;            /* MPI_LOCK_* we hold at each rank, or 0 */
     uint8_t *nocheck;           /* that lock was taken with MPI_MODE_NOCHECK */
     int lock_all;               /* MPI_Win_lock_all epoch open (1 + NOCHECK) */

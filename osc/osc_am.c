@@ -69,7 +69,11 @@ struct osc_op *osc_send(struct osc_win *o, int t, struct osc_hdr *h, size_t hlen
     op->req[2] = reply;
     if (h->kind <= OSC_CAS) {
         o->sent[t]++;
-        o->unflushed[t] = true;
+        /* The target answers a fetching operation after applying it and
+         * all that this origin sent it before: once the answer is in
+         * (every flush completes the operations locally first), t owes
+         * nothing and its flush needs no round trip. */
+        o->unflushed[t] = reply == MPI_REQUEST_NULL;
     }
     push(&o->ops, op);
     return op;
@@ -105,13 +109,16 @@ static bool reap(struct osc_queue *q)
     return !q->head;
 }
 
+/* Sends and answers are messages: the wait may sleep until one comes
+ * (rt_progress_wait), so under CPU load the answer wakes us at once rather
+ * than after the time slice a yield hands to another program. */
 void osc_complete_local(struct osc_win *o)
 {
     unsigned spins = 0;
 
     while (!reap(&o->ops))
         if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
 }
 
 void osc_ask(struct osc_win *o, int t, int kind, int lock, MPI_Request *answer)

@@ -34,7 +34,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     PMPI_Reduce_scatter_block(o->sent, &expected, 1, MPI_UINT64_T, MPI_SUM, o->comm);
     while (o->processed < expected)
         if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
     /* No rank reads or writes in the next epoch before every rank has
      * applied what it was sent in this one. */
     PMPI_Barrier(o->comm);
@@ -114,7 +114,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     for (int i = 0; i < n; i++) {
         while (!o->posts[r[i]])
             if (!rt_progress())
-                rt_progress_idle(&spins);
+                rt_progress_wait(&spins);
         o->posts[r[i]]--;
     }
     o->start_ranks = r;
@@ -168,7 +168,7 @@ int PMPI_Win_wait(MPI_Win win)
         return epoch_err(win, fn, "no exposure epoch is open; call MPI_Win_post first");
     while (!exposure_done(o))
         if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
     return MPI_SUCCESS;
 }
 
