@@ -138,6 +138,27 @@ void osc_control(struct osc_win *o, int t, int kind, int lock)
     PMPI_Wait(&r, MPI_STATUS_IGNORE);
 }
 
+/* The answer to an UNLOCK is remote completion. When t owes us nothing
+ * (every operation of the epoch was direct, or its answer came back), the
+ * UNLOCK goes without one, and MPI_Win_unlock does not wait for a target
+ * that may be far from the core: the lock is released when t takes the
+ * UNLOCK in, before any later request of ours, which travels behind it
+ * (another origin waiting for the lock waits for t either way).
+ * MPI_Win_free waits for every such UNLOCK to have been taken in. */
+void osc_release(struct osc_win *o, int t, MPI_Request *answer)
+{
+    struct osc_hdr h = {.kind = OSC_UNLOCK, .flags = OSC_F_NOREPLY};
+
+    *answer = MPI_REQUEST_NULL;
+    if (o->unflushed[t]) {
+        osc_ask(o, t, OSC_UNLOCK, 0, answer);
+    } else {
+        osc_send(o, t, &h, sizeof(h), NULL, 0, MPI_BYTE, MPI_REQUEST_NULL);
+        o->released[t]++;
+    }
+    o->unflushed[t] = false;
+}
+
 /* ---- target ---- */
 
 static struct osc_queue replies; /* answers being sent, any window */
@@ -318,13 +339,16 @@ static void lock(struct osc_win *o, int src, int type, uint32_t id)
     *tail = q;
 }
 
-static void unlock(struct osc_win *o, int src, uint32_t id)
+static void unlock(struct osc_win *o, int src, const struct osc_hdr *h)
 {
     if (o->excl == src)
         o->excl = -1;
     else if (o->shared > 0)
         o->shared--;
-    reply(o, src, id, NULL, 0);
+    if (h->flags & OSC_F_NOREPLY)
+        o->unlocked++;
+    else
+        reply(o, src, h->reply, NULL, 0);
     while (o->waiting && grantable(o, o->waiting->type)) {
         struct osc_lockq *q = o->waiting;
         o->waiting = q->next;
@@ -362,7 +386,7 @@ static void apply(struct osc_win *o, struct osc_in *in)
         lock(o, in->src, h->lock, h->reply);
         return;
     case OSC_UNLOCK:
-        unlock(o, in->src, h->reply);
+        unlock(o, in->src, h);
         return;
     case OSC_FLUSH:
         reply(o, in->src, h->reply, NULL, 0);

@@ -202,8 +202,8 @@ static int check_rank(struct osc_win *o, MPI_Win win, int rank, const char *fn)
 }
 
 /* Sends kind to every rank (a FLUSH only to those with messages since
- * their last flush: direct operations are complete already) and waits
- * for all the answers. */
+ * their last flush: direct operations are complete already; an UNLOCK
+ * with osc_release) and waits for all the answers. */
 static void control_all(struct osc_win *o, int kind, int lock)
 {
     MPI_Request *r = malloc(sizeof(*r) * (size_t)o->size);
@@ -214,7 +214,10 @@ static void control_all(struct osc_win *o, int kind, int lock)
         r[t] = MPI_REQUEST_NULL;
         if (kind == OSC_FLUSH && !o->unflushed[t])
             continue;
-        osc_ask(o, t, kind, lock, &r[t]);
+        if (kind == OSC_UNLOCK)
+            osc_release(o, t, &r[t]);
+        else
+            osc_ask(o, t, kind, lock, &r[t]);
         o->unflushed[t] = false;
     }
     PMPI_Waitall(o->size, r, MPI_STATUSES_IGNORE);
@@ -280,10 +283,13 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
         return epoch_err(win, fn, "this process holds no lock on that rank; MPI_Win_lock "
                          "first");
     osc_complete_local(o);
-    if (o->nocheck[rank])
+    if (o->nocheck[rank]) {
         flush(o, rank);
-    else
-        osc_control(o, rank, OSC_UNLOCK, 0);
+    } else {
+        MPI_Request r;
+        osc_release(o, rank, &r);
+        PMPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
     o->unflushed[rank] = false;
     o->locked[rank] = 0;
     return MPI_SUCCESS;
