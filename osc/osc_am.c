@@ -1,6 +1,7 @@
 /* The message engine: an origin sends headers, data and control messages
  * and tracks them to completion; a target applies what arrives, in
  * arrival order, from the progress source. */
+#include "mpit.h"
 #include "osc.h"
 
 #include <stdlib.h>
@@ -121,10 +122,24 @@ void osc_complete_local(struct osc_win *o)
             rt_progress_wait(&spins);
 }
 
+/* Synchronization's round trips, for MPI_T: under CPU load each waits
+ * until the target is given the core. */
+static uint64_t round_trips;
+
+static uint64_t read_round_trips(const struct rt_pvar *v)
+{
+    (void)v;
+    return round_trips;
+}
+RT_PVAR(pv_round_trips, "rdmpi_osc_round_trips", "rdmpi_osc", MPI_T_PVAR_CLASS_COUNTER,
+        read_round_trips, 0,
+        "LOCK, UNLOCK and FLUSH messages this process sent that wait for the target's answer")
+
 void osc_ask(struct osc_win *o, int t, int kind, int lock, MPI_Request *answer)
 {
     struct osc_hdr h = {.kind = (uint8_t)kind, .lock = (uint8_t)lock};
 
+    round_trips++;
     h.reply = osc_reply_id(o);
     PMPI_Irecv(NULL, 0, MPI_BYTE, t, OSC_TAG_REPLY + (int)h.reply, o->comm, answer);
     osc_send(o, t, &h, sizeof(h), NULL, 0, MPI_BYTE, MPI_REQUEST_NULL);
