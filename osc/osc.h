@@ -27,6 +27,8 @@ enum osc_kind {
  * after the segments (flag OSC_F_INLINE): one message, not two. */
 #define OSC_INLINE_MAX 2048
 #define OSC_F_INLINE   1
+/* An UNLOCK that wants no answer: the origin owes the target nothing. */
+#define OSC_F_NOREPLY  2
 
 /* Tags on the hidden communicator; replies use OSC_TAG_REPLY + an id. */
 #define OSC_TAG_HDR   1
@@ -108,7 +110,9 @@ struct osc_win {
     uint32_t next_reply;
     struct osc_queue ops;       /* started, not known complete, oldest first */
     uint64_t *sent;             /* operations sent to each rank, ever */
-    bool *unflushed;            /* messages sent to each rank since its last flush */
+    bool *unflushed;            /* operations sent to each rank since its last flush and
+                                 * not known applied (no later answer came back) */
+    uint64_t *released;         /* UNLOCKs without an answer sent to each rank, ever */
     uint8_t *locked;            /* MPI_LOCK_* we hold at each rank, or 0 */
     uint8_t *nocheck;           /* that lock was taken with MPI_MODE_NOCHECK */
     int lock_all;               /* MPI_Win_lock_all epoch open (1 + NOCHECK) */
@@ -118,6 +122,7 @@ struct osc_win {
 
     /* Target side. */
     uint64_t processed;         /* operations applied, ever */
+    uint64_t unlocked;          /* UNLOCKs without an answer taken in, ever */
     struct osc_in *in_head, *in_tail;
     struct osc_in *in_post;     /* the first whose data receive is not posted */
     int excl;                   /* rank holding the exclusive lock, or -1 */
@@ -147,5 +152,9 @@ void osc_complete_local(struct osc_win *o);
  * sends it and waits for the answer. */
 void osc_ask(struct osc_win *o, int t, int kind, int lock, MPI_Request *answer);
 void osc_control(struct osc_win *o, int t, int kind, int lock);
+/* Ends the lock held at t once its operations are complete locally;
+ * *answer is the receive of the target's answer, or MPI_REQUEST_NULL when
+ * none is needed. */
+void osc_release(struct osc_win *o, int t, MPI_Request *answer);
 
 #endif

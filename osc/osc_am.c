@@ -1,6 +1,7 @@
 /* The message engine: an origin sends headers, data and control messages
  * and tracks them to completion; a target applies what arrives, in
  * arrival order, from the progress source. */
+#include "mpit.h"
 #include "osc.h"
 
 #include <stdlib.h>
@@ -69,7 +70,11 @@ struct osc_op *osc_send(struct osc_win *o, int t, struct osc_hdr *h, size_t hlen
     op->req[2] = reply;
     if (h->kind <= OSC_CAS) {
         o->sent[t]++;
-        o->unflushed[t] = true;
+        /* The target answers a fetching operation after applying it and
+         * all that this origin sent it before: once the answer is in
+         * (every flush completes the operations locally first), t owes
+         * nothing and its flush needs no round trip. */
+        o->unflushed[t] = reply == MPI_REQUEST_NULL;
     }
     push(&o->ops, op);
     return op;
@@ -105,19 +110,36 @@ static bool reap(struct osc_queue *q)
     return !q->head;
 }
 
+/* Sends and answers are messages: the wait may sleep until one comes
+ * (rt_progress_wait), so under CPU load the answer wakes us at once rather
+ * than after the time slice a yield hands to another program. */
 void osc_complete_local(struct osc_win *o)
 {
     unsigned spins = 0;
 
     while (!reap(&o->ops))
         if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
 }
+
+/* Synchronization's round trips, for MPI_T: under CPU load each waits
+ * until the target is given the core. */
+static uint64_t round_trips;
+
+static uint64_t read_round_trips(const struct rt_pvar *v)
+{
+    (void)v;
+    return round_trips;
+}
+RT_PVAR(pv_round_trips, "rdmpi_osc_round_trips", "rdmpi_osc", MPI_T_PVAR_CLASS_COUNTER,
+        read_round_trips, 0,
+        "LOCK, UNLOCK and FLUSH messages this process sent that wait for the target's answer")
 
 void osc_ask(struct osc_win *o, int t, int kind, int lock, MPI_Request *answer)
 {
     struct osc_hdr h = {.kind = (uint8_t)kind, .lock = (uint8_t)lock};
 
+    round_trips++;
     h.reply = osc_reply_id(o);
     PMPI_Irecv(NULL, 0, MPI_BYTE, t, OSC_TAG_REPLY + (int)h.reply, o->comm, answer);
     osc_send(o, t, &h, sizeof(h), NULL, 0, MPI_BYTE, MPI_REQUEST_NULL);
@@ -129,6 +151,27 @@ void osc_control(struct osc_win *o, int t, int kind, int lock)
 
     osc_ask(o, t, kind, lock, &r);
     PMPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+
+/* The answer to an UNLOCK is remote completion. When t owes us nothing
+ * (every operation of the epoch was direct, or its answer came back), the
+ * UNLOCK goes without one, and MPI_Win_unlock does not wait for a target
+ * that may be far from the core: the lock is released when t takes the
+ * UNLOCK in, before any later request of ours, which travels behind it
+ * (another origin waiting for the lock waits for t either way).
+ * MPI_Win_free waits for every such UNLOCK to have been taken in. */
+void osc_release(struct osc_win *o, int t, MPI_Request *answer)
+{
+    struct osc_hdr h = {.kind = OSC_UNLOCK, .flags = OSC_F_NOREPLY};
+
+    *answer = MPI_REQUEST_NULL;
+    if (o->unflushed[t]) {
+        osc_ask(o, t, OSC_UNLOCK, 0, answer);
+    } else {
+        osc_send(o, t, &h, sizeof(h), NULL, 0, MPI_BYTE, MPI_REQUEST_NULL);
+        o->released[t]++;
+    }
+    o->unflushed[t] = false;
 }
 
 /* ---- target ---- */
@@ -311,13 +354,16 @@ static void lock(struct osc_win *o, int src, int type, uint32_t id)
     *tail = q;
 }
 
-static void unlock(struct osc_win *o, int src, uint32_t id)
+static void unlock(struct osc_win *o, int src, const struct osc_hdr *h)
 {
     if (o->excl == src)
         o->excl = -1;
     else if (o->shared > 0)
         o->shared--;
-    reply(o, src, id, NULL, 0);
+    if (h->flags & OSC_F_NOREPLY)
+        o->unlocked++;
+    else
+        reply(o, src, h->reply, NULL, 0);
     while (o->waiting && grantable(o, o->waiting->type)) {
         struct osc_lockq *q = o->waiting;
         o->waiting = q->next;
@@ -355,7 +401,7 @@ static void apply(struct osc_win *o, struct osc_in *in)
         lock(o, in->src, h->lock, h->reply);
         return;
     case OSC_UNLOCK:
-        unlock(o, in->src, h->reply);
+        unlock(o, in->src, h);
         return;
     case OSC_FLUSH:
         reply(o, in->src, h->reply, NULL, 0);

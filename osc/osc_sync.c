@@ -34,7 +34,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     PMPI_Reduce_scatter_block(o->sent, &expected, 1, MPI_UINT64_T, MPI_SUM, o->comm);
     while (o->processed < expected)
         if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
     /* No rank reads or writes in the next epoch before every rank has
      * applied what it was sent in this one. */
     PMPI_Barrier(o->comm);
@@ -114,7 +114,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     for (int i = 0; i < n; i++) {
         while (!o->posts[r[i]])
             if (!rt_progress())
-                rt_progress_idle(&spins);
+                rt_progress_wait(&spins);
         o->posts[r[i]]--;
     }
     o->start_ranks = r;
@@ -168,7 +168,7 @@ int PMPI_Win_wait(MPI_Win win)
         return epoch_err(win, fn, "no exposure epoch is open; call MPI_Win_post first");
     while (!exposure_done(o))
         if (!rt_progress())
-            rt_progress_idle(&spins);
+            rt_progress_wait(&spins);
     return MPI_SUCCESS;
 }
 
@@ -202,8 +202,8 @@ static int check_rank(struct osc_win *o, MPI_Win win, int rank, const char *fn)
 }
 
 /* Sends kind to every rank (a FLUSH only to those with messages since
- * their last flush: direct operations are complete already) and waits
- * for all the answers. */
+ * their last flush: direct operations are complete already; an UNLOCK
+ * with osc_release) and waits for all the answers. */
 static void control_all(struct osc_win *o, int kind, int lock)
 {
     MPI_Request *r = malloc(sizeof(*r) * (size_t)o->size);
@@ -214,7 +214,10 @@ static void control_all(struct osc_win *o, int kind, int lock)
         r[t] = MPI_REQUEST_NULL;
         if (kind == OSC_FLUSH && !o->unflushed[t])
             continue;
-        osc_ask(o, t, kind, lock, &r[t]);
+        if (kind == OSC_UNLOCK)
+            osc_release(o, t, &r[t]);
+        else
+            osc_ask(o, t, kind, lock, &r[t]);
         o->unflushed[t] = false;
     }
     PMPI_Waitall(o->size, r, MPI_STATUSES_IGNORE);
@@ -280,10 +283,13 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
         return epoch_err(win, fn, "this process holds no lock on that rank; MPI_Win_lock "
                          "first");
     osc_complete_local(o);
-    if (o->nocheck[rank])
+    if (o->nocheck[rank]) {
         flush(o, rank);
-    else
-        osc_control(o, rank, OSC_UNLOCK, 0);
+    } else {
+        MPI_Request r;
+        osc_release(o, rank, &r);
+        PMPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
     o->unflushed[rank] = false;
     o->locked[rank] = 0;
     return MPI_SUCCESS;

@@ -80,11 +80,12 @@ static struct osc_win *win_new(MPI_Comm comm, void *mem, MPI_Aint size, int disp
     o->sizes = malloc(sizeof(MPI_Aint) * (size_t)o->size);
     o->disp_units = malloc(sizeof(int) * (size_t)o->size);
     o->sent = calloc((size_t)o->size, sizeof(uint64_t));
+    o->released = calloc((size_t)o->size, sizeof(uint64_t));
     o->locked = calloc((size_t)o->size, 1);
     o->nocheck = calloc((size_t)o->size, 1);
     o->posts = calloc((size_t)o->size, sizeof(int));
-    if (!all || !o->sizes || !o->disp_units || !o->sent || !o->locked || !o->nocheck ||
-        !o->posts || !o->bases || !o->direct || !o->unflushed)
+    if (!all || !o->sizes || !o->disp_units || !o->sent || !o->released || !o->locked ||
+        !o->nocheck || !o->posts || !o->bases || !o->direct || !o->unflushed)
         rt_fatal("osc: out of memory for a window of %d ranks", o->size);
     PMPI_Allgather(mine, 3, MPI_AINT, all, 3, MPI_AINT, o->comm);
     c = rt_comm_get(o->comm);
@@ -394,6 +395,8 @@ int PMPI_Win_free(MPI_Win *win)
     static const char fn[] = "MPI_Win_free";
     struct rdmpi_win *w;
     struct osc_win *o;
+    uint64_t unlocks = 0;
+    unsigned spins = 0;
     int err;
 
     if (!win)
@@ -403,8 +406,13 @@ int PMPI_Win_free(MPI_Win *win)
     if ((err = epochs_closed(o, *win, fn)))
         return err;
     w = o->w;
-    /* Every rank has closed its epochs: nothing is in flight after this. */
+    /* Every rank has closed its epochs: nothing is in flight after this,
+     * once each has also taken in the UNLOCKs sent it without an answer. */
     osc_complete_local(o);
+    PMPI_Reduce_scatter_block(o->released, &unlocks, 1, MPI_UINT64_T, MPI_SUM, o->comm);
+    while (o->unlocked < unlocks)
+        if (!rt_progress())
+            rt_progress_wait(&spins);
     PMPI_Barrier(o->comm);
     if ((err = rt_attr_delete_all(RT_KIND_WIN, *win, &w->attrs)))
         return rdmpi_err_win(*win, err, fn, "an attribute delete callback failed");
@@ -426,6 +434,7 @@ int PMPI_Win_free(MPI_Win *win)
     free(o->direct);
     free(o->unflushed);
     free(o->sent);
+    free(o->released);
     free(o->locked);
     free(o->nocheck);
     free(o->posts);

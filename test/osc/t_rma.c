@@ -4,8 +4,9 @@
  * calls), every operation (put, get, accumulate with MPI_SUM, MPI_REPLACE
  * and MINLOC on a pair type, get_accumulate, fetch_and_op,
  * compare_and_swap), strided target datatypes, a 1 MiB put and get,
- * the window attributes, the error classes of bad calls, and an
- * accumulate completed only locally being applied by the next barrier. */
+ * the window attributes, the error classes of bad calls, an accumulate
+ * completed only locally being applied by the next barrier, and the round
+ * trips that flush and unlock cost. */
 #include "../p2p/mpitest.h"
 
 #include <stdint.h>
@@ -140,6 +141,70 @@ static void passive(void)
     expect = mt_size * iters;
     mt_check(sum == (long)expect * (expect - 1) / 2, "fetched values sum to %ld", sum);
     MPI_Win_free(&win);
+}
+
+/* Synchronization costs only the round trips it needs, counted by the
+ * pvar rdmpi_osc_round_trips, and stays right: a flush after a fetching
+ * operation needs none (its answer came after the target applied it and
+ * everything before it), so each get_accumulate must still see the put
+ * before it; an unlock whose operations are complete needs none (the
+ * UNLOCK goes without an answer), so exclusive read-modify-write epochs
+ * must lose no increment, and MPI_Win_free right after must wait for the
+ * last UNLOCKs. */
+static void round_trips(void)
+{
+    enum { ITERS = 100 };
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle h;
+    unsigned long long before = 0, after = 0;
+    long *w, add[2] = {0, 1}, res[2], v, check;
+    int idx = -1, count, provided, bad = 0;
+    MPI_Win win;
+
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    mt_check_int(MPI_T_pvar_get_index("rdmpi_osc_round_trips", MPI_T_PVAR_CLASS_COUNTER, &idx),
+                 MPI_SUCCESS, "MPI_T_pvar_get_index(rdmpi_osc_round_trips)");
+    MPI_T_pvar_session_create(&s);
+    MPI_T_pvar_handle_alloc(s, idx, NULL, &h, &count);
+    MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &w, &win);
+    w[0] = w[1] = w[2] = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    MPI_Win_lock_all(0, win);
+    MPI_T_pvar_read(s, h, &before);
+    for (long i = 1; i <= ITERS; i++) {
+        MPI_Put(&i, 1, MPI_LONG, next, 0, 1, MPI_LONG, win);
+        MPI_Get_accumulate(add, 2, MPI_LONG, res, 2, MPI_LONG, next, 0, 2, MPI_LONG, MPI_SUM,
+                           win);
+        MPI_Win_flush(next, win);
+        bad += res[0] != i || res[1] != i - 1;
+    }
+    MPI_T_pvar_read(s, h, &after);
+    MPI_Win_unlock_all(win);
+    mt_check_int(bad, 0, "get_accumulates that missed the put or the sum before them");
+    mt_check_int(after - before, 0, "round trips of 100 flushes after a get_accumulate");
+
+    MPI_T_pvar_read(s, h, &before);
+    for (int i = 0; i < ITERS; i++) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        MPI_Get(&v, 1, MPI_LONG, 0, 2, 1, MPI_LONG, win);
+        MPI_Win_flush(0, win);
+        v++;
+        MPI_Put(&v, 1, MPI_LONG, 0, 2, 1, MPI_LONG, win);
+        MPI_Get(&check, 1, MPI_LONG, 0, 2, 1, MPI_LONG, win);
+        MPI_Win_unlock(0, win);
+        bad += check != v;
+    }
+    MPI_T_pvar_read(s, h, &after);
+    mt_check_int(bad, 0, "exclusive epochs whose get missed their own put");
+    mt_check_int(after - before, ITERS, "round trips of 100 lock-get-put-get-unlock epochs");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mt_rank == 0)
+        mt_check_int(w[2], (long)mt_size * ITERS, "increments under the exclusive lock");
+    MPI_Win_free(&win);
+    MPI_T_pvar_handle_free(s, &h);
+    MPI_T_pvar_session_free(&s);
+    MPI_T_finalize();
 }
 
 static void pscw_and_requests(void)
@@ -606,6 +671,7 @@ int main(int argc, char **argv)
     fence_ops();
     datatypes();
     passive();
+    round_trips();
     pscw_and_requests();
     minloc();
     flush_local_then_barrier();
