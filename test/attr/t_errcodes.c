@@ -62,28 +62,51 @@ static void user_codes(void)
     int cls, code, code2, c, len, rc, *last, flag;
 
     rc = MPI_Add_error_class(&cls);
-    CHECK_TRUE(rc == 0 && cls > MPI_ERR_LASTCODE,
-               "MPI_Add_error_class gives a class above "
-               "MPI_ERR_LASTCODE (%d)",
-               cls);
+    CHECK_ALL("MPI_Add_error_class gives a class above "
+              "MPI_ERR_LASTCODE (%d)",
+              cls)
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_GT_LONG(cls, MPI_ERR_LASTCODE);
+    }
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag);
-    CHECK_TRUE(flag && *last == cls, "MPI_LASTUSEDCODE follows (%d)", *last);
+    CHECK_ALL("MPI_LASTUSEDCODE follows (%d)", *last)
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_INT(*last, cls);
+    }
     rc = MPI_Add_error_code(cls, &code);
     MPI_Error_class(code, &c);
-    CHECK_TRUE(rc == 0 && code > cls && c == cls,
-               "MPI_Add_error_code: its class is the user class");
+    CHECK_ALL("MPI_Add_error_code: its class is the user class")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_GT_LONG(code, cls);
+        CHECK_EQ_INT(c, cls);
+    }
     CHECK_EQ_INT(*last, code, "MPI_LASTUSEDCODE follows codes too");
     MPI_Error_class(cls, &c);
     CHECK_EQ_INT(c, cls, "a user class is its own class");
     rc = MPI_Add_error_code(MPI_ERR_ARG, &code2);
     MPI_Error_class(code2, &c);
-    CHECK_TRUE(rc == 0 && c == MPI_ERR_ARG, "a code can belong to a predefined class");
+    CHECK_ALL("a code can belong to a predefined class")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_EQ_INT(c, MPI_ERR_ARG);
+    }
 
     MPI_Error_string(code, s, &len);
-    CHECK_TRUE(len == 0 && s[0] == 0, "a code without a string has the empty string");
+    CHECK_ALL("a code without a string has the empty string")
+    {
+        CHECK_EQ_INT(len, 0);
+        CHECK_EQ_INT(s[0], 0);
+    }
     MPI_Add_error_string(code, "disk on fire");
     MPI_Error_string(code, s, &len);
-    CHECK_TRUE(!strcmp(s, "disk on fire") && len == 12, "MPI_Add_error_string sets it: %s", s);
+    CHECK_ALL("MPI_Add_error_string sets it: %s", s)
+    {
+        CHECK_EQ_STR(s, "disk on fire");
+        CHECK_EQ_INT(len, 12);
+    }
     MPI_Add_error_string(code, "disk cooled");
     MPI_Error_string(code, s, &len);
     CHECK_EQ_STR(s, "disk cooled", "and replaces it");
@@ -106,20 +129,30 @@ static void user_codes(void)
     CHECK_EQ_INT(rc, MPI_ERR_ARG, "a class with codes cannot be removed");
     rc = MPI_Remove_error_code(code);
     CHECK_EQ_INT(rc, MPI_ERR_ARG, "a code with a string cannot be removed");
-    CHECK_TRUE(MPI_Remove_error_string(code) == 0 && MPI_Remove_error_code(code) == 0,
-               "string, then code, can be removed");
+    CHECK_ALL("string, then code, can be removed")
+    {
+        CHECK_EQ_INT(MPI_Remove_error_string(code), 0);
+        CHECK_EQ_INT(MPI_Remove_error_code(code), 0);
+    }
     rc = MPI_Error_class(code, &c);
     CHECK_EQ_INT(rc, MPI_ERR_ARG, "a removed code is no longer a code");
     rc = MPI_Remove_error_string(code);
     CHECK_EQ_INT(rc, MPI_ERR_ARG, "removing a string twice is MPI_ERR_ARG");
-    CHECK_TRUE(MPI_Remove_error_string(cls) == 0 && MPI_Remove_error_class(cls) == 0,
-               "then the class");
+    CHECK_ALL("then the class")
+    {
+        CHECK_EQ_INT(MPI_Remove_error_string(cls), 0);
+        CHECK_EQ_INT(MPI_Remove_error_class(cls), 0);
+    }
     rc = MPI_Remove_error_class(MPI_ERR_ARG);
     CHECK_EQ_INT(rc, MPI_ERR_ARG, "predefined classes cannot be removed");
     rc = MPI_Remove_error_code(code2);
     CHECK_EQ_INT(rc, 0, "a code of a predefined class can be removed");
     MPI_Add_error_class(&c);
-    CHECK_TRUE(c > code2 && *last == c, "values are not reused after removal (%d)", c);
+    CHECK_ALL("values are not reused after removal (%d)", c)
+    {
+        CHECK_GT_LONG(c, code2);
+        CHECK_EQ_INT(*last, c);
+    }
     MPI_Remove_error_class(c);
     rc = MPI_Add_error_class(NULL);
     CHECK_EQ_INT(rc, MPI_ERR_ARG, "a NULL errorclass is MPI_ERR_ARG");
@@ -137,12 +170,20 @@ static void handlers(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
     calls = 0;
     MPI_Comm_call_errhandler(MPI_COMM_WORLD, code);
-    CHECK_TRUE(calls == 1 && got_comm == MPI_COMM_WORLD && got_code == code,
-               "MPI_Comm_call_errhandler passes the communicator and a user code");
+    CHECK_ALL("MPI_Comm_call_errhandler passes the communicator and a user code")
+    {
+        CHECK_EQ_INT(calls, 1);
+        CHECK_EQ_PTR(got_comm, MPI_COMM_WORLD);
+        CHECK_EQ_INT(got_code, code);
+    }
     rc = MPI_Comm_get_attr(MPI_COMM_WORLD, 999999, &v, &flag);
-    CHECK_TRUE(rc == MPI_ERR_KEYVAL && calls == 2 && got_comm == MPI_COMM_WORLD &&
-                   got_code == MPI_ERR_KEYVAL,
-               "a library error runs it with the communicator and the class");
+    CHECK_ALL("a library error runs it with the communicator and the class")
+    {
+        CHECK_EQ_INT(rc, MPI_ERR_KEYVAL);
+        CHECK_EQ_INT(calls, 2);
+        CHECK_EQ_PTR(got_comm, MPI_COMM_WORLD);
+        CHECK_EQ_INT(got_code, MPI_ERR_KEYVAL);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
     rc = MPI_Win_create_errhandler(win_handler, &weh);
@@ -175,23 +216,44 @@ static void handlers(void)
                  "a communicator handler on MPI_FILE_NULL is MPI_ERR_ERRHANDLER");
     rc = MPI_File_set_errhandler(MPI_FILE_NULL, feh);
     MPI_File_get_errhandler(MPI_FILE_NULL, &got);
-    CHECK_TRUE(rc == 0 && got == feh, "MPI_File_set_errhandler(MPI_FILE_NULL) sets the default");
+    CHECK_ALL("MPI_File_set_errhandler(MPI_FILE_NULL) sets the default")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_EQ_PTR(got, feh);
+    }
     MPI_Errhandler_free(&got);
     calls = 0;
     got_file = (MPI_File)1;
     MPI_File_call_errhandler(MPI_FILE_NULL, code);
-    CHECK_TRUE(calls == 1 && got_file == MPI_FILE_NULL && got_code == code,
-               "MPI_File_call_errhandler(MPI_FILE_NULL) runs it with the file and code");
+    CHECK_ALL("MPI_File_call_errhandler(MPI_FILE_NULL) runs it with the file and code")
+    {
+        CHECK_EQ_INT(calls, 1);
+        CHECK_EQ_PTR(got_file, MPI_FILE_NULL);
+        CHECK_EQ_INT(got_code, code);
+    }
     rc = MPI_File_open(MPI_COMM_WORLD, "/nonexistent/x", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
-    CHECK_TRUE(rc != 0 && calls == 2 && got_code == rc, "file errors go to it (%d)", rc);
+    CHECK_ALL("file errors go to it (%d)", rc)
+    {
+        CHECK_NE_INT(rc, 0);
+        CHECK_EQ_INT(calls, 2);
+        CHECK_EQ_INT(got_code, rc);
+    }
     rc = MPI_File_set_errhandler((MPI_File)not_a_file, feh);
-    CHECK_TRUE(rc == MPI_ERR_FILE && calls == 3, "a handle that is not a file is MPI_ERR_FILE");
+    CHECK_ALL("a handle that is not a file is MPI_ERR_FILE")
+    {
+        CHECK_EQ_INT(rc, MPI_ERR_FILE);
+        CHECK_EQ_INT(calls, 3);
+    }
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
 
-    CHECK_TRUE(MPI_Errhandler_free(&eh) == 0 && MPI_Errhandler_free(&weh) == 0 &&
-                   MPI_Errhandler_free(&feh) == 0 && MPI_Errhandler_free(&seh) == 0 &&
-                   eh == MPI_ERRHANDLER_NULL,
-               "MPI_Errhandler_free frees handlers of every kind");
+    CHECK_ALL("MPI_Errhandler_free frees handlers of every kind")
+    {
+        CHECK_EQ_INT(MPI_Errhandler_free(&eh), 0);
+        CHECK_EQ_INT(MPI_Errhandler_free(&weh), 0);
+        CHECK_EQ_INT(MPI_Errhandler_free(&feh), 0);
+        CHECK_EQ_INT(MPI_Errhandler_free(&seh), 0);
+        CHECK_EQ_PTR(eh, MPI_ERRHANDLER_NULL);
+    }
     rc = MPI_Errhandler_free(&eh);
     CHECK_EQ_INT(rc, MPI_ERR_ERRHANDLER, "freeing MPI_ERRHANDLER_NULL is MPI_ERR_ERRHANDLER");
     rc = MPI_Comm_create_errhandler(NULL, &eh);

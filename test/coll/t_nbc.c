@@ -67,8 +67,12 @@ static void with_p2p(void)
     MPI_Wait(&rr, &st);
     MPI_Wait(&sr, MPI_STATUS_IGNORE);
     CHECK_EQ_INT(sum, n, "iallreduce with p2p gave %d", sum);
-    CHECK_TRUE(got == left * 10 && st.MPI_TAG == 7 && st.MPI_SOURCE == left,
-               "wildcard receive got %d tag %d from %d", got, st.MPI_TAG, st.MPI_SOURCE);
+    CHECK_ALL("wildcard receive got %d tag %d from %d", got, st.MPI_TAG, st.MPI_SOURCE)
+    {
+        CHECK_EQ_INT(got, left * 10);
+        CHECK_EQ_INT(st.MPI_TAG, 7);
+        CHECK_EQ_INT(st.MPI_SOURCE, left);
+    }
     /* A blocking collective between a p2p send and its receive. */
     MPI_Isend(&msg, 1, MPI_INT, right, 8, MPI_COMM_WORLD, &sr);
     MPI_Barrier(MPI_COMM_WORLD);

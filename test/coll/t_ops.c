@@ -313,19 +313,28 @@ static void check_predefined(void)
             memset(out, 0x5a, sizeof(out));
             rc = MPI_Allreduce(in, out, N, t->dt, ops[op], MPI_COMM_WORLD);
             t->ref(want, op, nr);
-            CHECK_TRUE(rc == MPI_SUCCESS && same(t, out, want), "allreduce %s on %s wrong",
-                       op_names[op], t->name);
+            CHECK_ALL("allreduce %s on %s wrong", op_names[op], t->name)
+            {
+                CHECK_MPI(rc);
+                CHECK_TRUE(same(t, out, want));
+            }
             memset(out, 0x5a, sizeof(out));
             rc = MPI_Reduce(in, out, N, t->dt, ops[op], root, MPI_COMM_WORLD);
-            CHECK_TRUE(rc == MPI_SUCCESS && (mt_rank != root || same(t, out, want)),
-                       "reduce %s on %s wrong", op_names[op], t->name);
+            CHECK_ALL("reduce %s on %s wrong", op_names[op], t->name)
+            {
+                CHECK_MPI(rc);
+                CHECK_TRUE(mt_rank != root || same(t, out, want));
+            }
             /* Reduce_local: rank 1's data into rank 0's, as the 2-rank reference. */
             t->fill(in, op, 1);
             t->fill(mine, op, 0);
             rc = MPI_Reduce_local(in, mine, N, t->dt, ops[op]);
             t->ref(want, op, 2);
-            CHECK_TRUE(rc == MPI_SUCCESS && same(t, mine, want), "reduce_local %s on %s wrong",
-                       op_names[op], t->name);
+            CHECK_ALL("reduce_local %s on %s wrong", op_names[op], t->name)
+            {
+                CHECK_MPI(rc);
+                CHECK_TRUE(same(t, mine, want));
+            }
         }
         /* REPLACE and NO_OP apply to any type. */
         t->fill(in, SUM, 1);

@@ -202,8 +202,11 @@ static void types(MPI_Comm comm, int me, int n)
                 max = (r * 7 + k * 3) % n;
                 at = r;
             }
-        CHECK_TRUE(q[k].v == max && q[k].i == at, "maxloc[%d]: (%g, %d), want (%d, %d)", k, q[k].v,
-                   q[k].i, max, at);
+        CHECK_ALL("maxloc[%d]: (%g, %d), want (%d, %d)", k, q[k].v, q[k].i, max, at)
+        {
+            CHECK_TRUE(q[k].v == max);
+            CHECK_EQ_INT(q[k].i, at);
+        }
     }
 }
 
@@ -893,7 +896,12 @@ static void mixed(MPI_Comm comm, int me, int n)
         MPI_Barrier(comm);
         MPI_Allreduce(&x, &u, 1, MPI_INT, MPI_MAX, comm);
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-        CHECK_TRUE(s == n * (n - 1) / 2 && u == n - 1 && t == i, "round %d: %d %d %d", i, s, u, t);
+        CHECK_ALL("round %d: %d %d %d", i, s, u, t)
+        {
+            CHECK_EQ_INT(s, n * (n - 1) / 2);
+            CHECK_EQ_INT(u, n - 1);
+            CHECK_EQ_INT(t, i);
+        }
     }
 }
 

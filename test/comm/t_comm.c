@@ -31,10 +31,18 @@ static void test_dup(void)
     MPI_Comm_compare(d, d, &cmp);
     CHECK_EQ_INT(cmp, MPI_IDENT, "compare(dup, dup) = %d", cmp);
     MPI_Comm_get_name(d, name, &len);
-    CHECK_TRUE(len == 0 && !name[0], "a new communicator has name '%s'", name);
+    CHECK_ALL("a new communicator has name '%s'", name)
+    {
+        CHECK_EQ_INT(len, 0);
+        CHECK_TRUE(!name[0]);
+    }
     MPI_Comm_set_name(d, "my dup");
     MPI_Comm_get_name(d, name, &len);
-    CHECK_TRUE(!strcmp(name, "my dup") && len == 6, "name '%s'", name);
+    CHECK_ALL("name '%s'", name)
+    {
+        CHECK_EQ_STR(name, "my dup");
+        CHECK_EQ_INT(len, 6);
+    }
     MPI_Comm_get_name(MPI_COMM_WORLD, name, &len);
     CHECK_EQ_STR(name, "MPI_COMM_WORLD", "world name '%s'", name);
     /* MPI-4.1: the null handle has a name too. */
@@ -52,7 +60,11 @@ static void test_dup(void)
             MPI_Recv(&b, 1, MPI_INT, peer, 5, d, MPI_STATUS_IGNORE);
             MPI_Recv(&a, 1, MPI_INT, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
-            CHECK_TRUE(a == 100 + peer && b == 200 + peer, "dup crossed: world %d dup %d", a, b);
+            CHECK_ALL("dup crossed: world %d dup %d", a, b)
+            {
+                CHECK_EQ_INT(a, 100 + peer);
+                CHECK_EQ_INT(b, 200 + peer);
+            }
         }
     }
     CHECK_EQ_INT(sum_of_world_ranks(d), mt_size * (mt_size - 1) / 2, "allreduce on dup");
@@ -83,8 +95,11 @@ static void test_split(void)
     }
     MPI_Comm_size(s, &n);
     MPI_Comm_rank(s, &r);
-    CHECK_TRUE(n == expect_n && r == expect_r, "split: size %d rank %d, expected %d %d", n, r,
-               expect_n, expect_r);
+    CHECK_ALL("split: size %d rank %d, expected %d %d", n, r, expect_n, expect_r)
+    {
+        CHECK_EQ_INT(n, expect_n);
+        CHECK_EQ_INT(r, expect_r);
+    }
     CHECK_EQ_INT(sum_of_world_ranks(s), expect_sum, "allreduce on split");
     /* ring over the split communicator */
     {
@@ -149,7 +164,11 @@ static void test_split_type(void)
     MPI_Comm_rank(c, &r);
     MPI_Allreduce(&n, &lo, 1, MPI_INT, MPI_MIN, c);
     MPI_Allreduce(&n, &hi, 1, MPI_INT, MPI_MAX, c);
-    CHECK_TRUE(lo == n && hi == n, "split_type shared: members disagree on the size");
+    CHECK_ALL("split_type shared: members disagree on the size")
+    {
+        CHECK_EQ_INT(lo, n);
+        CHECK_EQ_INT(hi, n);
+    }
     lead[0] = r == 0;
     lead[1] = r == 0 ? n : 0;
     MPI_Allreduce(lead, tot, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -222,11 +241,18 @@ static void test_disconnect(void)
         CHECK_TRUE(good, "a message sent before the disconnect arrived wrong");
     }
     rc = MPI_Comm_disconnect(&d);
-    CHECK_TRUE(rc == MPI_SUCCESS && d == MPI_COMM_NULL, "disconnect: rc %d", rc);
+    CHECK_ALL("disconnect: rc %d", rc)
+    {
+        CHECK_MPI(rc);
+        CHECK_EQ_PTR(d, MPI_COMM_NULL);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Error_class(MPI_Comm_disconnect(&w), &cls);
-    CHECK_TRUE(cls == MPI_ERR_COMM && w == MPI_COMM_WORLD, "disconnecting MPI_COMM_WORLD: class %d",
-               cls);
+    CHECK_ALL("disconnecting MPI_COMM_WORLD: class %d", cls)
+    {
+        CHECK_EQ_INT(cls, MPI_ERR_COMM);
+        CHECK_EQ_PTR(w, MPI_COMM_WORLD);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     free(buf);
 }
@@ -350,12 +376,18 @@ static void test_idup(void)
     }
     MPI_Info_free(&info);
     MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
-    CHECK_TRUE(sum_of_world_ranks(da) == mt_size * (mt_size - 1) / 2 &&
-                   sum_of_world_ranks(db) == mt_size * (mt_size - 1) / 2,
-               "idups started in different orders on odd and even ranks");
+    CHECK_ALL("idups started in different orders on odd and even ranks")
+    {
+        CHECK_EQ_INT(sum_of_world_ranks(da), mt_size * (mt_size - 1) / 2);
+        CHECK_EQ_INT(sum_of_world_ranks(db), mt_size * (mt_size - 1) / 2);
+    }
     MPI_Comm_get_info(db, &used);
     MPI_Info_get_string(used, "t_comm_key", &vlen, v, &flag);
-    CHECK_TRUE(flag && !strcmp(v, "yes"), "idup_with_info keeps hints freed before completion");
+    CHECK_ALL("idup_with_info keeps hints freed before completion")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_STR(v, "yes");
+    }
     MPI_Info_free(&used);
     MPI_Comm_free(&da);
     MPI_Comm_free(&db);
@@ -371,8 +403,11 @@ static void test_idup(void)
     MPI_Comm_remote_size(dic, &rs);
     flag = 1;
     MPI_Allreduce(&flag, &x, 1, MPI_INT, MPI_SUM, dic);
-    CHECK_TRUE(rs == (mt_rank % 2 ? (mt_size + 1) / 2 : mt_size / 2) && x == rs,
-               "idup of an intercommunicator: remote size %d, sum %d", rs, x);
+    CHECK_ALL("idup of an intercommunicator: remote size %d, sum %d", rs, x)
+    {
+        CHECK_EQ_INT(rs, (mt_rank % 2 ? (mt_size + 1) / 2 : mt_size / 2));
+        CHECK_EQ_INT(x, rs);
+    }
     MPI_Comm_free(&dic);
     MPI_Comm_free(&ic);
     MPI_Comm_free(&local);

@@ -35,7 +35,11 @@ int main(int argc, char **argv)
     }
     MPI_Group_size(wg, &n);
     MPI_Group_rank(wg, &r);
-    CHECK_TRUE(n == mt_size && r == mt_rank, "world group %d %d", n, r);
+    CHECK_ALL("world group %d %d", n, r)
+    {
+        CHECK_EQ_INT(n, mt_size);
+        CHECK_EQ_INT(r, mt_rank);
+    }
 
     MPI_Group_incl(wg, ne, evens, &a);
     MPI_Group_excl(wg, ne, evens, &b);
@@ -48,7 +52,12 @@ int main(int argc, char **argv)
 
     MPI_Group_union(b, a, &g); /* odds then evens */
     members(g, wg, m, &n);
-    CHECK_TRUE(n == mt_size && same(m, no, odds, no) && same(m + no, ne, evens, ne), "union order");
+    CHECK_ALL("union order")
+    {
+        CHECK_EQ_INT(n, mt_size);
+        CHECK_TRUE(same(m, no, odds, no));
+        CHECK_TRUE(same(m + no, ne, evens, ne));
+    }
     MPI_Group_compare(g, wg, &cmp);
     CHECK_EQ_INT(cmp, (mt_size > 1 ? MPI_SIMILAR : MPI_IDENT), "compare(union, world) %d", cmp);
     MPI_Group_free(&g);
@@ -85,8 +94,11 @@ int main(int argc, char **argv)
     {
         int in[2] = {0, MPI_PROC_NULL}, out[2];
         MPI_Group_translate_ranks(wg, 2, in, b, out);
-        CHECK_TRUE(out[0] == MPI_UNDEFINED && out[1] == MPI_PROC_NULL, "translate %d %d", out[0],
-                   out[1]);
+        CHECK_ALL("translate %d %d", out[0], out[1])
+        {
+            CHECK_EQ_INT(out[0], MPI_UNDEFINED);
+            CHECK_EQ_INT(out[1], MPI_PROC_NULL);
+        }
     }
 
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);

@@ -9,7 +9,11 @@ static void check_merged(MPI_Comm m, int expect_first_low)
     MPI_Comm_size(m, &n);
     MPI_Comm_rank(m, &r);
     int expect = expect_first_low ? mt_rank : (low ? mt_rank + (mt_size - half) : mt_rank - half);
-    CHECK_TRUE(n == mt_size && r == expect, "merged rank %d expected %d", r, expect);
+    CHECK_ALL("merged rank %d expected %d", r, expect)
+    {
+        CHECK_EQ_INT(n, mt_size);
+        CHECK_EQ_INT(r, expect);
+    }
 }
 
 int main(int argc, char **argv)
@@ -28,12 +32,20 @@ int main(int argc, char **argv)
     MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, low ? half : 0, 7, &inter);
     MPI_Comm_test_inter(inter, &flag);
     MPI_Comm_remote_size(inter, &rs);
-    CHECK_TRUE(flag && rs == (low ? mt_size - half : half), "remote size %d", rs);
+    CHECK_ALL("remote size %d", rs)
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_INT(rs, (low ? mt_size - half : half));
+    }
     {
         int n, r;
         MPI_Comm_size(inter, &n);
         MPI_Comm_rank(inter, &r);
-        CHECK_TRUE(n == ls && r == lr, "intercomm local size/rank %d %d", n, r);
+        CHECK_ALL("intercomm local size/rank %d %d", n, r)
+        {
+            CHECK_EQ_INT(n, ls);
+            CHECK_EQ_INT(r, lr);
+        }
     }
 
     /* Every rank sends its world rank to remote rank 0; remote rank 0
@@ -82,14 +94,22 @@ int main(int argc, char **argv)
             MPI_Comm_size(sp, &n);
             MPI_Comm_rank(sp, &r);
             MPI_Comm_remote_size(sp, &m);
-            CHECK_TRUE(n == nl && m == nr && r == nl - 1 - lr / 2,
-                       "inter split: size %d/%d rank %d remote %d/%d", n, nl, r, m, nr);
+            CHECK_ALL("inter split: size %d/%d rank %d remote %d/%d", n, nl, r, m, nr)
+            {
+                CHECK_EQ_INT(n, nl);
+                CHECK_EQ_INT(m, nr);
+                CHECK_EQ_INT(r, nl - 1 - lr / 2);
+            }
             /* local rank 0 of each side swaps world ranks */
             if (r == 0) {
                 int v = -1;
                 MPI_Sendrecv(&mt_rank, 1, MPI_INT, 0, 4, &v, 1, MPI_INT, 0, 4, sp,
                              MPI_STATUS_IGNORE);
-                CHECK_TRUE(v >= 0 && (v < half) != low, "inter split exchange got %d", v);
+                CHECK_ALL("inter split exchange got %d", v)
+                {
+                    CHECK_GE_LONG(v, 0);
+                    CHECK_NE_INT((v < half), low);
+                }
             }
             MPI_Comm_free(&sp);
         }

@@ -91,7 +91,11 @@ static void explicit_offsets(void)
     MPI_File_iread_at(fh, 0, got, B, MPI_INT, &rq);
     MPI_Wait(&rq, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK_TRUE(count == B && got[B - 1] == B - 1, "iread_at: count %d, last %d", count, got[B - 1]);
+    CHECK_ALL("iread_at: count %d, last %d", count, got[B - 1])
+    {
+        CHECK_EQ_INT(count, B);
+        CHECK_EQ_INT(got[B - 1], B - 1);
+    }
     MPI_Count cc;
     MPI_File_read_at_c(fh, 0, got, (MPI_Count)B, MPI_INT, &st);
     MPI_Get_count_c(&st, MPI_INT, &cc);
@@ -129,9 +133,12 @@ static void interleaved_view(void)
     CHECK_EQ_LONG(byte, (MPI_Offset)(((mt_size + mt_rank) * B + 1) * sizeof(int)),
                   "byte offset of etype %d: %lld", B + 1, (long long)byte);
     MPI_File_get_view(fh, &disp, &et, &ft, rep);
-    CHECK_TRUE(disp == (MPI_Offset)(mt_rank * B * sizeof(int)) && et == MPI_INT &&
-                   !strcmp(rep, "native"),
-               "get_view: disp %lld, datarep %s", (long long)disp, rep);
+    CHECK_ALL("get_view: disp %lld, datarep %s", (long long)disp, rep)
+    {
+        CHECK_EQ_LONG(disp, (MPI_Offset)(mt_rank * B * sizeof(int)));
+        CHECK_EQ_PTR(et, MPI_INT);
+        CHECK_EQ_STR(rep, "native");
+    }
     MPI_Type_free(&ft);
     MPI_File_sync(fh);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -282,12 +289,19 @@ static void shared_pointer(void)
         for (int k = 0; k < 4; k++)
             bad += all[4 * (mt_size + i) + k] != 100 + i;
     }
-    CHECK_TRUE(!bad && seen == (1 << mt_size) - 1, "shared records: %d wrong, seen 0x%x", bad,
-               seen);
+    CHECK_ALL("shared records: %d wrong, seen 0x%x", bad, seen)
+    {
+        CHECK_TRUE(!bad);
+        CHECK_EQ_INT(seen, (1 << mt_size) - 1);
+    }
     /* Read the ordered part back in order. */
     MPI_File_seek_shared(fh, 16 * mt_size, MPI_SEEK_SET);
     MPI_File_read_ordered(fh, rec, 4, MPI_INT, MPI_STATUS_IGNORE);
-    CHECK_TRUE(rec[0] == 100 + mt_rank && rec[3] == 100 + mt_rank, "read_ordered got %d", rec[0]);
+    CHECK_ALL("read_ordered got %d", rec[0])
+    {
+        CHECK_EQ_INT(rec[0], 100 + mt_rank);
+        CHECK_EQ_INT(rec[3], 100 + mt_rank);
+    }
     MPI_File_get_position_shared(fh, &pos);
     CHECK_EQ_LONG(pos, 32 * mt_size, "shared pointer at EOF: %lld", (long long)pos);
     MPI_File_seek_shared(fh, 0, MPI_SEEK_END);
@@ -300,7 +314,11 @@ static void shared_pointer(void)
     MPI_File_read_ordered_begin(fh, rec, 4, MPI_INT);
     MPI_File_read_ordered_end(fh, rec, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK_TRUE(count == 4 && rec[0] == all[4 * mt_rank], "read_ordered_begin/end: %d ints", count);
+    CHECK_ALL("read_ordered_begin/end: %d ints", count)
+    {
+        CHECK_EQ_INT(count, 4);
+        CHECK_EQ_INT(rec[0], all[4 * mt_rank]);
+    }
     MPI_File_write_at_all_begin(fh, (MPI_Offset)(64 * mt_size + 4 * mt_rank), &mt_rank, 1,
                                 MPI_INT);
     MPI_File_write_at_all_end(fh, &mt_rank, &st);
@@ -479,13 +497,21 @@ static void errors(void)
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_File_sync(fh);
     MPI_File_read_at_all(fh, 0, back, 2, MPI_INT, MPI_STATUS_IGNORE);
-    CHECK_TRUE(back[0] == vals[0] && back[1] == vals[1], "external32 read back %x %d", back[0],
-               back[1]);
+    CHECK_ALL("external32 read back %x %d", back[0], back[1])
+    {
+        CHECK_EQ_INT(back[0], vals[0]);
+        CHECK_EQ_INT(back[1], vals[1]);
+    }
     MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
     MPI_File_read_at(fh, 0, raw, 8, MPI_BYTE, MPI_STATUS_IGNORE);
-    CHECK_TRUE(raw[0] == 1 && raw[3] == 4 && raw[4] == 0xff && raw[7] == 0xfe,
-               "external32 bytes %02x%02x%02x%02x %02x..%02x", raw[0], raw[1], raw[2], raw[3],
-               raw[4], raw[7]);
+    CHECK_ALL("external32 bytes %02x%02x%02x%02x %02x..%02x", raw[0], raw[1], raw[2], raw[3],
+              raw[4], raw[7])
+    {
+        CHECK_EQ_INT(raw[0], 1);
+        CHECK_EQ_INT(raw[3], 4);
+        CHECK_EQ_INT(raw[4], 0xff);
+        CHECK_EQ_INT(raw[7], 0xfe);
+    }
     err = MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL);
     CHECK_EQ_INT(class_of(err), MPI_ERR_UNSUPPORTED_DATAREP,
                  "external32 of MPI_LONG (4 bytes there, 8 here): class %d", class_of(err));
@@ -508,12 +534,18 @@ static void errors(void)
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_File_sync(fh);
     MPI_File_read_at_all(fh, 0, back, 2, MPI_INT, MPI_STATUS_IGNORE);
-    CHECK_TRUE(back[0] == vals[0] && back[1] == vals[1], "registered datarep read back %x %d",
-               back[0], back[1]);
+    CHECK_ALL("registered datarep read back %x %d", back[0], back[1])
+    {
+        CHECK_EQ_INT(back[0], vals[0]);
+        CHECK_EQ_INT(back[1], vals[1]);
+    }
     MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
     MPI_File_read_at(fh, 0, back, 2, MPI_INT, MPI_STATUS_IGNORE);
-    CHECK_TRUE(back[0] == (vals[0] ^ mask) && back[1] == (vals[1] ^ mask),
-               "registered datarep in the file: %x %x", back[0], back[1]);
+    CHECK_ALL("registered datarep in the file: %x %x", back[0], back[1])
+    {
+        CHECK_EQ_INT(back[0], (vals[0] ^ mask));
+        CHECK_EQ_INT(back[1], (vals[1] ^ mask));
+    }
     MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
     MPI_Datatype backwards;
     int bl[2] = { 1, 1 }, dp[2] = { 4, 0 };
@@ -536,7 +568,11 @@ static void errors(void)
     MPI_File_create_errhandler(on_file_error, &eh);
     MPI_File_set_errhandler(fh, eh);
     MPI_File_read_at(fh, -1, &x, 1, MPI_INT, MPI_STATUS_IGNORE);
-    CHECK_TRUE(handler_calls == 1 && handler_file == fh, "file handler: %d calls", handler_calls);
+    CHECK_ALL("file handler: %d calls", handler_calls)
+    {
+        CHECK_EQ_INT(handler_calls, 1);
+        CHECK_EQ_PTR(handler_file, fh);
+    }
     MPI_File_get_errhandler(fh, &got);
     CHECK_EQ_PTR(got, eh, "get_errhandler");
     MPI_Errhandler_free(&got);
@@ -567,8 +603,11 @@ static void errors(void)
     MPI_File_set_errhandler(MPI_FILE_NULL, eh);
     MPI_File_close(&fh);
     MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
-    CHECK_TRUE(handler_calls == 2 && handler_file == MPI_FILE_NULL,
-               "open after delete-on-close ran MPI_FILE_NULL's handler: %d calls", handler_calls);
+    CHECK_ALL("open after delete-on-close ran MPI_FILE_NULL's handler: %d calls", handler_calls)
+    {
+        CHECK_EQ_INT(handler_calls, 2);
+        CHECK_EQ_PTR(handler_file, MPI_FILE_NULL);
+    }
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
     MPI_Errhandler_free(&eh);
     MPI_Barrier(MPI_COMM_WORLD);

@@ -228,8 +228,11 @@ static void minloc(void)
     MPI_Accumulate(&mine, 1, MPI_DOUBLE_INT, 0, 0, 1, MPI_DOUBLE_INT, MPI_MINLOC, win);
     MPI_Win_fence(0, win);
     if (mt_rank == 0)
-        CHECK_TRUE(mem.v == 1.0 && mem.i == mt_size - 1, "MINLOC accumulate: %g at %d", mem.v,
-                   mem.i);
+        CHECK_ALL("MINLOC accumulate: %g at %d", mem.v, mem.i)
+        {
+            CHECK_TRUE(mem.v == 1.0);
+            CHECK_EQ_INT(mem.i, mt_size - 1);
+        }
     MPI_Win_free(&win);
 }
 
@@ -249,8 +252,12 @@ static void shared_and_dynamic(void)
     MPI_Barrier(node);
     MPI_Win_sync(win);
     MPI_Win_shared_query(win, (nrank + 1) % nsize, &size, &du, &other);
-    CHECK_TRUE(size == sizeof(int) && du == sizeof(int) && *other == 7000 + (nrank + 1) % nsize,
-               "shared query: size %lld unit %d value %d", (long long)size, du, *other);
+    CHECK_ALL("shared query: size %lld unit %d value %d", (long long)size, du, *other)
+    {
+        CHECK_EQ_LONG(size, sizeof(int));
+        CHECK_EQ_LONG(du, sizeof(int));
+        CHECK_EQ_INT(*other, 7000 + (nrank + 1) % nsize);
+    }
     MPI_Win_shared_query(win, 0, &size, &du, &other);
     CHECK_EQ_PTR(other + nrank, base, "shared memory is contiguous by rank");
     MPI_Barrier(node);
@@ -272,8 +279,12 @@ static void shared_and_dynamic(void)
      * in our address space. Dynamic ones have no segments. */
     MPI_Win_create(local, sizeof(local), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Win_shared_query(win, mt_rank, &size, &du, &other);
-    CHECK_TRUE(other == local && size == sizeof(local) && du == sizeof(int),
-               "shared query of our created window: size %lld", (long long)size);
+    CHECK_ALL("shared query of our created window: size %lld", (long long)size)
+    {
+        CHECK_EQ_PTR(other, local);
+        CHECK_EQ_LONG(size, sizeof(local));
+        CHECK_EQ_LONG(du, sizeof(int));
+    }
     other = local;
     MPI_Win_shared_query(win, next, &size, &du, &other);
     CHECK_TRUE(mt_size == 1 || (!other && size == 0),
@@ -292,7 +303,11 @@ static void shared_and_dynamic(void)
     MPI_Win_fence(0, dyn);
     MPI_Put(&v, 1, MPI_INT, next, addrs[next], 1, MPI_INT, dyn);
     MPI_Win_fence(0, dyn);
-    CHECK_TRUE(local[1] == prev && local[0] == 0, "dynamic window put: %d %d", local[0], local[1]);
+    CHECK_ALL("dynamic window put: %d %d", local[0], local[1])
+    {
+        CHECK_EQ_INT(local[1], prev);
+        CHECK_EQ_INT(local[0], 0);
+    }
     MPI_Win_detach(dyn, local);
     MPI_Win_free(&dyn);
     free(addrs);
@@ -460,18 +475,42 @@ static void queries_and_errors(void)
 
     MPI_Win_create(mem, sizeof(mem), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Win_get_attr(win, MPI_WIN_BASE, &bp, &flag);
-    CHECK_TRUE(flag && bp == mem, "MPI_WIN_BASE");
+    CHECK_ALL("MPI_WIN_BASE")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_PTR(bp, mem);
+    }
     MPI_Win_get_attr(win, MPI_WIN_SIZE, &sp, &flag);
-    CHECK_TRUE(flag && *sp == sizeof(mem), "MPI_WIN_SIZE");
+    CHECK_ALL("MPI_WIN_SIZE")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_LONG(*sp, sizeof(mem));
+    }
     MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &ip, &flag);
-    CHECK_TRUE(flag && *ip == sizeof(int), "MPI_WIN_DISP_UNIT");
+    CHECK_ALL("MPI_WIN_DISP_UNIT")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_LONG(*ip, sizeof(int));
+    }
     MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &ip, &flag);
-    CHECK_TRUE(flag && *ip == MPI_WIN_FLAVOR_CREATE, "MPI_WIN_CREATE_FLAVOR");
+    CHECK_ALL("MPI_WIN_CREATE_FLAVOR")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_INT(*ip, MPI_WIN_FLAVOR_CREATE);
+    }
     MPI_Win_get_attr(win, MPI_WIN_MODEL, &ip, &flag);
-    CHECK_TRUE(flag && *ip == MPI_WIN_UNIFIED, "MPI_WIN_MODEL");
+    CHECK_ALL("MPI_WIN_MODEL")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_INT(*ip, MPI_WIN_UNIFIED);
+    }
     MPI_Win_set_name(win, "counters");
     MPI_Win_get_name(win, name, &len);
-    CHECK_TRUE(!strcmp(name, "counters") && len == 8, "window name: %s", name);
+    CHECK_ALL("window name: %s", name)
+    {
+        CHECK_EQ_STR(name, "counters");
+        CHECK_EQ_INT(len, 8);
+    }
     len = -1;
     CHECK_MPI(MPI_Win_get_name(MPI_WIN_NULL, name, &len), "MPI_Win_get_name(MPI_WIN_NULL)");
     CHECK_EQ_STR(name, "MPI_WIN_NULL", "the name of MPI_WIN_NULL");
@@ -492,10 +531,18 @@ static void queries_and_errors(void)
         MPI_Info_free(&given);
         MPI_Win_get_info(win, &info);
         MPI_Info_get_string(info, "no_locks", &vl, v, &have);
-        CHECK_TRUE(have && !strcmp(v, "true"), "hint no_locks: %s", have ? v : "(none)");
+        CHECK_ALL("hint no_locks: %s", have ? v : "(none)")
+        {
+            CHECK_TRUE(have);
+            CHECK_EQ_STR(v, "true");
+        }
         vl = sizeof(v);
         MPI_Info_get_string(info, "accumulate_ops", &vl, v, &have);
-        CHECK_TRUE(have && !strcmp(v, "same_op_no_op"), "default accumulate_ops");
+        CHECK_ALL("default accumulate_ops")
+        {
+            CHECK_TRUE(have);
+            CHECK_EQ_STR(v, "same_op_no_op");
+        }
         vl = sizeof(v);
         MPI_Info_get_string(info, "rdmpi_no_such_hint", &vl, v, &have);
         CHECK_TRUE(!have, "an unknown hint is not returned");
@@ -512,7 +559,11 @@ static void queries_and_errors(void)
         e2 = MPI_Get_accumulate(&deleted, 1, empty, &flag, 1, empty, 0, 0, 1, empty, MPI_SUM,
                                 win);
         MPI_Win_unlock(0, win);
-        CHECK_TRUE(e1 == MPI_SUCCESS && e2 == MPI_SUCCESS, "zero-byte accumulates: %d %d", e1, e2);
+        CHECK_ALL("zero-byte accumulates: %d %d", e1, e2)
+        {
+            CHECK_MPI(e1);
+            CHECK_MPI(e2);
+        }
         MPI_Type_free(&empty);
     }
     {
@@ -578,8 +629,11 @@ static void queries_and_errors(void)
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     /* Open epochs: no lock inside a start epoch, no free inside any. */
     MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win);
-    CHECK_TRUE(class_of(MPI_Win_free(&win)) == MPI_ERR_RMA_SYNC && win != MPI_WIN_NULL,
-               "free with a lock held");
+    CHECK_ALL("free with a lock held")
+    {
+        CHECK_EQ_INT(class_of(MPI_Win_free(&win)), MPI_ERR_RMA_SYNC);
+        CHECK_NE_PTR(win, MPI_WIN_NULL);
+    }
     MPI_Win_unlock(next, win);
     MPI_Win_get_group(win, &g);
     MPI_Win_post(g, 0, win);

@@ -186,8 +186,11 @@ static void accumulates(MPI_Win win)
                         break;
                     }
                 }
-                CHECK_TRUE(((unsigned char *)r)[n] == 0xff && ((unsigned char *)g)[n] == 0xff,
-                           "%s: the element after was written", what);
+                CHECK_ALL("%s: the element after was written", what)
+                {
+                    CHECK_EQ_INT(((unsigned char *)r)[n], 0xff);
+                    CHECK_EQ_INT(((unsigned char *)g)[n], 0xff);
+                }
                 guard_check(r, n + t->size, what);
                 guard_check(g, n + t->size, what);
                 free(ones);

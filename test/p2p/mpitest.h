@@ -24,12 +24,13 @@ static inline void mt_init(int *argc, char ***argv)
  * failure is counted and printed with the rank; a test never stops at one,
  * so one run reports every broken case. */
 #define TAP_SINK mt_point_
-#include "../tap.h"
 #include "../mpitap.h"
+#include "../tap.h"
 
-__attribute__((format(printf, 6, 7))) static inline void
-mt_point_(int pass, const char *file, int line, const char *expr, const char *detail,
-          const char *fmt, ...)
+__attribute__((format(printf, 6, 7))) static inline void mt_point_(int pass, const char *file,
+                                                                   int line, const char *expr,
+                                                                   const char *detail,
+                                                                   const char *fmt, ...)
 {
     va_list ap;
 

@@ -48,8 +48,11 @@ static void automatic(void)
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     MPI_Buffer_flush();
     MPI_Buffer_detach(&addr, &size);
-    CHECK_TRUE(addr == MPI_BUFFER_AUTOMATIC && size == 0, "detach of MPI_BUFFER_AUTOMATIC: %p %d",
-               addr, size);
+    CHECK_ALL("detach of MPI_BUFFER_AUTOMATIC: %p %d", addr, size)
+    {
+        CHECK_EQ_PTR(addr, MPI_BUFFER_AUTOMATIC);
+        CHECK_EQ_INT(size, 0);
+    }
 }
 
 static void per_comm(void)
@@ -76,8 +79,11 @@ static void per_comm(void)
     MPI_Comm_iflush_buffer(dup, &q);
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     MPI_Comm_detach_buffer(dup, &addr, &got_size);
-    CHECK_TRUE(addr == buf && got_size == size, "comm detach: %p %d, attached %p %d", addr,
-               got_size, (void *)buf, size);
+    CHECK_ALL("comm detach: %p %d, attached %p %d", addr, got_size, (void *)buf, size)
+    {
+        CHECK_EQ_PTR(addr, buf);
+        CHECK_EQ_INT(got_size, size);
+    }
     /* Detached, the communicator falls back to the process's buffer. */
     MPI_Buffer_attach(MPI_BUFFER_AUTOMATIC, 0);
     traffic(dup, 2, 1000, 6);
@@ -122,8 +128,11 @@ static void per_session(void)
     MPI_Session_iflush_buffer(s, &q);
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     MPI_Session_detach_buffer_c(s, &addr, &size);
-    CHECK_TRUE(addr == MPI_BUFFER_AUTOMATIC && size == 0, "session detach: %p %lld", addr,
-               (long long)size);
+    CHECK_ALL("session detach: %p %lld", addr, (long long)size)
+    {
+        CHECK_EQ_PTR(addr, MPI_BUFFER_AUTOMATIC);
+        CHECK_EQ_LONG(size, 0);
+    }
     MPI_Allreduce(MPI_IN_PLACE, &zero, 1, MPI_INT, MPI_SUM, c);
     MPI_Comm_free(&d);
     MPI_Comm_free(&c);
@@ -145,8 +154,11 @@ static void to_self(void)
         MPI_Bsend(s, LEN, MPI_BYTE, 0, 20 + i, MPI_COMM_SELF);
     }
     MPI_Buffer_detach(&addr, &got_size);
-    CHECK_TRUE(addr == buf && got_size == size, "detach after Bsends to self: %p %d", addr,
-               got_size);
+    CHECK_ALL("detach after Bsends to self: %p %d", addr, got_size)
+    {
+        CHECK_EQ_PTR(addr, buf);
+        CHECK_EQ_INT(got_size, size);
+    }
     for (int i = N - 1; i >= 0; i--) {
         MPI_Recv(r, LEN, MPI_BYTE, 0, 20 + i, MPI_COMM_SELF, MPI_STATUS_IGNORE);
         bad += mt_verify(r, LEN, (unsigned)(100 + i)) != 0;

@@ -42,9 +42,13 @@ static void ring(size_t n, int round)
         CHECK_EQ_INT(got, round, "round %d: the plain message says %d", round, got);
     }
     MPI_Get_count(&st, MPI_BYTE, &count);
-    CHECK_TRUE(st.MPI_SOURCE == prev && st.MPI_TAG == 5 && (size_t)count == n,
-               "%zu bytes, round %d: status source %d tag %d count %d, want %d 5 %zu", n, round,
-               st.MPI_SOURCE, st.MPI_TAG, count, prev, n);
+    CHECK_ALL("%zu bytes, round %d: status source %d tag %d count %d, want %d 5 %zu", n, round,
+              st.MPI_SOURCE, st.MPI_TAG, count, prev, n)
+    {
+        CHECK_EQ_INT(st.MPI_SOURCE, prev);
+        CHECK_EQ_INT(st.MPI_TAG, 5);
+        CHECK_EQ_LONG((size_t)count, n);
+    }
     CHECK_TRUE(!mt_verify(r, n, (unsigned)(prev + round)), "%zu bytes, round %d: data corrupt", n,
                round);
     free(s);
@@ -75,8 +79,11 @@ static void replace(int round)
     }
     for (int i = 0; i < 2 * n; i++)
         bad += buf[i] != (i & 1 ? -1 : prev * 1000000 + i);
-    CHECK_TRUE(!bad && st.MPI_SOURCE == prev, "replace of %d strided ints: %d wrong, source %d", n,
-               bad, st.MPI_SOURCE);
+    CHECK_ALL("replace of %d strided ints: %d wrong, source %d", n, bad, st.MPI_SOURCE)
+    {
+        CHECK_TRUE(!bad);
+        CHECK_EQ_INT(st.MPI_SOURCE, prev);
+    }
     free(buf);
 }
 
@@ -92,18 +99,30 @@ static void proc_null(void)
                   &q);
     MPI_Wait(&q, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK_TRUE(
-        st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0 && got == -1,
-        "receive from MPI_PROC_NULL: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG, count);
+    CHECK_ALL("receive from MPI_PROC_NULL: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG,
+              count)
+    {
+        CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
+        CHECK_EQ_INT(st.MPI_TAG, MPI_ANY_TAG);
+        CHECK_EQ_INT(count, 0);
+        CHECK_EQ_INT(got, -1);
+    }
     /* Send to nobody: the receive of the message above. */
     MPI_Isendrecv(NULL, 0, MPI_INT, MPI_PROC_NULL, 4, &got, 1, MPI_INT, prev, 4, MPI_COMM_WORLD,
                   &q);
     MPI_Wait(&q, &st);
-    CHECK_TRUE(got == prev && st.MPI_SOURCE == prev, "send to MPI_PROC_NULL: got %d from %d", got,
-               st.MPI_SOURCE);
+    CHECK_ALL("send to MPI_PROC_NULL: got %d from %d", got, st.MPI_SOURCE)
+    {
+        CHECK_EQ_INT(got, prev);
+        CHECK_EQ_INT(st.MPI_SOURCE, prev);
+    }
     MPI_Isendrecv_replace(&v, 1, MPI_INT, MPI_PROC_NULL, 4, MPI_PROC_NULL, 4, MPI_COMM_WORLD, &q);
     MPI_Wait(&q, &st);
-    CHECK_TRUE(v == mt_rank && st.MPI_SOURCE == MPI_PROC_NULL, "replace with both MPI_PROC_NULL");
+    CHECK_ALL("replace with both MPI_PROC_NULL")
+    {
+        CHECK_EQ_INT(v, mt_rank);
+        CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
+    }
 }
 
 static void errors(void)

@@ -65,7 +65,11 @@ int main(int argc, char **argv)
             int v;
             MPI_Status st;
             MPI_Recv(&v, 1, MPI_INT, 1, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-            CHECK_TRUE(v == i && st.MPI_TAG == 10 + i % 7, "ANY_TAG: got %d tag %d", v, st.MPI_TAG);
+            CHECK_ALL("ANY_TAG: got %d tag %d", v, st.MPI_TAG)
+            {
+                CHECK_EQ_INT(v, i);
+                CHECK_EQ_INT(st.MPI_TAG, 10 + i % 7);
+            }
         }
     }
 
@@ -79,8 +83,11 @@ int main(int argc, char **argv)
             int v;
             MPI_Status st;
             MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, &st);
-            CHECK_TRUE(st.MPI_SOURCE > 0 && st.MPI_SOURCE < mt_size, "ANY_SOURCE: source %d",
-                       st.MPI_SOURCE);
+            CHECK_ALL("ANY_SOURCE: source %d", st.MPI_SOURCE)
+            {
+                CHECK_GT_LONG(st.MPI_SOURCE, 0);
+                CHECK_LT_LONG(st.MPI_SOURCE, mt_size);
+            }
             if (st.MPI_SOURCE > 0 && st.MPI_SOURCE < mt_size) {
                 CHECK_EQ_INT(v, next[st.MPI_SOURCE], "ANY_SOURCE from %d: got %d, expected %d",
                              st.MPI_SOURCE, v, next[st.MPI_SOURCE]);
@@ -101,7 +108,11 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Wait(&ra, MPI_STATUS_IGNORE);
         MPI_Wait(&rs, MPI_STATUS_IGNORE);
-        CHECK_TRUE(a == 100 && s == 101, "posting order: any got %d, specific got %d", a, s);
+        CHECK_ALL("posting order: any got %d, specific got %d", a, s)
+        {
+            CHECK_EQ_INT(a, 100);
+            CHECK_EQ_INT(s, 101);
+        }
     } else {
         MPI_Barrier(MPI_COMM_WORLD);
         if (mt_rank == 1) {

@@ -27,7 +27,12 @@ static void probes(void)
     MPI_Probe(1, 7, MPI_COMM_WORLD, &st);
     int count;
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK_TRUE(st.MPI_SOURCE == 1 && st.MPI_TAG == 7 && count == 1, "Probe status");
+    CHECK_ALL("Probe status")
+    {
+        CHECK_EQ_INT(st.MPI_SOURCE, 1);
+        CHECK_EQ_INT(st.MPI_TAG, 7);
+        CHECK_EQ_INT(count, 1);
+    }
     do
         MPI_Iprobe(MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &flag, &st);
     while (!flag);
@@ -39,14 +44,22 @@ static void probes(void)
     MPI_Iprobe(1, 8, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
     CHECK_TRUE(!flag, "Mprobe'd message still visible to Iprobe");
     MPI_Mrecv(&v, 1, MPI_INT, &msg, &st);
-    CHECK_TRUE(v == 41 && msg == MPI_MESSAGE_NULL, "Mrecv got %d", v);
+    CHECK_ALL("Mrecv got %d", v)
+    {
+        CHECK_EQ_INT(v, 41);
+        CHECK_EQ_PTR(msg, MPI_MESSAGE_NULL);
+    }
     do
         MPI_Improbe(1, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &st);
     while (!flag);
     MPI_Request rq;
     MPI_Imrecv(&v, 1, MPI_INT, &msg, &rq);
     MPI_Wait(&rq, &st);
-    CHECK_TRUE(v == 42 && st.MPI_TAG == 9, "Imrecv got %d tag %d", v, st.MPI_TAG);
+    CHECK_ALL("Imrecv got %d tag %d", v, st.MPI_TAG)
+    {
+        CHECK_EQ_INT(v, 42);
+        CHECK_EQ_INT(st.MPI_TAG, 9);
+    }
     MPI_Recv(&v, 1, MPI_INT, 1, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     /* A rendezvous message probed, then received. */
     static char in[100000];
@@ -56,7 +69,11 @@ static void probes(void)
     MPI_Mrecv(in, sizeof(in), MPI_BYTE, &msg, MPI_STATUS_IGNORE);
     CHECK_TRUE(!mt_verify(in, sizeof(in), 9), "large Mrecv data");
     MPI_Probe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
-    CHECK_TRUE(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG, "Probe(PROC_NULL)");
+    CHECK_ALL("Probe(PROC_NULL)")
+    {
+        CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
+        CHECK_EQ_INT(st.MPI_TAG, MPI_ANY_TAG);
+    }
     MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &msg, &st);
     CHECK_EQ_PTR(msg, MPI_MESSAGE_NO_PROC, "Mprobe(PROC_NULL) gives MPI_MESSAGE_NO_PROC");
     MPI_Mrecv(&v, 1, MPI_INT, &msg, &st);
@@ -74,7 +91,11 @@ static void cancel_and_requests(void)
     MPI_Cancel(&rq);
     MPI_Wait(&rq, &st);
     MPI_Test_cancelled(&st, &flag);
-    CHECK_TRUE(flag && rq == MPI_REQUEST_NULL, "receive cancel");
+    CHECK_ALL("receive cancel")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_PTR(rq, MPI_REQUEST_NULL);
+    }
 
     /* Request_get_status does not free; Request_free of a pending receive
      * still lets the message be consumed. */
@@ -84,7 +105,11 @@ static void cancel_and_requests(void)
         do
             MPI_Request_get_status(rq, &flag, &st);
         while (!flag);
-        CHECK_TRUE(rq != MPI_REQUEST_NULL && v == 30, "Request_get_status left the request");
+        CHECK_ALL("Request_get_status left the request")
+        {
+            CHECK_NE_PTR(rq, MPI_REQUEST_NULL);
+            CHECK_EQ_INT(v, 30);
+        }
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
     } else if (mt_rank == 1) {
         v = 30;
@@ -105,14 +130,23 @@ static void cancel_and_requests(void)
         for (int i = 0; i < 4; i++)
             MPI_Send(&mine[i], 1, MPI_INT, peer, 50 + i, MPI_COMM_WORLD);
         MPI_Waitany(6, all, &idx, &st);
-        CHECK_TRUE(idx >= 0 && idx < 6 && idx != 4, "Waitany index %d", idx);
+        CHECK_ALL("Waitany index %d", idx)
+        {
+            CHECK_GE_LONG(idx, 0);
+            CHECK_LT_LONG(idx, 6);
+            CHECK_NE_INT(idx, 4);
+        }
         MPI_Waitsome(6, all, &out, idxs, sts);
         CHECK_GE_LONG(out, 0, "Waitsome outcount %d", out);
         do
             MPI_Testall(6, all, &flag, MPI_STATUSES_IGNORE);
         while (!flag);
         MPI_Testany(6, all, &idx, &flag, &st);
-        CHECK_TRUE(flag && idx == MPI_UNDEFINED, "Testany on all-null: flag %d idx %d", flag, idx);
+        CHECK_ALL("Testany on all-null: flag %d idx %d", flag, idx)
+        {
+            CHECK_TRUE(flag);
+            CHECK_EQ_INT(idx, MPI_UNDEFINED);
+        }
         MPI_Testsome(6, all, &out, idxs, MPI_STATUSES_IGNORE);
         CHECK_EQ_INT(out, MPI_UNDEFINED, "Testsome on all-null: %d", out);
         MPI_Waitsome(6, all, &out, idxs, MPI_STATUSES_IGNORE);
@@ -334,20 +368,32 @@ static void get_status_forms(void)
         MPI_Irecv(&vals[i], 1, MPI_INT, peer, 70 + i, MPI_COMM_WORLD, &q[i + 1]);
     MPI_Request_get_status_all(4, q, &flag, sts);
     MPI_Request_get_status_some(4, q, &out, idxs, sts);
-    CHECK_TRUE(!flag && out == 0, "before any send: get_status_all flag %d, _some outcount %d",
-               flag, out);
+    CHECK_ALL("before any send: get_status_all flag %d, _some outcount %d", flag, out)
+    {
+        CHECK_TRUE(!flag);
+        CHECK_EQ_INT(out, 0);
+    }
     MPI_Sendrecv(NULL, 0, MPI_INT, peer, 69, NULL, 0, MPI_INT, peer, 69, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     MPI_Send(&send[1], 1, MPI_INT, peer, 71, MPI_COMM_WORLD);
     do
         MPI_Request_get_status_any(4, q, &idx, &flag, &st);
     while (!flag);
-    CHECK_TRUE(idx == 2 && st.MPI_TAG == 71 && st.MPI_SOURCE == peer && q[2] != MPI_REQUEST_NULL,
-               "get_status_any: index %d tag %d source %d, request kept", idx, st.MPI_TAG,
-               st.MPI_SOURCE);
+    CHECK_ALL("get_status_any: index %d tag %d source %d, request kept", idx, st.MPI_TAG,
+              st.MPI_SOURCE)
+    {
+        CHECK_EQ_INT(idx, 2);
+        CHECK_EQ_INT(st.MPI_TAG, 71);
+        CHECK_EQ_INT(st.MPI_SOURCE, peer);
+        CHECK_NE_PTR(q[2], MPI_REQUEST_NULL);
+    }
     MPI_Request_get_status_some(4, q, &out, idxs, sts);
-    CHECK_TRUE(out == 1 && idxs[0] == 2 && sts[0].MPI_TAG == 71,
-               "get_status_some: %d done, first index %d", out, idxs[0]);
+    CHECK_ALL("get_status_some: %d done, first index %d", out, idxs[0])
+    {
+        CHECK_EQ_INT(out, 1);
+        CHECK_EQ_INT(idxs[0], 2);
+        CHECK_EQ_INT(sts[0].MPI_TAG, 71);
+    }
     MPI_Request_get_status_all(4, q, &flag, MPI_STATUSES_IGNORE);
     CHECK_TRUE(!flag, "get_status_all with two pending: flag %d", flag);
     MPI_Sendrecv(NULL, 0, MPI_INT, peer, 69, NULL, 0, MPI_INT, peer, 69, MPI_COMM_WORLD,
@@ -359,14 +405,25 @@ static void get_status_forms(void)
     while (!flag);
     for (int i = 1; i < 4; i++)
         n += q[i] != MPI_REQUEST_NULL && sts[i].MPI_TAG == 69 + i && sts[i].MPI_SOURCE == peer;
-    CHECK_TRUE(n == 3 && sts[0].MPI_SOURCE == MPI_ANY_SOURCE && sts[0].MPI_TAG == MPI_ANY_TAG,
-               "get_status_all: %d of 3 statuses right and kept, null entry empty", n);
+    CHECK_ALL("get_status_all: %d of 3 statuses right and kept, null entry empty", n)
+    {
+        CHECK_EQ_INT(n, 3);
+        CHECK_EQ_INT(sts[0].MPI_SOURCE, MPI_ANY_SOURCE);
+        CHECK_EQ_INT(sts[0].MPI_TAG, MPI_ANY_TAG);
+    }
     MPI_Waitall(4, q, MPI_STATUSES_IGNORE);
-    CHECK_TRUE(vals[0] == 70 && vals[1] == 71 && vals[2] == 72, "values %d %d %d", vals[0], vals[1],
-               vals[2]);
+    CHECK_ALL("values %d %d %d", vals[0], vals[1], vals[2])
+    {
+        CHECK_EQ_INT(vals[0], 70);
+        CHECK_EQ_INT(vals[1], 71);
+        CHECK_EQ_INT(vals[2], 72);
+    }
     MPI_Request_get_status_any(4, q, &idx, &flag, &st);
-    CHECK_TRUE(flag && idx == MPI_UNDEFINED, "get_status_any on all-null: flag %d idx %d", flag,
-               idx);
+    CHECK_ALL("get_status_any on all-null: flag %d idx %d", flag, idx)
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_INT(idx, MPI_UNDEFINED);
+    }
     MPI_Request_get_status_some(4, q, &out, idxs, sts);
     CHECK_EQ_INT(out, MPI_UNDEFINED, "get_status_some on all-null: %d", out);
 }
@@ -471,7 +528,11 @@ static void buffered(void)
         }
     }
     MPI_Buffer_detach(&old, &sz);
-    CHECK_TRUE(old == buf && sz == size, "detach returns the buffer");
+    CHECK_ALL("detach returns the buffer")
+    {
+        CHECK_EQ_PTR(old, buf);
+        CHECK_EQ_INT(sz, size);
+    }
     free(buf);
 }
 
@@ -490,11 +551,19 @@ static void truncation_and_null(void)
     } else if (mt_rank == 0) {
         rc = MPI_Recv(r, 2, MPI_INT, 1, 100, MPI_COMM_WORLD, &st);
         CHECK_EQ_INT(rc, MPI_ERR_TRUNCATE, "truncated eager receive returns %d", rc);
-        CHECK_TRUE(r[0] == 1 && r[1] == 2, "truncated data keeps what fits");
+        CHECK_ALL("truncated data keeps what fits")
+        {
+            CHECK_EQ_INT(r[0], 1);
+            CHECK_EQ_INT(r[1], 2);
+        }
         /* The message was consumed: the next one is the next message. */
         rc = MPI_Recv(r, 2, MPI_INT, 1, 101, MPI_COMM_WORLD, &st);
         MPI_Get_count(&st, MPI_INT, &count);
-        CHECK_TRUE(rc == MPI_SUCCESS && count == 1, "after truncation: rc %d count %d", rc, count);
+        CHECK_ALL("after truncation: rc %d count %d", rc, count)
+        {
+            CHECK_MPI(rc);
+            CHECK_EQ_INT(count, 1);
+        }
         static char small[1000];
         rc = MPI_Recv(small, sizeof(small), MPI_BYTE, 1, 102, MPI_COMM_WORLD, &st);
         CHECK_EQ_INT(rc, MPI_ERR_TRUNCATE, "truncated rendezvous receive returns %d", rc);
@@ -511,15 +580,23 @@ static void truncation_and_null(void)
         MPI_Request_free(&q);
         rc |= MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &q);
         rc |= MPI_Wait(&q, &st);
-        CHECK_TRUE(rc == MPI_SUCCESS && st.MPI_SOURCE == MPI_PROC_NULL,
-                   "zero-count messages of MPI_DATATYPE_NULL: rc %d", rc);
+        CHECK_ALL("zero-count messages of MPI_DATATYPE_NULL: rc %d", rc)
+        {
+            CHECK_MPI(rc);
+            CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
+        }
     }
     rc = MPI_Send(v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
     CHECK_MPI(rc, "send to PROC_NULL");
     rc = MPI_Recv(v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK_TRUE(rc == 0 && st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0,
-               "recv from PROC_NULL status");
+    CHECK_ALL("recv from PROC_NULL status")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
+        CHECK_EQ_INT(st.MPI_TAG, MPI_ANY_TAG);
+        CHECK_EQ_INT(count, 0);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 

@@ -34,8 +34,11 @@ static void exchange(int peer, size_t n, unsigned seed, int use_isend)
     }
     MPI_Get_count(&st, MPI_BYTE, &count);
     CHECK_EQ_INT(count, (int)n, "size %zu from %d: count %d", n, peer, count);
-    CHECK_TRUE(st.MPI_SOURCE == peer && st.MPI_TAG == 5, "size %zu: status source %d tag %d", n,
-               st.MPI_SOURCE, st.MPI_TAG);
+    CHECK_ALL("size %zu: status source %d tag %d", n, st.MPI_SOURCE, st.MPI_TAG)
+    {
+        CHECK_EQ_INT(st.MPI_SOURCE, peer);
+        CHECK_EQ_INT(st.MPI_TAG, 5);
+    }
     size_t bad = mt_verify(in, n, seed);
     CHECK_TRUE(!bad, "size %zu from %d (%s): byte %zu wrong", n, peer, use_isend ? "isend" : "send",
                bad - 1);

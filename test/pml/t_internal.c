@@ -69,8 +69,11 @@ int main(int argc, char **argv)
     sbuf[0] = rank;
     err = pml_comm_sendrecv(rt_comm_get(MPI_COMM_WORLD), sbuf, sizeof(int), (rank + 1) % size,
                             rbuf, sizeof(int), from, TAG - 1);
-    CHECK_TRUE(!err && rbuf[0] == from, "pml_comm_sendrecv: err %d, got %d from rank %d", err,
-               rbuf[0], from);
+    CHECK_ALL("pml_comm_sendrecv: err %d, got %d from rank %d", err, rbuf[0], from)
+    {
+        CHECK_TRUE(!err);
+        CHECK_EQ_INT(rbuf[0], from);
+    }
     MPI_Finalize();
     return tap_failed ? 1 : 0;
 }

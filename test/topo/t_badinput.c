@@ -139,10 +139,13 @@ static void on_cart(void)
         r[i] = -9;
     expect(MPI_Neighbor_allgather(v, 1, MPI_INT, r, 1, MPI_INT, cart), MPI_SUCCESS,
            "allgather after errors", "");
-    CHECK_TRUE(r[0] == (mt_rank ? mt_rank - 1 : -9) &&
-                   r[1] == (mt_rank < n - 1 ? mt_rank + 1 : -9) && r[2] == mt_rank &&
-                   r[3] == mt_rank,
-               "allgather after errors: %d %d %d %d", r[0], r[1], r[2], r[3]);
+    CHECK_ALL("allgather after errors: %d %d %d %d", r[0], r[1], r[2], r[3])
+    {
+        CHECK_EQ_INT(r[0], (mt_rank ? mt_rank - 1 : -9));
+        CHECK_EQ_INT(r[1], (mt_rank < n - 1 ? mt_rank + 1 : -9));
+        CHECK_EQ_INT(r[2], mt_rank);
+        CHECK_EQ_INT(r[3], mt_rank);
+    }
     MPI_Comm_free(&cart);
 }
 
@@ -172,7 +175,12 @@ static void on_graphs(void)
     expect(MPI_Dist_graph_neighbors(dg, -1, v, v, 0, v, v), MPI_ERR_ARG, "maxindegree -1",
            "maxindegree is -1");
     expect(MPI_Dist_graph_neighbors_count(dg, &a, &b, &w), MPI_SUCCESS, "empty dist graph", "");
-    CHECK_TRUE(a == 0 && b == 0 && w == 1, "empty dist graph: %d %d %d", a, b, w);
+    CHECK_ALL("empty dist graph: %d %d %d", a, b, w)
+    {
+        CHECK_EQ_INT(a, 0);
+        CHECK_EQ_INT(b, 0);
+        CHECK_EQ_INT(w, 1);
+    }
     expect(MPI_Neighbor_alltoall(v, 1, MPI_INT, v, 1, MPI_INT, dg), MPI_SUCCESS,
            "alltoall with no neighbours", "");
     expect(MPI_Neighbor_alltoallv(v, NULL, NULL, MPI_INT, v, NULL, NULL, MPI_INT, dg), MPI_SUCCESS,

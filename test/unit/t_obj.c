@@ -17,7 +17,11 @@ int main(void)
     CHECK_TRUE(small && big, "two requests of different sizes");
     rt_obj_delete(small);
     again = rt_obj_new(RT_KIND_REQUEST, 256);
-    CHECK_TRUE(again && again != small, "a freed 32-byte object is not reused for 256 bytes");
+    CHECK_ALL("a freed 32-byte object is not reused for 256 bytes")
+    {
+        CHECK_TRUE(again);
+        CHECK_NE_PTR(again, small);
+    }
     memset(again + sizeof(struct rt_obj), 0x5a, 256 - sizeof(struct rt_obj));
     rt_obj_delete(big);
     back = rt_obj_new(RT_KIND_REQUEST, 64);

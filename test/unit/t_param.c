@@ -37,14 +37,20 @@ int main(void)
     {
         long long v = 0;
 
-        CHECK_TRUE(rt_param_parse(&p_int, "12x", &v) == -1 &&
-                       rt_param_parse(&p_size, "-1", &v) == -1 &&
-                       rt_param_parse(&p_bool, "maybe", &v) == -1,
-                   "malformed values are refused without a fatal error (for MPI_T writes)");
-        CHECK_TRUE(rt_param_parse(&p_size, "2k", &v) == 0 && v == 2048 &&
-                       rt_param_parse(&p_bool, "AUTO", &v) == 0 && v == -1 &&
-                       !strcmp(rt_param_text(&p_int), "0x10"),
-                   "valid values parse; the text is the environment's");
+        CHECK_ALL("malformed values are refused without a fatal error (for MPI_T writes)")
+        {
+            CHECK_EQ_INT(rt_param_parse(&p_int, "12x", &v), -1);
+            CHECK_EQ_INT(rt_param_parse(&p_size, "-1", &v), -1);
+            CHECK_EQ_INT(rt_param_parse(&p_bool, "maybe", &v), -1);
+        }
+        CHECK_ALL("valid values parse; the text is the environment's")
+        {
+            CHECK_EQ_INT(rt_param_parse(&p_size, "2k", &v), 0);
+            CHECK_EQ_LONG(v, 2048);
+            CHECK_EQ_INT(rt_param_parse(&p_bool, "AUTO", &v), 0);
+            CHECK_EQ_LONG(v, -1);
+            CHECK_EQ_STR(rt_param_text(&p_int), "0x10");
+        }
     }
     for (const struct rt_param *p = rt_param_list(); p; p = p->next)
         found += !strncmp(p->name, "TEST_", 5);
