@@ -255,8 +255,12 @@ static void check_callbacks(void)
     void *copy = NULL;
 
     rc = MPI_COMM_DUP_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag);
-    CHECK_TRUE(rc == MPI_SUCCESS && flag == 1 && copy == &value,
-               "MPI_COMM_DUP_FN copies the value");
+    CHECK_ALL("MPI_COMM_DUP_FN copies the value")
+    {
+        CHECK_MPI(rc);
+        CHECK_EQ_INT(flag, 1);
+        CHECK_EQ_PTR(copy, &value);
+    }
     flag = -1;
     rc = MPI_COMM_NULL_COPY_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag);
     CHECK_ALL("MPI_COMM_NULL_COPY_FN asks for no copy")
@@ -266,15 +270,28 @@ static void check_callbacks(void)
     }
     flag = -1, copy = NULL;
     rc = MPI_TYPE_DUP_FN(MPI_INT, 1, NULL, &value, &copy, &flag);
-    CHECK_TRUE(rc == MPI_SUCCESS && flag == 1 && copy == &value,
-               "MPI_TYPE_DUP_FN copies the value");
+    CHECK_ALL("MPI_TYPE_DUP_FN copies the value")
+    {
+        CHECK_MPI(rc);
+        CHECK_EQ_INT(flag, 1);
+        CHECK_EQ_PTR(copy, &value);
+    }
     flag = -1, copy = NULL;
     rc = MPI_WIN_DUP_FN(MPI_WIN_NULL, 1, NULL, &value, &copy, &flag);
-    CHECK_TRUE(rc == MPI_SUCCESS && flag == 1 && copy == &value, "MPI_WIN_DUP_FN copies the value");
+    CHECK_ALL("MPI_WIN_DUP_FN copies the value")
+    {
+        CHECK_MPI(rc);
+        CHECK_EQ_INT(flag, 1);
+        CHECK_EQ_PTR(copy, &value);
+    }
     flag = -1, copy = NULL;
     rc = MPI_DUP_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag);
-    CHECK_TRUE(rc == MPI_SUCCESS && flag == 1 && copy == &value,
-               "deprecated MPI_DUP_FN copies the value");
+    CHECK_ALL("deprecated MPI_DUP_FN copies the value")
+    {
+        CHECK_MPI(rc);
+        CHECK_EQ_INT(flag, 1);
+        CHECK_EQ_PTR(copy, &value);
+    }
     flag = -1;
     CHECK_ALL("the other null copy functions ask for no copy")
     {

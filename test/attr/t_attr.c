@@ -172,9 +172,13 @@ static void set_get_delete(void)
         CHECK_EQ_INT(nev, 0);
     }
     MPI_Comm_set_attr(MPI_COMM_WORLD, k, V(200));
-    CHECK_TRUE(nev == 1 && is(0, 'd', MPI_COMM_WORLD, k, V(100)) && ev[0].extra == &extra,
-               "setting again runs the delete callback on the old value with comm, keyval and "
-               "extra_state");
+    CHECK_ALL("setting again runs the delete callback on the old value with comm, keyval and "
+              "extra_state")
+    {
+        CHECK_EQ_INT(nev, 1);
+        CHECK_TRUE(is(0, 'd', MPI_COMM_WORLD, k, V(100)));
+        CHECK_EQ_PTR(ev[0].extra, &extra);
+    }
     MPI_Comm_get_attr(MPI_COMM_WORLD, k, &v, &flag);
     CHECK_ALL("and the new value is stored")
     {
@@ -287,8 +291,12 @@ static void datatypes_and_windows(void)
     MPI_Type_get_attr(MPI_DOUBLE, k, &v, &flag);
     CHECK_TRUE(!flag, "per datatype");
     MPI_Type_delete_attr(MPI_INT, k);
-    CHECK_TRUE(nev == 1 && is(0, 'd', MPI_INT, k, V(11)) && ev[0].extra == &extra,
-               "MPI_Type_delete_attr runs the delete callback with the datatype");
+    CHECK_ALL("MPI_Type_delete_attr runs the delete callback with the datatype")
+    {
+        CHECK_EQ_INT(nev, 1);
+        CHECK_TRUE(is(0, 'd', MPI_INT, k, V(11)));
+        CHECK_EQ_PTR(ev[0].extra, &extra);
+    }
     rc = MPI_Type_set_attr(MPI_DATATYPE_NULL, k, V(1));
     CHECK_EQ_INT(rc, MPI_ERR_TYPE, "MPI_DATATYPE_NULL is MPI_ERR_TYPE");
     MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &kc, NULL);

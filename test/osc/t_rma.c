@@ -575,7 +575,11 @@ static void queries_and_errors(void)
         MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, on_delete, &kv, NULL);
         MPI_Win_set_attr(win, kv, &deleted);
         MPI_Win_get_attr(win, kv, &val, &flag);
-        CHECK_TRUE(flag && val == &deleted, "user window attribute");
+        CHECK_ALL("user window attribute")
+        {
+            CHECK_TRUE(flag);
+            CHECK_EQ_PTR(val, &deleted);
+        }
         MPI_Win_free_keyval(&kv);
         MPI_Win_create_errhandler(on_error, &eh);
         MPI_Win_set_errhandler(win, eh);
