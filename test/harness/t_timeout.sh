@@ -8,7 +8,7 @@
 W="$top_srcdir/test/timeout.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-plan 12
+plan 13
 
 # left MARK: pids of processes still carrying T_TIMEOUT_MARK=MARK.
 left() {
@@ -62,6 +62,17 @@ t1=$(date +%s)
 ok $? "a test within its limit keeps its output and status (rc $rc)"
 [ $((t1 - t0)) -lt 5 ]
 ok $? "and the wrapper does not wait for the limit ($((t1 - t0)) s)"
+# Nothing of the wrapper's may keep the driver's pipe open after a quick
+# test (a timer once did, for as long as the limit, under bash).
+t0=$(date +%s)
+for i in 1 2 3 4 5; do
+    for sh in sh bash; do
+        command -v $sh >/dev/null && $sh "$W" "$T/quick.sh" | cat >/dev/null
+    done
+done
+t1=$(date +%s)
+[ $((t1 - t0)) -lt 10 ]
+ok $? "ten quick tests through a pipe, under sh and bash, end in $((t1 - t0)) s"
 
 # An MPI job that hangs, its stderr in a file as tap.sh's run keeps it:
 # the hang report of every rank is copied into the output.
