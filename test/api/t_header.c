@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "mpi.h"
-#include "tap.h"
+#include "mpitap.h"
 
 /* Predefined handles must work in static initializers. */
 static const MPI_Comm static_comms[] = {MPI_COMM_NULL, MPI_COMM_WORLD, MPI_COMM_SELF};
@@ -34,12 +34,15 @@ static void check_datatypes(void)
     } while (0);
     RDMPI_FOREACH_PREDEF_DATATYPE(X)
 #undef X
-    ok(bad == 0, "datatype macros match the table and are BASE + 1, 2, ...");
-    ok(n == RDMPI_DATATYPE_COUNT, "RDMPI_DATATYPE_COUNT is %d, the table has %d",
-       RDMPI_DATATYPE_COUNT, n);
-    ok(RDMPI_DATATYPE_BASE + n < RDMPI_OP_BASE, "datatypes fit below the op range");
-    ok(MPI_LONG_LONG == MPI_LONG_LONG_INT && MPI_C_COMPLEX == MPI_C_FLOAT_COMPLEX,
-       "synonyms share their original's handle");
+    CHECK_EQ_INT(bad, 0, "datatype macros match the table and are BASE + 1, 2, ...");
+    CHECK_EQ_INT(n, RDMPI_DATATYPE_COUNT, "RDMPI_DATATYPE_COUNT is %d, the table has %d",
+                 RDMPI_DATATYPE_COUNT, n);
+    CHECK_LT_LONG(RDMPI_DATATYPE_BASE + n, RDMPI_OP_BASE, "datatypes fit below the op range");
+    CHECK_ALL("synonyms share their original's handle")
+    {
+        CHECK_EQ_PTR(MPI_LONG_LONG, MPI_LONG_LONG_INT);
+        CHECK_EQ_PTR(MPI_C_COMPLEX, MPI_C_FLOAT_COMPLEX);
+    }
 }
 
 static void check_ops(void)
@@ -54,41 +57,66 @@ static void check_ops(void)
     } while (0);
     RDMPI_FOREACH_PREDEF_OP(X)
 #undef X
-    ok(bad == 0 && n == RDMPI_OP_COUNT, "op macros match the table (%d ops)", n);
+    CHECK_ALL("op macros match the table (%d ops)", n)
+    {
+        CHECK_EQ_INT(bad, 0);
+        CHECK_EQ_INT(n, RDMPI_OP_COUNT);
+    }
 }
 
 static void check_handles(void)
 {
-    ok((uintptr_t)MPI_COMM_WORLD == 0x101 && (uintptr_t)MPI_COMM_SELF == 0x102 &&
-           in_range((uintptr_t)MPI_COMM_SELF, RDMPI_COMM_BASE, RDMPI_COMM_COUNT),
-       "MPI_COMM_WORLD and MPI_COMM_SELF are 0x101 and 0x102");
-    ok(in_range((uintptr_t)MPI_GROUP_EMPTY, RDMPI_GROUP_BASE, RDMPI_GROUP_COUNT) &&
-           in_range((uintptr_t)MPI_ERRORS_ARE_FATAL, RDMPI_ERRHANDLER_BASE,
-                    RDMPI_ERRHANDLER_COUNT) &&
-           in_range((uintptr_t)MPI_ERRORS_RETURN, RDMPI_ERRHANDLER_BASE, RDMPI_ERRHANDLER_COUNT) &&
-           in_range((uintptr_t)MPI_ERRORS_ABORT, RDMPI_ERRHANDLER_BASE, RDMPI_ERRHANDLER_COUNT) &&
-           in_range((uintptr_t)MPI_INFO_ENV, RDMPI_INFO_BASE, RDMPI_INFO_COUNT) &&
-           in_range((uintptr_t)MPI_MESSAGE_NO_PROC, RDMPI_MESSAGE_BASE, RDMPI_MESSAGE_COUNT),
-       "other predefined handles sit in their kind's range");
-    ok(MPI_COMM_NULL == NULL && MPI_GROUP_NULL == NULL && MPI_DATATYPE_NULL == NULL &&
-           MPI_OP_NULL == NULL && MPI_ERRHANDLER_NULL == NULL && MPI_REQUEST_NULL == NULL &&
-           MPI_INFO_NULL == NULL && MPI_WIN_NULL == NULL && MPI_FILE_NULL == NULL &&
-           MPI_MESSAGE_NULL == NULL && MPI_SESSION_NULL == NULL,
-       "every null handle is 0");
-    ok(static_comms[1] == MPI_COMM_WORLD && static_types[1] == MPI_DOUBLE_INT &&
-           static_op == MPI_MAXLOC,
-       "predefined handles work in static initializers");
+    CHECK_ALL("MPI_COMM_WORLD and MPI_COMM_SELF are 0x101 and 0x102")
+    {
+        CHECK_EQ_LONG((uintptr_t)MPI_COMM_WORLD, 0x101);
+        CHECK_EQ_LONG((uintptr_t)MPI_COMM_SELF, 0x102);
+        CHECK_TRUE(in_range((uintptr_t)MPI_COMM_SELF, RDMPI_COMM_BASE, RDMPI_COMM_COUNT));
+    }
+    CHECK_TRUE(
+        in_range((uintptr_t)MPI_GROUP_EMPTY, RDMPI_GROUP_BASE, RDMPI_GROUP_COUNT) &&
+            in_range((uintptr_t)MPI_ERRORS_ARE_FATAL, RDMPI_ERRHANDLER_BASE,
+                     RDMPI_ERRHANDLER_COUNT) &&
+            in_range((uintptr_t)MPI_ERRORS_RETURN, RDMPI_ERRHANDLER_BASE, RDMPI_ERRHANDLER_COUNT) &&
+            in_range((uintptr_t)MPI_ERRORS_ABORT, RDMPI_ERRHANDLER_BASE, RDMPI_ERRHANDLER_COUNT) &&
+            in_range((uintptr_t)MPI_INFO_ENV, RDMPI_INFO_BASE, RDMPI_INFO_COUNT) &&
+            in_range((uintptr_t)MPI_MESSAGE_NO_PROC, RDMPI_MESSAGE_BASE, RDMPI_MESSAGE_COUNT),
+        "other predefined handles sit in their kind's range");
+    CHECK_ALL("every null handle is 0")
+    {
+        CHECK_EQ_PTR(MPI_COMM_NULL, NULL);
+        CHECK_EQ_PTR(MPI_GROUP_NULL, NULL);
+        CHECK_EQ_PTR(MPI_DATATYPE_NULL, NULL);
+        CHECK_EQ_PTR(MPI_OP_NULL, NULL);
+        CHECK_EQ_PTR(MPI_ERRHANDLER_NULL, NULL);
+        CHECK_EQ_PTR(MPI_REQUEST_NULL, NULL);
+        CHECK_EQ_PTR(MPI_INFO_NULL, NULL);
+        CHECK_EQ_PTR(MPI_WIN_NULL, NULL);
+        CHECK_EQ_PTR(MPI_FILE_NULL, NULL);
+        CHECK_EQ_PTR(MPI_MESSAGE_NULL, NULL);
+        CHECK_EQ_PTR(MPI_SESSION_NULL, NULL);
+    }
+    CHECK_ALL("predefined handles work in static initializers")
+    {
+        CHECK_EQ_PTR(static_comms[1], MPI_COMM_WORLD);
+        CHECK_EQ_PTR(static_types[1], MPI_DOUBLE_INT);
+        CHECK_EQ_PTR(static_op, MPI_MAXLOC);
+    }
 }
 
 static void check_types(void)
 {
-    ok(sizeof(MPI_Aint) == sizeof(void *), "MPI_Aint holds an address");
-    ok(sizeof(MPI_Count) >= sizeof(MPI_Aint) && sizeof(MPI_Count) >= sizeof(MPI_Offset) &&
-           sizeof(MPI_Offset) == 8,
-       "MPI_Count holds an MPI_Aint and an MPI_Offset");
-    ok(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
-           sizeof(MPI_F08_status) == sizeof(MPI_Status),
-       "MPI_Status is MPI_F_STATUS_SIZE Fortran integers");
+    CHECK_EQ_LONG(sizeof(MPI_Aint), sizeof(void *), "MPI_Aint holds an address");
+    CHECK_ALL("MPI_Count holds an MPI_Aint and an MPI_Offset")
+    {
+        CHECK_GE_LONG(sizeof(MPI_Count), sizeof(MPI_Aint));
+        CHECK_GE_LONG(sizeof(MPI_Count), sizeof(MPI_Offset));
+        CHECK_EQ_LONG(sizeof(MPI_Offset), 8);
+    }
+    CHECK_ALL("MPI_Status is MPI_F_STATUS_SIZE Fortran integers")
+    {
+        CHECK_EQ_LONG(sizeof(MPI_Status), MPI_F_STATUS_SIZE * sizeof(MPI_Fint));
+        CHECK_EQ_LONG(sizeof(MPI_F08_status), sizeof(MPI_Status));
+    }
 }
 
 static void check_constants(void)
@@ -180,22 +208,45 @@ static void check_constants(void)
     for (i = 0; i < n; i++)
         if (classes[i] != i)
             dense = 0;
-    ok(dense && n == RDMPI_ERR_CLASS_COUNT && MPI_ERR_LASTCODE >= n,
-       "the %d error classes are 0 .. RDMPI_ERR_CLASS_COUNT - 1, below MPI_ERR_LASTCODE", n);
-    ok(MPI_ANY_SOURCE < 0 && MPI_PROC_NULL < 0 && MPI_ROOT < 0 && MPI_ANY_TAG < 0 &&
-           MPI_ANY_SOURCE != MPI_PROC_NULL && MPI_PROC_NULL != MPI_ROOT &&
-           MPI_ROOT != MPI_ANY_SOURCE && MPI_UNDEFINED < MPI_ROOT,
-       "rank and tag wildcards are distinct negative values");
-    ok(MPI_THREAD_SINGLE < MPI_THREAD_FUNNELED && MPI_THREAD_FUNNELED < MPI_THREAD_SERIALIZED &&
-           MPI_THREAD_SERIALIZED < MPI_THREAD_MULTIPLE,
-       "thread levels are monotonic");
-    ok(MPI_IN_PLACE != MPI_BOTTOM && MPI_BUFFER_AUTOMATIC != MPI_BOTTOM &&
-           MPI_BUFFER_AUTOMATIC != MPI_IN_PLACE && MPI_UNWEIGHTED != NULL &&
-           MPI_WEIGHTS_EMPTY != NULL && MPI_UNWEIGHTED != MPI_WEIGHTS_EMPTY,
-       "buffer and weight sentinels are distinct");
-    ok(MPI_WIN_BASE < RDMPI_KEYVAL_PREDEF_LIMIT && MPI_WIN_MODEL < RDMPI_KEYVAL_PREDEF_LIMIT &&
-           MPI_TAG_UB > 0 && MPI_KEYVAL_INVALID < 0,
-       "predefined keyvals sit below the user range");
+    CHECK_ALL("the %d error classes are 0 .. RDMPI_ERR_CLASS_COUNT - 1, below MPI_ERR_LASTCODE", n)
+    {
+        CHECK_TRUE(dense);
+        CHECK_EQ_INT(n, RDMPI_ERR_CLASS_COUNT);
+        CHECK_GE_LONG(MPI_ERR_LASTCODE, n);
+    }
+    CHECK_ALL("rank and tag wildcards are distinct negative values")
+    {
+        CHECK_LT_LONG(MPI_ANY_SOURCE, 0);
+        CHECK_LT_LONG(MPI_PROC_NULL, 0);
+        CHECK_LT_LONG(MPI_ROOT, 0);
+        CHECK_LT_LONG(MPI_ANY_TAG, 0);
+        CHECK_NE_INT(MPI_ANY_SOURCE, MPI_PROC_NULL);
+        CHECK_NE_INT(MPI_PROC_NULL, MPI_ROOT);
+        CHECK_NE_INT(MPI_ROOT, MPI_ANY_SOURCE);
+        CHECK_LT_LONG(MPI_UNDEFINED, MPI_ROOT);
+    }
+    CHECK_ALL("thread levels are monotonic")
+    {
+        CHECK_LT_LONG(MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED);
+        CHECK_LT_LONG(MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED);
+        CHECK_LT_LONG(MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE);
+    }
+    CHECK_ALL("buffer and weight sentinels are distinct")
+    {
+        CHECK_NE_PTR(MPI_IN_PLACE, MPI_BOTTOM);
+        CHECK_NE_PTR(MPI_BUFFER_AUTOMATIC, MPI_BOTTOM);
+        CHECK_NE_PTR(MPI_BUFFER_AUTOMATIC, MPI_IN_PLACE);
+        CHECK_NE_PTR(MPI_UNWEIGHTED, NULL);
+        CHECK_NE_PTR(MPI_WEIGHTS_EMPTY, NULL);
+        CHECK_NE_PTR(MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY);
+    }
+    CHECK_ALL("predefined keyvals sit below the user range")
+    {
+        CHECK_LT_LONG(MPI_WIN_BASE, RDMPI_KEYVAL_PREDEF_LIMIT);
+        CHECK_LT_LONG(MPI_WIN_MODEL, RDMPI_KEYVAL_PREDEF_LIMIT);
+        CHECK_GT_LONG(MPI_TAG_UB, 0);
+        CHECK_LT_LONG(MPI_KEYVAL_INVALID, 0);
+    }
 }
 
 static void check_callbacks(void)
@@ -204,36 +255,74 @@ static void check_callbacks(void)
     void *copy = NULL;
 
     rc = MPI_COMM_DUP_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag);
-    ok(rc == MPI_SUCCESS && flag == 1 && copy == &value, "MPI_COMM_DUP_FN copies the value");
+    CHECK_ALL("MPI_COMM_DUP_FN copies the value")
+    {
+        CHECK_MPI(rc);
+        CHECK_EQ_INT(flag, 1);
+        CHECK_EQ_PTR(copy, &value);
+    }
     flag = -1;
     rc = MPI_COMM_NULL_COPY_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag);
-    ok(rc == MPI_SUCCESS && flag == 0, "MPI_COMM_NULL_COPY_FN asks for no copy");
+    CHECK_ALL("MPI_COMM_NULL_COPY_FN asks for no copy")
+    {
+        CHECK_MPI(rc);
+        CHECK_EQ_INT(flag, 0);
+    }
     flag = -1, copy = NULL;
     rc = MPI_TYPE_DUP_FN(MPI_INT, 1, NULL, &value, &copy, &flag);
-    ok(rc == MPI_SUCCESS && flag == 1 && copy == &value, "MPI_TYPE_DUP_FN copies the value");
+    CHECK_ALL("MPI_TYPE_DUP_FN copies the value")
+    {
+        CHECK_MPI(rc);
+        CHECK_EQ_INT(flag, 1);
+        CHECK_EQ_PTR(copy, &value);
+    }
     flag = -1, copy = NULL;
     rc = MPI_WIN_DUP_FN(MPI_WIN_NULL, 1, NULL, &value, &copy, &flag);
-    ok(rc == MPI_SUCCESS && flag == 1 && copy == &value, "MPI_WIN_DUP_FN copies the value");
+    CHECK_ALL("MPI_WIN_DUP_FN copies the value")
+    {
+        CHECK_MPI(rc);
+        CHECK_EQ_INT(flag, 1);
+        CHECK_EQ_PTR(copy, &value);
+    }
     flag = -1, copy = NULL;
     rc = MPI_DUP_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag);
-    ok(rc == MPI_SUCCESS && flag == 1 && copy == &value, "deprecated MPI_DUP_FN copies the value");
+    CHECK_ALL("deprecated MPI_DUP_FN copies the value")
+    {
+        CHECK_MPI(rc);
+        CHECK_EQ_INT(flag, 1);
+        CHECK_EQ_PTR(copy, &value);
+    }
     flag = -1;
-    ok(MPI_TYPE_NULL_COPY_FN(MPI_INT, 1, NULL, &value, &copy, &flag) == MPI_SUCCESS && flag == 0 &&
-           MPI_WIN_NULL_COPY_FN(MPI_WIN_NULL, 1, NULL, &value, &copy, &flag) == MPI_SUCCESS &&
-           flag == 0 &&
-           MPI_NULL_COPY_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag) == MPI_SUCCESS &&
-           flag == 0,
-       "the other null copy functions ask for no copy");
-    ok(MPI_COMM_NULL_DELETE_FN(MPI_COMM_WORLD, 1, &value, NULL) == MPI_SUCCESS &&
-           MPI_TYPE_NULL_DELETE_FN(MPI_INT, 1, &value, NULL) == MPI_SUCCESS &&
-           MPI_WIN_NULL_DELETE_FN(MPI_WIN_NULL, 1, &value, NULL) == MPI_SUCCESS &&
-           MPI_NULL_DELETE_FN(MPI_COMM_WORLD, 1, &value, NULL) == MPI_SUCCESS && value == 42,
-       "null delete functions succeed and touch nothing");
-    ok(MPI_CONVERSION_FN_NULL(&value, MPI_INT, 1, &value, 0, NULL) == MPI_ERR_CONVERSION &&
-           MPI_CONVERSION_FN_NULL_C(&value, MPI_INT, 1, &value, 0, NULL) == MPI_ERR_CONVERSION,
-       "null conversions refuse to be called");
-    ok(MPI_Pcontrol(1) == MPI_SUCCESS && PMPI_Pcontrol(0, "ignored") == MPI_SUCCESS,
-       "MPI_Pcontrol is a no-op that succeeds");
+    CHECK_ALL("the other null copy functions ask for no copy")
+    {
+        CHECK_MPI(MPI_TYPE_NULL_COPY_FN(MPI_INT, 1, NULL, &value, &copy, &flag));
+        CHECK_EQ_INT(flag, 0);
+        CHECK_EQ_INT(MPI_WIN_NULL_COPY_FN(MPI_WIN_NULL, 1, NULL, &value, &copy, &flag),
+                     MPI_SUCCESS);
+        CHECK_EQ_INT(flag, 0);
+        CHECK_MPI(MPI_NULL_COPY_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag));
+        CHECK_EQ_INT(flag, 0);
+    }
+    CHECK_ALL("null delete functions succeed and touch nothing")
+    {
+        CHECK_MPI(MPI_COMM_NULL_DELETE_FN(MPI_COMM_WORLD, 1, &value, NULL));
+        CHECK_MPI(MPI_TYPE_NULL_DELETE_FN(MPI_INT, 1, &value, NULL));
+        CHECK_MPI(MPI_WIN_NULL_DELETE_FN(MPI_WIN_NULL, 1, &value, NULL));
+        CHECK_MPI(MPI_NULL_DELETE_FN(MPI_COMM_WORLD, 1, &value, NULL));
+        CHECK_EQ_INT(value, 42);
+    }
+    CHECK_ALL("null conversions refuse to be called")
+    {
+        CHECK_EQ_INT(MPI_CONVERSION_FN_NULL(&value, MPI_INT, 1, &value, 0, NULL),
+                     MPI_ERR_CONVERSION);
+        CHECK_EQ_INT(MPI_CONVERSION_FN_NULL_C(&value, MPI_INT, 1, &value, 0, NULL),
+                     MPI_ERR_CONVERSION);
+    }
+    CHECK_ALL("MPI_Pcontrol is a no-op that succeeds")
+    {
+        CHECK_MPI(MPI_Pcontrol(1));
+        CHECK_EQ_INT(PMPI_Pcontrol(0, "ignored"), MPI_SUCCESS);
+    }
 }
 
 int main(void)

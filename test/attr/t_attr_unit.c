@@ -103,55 +103,112 @@ int main(void)
 
     nev = 0;
     rc = rt_attr_copy(RT_KIND_COMM, H1, src, H2, &dst);
-    ok(rc == 0 && nev == 2 && at(0, 'c', H1, e, V(5)) && at(1, 'c', H1, a, V(1)),
-       "copy callbacks run in the order of setting, with the old handle");
-    ok(rt_attr_find(dst, a, &v) && v == V(101) && rt_attr_find(dst, e, &v) && v == V(105),
-       "the copies hold the callbacks' outputs");
-    ok(rt_attr_find(dst, b, &v) && v == V(2), "MPI_COMM_DUP_FN copies the value");
-    ok(!rt_attr_find(dst, c, &v) && count(dst) == 3, "MPI_COMM_NULL_COPY_FN copies nothing");
+    CHECK_ALL("copy callbacks run in the order of setting, with the old handle")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_EQ_INT(nev, 2);
+        CHECK_TRUE(at(0, 'c', H1, e, V(5)));
+        CHECK_TRUE(at(1, 'c', H1, a, V(1)));
+    }
+    CHECK_ALL("the copies hold the callbacks' outputs")
+    {
+        CHECK_TRUE(rt_attr_find(dst, a, &v));
+        CHECK_EQ_PTR(v, V(101));
+        CHECK_TRUE(rt_attr_find(dst, e, &v));
+        CHECK_EQ_PTR(v, V(105));
+    }
+    CHECK_ALL("MPI_COMM_DUP_FN copies the value")
+    {
+        CHECK_TRUE(rt_attr_find(dst, b, &v));
+        CHECK_EQ_PTR(v, V(2));
+    }
+    CHECK_ALL("MPI_COMM_NULL_COPY_FN copies nothing")
+    {
+        CHECK_TRUE(!rt_attr_find(dst, c, &v));
+        CHECK_EQ_INT(count(dst), 3);
+    }
 
     nev = 0;
     rc = rt_attr_delete_all(RT_KIND_COMM, H2, &dst);
-    ok(rc == 0 && dst == NULL && nev == 3 && at(0, 'd', H2, a, V(101)) &&
-           at(1, 'd', H2, b, V(2)) && at(2, 'd', H2, e, V(105)),
-       "delete_all runs the delete callbacks newest first, with the handle");
+    CHECK_ALL("delete_all runs the delete callbacks newest first, with the handle")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_EQ_PTR(dst, NULL);
+        CHECK_EQ_INT(nev, 3);
+        CHECK_TRUE(at(0, 'd', H2, a, V(101)));
+        CHECK_TRUE(at(1, 'd', H2, b, V(2)));
+        CHECK_TRUE(at(2, 'd', H2, e, V(105)));
+    }
 
     /* A failing copy: what was copied is deleted again, on the new handle. */
     fail_keyval = a;
     nev = 0;
     rc = rt_attr_copy(RT_KIND_COMM, H1, src, H2, &dst);
-    ok(rc == MPI_ERR_OTHER && dst == NULL, "a failing copy callback's code is returned");
-    ok(nev == 4 && at(0, 'c', H1, e, V(5)) && at(1, 'c', H1, a, V(1)) &&
-           at(2, 'd', H2, b, V(2)) && at(3, 'd', H2, e, V(105)),
-       "and the attributes already copied are deleted on the new handle");
+    CHECK_ALL("a failing copy callback's code is returned")
+    {
+        CHECK_EQ_INT(rc, MPI_ERR_OTHER);
+        CHECK_EQ_PTR(dst, NULL);
+    }
+    CHECK_ALL("and the attributes already copied are deleted on the new handle")
+    {
+        CHECK_EQ_INT(nev, 4);
+        CHECK_TRUE(at(0, 'c', H1, e, V(5)));
+        CHECK_TRUE(at(1, 'c', H1, a, V(1)));
+        CHECK_TRUE(at(2, 'd', H2, b, V(2)));
+        CHECK_TRUE(at(3, 'd', H2, e, V(105)));
+    }
     fail_keyval = -1;
 
     /* A failing delete stops delete_all; the rest stays for a retry. */
     fail_keyval = b;
     nev = 0;
     rc = rt_attr_delete_all(RT_KIND_COMM, H1, &src);
-    ok(rc == MPI_ERR_OTHER && nev == 2 && count(src) == 2 && rt_attr_find(src, b, &v) &&
-           rt_attr_find(src, e, &v),
-       "a failing delete stops delete_all, keeping it and the older attributes");
+    CHECK_ALL("a failing delete stops delete_all, keeping it and the older attributes")
+    {
+        CHECK_EQ_INT(rc, MPI_ERR_OTHER);
+        CHECK_EQ_INT(nev, 2);
+        CHECK_EQ_INT(count(src), 2);
+        CHECK_TRUE(rt_attr_find(src, b, &v));
+        CHECK_TRUE(rt_attr_find(src, e, &v));
+    }
     fail_keyval = -1;
     nev = 0;
     rc = rt_attr_delete_all(RT_KIND_COMM, H1, &src);
-    ok(rc == 0 && !src && nev == 2 && at(0, 'd', H1, b, V(2)) && at(1, 'd', H1, e, V(5)),
-       "a second delete_all finishes");
+    CHECK_ALL("a second delete_all finishes")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_TRUE(!src);
+        CHECK_EQ_INT(nev, 2);
+        CHECK_TRUE(at(0, 'd', H1, b, V(2)));
+        CHECK_TRUE(at(1, 'd', H1, e, V(5)));
+    }
 
     /* Replacing runs the delete callback on the old value first. */
     nev = 0;
     rt_attr_set(RT_KIND_COMM, H1, &src, a, V(1));
     rc = rt_attr_set(RT_KIND_COMM, H1, &src, a, V(7));
-    ok(rc == 0 && nev == 1 && at(0, 'd', H1, a, V(1)) && rt_attr_find(src, a, &v) &&
-           v == V(7),
-       "set on a set key deletes the old value, then stores the new");
+    CHECK_ALL("set on a set key deletes the old value, then stores the new")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_EQ_INT(nev, 1);
+        CHECK_TRUE(at(0, 'd', H1, a, V(1)));
+        CHECK_TRUE(rt_attr_find(src, a, &v));
+        CHECK_EQ_PTR(v, V(7));
+    }
     fail_keyval = a;
     rc = rt_attr_set(RT_KIND_COMM, H1, &src, a, V(8));
-    ok(rc == MPI_ERR_OTHER && rt_attr_find(src, a, &v) && v == V(7),
-       "if that delete fails, the old value stays");
+    CHECK_ALL("if that delete fails, the old value stays")
+    {
+        CHECK_EQ_INT(rc, MPI_ERR_OTHER);
+        CHECK_TRUE(rt_attr_find(src, a, &v));
+        CHECK_EQ_PTR(v, V(7));
+    }
     rc = rt_attr_delete(RT_KIND_COMM, H1, &src, a);
-    ok(rc == MPI_ERR_OTHER && rt_attr_find(src, a, &v), "and a failing delete keeps it too");
+    CHECK_ALL("and a failing delete keeps it too")
+    {
+        CHECK_EQ_INT(rc, MPI_ERR_OTHER);
+        CHECK_TRUE(rt_attr_find(src, a, &v));
+    }
     fail_keyval = -1;
     rt_attr_delete(RT_KIND_COMM, H1, &src, a);
 
@@ -160,40 +217,59 @@ int main(void)
     rt_attr_set(RT_KIND_COMM, H1, &src, k, V(9));
     rt_attr_set(RT_KIND_COMM, H2, &list2, k, V(10));
     rt_keyval_free(k);
-    ok(rt_keyval_check(RT_KIND_COMM, k) != NULL, "a freed keyval fails the user's checks");
+    CHECK_NE_PTR(rt_keyval_check(RT_KIND_COMM, k), NULL, "a freed keyval fails the user's checks");
     nev = 0;
     rc = rt_attr_copy(RT_KIND_COMM, H1, src, H2, &dst);
-    ok(rc == 0 && nev == 1 && at(0, 'c', H1, k, V(9)) && rt_attr_find(dst, k, &v),
-       "but its copy callback still runs on dup");
+    CHECK_ALL("but its copy callback still runs on dup")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_EQ_INT(nev, 1);
+        CHECK_TRUE(at(0, 'c', H1, k, V(9)));
+        CHECK_TRUE(rt_attr_find(dst, k, &v));
+    }
     rt_attr_delete_all(RT_KIND_COMM, H2, &dst);
     rt_attr_delete_all(RT_KIND_COMM, H1, &src);
     CREATE(k2, copy_fn, del_fn);
-    ok(k2 != k, "while one attribute still uses it, its number is not reused");
+    CHECK_NE_INT(k2, k, "while one attribute still uses it, its number is not reused");
     nev = 0;
     rt_attr_delete_all(RT_KIND_COMM, H2, &list2);
-    ok(nev == 1 && at(0, 'd', H2, k, V(10)), "and its delete callback runs with it");
+    CHECK_ALL("and its delete callback runs with it")
+    {
+        CHECK_EQ_INT(nev, 1);
+        CHECK_TRUE(at(0, 'd', H2, k, V(10)));
+    }
     CREATE(c, copy_fn, del_fn);
-    ok(c == k, "after the last attribute went, the keyval is gone (number reused)");
+    CHECK_EQ_INT(c, k, "after the last attribute went, the keyval is gone (number reused)");
 
     /* A delete callback that frees its own keyval. */
     CREATE(k, MPI_COMM_NULL_COPY_FN, del_free_self);
     rt_attr_set(RT_KIND_COMM, H1, &src, k, V(4));
     nev = 0;
     rc = rt_attr_delete_all(RT_KIND_COMM, H1, &src);
-    ok(rc == 0 && nev == 1 && !src && rt_keyval_check(RT_KIND_COMM, k),
-       "a delete callback may free its own keyval");
+    CHECK_ALL("a delete callback may free its own keyval")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_EQ_INT(nev, 1);
+        CHECK_TRUE(!src);
+        CHECK_TRUE(rt_keyval_check(RT_KIND_COMM, k));
+    }
 
     /* Datatype callbacks get datatype handles. */
     rt_keyval_create(RT_KIND_DATATYPE, (rt_attr_fn)type_copy, NULL, NULL, &k);
     rt_attr_set(RT_KIND_DATATYPE, MPI_INT, &src, k, V(6));
     nev = 0;
     rc = rt_attr_copy(RT_KIND_DATATYPE, MPI_INT, src, MPI_DOUBLE, &dst);
-    ok(rc == 0 && at(0, 'c', (MPI_Comm)MPI_INT, k, V(6)) && rt_attr_find(dst, k, &v) &&
-           v == V(6),
-       "datatype copy callbacks get the datatype");
-    ok(rt_keyval_check(RT_KIND_COMM, k) != NULL, "a datatype keyval is not a communicator's");
+    CHECK_ALL("datatype copy callbacks get the datatype")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_TRUE(at(0, 'c', (MPI_Comm)MPI_INT, k, V(6)));
+        CHECK_TRUE(rt_attr_find(dst, k, &v));
+        CHECK_EQ_PTR(v, V(6));
+    }
+    CHECK_NE_PTR(rt_keyval_check(RT_KIND_COMM, k), NULL,
+                 "a datatype keyval is not a communicator's");
     rt_attr_delete_all(RT_KIND_DATATYPE, MPI_INT, &src);
     rt_attr_delete_all(RT_KIND_DATATYPE, MPI_DOUBLE, &dst);
-    ok(!src && !dst, "a NULL delete callback deletes silently");
+    CHECK_TRUE(!src && !dst, "a NULL delete callback deletes silently");
     return tap_failed != 0;
 }

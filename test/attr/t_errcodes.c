@@ -50,9 +50,10 @@ static void every_class_has_a_text(void)
             good = 0;
         }
     }
-    ok(good, "every predefined class has a named, non-trivial text (first bad: %d)", first_bad);
+    CHECK_TRUE(good, "every predefined class has a named, non-trivial text (first bad: %d)",
+               first_bad);
     MPI_Error_string(MPI_T_ERR_INVALID_NAME, s, &len);
-    ok(strstr(s, "MPI_T_ERR_INVALID_NAME") != NULL, "the tool classes too: %s", s);
+    CHECK_NE_PTR(strstr(s, "MPI_T_ERR_INVALID_NAME"), NULL, "the tool classes too: %s", s);
 }
 
 static void user_codes(void)
@@ -61,64 +62,100 @@ static void user_codes(void)
     int cls, code, code2, c, len, rc, *last, flag;
 
     rc = MPI_Add_error_class(&cls);
-    ok(rc == 0 && cls > MPI_ERR_LASTCODE, "MPI_Add_error_class gives a class above "
-       "MPI_ERR_LASTCODE (%d)", cls);
+    CHECK_ALL("MPI_Add_error_class gives a class above "
+              "MPI_ERR_LASTCODE (%d)",
+              cls)
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_GT_LONG(cls, MPI_ERR_LASTCODE);
+    }
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag);
-    ok(flag && *last == cls, "MPI_LASTUSEDCODE follows (%d)", *last);
+    CHECK_ALL("MPI_LASTUSEDCODE follows (%d)", *last)
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_INT(*last, cls);
+    }
     rc = MPI_Add_error_code(cls, &code);
     MPI_Error_class(code, &c);
-    ok(rc == 0 && code > cls && c == cls, "MPI_Add_error_code: its class is the user class");
-    ok(*last == code, "MPI_LASTUSEDCODE follows codes too");
+    CHECK_ALL("MPI_Add_error_code: its class is the user class")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_GT_LONG(code, cls);
+        CHECK_EQ_INT(c, cls);
+    }
+    CHECK_EQ_INT(*last, code, "MPI_LASTUSEDCODE follows codes too");
     MPI_Error_class(cls, &c);
-    ok(c == cls, "a user class is its own class");
+    CHECK_EQ_INT(c, cls, "a user class is its own class");
     rc = MPI_Add_error_code(MPI_ERR_ARG, &code2);
     MPI_Error_class(code2, &c);
-    ok(rc == 0 && c == MPI_ERR_ARG, "a code can belong to a predefined class");
+    CHECK_ALL("a code can belong to a predefined class")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_EQ_INT(c, MPI_ERR_ARG);
+    }
 
     MPI_Error_string(code, s, &len);
-    ok(len == 0 && s[0] == 0, "a code without a string has the empty string");
+    CHECK_ALL("a code without a string has the empty string")
+    {
+        CHECK_EQ_INT(len, 0);
+        CHECK_EQ_INT(s[0], 0);
+    }
     MPI_Add_error_string(code, "disk on fire");
     MPI_Error_string(code, s, &len);
-    ok(!strcmp(s, "disk on fire") && len == 12, "MPI_Add_error_string sets it: %s", s);
+    CHECK_ALL("MPI_Add_error_string sets it: %s", s)
+    {
+        CHECK_EQ_STR(s, "disk on fire");
+        CHECK_EQ_INT(len, 12);
+    }
     MPI_Add_error_string(code, "disk cooled");
     MPI_Error_string(code, s, &len);
-    ok(!strcmp(s, "disk cooled"), "and replaces it");
+    CHECK_EQ_STR(s, "disk cooled", "and replaces it");
     MPI_Add_error_string(cls, "storage trouble");
     MPI_Error_string(cls, s, &len);
-    ok(!strcmp(s, "storage trouble"), "classes have strings too");
+    CHECK_EQ_STR(s, "storage trouble", "classes have strings too");
     memset(big, 'x', MPI_MAX_ERROR_STRING);
     big[MPI_MAX_ERROR_STRING] = 0;
     rc = MPI_Add_error_string(code, big);
-    ok(rc == MPI_ERR_ARG, "a string of MPI_MAX_ERROR_STRING chars is MPI_ERR_ARG");
+    CHECK_EQ_INT(rc, MPI_ERR_ARG, "a string of MPI_MAX_ERROR_STRING chars is MPI_ERR_ARG");
     rc = MPI_Add_error_string(MPI_ERR_TRUNCATE, "mine");
-    ok(rc == MPI_ERR_ARG, "predefined strings cannot be changed");
+    CHECK_EQ_INT(rc, MPI_ERR_ARG, "predefined strings cannot be changed");
     rc = MPI_Add_error_code(MPI_ERR_LASTCODE + 100000, &c);
-    ok(rc == MPI_ERR_ARG, "a code for an unknown class is MPI_ERR_ARG");
+    CHECK_EQ_INT(rc, MPI_ERR_ARG, "a code for an unknown class is MPI_ERR_ARG");
     rc = MPI_Add_error_code(code, &c);
-    ok(rc == MPI_ERR_ARG, "a code is not a class");
+    CHECK_EQ_INT(rc, MPI_ERR_ARG, "a code is not a class");
 
     /* Removal goes string, code, class. */
     rc = MPI_Remove_error_class(cls);
-    ok(rc == MPI_ERR_ARG, "a class with codes cannot be removed");
+    CHECK_EQ_INT(rc, MPI_ERR_ARG, "a class with codes cannot be removed");
     rc = MPI_Remove_error_code(code);
-    ok(rc == MPI_ERR_ARG, "a code with a string cannot be removed");
-    ok(MPI_Remove_error_string(code) == 0 && MPI_Remove_error_code(code) == 0,
-       "string, then code, can be removed");
+    CHECK_EQ_INT(rc, MPI_ERR_ARG, "a code with a string cannot be removed");
+    CHECK_ALL("string, then code, can be removed")
+    {
+        CHECK_EQ_INT(MPI_Remove_error_string(code), 0);
+        CHECK_EQ_INT(MPI_Remove_error_code(code), 0);
+    }
     rc = MPI_Error_class(code, &c);
-    ok(rc == MPI_ERR_ARG, "a removed code is no longer a code");
+    CHECK_EQ_INT(rc, MPI_ERR_ARG, "a removed code is no longer a code");
     rc = MPI_Remove_error_string(code);
-    ok(rc == MPI_ERR_ARG, "removing a string twice is MPI_ERR_ARG");
-    ok(MPI_Remove_error_string(cls) == 0 && MPI_Remove_error_class(cls) == 0,
-       "then the class");
+    CHECK_EQ_INT(rc, MPI_ERR_ARG, "removing a string twice is MPI_ERR_ARG");
+    CHECK_ALL("then the class")
+    {
+        CHECK_EQ_INT(MPI_Remove_error_string(cls), 0);
+        CHECK_EQ_INT(MPI_Remove_error_class(cls), 0);
+    }
     rc = MPI_Remove_error_class(MPI_ERR_ARG);
-    ok(rc == MPI_ERR_ARG, "predefined classes cannot be removed");
+    CHECK_EQ_INT(rc, MPI_ERR_ARG, "predefined classes cannot be removed");
     rc = MPI_Remove_error_code(code2);
-    ok(rc == 0, "a code of a predefined class can be removed");
+    CHECK_EQ_INT(rc, 0, "a code of a predefined class can be removed");
     MPI_Add_error_class(&c);
-    ok(c > code2 && *last == c, "values are not reused after removal (%d)", c);
+    CHECK_ALL("values are not reused after removal (%d)", c)
+    {
+        CHECK_GT_LONG(c, code2);
+        CHECK_EQ_INT(*last, c);
+    }
     MPI_Remove_error_class(c);
     rc = MPI_Add_error_class(NULL);
-    ok(rc == MPI_ERR_ARG, "a NULL errorclass is MPI_ERR_ARG");
+    CHECK_EQ_INT(rc, MPI_ERR_ARG, "a NULL errorclass is MPI_ERR_ARG");
 }
 
 static void handlers(void)
@@ -133,62 +170,94 @@ static void handlers(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
     calls = 0;
     MPI_Comm_call_errhandler(MPI_COMM_WORLD, code);
-    ok(calls == 1 && got_comm == MPI_COMM_WORLD && got_code == code,
-       "MPI_Comm_call_errhandler passes the communicator and a user code");
+    CHECK_ALL("MPI_Comm_call_errhandler passes the communicator and a user code")
+    {
+        CHECK_EQ_INT(calls, 1);
+        CHECK_EQ_PTR(got_comm, MPI_COMM_WORLD);
+        CHECK_EQ_INT(got_code, code);
+    }
     rc = MPI_Comm_get_attr(MPI_COMM_WORLD, 999999, &v, &flag);
-    ok(rc == MPI_ERR_KEYVAL && calls == 2 && got_comm == MPI_COMM_WORLD &&
-           got_code == MPI_ERR_KEYVAL,
-       "a library error runs it with the communicator and the class");
+    CHECK_ALL("a library error runs it with the communicator and the class")
+    {
+        CHECK_EQ_INT(rc, MPI_ERR_KEYVAL);
+        CHECK_EQ_INT(calls, 2);
+        CHECK_EQ_PTR(got_comm, MPI_COMM_WORLD);
+        CHECK_EQ_INT(got_code, MPI_ERR_KEYVAL);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
     rc = MPI_Win_create_errhandler(win_handler, &weh);
-    ok(rc == 0, "MPI_Win_create_errhandler works");
+    CHECK_EQ_INT(rc, 0, "MPI_Win_create_errhandler works");
     rc = MPI_Comm_set_errhandler(MPI_COMM_WORLD, weh);
-    ok(rc == MPI_ERR_ERRHANDLER, "a window handler on a communicator is MPI_ERR_ERRHANDLER");
+    CHECK_EQ_INT(rc, MPI_ERR_ERRHANDLER,
+                 "a window handler on a communicator is MPI_ERR_ERRHANDLER");
     rc = MPI_Win_set_errhandler(MPI_WIN_NULL, weh);
-    ok(rc == MPI_ERR_WIN, "MPI_Win_set_errhandler(MPI_WIN_NULL) is MPI_ERR_WIN");
+    CHECK_EQ_INT(rc, MPI_ERR_WIN, "MPI_Win_set_errhandler(MPI_WIN_NULL) is MPI_ERR_WIN");
     rc = MPI_Win_get_errhandler(MPI_WIN_NULL, &got);
-    ok(rc == MPI_ERR_WIN, "MPI_Win_get_errhandler too");
+    CHECK_EQ_INT(rc, MPI_ERR_WIN, "MPI_Win_get_errhandler too");
     rc = MPI_Win_call_errhandler(MPI_WIN_NULL, MPI_ERR_OTHER);
-    ok(rc == MPI_ERR_WIN, "MPI_Win_call_errhandler too");
+    CHECK_EQ_INT(rc, MPI_ERR_WIN, "MPI_Win_call_errhandler too");
 
     rc = MPI_Session_create_errhandler(session_handler, &seh);
-    ok(rc == 0, "MPI_Session_create_errhandler works");
+    CHECK_EQ_INT(rc, 0, "MPI_Session_create_errhandler works");
     rc = MPI_Session_set_errhandler(MPI_SESSION_NULL, seh);
-    ok(rc == MPI_ERR_SESSION, "MPI_Session_set_errhandler(MPI_SESSION_NULL) is MPI_ERR_SESSION");
+    CHECK_EQ_INT(rc, MPI_ERR_SESSION,
+                 "MPI_Session_set_errhandler(MPI_SESSION_NULL) is MPI_ERR_SESSION");
     rc = MPI_Session_call_errhandler(MPI_SESSION_NULL, MPI_ERR_OTHER);
-    ok(rc == MPI_ERR_SESSION, "MPI_Session_call_errhandler too");
+    CHECK_EQ_INT(rc, MPI_ERR_SESSION, "MPI_Session_call_errhandler too");
 
     MPI_File_get_errhandler(MPI_FILE_NULL, &got);
-    ok(got == MPI_ERRORS_RETURN, "the default file handler is MPI_ERRORS_RETURN");
+    CHECK_EQ_PTR(got, MPI_ERRORS_RETURN, "the default file handler is MPI_ERRORS_RETURN");
     MPI_Errhandler_free(&got);
     rc = MPI_File_create_errhandler(file_handler, &feh);
-    ok(rc == 0, "MPI_File_create_errhandler works");
+    CHECK_EQ_INT(rc, 0, "MPI_File_create_errhandler works");
     rc = MPI_File_set_errhandler(MPI_FILE_NULL, eh);
-    ok(rc == MPI_ERR_ERRHANDLER, "a communicator handler on MPI_FILE_NULL is MPI_ERR_ERRHANDLER");
+    CHECK_EQ_INT(rc, MPI_ERR_ERRHANDLER,
+                 "a communicator handler on MPI_FILE_NULL is MPI_ERR_ERRHANDLER");
     rc = MPI_File_set_errhandler(MPI_FILE_NULL, feh);
     MPI_File_get_errhandler(MPI_FILE_NULL, &got);
-    ok(rc == 0 && got == feh, "MPI_File_set_errhandler(MPI_FILE_NULL) sets the default");
+    CHECK_ALL("MPI_File_set_errhandler(MPI_FILE_NULL) sets the default")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_EQ_PTR(got, feh);
+    }
     MPI_Errhandler_free(&got);
     calls = 0;
     got_file = (MPI_File)1;
     MPI_File_call_errhandler(MPI_FILE_NULL, code);
-    ok(calls == 1 && got_file == MPI_FILE_NULL && got_code == code,
-       "MPI_File_call_errhandler(MPI_FILE_NULL) runs it with the file and code");
+    CHECK_ALL("MPI_File_call_errhandler(MPI_FILE_NULL) runs it with the file and code")
+    {
+        CHECK_EQ_INT(calls, 1);
+        CHECK_EQ_PTR(got_file, MPI_FILE_NULL);
+        CHECK_EQ_INT(got_code, code);
+    }
     rc = MPI_File_open(MPI_COMM_WORLD, "/nonexistent/x", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
-    ok(rc != 0 && calls == 2 && got_code == rc, "file errors go to it (%d)", rc);
+    CHECK_ALL("file errors go to it (%d)", rc)
+    {
+        CHECK_NE_INT(rc, 0);
+        CHECK_EQ_INT(calls, 2);
+        CHECK_EQ_INT(got_code, rc);
+    }
     rc = MPI_File_set_errhandler((MPI_File)not_a_file, feh);
-    ok(rc == MPI_ERR_FILE && calls == 3, "a handle that is not a file is MPI_ERR_FILE");
+    CHECK_ALL("a handle that is not a file is MPI_ERR_FILE")
+    {
+        CHECK_EQ_INT(rc, MPI_ERR_FILE);
+        CHECK_EQ_INT(calls, 3);
+    }
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
 
-    ok(MPI_Errhandler_free(&eh) == 0 && MPI_Errhandler_free(&weh) == 0 &&
-           MPI_Errhandler_free(&feh) == 0 && MPI_Errhandler_free(&seh) == 0 &&
-           eh == MPI_ERRHANDLER_NULL,
-       "MPI_Errhandler_free frees handlers of every kind");
+    CHECK_ALL("MPI_Errhandler_free frees handlers of every kind")
+    {
+        CHECK_EQ_INT(MPI_Errhandler_free(&eh), 0);
+        CHECK_EQ_INT(MPI_Errhandler_free(&weh), 0);
+        CHECK_EQ_INT(MPI_Errhandler_free(&feh), 0);
+        CHECK_EQ_INT(MPI_Errhandler_free(&seh), 0);
+        CHECK_EQ_PTR(eh, MPI_ERRHANDLER_NULL);
+    }
     rc = MPI_Errhandler_free(&eh);
-    ok(rc == MPI_ERR_ERRHANDLER, "freeing MPI_ERRHANDLER_NULL is MPI_ERR_ERRHANDLER");
+    CHECK_EQ_INT(rc, MPI_ERR_ERRHANDLER, "freeing MPI_ERRHANDLER_NULL is MPI_ERR_ERRHANDLER");
     rc = MPI_Comm_create_errhandler(NULL, &eh);
-    ok(rc == MPI_ERR_ARG, "a NULL handler function is MPI_ERR_ARG");
+    CHECK_EQ_INT(rc, MPI_ERR_ARG, "a NULL handler function is MPI_ERR_ARG");
     MPI_Remove_error_class(code);
 }
 

@@ -18,9 +18,16 @@ static int del(MPI_Comm comm, int keyval, void *value, void *extra)
     MPI_Finalized(&fin);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     order[norder++] = (int)(intptr_t)value;
-    ok(!fin && size > 0, "callback for value %d runs with MPI still up", (int)(intptr_t)value);
-    ok(comm == (value == (void *)9 ? MPI_COMM_WORLD : MPI_COMM_SELF) && extra == (void *)order,
-       "with its communicator and extra_state");
+    CHECK_ALL("callback for value %d runs with MPI still up", (int)(intptr_t)value)
+    {
+        CHECK_TRUE(!fin);
+        CHECK_GT_LONG(size, 0);
+    }
+    CHECK_ALL("with its communicator and extra_state")
+    {
+        CHECK_EQ_PTR(comm, (value == (void *)9 ? MPI_COMM_WORLD : MPI_COMM_SELF));
+        CHECK_EQ_PTR(extra, (void *)order);
+    }
     return MPI_SUCCESS;
 }
 
@@ -43,9 +50,15 @@ int main(int argc, char **argv)
     MPI_Comm_set_attr(MPI_COMM_SELF, k3, (void *)3);
     MPI_Comm_free_keyval(&k1);   /* deferred: the attribute still uses it */
     MPI_Finalize();
-    ok(norder == 4 && order[0] == 3 && order[1] == 1 && order[2] == 2 && order[3] == 9,
-       "MPI_COMM_SELF's callbacks ran first, newest first, then MPI_COMM_WORLD's");
+    CHECK_ALL("MPI_COMM_SELF's callbacks ran first, newest first, then MPI_COMM_WORLD's")
+    {
+        CHECK_EQ_INT(norder, 4);
+        CHECK_EQ_INT(order[0], 3);
+        CHECK_EQ_INT(order[1], 1);
+        CHECK_EQ_INT(order[2], 2);
+        CHECK_EQ_INT(order[3], 9);
+    }
     MPI_Finalized(&fin);
-    ok(fin, "MPI_Finalize completed");
+    CHECK_TRUE(fin, "MPI_Finalize completed");
     return tap_failed != 0;
 }

@@ -15,6 +15,8 @@
  * which prints the BTLs btl_open_all chose. Output is "# rank R ok|FAIL:"
  * lines; the exit status is 0 only if every check on this rank passed.
  * t_btl_sm.sh runs it at several sizes and settings and speaks TAP. */
+#define TAP_SINK btl_point
+#include "../tap.h"
 #include "btl_harness.h"
 
 #include <errno.h>
@@ -52,17 +54,28 @@ struct stream {
 };
 static struct stream *st;
 
-static void check(int cond, const char *fmt, ...)
+/* The checks of test/tap.h print here: "# rank R ok|FAIL: ..." lines,
+ * every one on rank 0 and the failures elsewhere. */
+__attribute__((format(printf, 6, 7))) static void btl_point(int pass, const char *file, int line,
+                                                            const char *expr, const char *detail,
+                                                            const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
 
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    failures += !cond;
-    if (!cond || rt.rank == 0)
-        printf("# rank %d %s: %s\n", rt.rank, cond ? "ok" : "FAIL", msg);
+    if (fmt[1]) {
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt + 1, ap);
+        va_end(ap);
+    } else {
+        snprintf(msg, sizeof(msg), "%s", expr);
+    }
+    failures += !pass;
+    if (!pass)
+        printf("# rank %d FAIL: %s\n#   %s:%d: %s%s%s%s\n", rt.rank, msg, tap_base_(file), line,
+               expr, *detail ? " (" : "", detail, *detail ? ")" : "");
+    else if (rt.rank == 0)
+        printf("# rank %d ok: %s\n", rt.rank, msg);
     fflush(stdout);
 }
 
@@ -135,8 +148,8 @@ static void on_recv(int peer, const void *data, size_t len)
     bad = len != want || b[0] != BTL_TAG_TEST || got != k ||
           (len >= 9 ? memcmp(b + 9, rnd + off + 8, len - 9) : memcmp(b + 1, rnd + off, len - 1));
     if (bad && s->errors++ < 3)
-        check(0, "message %llu from rank %d: %zu bytes (want %zu), sequence %llu",
-              (unsigned long long)k, peer, len, want, (unsigned long long)got);
+        CHECK_TRUE(0, "message %llu from rank %d: %zu bytes (want %zu), sequence %llu",
+                   (unsigned long long)k, peer, len, want, (unsigned long long)got);
 }
 
 /* A fence waits for the slowest rank: that rank's own watchdog judges it. */
@@ -158,8 +171,7 @@ static void watchdog(int sig)
         alarm(WATCH_SECS);
         return;
     }
-    printf("# rank %d FAIL: stuck in %s (nothing moved for %d s)\n", rt.rank, phase,
-           WATCH_SECS);
+    printf("# rank %d FAIL: stuck in %s (nothing moved for %d s)\n", rt.rank, phase, WATCH_SECS);
     for (int p = 0; st && p < rt.size; p++)
         printf("#   to %d: sent %llu, refused %llu; from %d: received %llu\n", p,
                (unsigned long long)st[p].tx, (unsigned long long)st[p].eagain, p,
@@ -184,15 +196,16 @@ static void fill_rings(void)
             st[p].tx++;
         st[p].fit = st[p].tx;
         if (st[p].tx == nmsg) {
-            check(0, "the ring to rank %d took all %llu messages", p, (unsigned long long)nmsg);
+            CHECK_TRUE(0, "the ring to rank %d took all %llu messages", p,
+                       (unsigned long long)nmsg);
             continue;
         }
-        check(rc == -EAGAIN, "sendi to rank %d: -EAGAIN after %llu messages (got %d)", p,
-              (unsigned long long)st[p].tx, rc);
+        CHECK_EQ_INT(rc, -EAGAIN, "sendi to rank %d: -EAGAIN after %llu messages (got %d)", p,
+                     (unsigned long long)st[p].tx, rc);
         st[p].eagain++;
         msg_shape(rt.rank, p, st[p].tx, m->eager_limit, &len, &off);
         struct btl_desc *d = m->alloc(h.ep[p], len);
-        check(!d, "alloc of %zu bytes to rank %d refused as well", len, p);
+        CHECK_TRUE(!d, "alloc of %zu bytes to rank %d refused as well", len, p);
         if (d) { /* keep the stream whole so the receiver's checks hold */
             msg_fill(d->buf, len, off, st[p].tx++);
             m->send(h.ep[p], d);
@@ -233,14 +246,20 @@ static void run_streams(void)
             harness_idle(&spins);
     }
     for (int p = 0; p < rt.size; p++) {
-        check(st[p].rx == nmsg && !st[p].errors,
-              "%llu messages from rank %d (%s) in order, every byte right",
-              (unsigned long long)st[p].rx, p, h.btl_of[p]->name);
+        CHECK_ALL("%llu messages from rank %d (%s) in order, every byte right",
+                  (unsigned long long)st[p].rx, p, h.btl_of[p]->name)
+        {
+            CHECK_EQ_LONG(st[p].rx, nmsg);
+            CHECK_TRUE(!st[p].errors);
+        }
         if (p != rt.rank)
-            check(st[p].eagain > 0 && st[p].tx == nmsg,
-                  "the ring to rank %d filled at %llu messages, then took the rest "
-                  "(%llu refusals in all)",
-                  p, (unsigned long long)st[p].fit, (unsigned long long)st[p].eagain);
+            CHECK_ALL("the ring to rank %d filled at %llu messages, then took the rest "
+                      "(%llu refusals in all)",
+                      p, (unsigned long long)st[p].fit, (unsigned long long)st[p].eagain)
+            {
+                CHECK_GT_LONG(st[p].eagain, 0);
+                CHECK_EQ_LONG(st[p].tx, nmsg);
+            }
     }
 }
 
@@ -329,9 +348,16 @@ static void test_get(int p, uint8_t *dst)
         }
         t = rt_wtime() - t;
         bad = rc ? 0 : pattern_diff(dst + 5, len, p, 3);
-        check(!rc && c.calls == chunks && !c.status && bad < 0 && dst[4] == 0 && dst[5 + len] == 0,
-              "%s get of %zu bytes from rank %d in %d chunks (%.0f MB/s)%s", m->name, len, p,
-              chunks, len / t / 1e6, bad >= 0 ? ", wrong data" : "");
+        CHECK_ALL("%s get of %zu bytes from rank %d in %d chunks (%.0f MB/s)%s", m->name, len, p,
+                  chunks, len / t / 1e6, bad >= 0 ? ", wrong data" : "")
+        {
+            CHECK_TRUE(!rc);
+            CHECK_EQ_INT(c.calls, chunks);
+            CHECK_TRUE(!c.status);
+            CHECK_LT_LONG(bad, 0);
+            CHECK_EQ_INT(dst[4], 0);
+            CHECK_EQ_INT(dst[5 + len], 0);
+        }
         if (rc || bad >= 0)
             printf("#   rc %d, %d callbacks, status %d, first wrong byte %ld\n", rc, c.calls,
                    c.status, bad);
@@ -345,7 +371,12 @@ static void test_put(int p, const uint8_t *src)
     int rc =
         m->put(h.ep[p], src, NULL, peer_addr(p, "test.putbuf") + 1, NULL, PUTSIZE, rdma_done, &c);
 
-    check(!rc && c.calls == 1 && !c.status, "%s put of %u bytes to rank %d", m->name, PUTSIZE, p);
+    CHECK_ALL("%s put of %u bytes to rank %d", m->name, PUTSIZE, p)
+    {
+        CHECK_TRUE(!rc);
+        CHECK_EQ_INT(c.calls, 1);
+        CHECK_TRUE(!c.status);
+    }
 
     c = (struct rdma_ctx){0, 0};
     rc = m->put(h.ep[p], src + 7, NULL, peer_addr(p, "test.putbuf") + BIGAT, NULL, BIGPUT,
@@ -355,9 +386,14 @@ static void test_put(int p, const uint8_t *src)
         m->progress(m);
         moved++;
     }
-    check(!rc && c.calls == 1 && !c.status && (queued || strcmp(m->name, "sm")),
-          "%s put of %u bytes to rank %d, over get_limit %zu: %s", m->name, BIGPUT, p,
-          m->get_limit, queued ? "queued, then written by progress" : "written in the call");
+    CHECK_ALL("%s put of %u bytes to rank %d, over get_limit %zu: %s", m->name, BIGPUT, p,
+              m->get_limit, queued ? "queued, then written by progress" : "written in the call")
+    {
+        CHECK_TRUE(!rc);
+        CHECK_EQ_INT(c.calls, 1);
+        CHECK_TRUE(!c.status);
+        CHECK_TRUE(queued || strcmp(m->name, "sm"), "an sm put over get_limit is queued");
+    }
 }
 
 static int mapped_segments(void)
@@ -446,15 +482,21 @@ int main(int argc, char **argv)
     phase = "checking connect";
     sm = harness_find(&h, "sm");
     for (int p = 0; p < rt.size; p++)
-        check(h.ep[p] && h.btl_of[p] == (p == rt.rank ? harness_find(&h, "self") : sm),
-              "rank %d reached by %s", p, h.btl_of[p] ? h.btl_of[p]->name : "nothing");
-    check(harness_shm_files() == 0, "no segment of this job left in /dev/shm after connect");
+        CHECK_ALL("rank %d reached by %s", p, h.btl_of[p] ? h.btl_of[p]->name : "nothing")
+        {
+            CHECK_TRUE(h.ep[p]);
+            CHECK_EQ_PTR(h.btl_of[p], (p == rt.rank ? harness_find(&h, "self") : sm));
+        }
+    CHECK_EQ_INT(harness_shm_files(), 0, "no segment of this job left in /dev/shm after connect");
     if (sm && rt.size > 1) {
-        check((!(sm->flags & (BTL_CAP_GET | BTL_CAP_PUT))) == cma_off,
-              "sm %s GET/PUT with RDMPI_SM_CMA=%s%s", cma_off ? "lacks" : "offers",
-              cma_env ? cma_env : "(unset)", deny ? " and CMA denied" : "");
-        check(sm->eager_limit == sm->sendi_limit && sm->eager_limit >= 64, "sm eager limit %zu",
-              sm->eager_limit);
+        CHECK_EQ_INT((!(sm->flags & (BTL_CAP_GET | BTL_CAP_PUT))), cma_off,
+                     "sm %s GET/PUT with RDMPI_SM_CMA=%s%s", cma_off ? "lacks" : "offers",
+                     cma_env ? cma_env : "(unset)", deny ? " and CMA denied" : "");
+        CHECK_ALL("sm eager limit %zu", sm->eager_limit)
+        {
+            CHECK_EQ_LONG(sm->eager_limit, sm->sendi_limit);
+            CHECK_GE_LONG(sm->eager_limit, 64);
+        }
     }
 
     fill_rings();
@@ -470,9 +512,12 @@ int main(int argc, char **argv)
                 test_put(p, gsrc);
         } else {
             struct rdma_ctx c = {0, 0};
-            check(h.btl_of[p]->get(h.ep[p], gdst, NULL, 0, NULL, 1, rdma_done, &c) == -ENOTSUP &&
-                      !c.calls,
-                  "%s get without the capability says -ENOTSUP", h.btl_of[p]->name);
+            CHECK_ALL("%s get without the capability says -ENOTSUP", h.btl_of[p]->name)
+            {
+                CHECK_EQ_INT(h.btl_of[p]->get(h.ep[p], gdst, NULL, 0, NULL, 1, rdma_done, &c),
+                             -ENOTSUP);
+                CHECK_TRUE(!c.calls);
+            }
         }
         if (p == right)
             break;
@@ -482,20 +527,26 @@ int main(int argc, char **argv)
     {
         int left = (rt.rank + rt.size - 1) % rt.size;
         if (h.btl_of[left]->flags & BTL_CAP_PUT)
-            check(pattern_diff(putbuf + 1, PUTSIZE, left, 0) < 0 && putbuf[0] == 0 &&
-                      putbuf[PUTSIZE + 1] == 0,
-                  "rank %d's put arrived intact", left);
+            CHECK_ALL("rank %d's put arrived intact", left)
+            {
+                CHECK_LT_LONG(pattern_diff(putbuf + 1, PUTSIZE, left, 0), 0);
+                CHECK_EQ_INT(putbuf[0], 0);
+                CHECK_EQ_INT(putbuf[PUTSIZE + 1], 0);
+            }
         if (h.btl_of[left]->flags & BTL_CAP_PUT)
-            check(pattern_diff(putbuf + BIGAT, BIGPUT, left, 7) < 0 && putbuf[BIGAT - 1] == 0 &&
-                      putbuf[BIGAT + BIGPUT] == 0,
-                  "rank %d's %u-byte put arrived intact", left, BIGPUT);
+            CHECK_ALL("rank %d's %u-byte put arrived intact", left, BIGPUT)
+            {
+                CHECK_LT_LONG(pattern_diff(putbuf + BIGAT, BIGPUT, left, 7), 0);
+                CHECK_EQ_INT(putbuf[BIGAT - 1], 0);
+                CHECK_EQ_INT(putbuf[BIGAT + BIGPUT], 0);
+            }
     }
 
     phase = "finalize";
     harness_finalize(&h);
     fence();
-    check(harness_shm_files() == 0, "nothing of this job in /dev/shm after finalize");
-    check(mapped_segments() == 0, "no segment mapped after finalize");
+    CHECK_EQ_INT(harness_shm_files(), 0, "nothing of this job in /dev/shm after finalize");
+    CHECK_EQ_INT(mapped_segments(), 0, "no segment mapped after finalize");
     rt_modex_finalize();
     free(gsrc);
     free(gdst);

@@ -1,4 +1,5 @@
 #!/bin/sh
+# timeout: 3600 (the harness's limit: a whole matrix; each run judges its own progress)
 # btl/self and btl/sm without the pml (t_btl_sm.c): order and content,
 # back-pressure, CMA, /dev/shm hygiene at 2, 4 and 8 ranks (8 oversubscribes
 # a 2-core host), with CMA switched off and with CMA refused by the kernel,

@@ -36,7 +36,7 @@ static char err_text[4096];
         close(saved_);                                                                             \
         rewind(f_);                                                                                \
         err_text[fread(err_text, 1, sizeof(err_text) - 1, f_)] = 0;                                \
-        err_text[strcspn(err_text, "\n")] = 0;                                                    \
+        err_text[strcspn(err_text, "\n")] = 0;                                                     \
         fclose(f_);                                                                                \
     } while (0)
 
@@ -65,59 +65,94 @@ static int unit(void)
     plan(12);
     snprintf(name, sizeof(name), "/rdmpi-t_shm_seg-%d", (int)getpid());
     rc = rt_shm_create(&a, "t_shm_seg", name, 1u << 20, RT_SHM_POPULATE, NULL);
-    ok(rc == 0 && a.base && a.size == 1u << 20 && exists(name),
-       "create: rc %d (want 0), size %zu (want %u), %s exists: %d", rc, a.size, 1u << 20, name,
-       exists(name));
+    CHECK_ALL("create %s", name)
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_TRUE(a.base != NULL);
+        CHECK_EQ_SIZE(a.size, (size_t)1 << 20);
+        CHECK_TRUE(exists(name));
+    }
     rc = rt_shm_attach(&b, "t_shm_seg", name, 1u << 20, 0);
-    ok(rc == 0 && b.base && b.base != a.base, "attach: rc %d (want 0), a second mapping", rc);
+    CHECK_ALL("attach: a second mapping")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_TRUE(b.base != NULL);
+        CHECK_NE_PTR(b.base, a.base);
+    }
     if (rc == 0) {
         memset(a.base, 0x5a, 1u << 20);
-        ok(((unsigned char *)b.base)[(1u << 20) - 1] == 0x5a,
-           "a byte written through one mapping reads %#x through the other (want 0x5a)",
-           ((unsigned char *)b.base)[(1u << 20) - 1]);
+        CHECK_EQ_INT(((unsigned char *)b.base)[(1u << 20) - 1], 0x5a,
+                     "a byte written through one mapping reads the same through the other");
     } else {
         skip("no second mapping");
     }
     rc = rt_shm_unlink("t_shm_seg", name);
-    ok(rc == 1 && !exists(name), "unlink: rc %d (want 1), the name is gone: %d", rc, !exists(name));
+    CHECK_ALL("unlink: the name is gone")
+    {
+        CHECK_EQ_INT(rc, 1);
+        CHECK_TRUE(!exists(name));
+    }
     rc = rt_shm_unlink("t_shm_seg", name);
-    ok(rc == 0, "unlinking again: rc %d (want 0: already gone, no warning)", rc);
+    CHECK_EQ_INT(rc, 0, "unlinking again: already gone, no warning");
     ((unsigned char *)b.base)[0] = 1;
-    ok(((unsigned char *)a.base)[0] == 1, "the mappings outlive the name");
+    CHECK_EQ_INT(((unsigned char *)a.base)[0], 1, "the mappings outlive the name");
     rt_shm_unmap(&a);
     rt_shm_unmap(&b);
-    ok(!a.base && !b.base && !a.size, "unmap clears the handle");
+    CHECK_ALL("unmap clears the handle")
+    {
+        CHECK_EQ_PTR(a.base, NULL);
+        CHECK_EQ_PTR(b.base, NULL);
+        CHECK_EQ_SIZE(a.size, 0);
+    }
 
     /* Twice the whole of /dev/shm: tmpfs refuses it at once (ENOSPC). */
     if (statvfs("/dev/shm", &vfs) == 0) {
         huge = (size_t)vfs.f_blocks * vfs.f_frsize * 2 + 4096;
         snprintf(size_s, sizeof(size_s), "%zu bytes", huge);
         CAPTURE(rc, rt_shm_create(&a, "t_shm_seg", name, huge, 0, "T_FIX lowers the need"));
-        ok(rc < 0 && !exists(name), "no space: rc %d (want < 0), nothing left: %d", rc,
-           !exists(name));
-        ok(says("t_shm_seg:") && says(name) && says(size_s) && says("df -h /dev/shm") &&
-               says("T_FIX lowers the need"),
-           "no space: the message names who, the segment, %s, df and the fix: %s", size_s,
-           err_text);
+        CHECK_ALL("no space: refused, nothing left")
+        {
+            CHECK_LT_LONG(rc, 0);
+            CHECK_TRUE(!exists(name));
+        }
+        CHECK_ALL("no space: the message names who, the segment, %s, df and the fix: %s", size_s,
+                  err_text)
+        {
+            CHECK_TRUE(says("t_shm_seg:"));
+            CHECK_TRUE(says(name));
+            CHECK_TRUE(says(size_s));
+            CHECK_TRUE(says("df -h /dev/shm"));
+            CHECK_TRUE(says("T_FIX lowers the need"));
+        }
     } else {
         skip("no statvfs of /dev/shm");
         skip("no statvfs of /dev/shm");
     }
     CAPTURE(rc, rt_shm_attach(&a, "t_shm_seg", name, 4096, 0));
-    ok(rc == -ENOENT && says(name) && says("4096 bytes"),
-       "attach to a missing segment: rc %d (want %d), message: %s", rc, -ENOENT, err_text);
+    CHECK_ALL("attach to a missing segment, message: %s", err_text)
+    {
+        CHECK_EQ_INT(rc, -ENOENT);
+        CHECK_TRUE(says(name));
+        CHECK_TRUE(says("4096 bytes"));
+    }
     rc = rt_shm_create(&a, "t_shm_seg", name, 4096, 0, NULL);
     CAPTURE(rc, rt_shm_attach(&b, "t_shm_seg", name, 8192, 0));
-    ok(rc == -EPROTO && says("4096 bytes") && says("8192"),
-       "attach asking more than the file holds: rc %d (want %d), message: %s", rc, -EPROTO,
-       err_text);
+    CHECK_ALL("attach asking more than the file holds, message: %s", err_text)
+    {
+        CHECK_EQ_INT(rc, -EPROTO);
+        CHECK_TRUE(says("4096 bytes"));
+        CHECK_TRUE(says("8192"));
+    }
     rt_shm_unlink("t_shm_seg", name);
     rt_shm_unmap(&a);
     /* A stale file of our name (a dead job's) is replaced, not an error. */
     close(shm_open(name, O_RDWR | O_CREAT, 0600));
     rc = rt_shm_create(&a, "t_shm_seg", name, 4096, 0, NULL);
-    ok(rc == 0 && rt_shm_unlink("t_shm_seg", name) == 1, "a stale file of the name is replaced: rc %d",
-       rc);
+    CHECK_ALL("a stale file of the name is replaced")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_EQ_INT(rt_shm_unlink("t_shm_seg", name), 1);
+    }
     rt_shm_unmap(&a);
     return tap_failed != 0;
 }

@@ -10,11 +10,11 @@ static void expect(int rc, int cls, const char *what, const char *needle)
     int len, c = -1;
 
     MPI_Error_class(rc, &c);
-    mt_check(c == cls, "%s: class %d, expected %d", what, c, cls);
+    CHECK_EQ_INT(c, cls, "%s: class %d, expected %d", what, c, cls);
     if (rc == MPI_SUCCESS)
         return;
     MPI_Error_string(rc, msg, &len);
-    mt_check(strstr(msg, needle) != NULL, "%s: message '%s' lacks '%s'", what, msg, needle);
+    CHECK_NE_PTR(strstr(msg, needle), NULL, "%s: message '%s' lacks '%s'", what, msg, needle);
 }
 
 /* The v and w forms check each send block against each receive block: an
@@ -46,8 +46,8 @@ static void alias_v(int *counts, int *displs)
     expect(MPI_Alltoallv(b, counts, sd, MPI_INT, b, counts, rd, MPI_INT, MPI_COMM_WORLD),
            MPI_SUCCESS, "interleaved alltoallv", "");
     for (int i = 0; i < n; i++)
-        mt_check(b[2 * i + 1] == i * 100 + mt_rank, "interleaved alltoallv: slot %d holds %d", i,
-                 b[2 * i + 1]);
+        CHECK_EQ_INT(b[2 * i + 1], i * 100 + mt_rank, "interleaved alltoallv: slot %d holds %d", i,
+                     b[2 * i + 1]);
 }
 
 static void local_checks(void)
@@ -128,8 +128,8 @@ static void mismatch(void)
     MPI_Comm_dup(MPI_COMM_WORLD, &c);
     rc = MPI_Bcast(v, mt_rank == 0 ? 16 : 4, MPI_INT, 0, c);
     MPI_Error_class(rc, &cls);
-    mt_check(mt_rank == 0 || cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_NOT_SAME,
-             "bcast longer at the root: rank %d got class %d", mt_rank, cls);
+    CHECK_TRUE(mt_rank == 0 || cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_NOT_SAME,
+               "bcast longer at the root: rank %d got class %d", mt_rank, cls);
     MPI_Comm_free(&c);
     /* Alltoallv through the shared segment (a communicator's first 16
      * blocking collectives go by messages): rank 1's block for rank 0 is 4
@@ -150,7 +150,7 @@ static void mismatch(void)
 out:
     /* Still usable. */
     rc = MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    mt_check(rc == MPI_SUCCESS, "allreduce after the errors failed");
+    CHECK_MPI(rc, "allreduce after the errors failed");
     free(g);
     free(sc);
 }

@@ -51,8 +51,8 @@ static size_t diff(const int *got, const int *want, size_t n)
 #define CHECK(got, want, n, ...)                                                                   \
     do {                                                                                           \
         size_t bad_ = diff(got, want, n);                                                          \
-        mt_check(!bad_, "%s: element %zu of %zu: got %d want %d", __VA_ARGS__, bad_ - 1,           \
-                 (size_t)(n), bad_ ? (got)[bad_ - 1] : 0, bad_ ? (want)[bad_ - 1] : 0);            \
+        CHECK_TRUE(!bad_, "%s: element %zu of %zu: got %d want %d", __VA_ARGS__, bad_ - 1,         \
+                   (size_t)(n), bad_ ? (got)[bad_ - 1] : 0, bad_ ? (want)[bad_ - 1] : 0);          \
     } while (0)
 
 /* Runs one collective in the given form. `start` issues it: blocking

@@ -678,7 +678,7 @@ static void issue(struct call *c)
                                c->kind == K_REDUCE || c->kind == K_ALLREDUCE ||
                                c->kind == K_ALLGATHER || c->kind == K_ALLTOALL))
         comms[c->ci].nshm++;
-    mt_check(err == MPI_SUCCESS, "step %d: %s returned %d", c->step, kname[c->kind], err);
+    CHECK_MPI(err, "step %d: %s returned %d", c->step, kname[c->kind], err);
     if (c->mode == M_PERSIST)
         MPI_Start(&c->req[0]);
 }

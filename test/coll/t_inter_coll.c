@@ -22,7 +22,7 @@ static const char *what; /* the case running, for messages */
 
 static void ck(int rc, const char *fn)
 {
-    mt_check(rc == MPI_SUCCESS, "%s: %s returned %d", what, fn, rc);
+    CHECK_MPI(rc, "%s: %s returned %d", what, fn, rc);
 }
 
 /* The value element i of rank r in group g contributes, in run `it`. */
@@ -100,10 +100,10 @@ static void t_barrier(const struct ic *c, int mode)
         MPI_Allgather(t, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, MPI_COMM_WORLD);
         for (int w = 0; w < n; w++)
             if ((w < c->split) != (c->g == 0))
-                mt_check(t[1] >= all[2 * w],
-                         "%s: left at %.6f before world rank %d entered "
-                         "at %.6f",
-                         what, t[1], w, all[2 * w]);
+                CHECK_TRUE(t[1] >= all[2 * w],
+                           "%s: left at %.6f before world rank %d entered "
+                           "at %.6f",
+                           what, t[1], w, all[2 * w]);
     }
     done(mode, &rq);
     free(all);
@@ -133,8 +133,8 @@ static void t_bcast(const struct ic *c, int mode, int count)
                 for (int i = 0; i < count; i++) {
                     int want = root == MPI_PROC_NULL ? -1 : V(rg, rr, i, it);
                     if (b[i] != want) {
-                        mt_check(0, "%s: root %d:%d count %d: b[%d] = %d, expected %d", what, rg,
-                                 rr, count, i, b[i], want);
+                        CHECK_TRUE(0, "%s: root %d:%d count %d: b[%d] = %d, expected %d", what, rg,
+                                   rr, count, i, b[i], want);
                         break;
                     }
                 }
@@ -210,8 +210,8 @@ static void t_reduce(const struct ic *c, int mode, int count)
                             want += V(og, q, i, it);
                     }
                     if (d[i] != want) {
-                        mt_check(0, "%s: sum to %d:%d count %d: d[%d] = %d, expected %d", what, rg,
-                                 rr, count, i, d[i], want);
+                        CHECK_TRUE(0, "%s: sum to %d:%d count %d: d[%d] = %d, expected %d", what,
+                                   rg, rr, count, i, d[i], want);
                         break;
                     }
                 }
@@ -241,7 +241,7 @@ static void t_reduce(const struct ic *c, int mode, int count)
                 unsigned m[4];
                 mat_expect(m, og, on, i, mode);
                 if (memcmp(m, md + 4 * i, sizeof(m))) {
-                    mt_check(0, "%s: matrix reduce to %d:%d, element %d wrong", what, rg, rr, i);
+                    CHECK_TRUE(0, "%s: matrix reduce to %d:%d, element %d wrong", what, rg, rr, i);
                     break;
                 }
             }
@@ -278,10 +278,10 @@ static void t_allreduce(const struct ic *c, int mode, int count)
                 want += V(1 - c->g, q, i, it);
             mat_expect(m, 1 - c->g, c->R, i, it);
             if (d[i] != want || memcmp(m, md + 4 * i, sizeof(m))) {
-                mt_check(0,
-                         "%s: allreduce count %d: element %d: %d, expected %d (or the "
-                         "matrix differs)",
-                         what, count, i, d[i], want);
+                CHECK_TRUE(0,
+                           "%s: allreduce count %d: element %d: %d, expected %d (or the "
+                           "matrix differs)",
+                           what, count, i, d[i], want);
                 break;
             }
         }
@@ -315,8 +315,8 @@ static void t_reduce_scatter(const struct ic *c, int mode, int k)
             for (int q = 0; q < c->R; q++)
                 want += V(1 - c->g, q, e, it);
             if (d[i] != want) {
-                mt_check(0, "%s: reduce_scatter_block k %d: d[%d] = %d, expected %d", what, k, i,
-                         d[i], want);
+                CHECK_TRUE(0, "%s: reduce_scatter_block k %d: d[%d] = %d, expected %d", what, k, i,
+                           d[i], want);
                 break;
             }
         }
@@ -340,7 +340,7 @@ static void t_reduce_scatter(const struct ic *c, int mode, int k)
             for (int q = 0; q < c->R; q++)
                 want += V(1 - c->g, q, off + i, it);
             if (d[i] != want) {
-                mt_check(0, "%s: reduce_scatter: d[%d] = %d, expected %d", what, i, d[i], want);
+                CHECK_TRUE(0, "%s: reduce_scatter: d[%d] = %d, expected %d", what, i, d[i], want);
                 break;
             }
         }
@@ -373,12 +373,12 @@ static void t_gather(const struct ic *c, int mode, int k)
                     MPI_INT, root, c->comm);
                 for (int q = 0; q < on && root == MPI_ROOT; q++)
                     for (int i = 0; i < k; i++)
-                        mt_check(d[q * k + i] == V(og, q, i, it),
-                                 "%s: gather to %d:%d: block "
-                                 "%d[%d] = %d",
-                                 what, rg, rr, q, i, d[q * k + i]);
+                        CHECK_EQ_INT(d[q * k + i], V(og, q, i, it),
+                                     "%s: gather to %d:%d: block "
+                                     "%d[%d] = %d",
+                                     what, rg, rr, q, i, d[q * k + i]);
                 if (root != MPI_ROOT)
-                    mt_check(d[0] == -1, "%s: gather wrote at a non-root", what);
+                    CHECK_EQ_INT(d[0], -1, "%s: gather wrote at a non-root", what);
             }
             done(mode, &rq);
             for (int q = 0, o = span; q < on; q++) {
@@ -394,11 +394,11 @@ static void t_gather(const struct ic *c, int mode, int k)
                     d, rc, dis, MPI_INT, root, c->comm);
                 for (int q = 0; q < on && root == MPI_ROOT; q++) {
                     for (int i = 0; i <= q; i++)
-                        mt_check(d[dis[q] + i] == V(og, q, i, it),
-                                 "%s: gatherv to %d:%d: "
-                                 "block %d[%d] = %d",
-                                 what, rg, rr, q, i, d[dis[q] + i]);
-                    mt_check(d[dis[q] + q + 1] == -1, "%s: gatherv wrote past block %d", what, q);
+                        CHECK_EQ_INT(d[dis[q] + i], V(og, q, i, it),
+                                     "%s: gatherv to %d:%d: "
+                                     "block %d[%d] = %d",
+                                     what, rg, rr, q, i, d[dis[q] + i]);
+                    CHECK_EQ_INT(d[dis[q] + q + 1], -1, "%s: gatherv wrote past block %d", what, q);
                 }
             }
             done(mode, &rq);
@@ -431,14 +431,17 @@ static void t_scatter(const struct ic *c, int mode, int k)
                 RUN(mode, it, rq, MPI_Scatter, MPI_Iscatter, MPI_Scatter_init, s, k, MPI_INT, d, k,
                     MPI_INT, root, c->comm);
                 for (int i = 0; i < k && c->g != rg; i++)
-                    mt_check(d[i] == V(rg, rr, c->r * k + i, it),
-                             "%s: scatter from %d:%d: "
-                             "d[%d] = %d",
-                             what, rg, rr, i, d[i]);
-                mt_check(d[k] == -1 && (c->g != rg || d[0] == -1),
-                         "%s: scatter wrote where it "
-                         "should not",
-                         what);
+                    CHECK_EQ_INT(d[i], V(rg, rr, c->r * k + i, it),
+                                 "%s: scatter from %d:%d: "
+                                 "d[%d] = %d",
+                                 what, rg, rr, i, d[i]);
+                CHECK_ALL("%s: scatter wrote where it "
+                          "should not",
+                          what)
+                {
+                    CHECK_EQ_INT(d[k], -1);
+                    CHECK_TRUE(c->g != rg || d[0] == -1);
+                }
             }
             done(mode, &rq);
             for (int q = 0, o = span; q < on; q++) {
@@ -459,9 +462,9 @@ static void t_scatter(const struct ic *c, int mode, int k)
                 for (int q = 0; q <= c->r; q++)
                     o -= q + 2;
                 for (int i = 0; i <= c->r; i++)
-                    mt_check(d[i] == V(rg, rr, o + i, it), "%s: scatterv from %d:%d: d[%d] = %d",
-                             what, rg, rr, i, d[i]);
-                mt_check(d[c->r + 1] == -1, "%s: scatterv wrote past the block", what);
+                    CHECK_EQ_INT(d[i], V(rg, rr, o + i, it), "%s: scatterv from %d:%d: d[%d] = %d",
+                                 what, rg, rr, i, d[i]);
+                CHECK_EQ_INT(d[c->r + 1], -1, "%s: scatterv wrote past the block", what);
             }
             done(mode, &rq);
         }
@@ -494,8 +497,8 @@ static void t_allgather(const struct ic *c, int mode, int k)
         for (int q = 0; q < c->R; q++)
             for (int i = 0; i < k; i++)
                 if (d[q * k + i] != V(1 - c->g, q, i, it)) {
-                    mt_check(0, "%s: allgather k %d: block %d[%d] = %d", what, k, q, i,
-                             d[q * k + i]);
+                    CHECK_TRUE(0, "%s: allgather k %d: block %d[%d] = %d", what, k, q, i,
+                               d[q * k + i]);
                     q = c->R;
                     break;
                 }
@@ -518,14 +521,17 @@ static void t_allgather(const struct ic *c, int mode, int k)
                 MPI_INT, d, rc, dis, MPI_INT, c->comm);
         for (int q = 0; q < c->R; q++) {
             for (int i = 0; i < rc[q]; i++)
-                mt_check(d[dis[q] + i] == V(1 - c->g, q, i, it),
-                         "%s: allgatherv block %d[%d] = "
-                         "%d",
-                         what, q, i, d[dis[q] + i]);
-            mt_check(d[dis[q] - 1] == -1 && d[dis[q] + rc[q]] == -1,
-                     "%s: allgatherv wrote "
-                     "outside block %d",
-                     what, q);
+                CHECK_EQ_INT(d[dis[q] + i], V(1 - c->g, q, i, it),
+                             "%s: allgatherv block %d[%d] = "
+                             "%d",
+                             what, q, i, d[dis[q] + i]);
+            CHECK_ALL("%s: allgatherv wrote "
+                      "outside block %d",
+                      what, q)
+            {
+                CHECK_EQ_INT(d[dis[q] - 1], -1);
+                CHECK_EQ_INT(d[dis[q] + rc[q]], -1);
+            }
         }
     }
     done(mode, &rq);
@@ -569,8 +575,8 @@ static void t_alltoall(const struct ic *c, int mode, int k)
         for (int q = 0; q < R; q++)
             for (int i = 0; i < k; i++)
                 if (d[q * k + i] != A2A(1 - c->g, q, c->r, i, it)) {
-                    mt_check(0, "%s: alltoall k %d: block %d[%d] = %d", what, k, q, i,
-                             d[q * k + i]);
+                    CHECK_TRUE(0, "%s: alltoall k %d: block %d[%d] = %d", what, k, q, i,
+                               d[q * k + i]);
                     q = R;
                     break;
                 }
@@ -601,14 +607,17 @@ static void t_alltoall(const struct ic *c, int mode, int k)
                     MPI_INT, d, rc, rd, MPI_INT, c->comm);
             for (int q = 0; q < R; q++) {
                 for (int i = 0; i < rc[q]; i++)
-                    mt_check(d[rd[q] + i] == A2A(1 - c->g, q, c->r, i, it + w),
-                             "%s: alltoall%s "
-                             "block %d[%d] = %d",
-                             what, w ? "w" : "v", q, i, d[rd[q] + i]);
-                mt_check(d[rd[q] - 1] == -1 && d[rd[q] + rc[q]] == -1,
-                         "%s: alltoall%s wrote "
-                         "outside block %d",
-                         what, w ? "w" : "v", q);
+                    CHECK_EQ_INT(d[rd[q] + i], A2A(1 - c->g, q, c->r, i, it + w),
+                                 "%s: alltoall%s "
+                                 "block %d[%d] = %d",
+                                 what, w ? "w" : "v", q, i, d[rd[q] + i]);
+                CHECK_ALL("%s: alltoall%s wrote "
+                          "outside block %d",
+                          what, w ? "w" : "v", q)
+                {
+                    CHECK_EQ_INT(d[rd[q] - 1], -1);
+                    CHECK_EQ_INT(d[rd[q] + rc[q]], -1);
+                }
             }
         }
         done(mode, &rq);
@@ -654,20 +663,20 @@ static void t_overlap(const struct ic *c, const struct ic *c2)
         int want = 0;
         for (int q = 0; q < R; q++)
             want += V(1 - c->g, q, i, 5);
-        mt_check(d1[i] == want, "%s: overlapped allreduce [%d] = %d, expected %d", what, i, d1[i],
-                 want);
-        mt_check(c->g == 0 || b[i] == V(0, 0, i, 6), "%s: overlapped bcast [%d] = %d", what, i,
-                 b[i]);
+        CHECK_EQ_INT(d1[i], want, "%s: overlapped allreduce [%d] = %d, expected %d", what, i, d1[i],
+                     want);
+        CHECK_TRUE(c->g == 0 || b[i] == V(0, 0, i, 6), "%s: overlapped bcast [%d] = %d", what, i,
+                   b[i]);
     }
     for (int q = 0; q < R; q++) {
         for (int i = 0; i < 8; i++)
-            mt_check(d2[q * 8 + i] == V(1 - c->g, q, i, 7), "%s: overlapped allgather", what);
+            CHECK_EQ_INT(d2[q * 8 + i], V(1 - c->g, q, i, 7), "%s: overlapped allgather", what);
         for (int i = 0; i < 2; i++)
-            mt_check(d3[q * 2 + i] == A2A(1 - c->g, q, c->r, i, 8), "%s: overlapped alltoall",
-                     what);
+            CHECK_EQ_INT(d3[q * 2 + i], A2A(1 - c->g, q, c->r, i, 8), "%s: overlapped alltoall",
+                         what);
     }
-    mt_check(d4 == c2->R, "%s: overlapped allreduce on the second intercomm: %d, expected %d", what,
-             d4, c2->R);
+    CHECK_EQ_INT(d4, c2->R, "%s: overlapped allreduce on the second intercomm: %d, expected %d",
+                 what, d4, c2->R);
     free(d2);
     free(s3);
     free(d3);
@@ -679,11 +688,12 @@ static void expect(int rc, int cls, const char *w, const char *needle)
     int len, k = -1;
 
     MPI_Error_class(rc, &k);
-    mt_check(k == cls, "%s: %s: class %d, expected %d", what, w, k, cls);
+    CHECK_EQ_INT(k, cls, "%s: %s: class %d, expected %d", what, w, k, cls);
     if (rc == MPI_SUCCESS)
         return;
     MPI_Error_string(rc, msg, &len);
-    mt_check(strstr(msg, needle) != NULL, "%s: %s: message '%s' lacks '%s'", what, w, msg, needle);
+    CHECK_NE_PTR(strstr(msg, needle), NULL, "%s: %s: message '%s' lacks '%s'", what, w, msg,
+                 needle);
 }
 
 /* Bad arguments fail at once, on the ranks that pass them, before any
@@ -738,7 +748,7 @@ static void t_badinput(const struct ic *c)
     /* still usable */
     v[0] = 1;
     ck(MPI_Allreduce(v, w, 1, MPI_INT, MPI_SUM, c->comm), "MPI_Allreduce after the errors");
-    mt_check(w[0] == R, "%s: allreduce after the errors gave %d, expected %d", what, w[0], R);
+    CHECK_EQ_INT(w[0], R, "%s: allreduce after the errors gave %d, expected %d", what, w[0], R);
 }
 
 static void make(struct ic *c, int split)
@@ -807,7 +817,7 @@ int main(int argc, char **argv)
         ck(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, dup), "MPI_Allreduce on the dup");
         for (int q = 0; q < ics[1].R; q++)
             want += q;
-        mt_check(sum == want, "dup: allreduce gave %d, expected %d", sum, want);
+        CHECK_EQ_INT(sum, want, "dup: allreduce gave %d, expected %d", sum, want);
         MPI_Comm_free(&dup);
     }
     /* Freed with collectives pending (the leaders' in-group parts still
@@ -833,8 +843,8 @@ int main(int argc, char **argv)
             ck(MPI_Ibcast(&b, 1, MPI_INT, root_arg(c, 0, 0), dup, &rq[2]), "MPI_Ibcast");
         ck(MPI_Comm_free(&dup), "MPI_Comm_free");
         ck(MPI_Waitall(3, rq, MPI_STATUSES_IGNORE), "MPI_Waitall");
-        mt_check(sum == want, "%s: allreduce gave %d, expected %d", what, sum, want);
-        mt_check(!k || b == 42 || (c->g == 0 && c->r), "%s: bcast gave %d", what, b);
+        CHECK_EQ_INT(sum, want, "%s: allreduce gave %d, expected %d", what, sum, want);
+        CHECK_TRUE(!k || b == 42 || (c->g == 0 && c->r), "%s: bcast gave %d", what, b);
     }
     MPI_Comm_free(&ics[0].comm);
     MPI_Comm_free(&ics[1].comm);

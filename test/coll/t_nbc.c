@@ -36,13 +36,14 @@ static void outstanding(int seed)
         MPI_Wait(&rq[i], MPI_STATUS_IGNORE);
     for (int i = 0; i < NB; i++)
         if (a[i] != val(n - 1, i, seed)) {
-            mt_check(0, "ibcast element %d wrong", i);
+            CHECK_TRUE(0, "ibcast element %d wrong", i);
             break;
         }
-    mt_check(y == n * (n + 1) / 2, "iallreduce gave %d", y);
+    CHECK_EQ_INT(y, n * (n + 1) / 2, "iallreduce gave %d", y);
     for (int q = 0; q < n; q++)
         for (int i = 0; i < 8; i++)
-            mt_check(g[q * 8 + i] == val(q, mt_rank * 8 + i, seed), "ialltoall block %d wrong", q);
+            CHECK_EQ_INT(g[q * 8 + i], val(q, mt_rank * 8 + i, seed), "ialltoall block %d wrong",
+                         q);
     free(a);
     free(b);
     free(g);
@@ -65,15 +66,19 @@ static void with_p2p(void)
         MPI_Test(&cr, &flag, MPI_STATUS_IGNORE);
     MPI_Wait(&rr, &st);
     MPI_Wait(&sr, MPI_STATUS_IGNORE);
-    mt_check(sum == n, "iallreduce with p2p gave %d", sum);
-    mt_check(got == left * 10 && st.MPI_TAG == 7 && st.MPI_SOURCE == left,
-             "wildcard receive got %d tag %d from %d", got, st.MPI_TAG, st.MPI_SOURCE);
+    CHECK_EQ_INT(sum, n, "iallreduce with p2p gave %d", sum);
+    CHECK_ALL("wildcard receive got %d tag %d from %d", got, st.MPI_TAG, st.MPI_SOURCE)
+    {
+        CHECK_EQ_INT(got, left * 10);
+        CHECK_EQ_INT(st.MPI_TAG, 7);
+        CHECK_EQ_INT(st.MPI_SOURCE, left);
+    }
     /* A blocking collective between a p2p send and its receive. */
     MPI_Isend(&msg, 1, MPI_INT, right, 8, MPI_COMM_WORLD, &sr);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Recv(&got, 1, MPI_INT, left, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Wait(&sr, MPI_STATUS_IGNORE);
-    mt_check(got == left * 10, "p2p across a barrier got %d", got);
+    CHECK_EQ_INT(got, left * 10, "p2p across a barrier got %d", got);
 }
 
 static void persistent(void)
@@ -89,7 +94,7 @@ static void persistent(void)
         MPI_Start(&rq[0]);
         MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
         if (out != n * (n - 1) / 2 + n * it) {
-            mt_check(0, "persistent allreduce round %d gave %d", it, out);
+            CHECK_TRUE(0, "persistent allreduce round %d gave %d", it, out);
             break;
         }
     }
@@ -99,16 +104,16 @@ static void persistent(void)
             data[i] = mt_rank == root ? it * 64 + i : -1;
         MPI_Startall(3, rq);
         MPI_Waitall(3, rq, MPI_STATUSES_IGNORE);
-        mt_check(out == n * it, "startall allreduce round %d gave %d", it, out);
+        CHECK_EQ_INT(out, n * it, "startall allreduce round %d gave %d", it, out);
         for (int i = 0; i < 64; i++)
             if (data[i] != it * 64 + i) {
-                mt_check(0, "startall bcast round %d element %d wrong", it, i);
+                CHECK_TRUE(0, "startall bcast round %d element %d wrong", it, i);
                 break;
             }
     }
     for (int i = 0; i < 3; i++)
         MPI_Request_free(&rq[i]);
-    mt_check(rq[0] == MPI_REQUEST_NULL, "MPI_Request_free left the handle");
+    CHECK_EQ_PTR(rq[0], MPI_REQUEST_NULL, "MPI_Request_free left the handle");
 }
 
 /* Persistent collectives are initialised in one order but each rank may
@@ -130,11 +135,11 @@ static void persistent_start_order(void)
         MPI_Start(&rq[first]);
         MPI_Start(&rq[1 - first]);
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-        mt_check(a == 42 + it, "out-of-order start round %d: bcast gave %d", it, a);
-        mt_check(out == n * (n - 1) / 2 + n * it,
-                 "out-of-order start round %d: allreduce gave %d", it, out);
+        CHECK_EQ_INT(a, 42 + it, "out-of-order start round %d: bcast gave %d", it, a);
+        CHECK_EQ_INT(out, n * (n - 1) / 2 + n * it,
+                     "out-of-order start round %d: allreduce gave %d", it, out);
     }
-    mt_check(y == n, "allreduce between the inits gave %d", y);
+    CHECK_EQ_INT(y, n, "allreduce between the inits gave %d", y);
     MPI_Request_free(&rq[0]);
     MPI_Request_free(&rq[1]);
 }
@@ -154,7 +159,7 @@ static void freed_active(void)
     MPI_Request_free(&rq);
     MPI_Allreduce(&x, &z, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
-    mt_check(z == mt_size, "allreduce after a freed iallreduce gave %d", z);
+    CHECK_EQ_INT(z, mt_size, "allreduce after a freed iallreduce gave %d", z);
 }
 
 /* Progress while blocked in point-to-point: rank 1 sits in MPI_Recv while
@@ -184,9 +189,9 @@ static void self_comm(void)
 
     MPI_Ibcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq);
     MPI_Allreduce(&me, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
-    mt_check(y == mt_rank, "allreduce on MPI_COMM_SELF gave %d", y);
+    CHECK_EQ_INT(y, mt_rank, "allreduce on MPI_COMM_SELF gave %d", y);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
-    mt_check(x == 0, "ibcast beside a self collective gave %d", x);
+    CHECK_EQ_INT(x, 0, "ibcast beside a self collective gave %d", x);
 }
 
 int main(int argc, char **argv)

@@ -305,36 +305,45 @@ static void check_predefined(void)
             if (!(op_cls[op] & t->cls)) {
                 rc = MPI_Allreduce(in, out, N, t->dt, ops[op], MPI_COMM_WORLD);
                 MPI_Error_class(rc, &cls);
-                mt_check(cls == MPI_ERR_OP, "%s on %s: class %d, want MPI_ERR_OP", op_names[op],
-                         t->name, cls);
+                CHECK_EQ_INT(cls, MPI_ERR_OP, "%s on %s: class %d, want MPI_ERR_OP", op_names[op],
+                             t->name, cls);
                 continue;
             }
             t->fill(in, op, mt_rank);
             memset(out, 0x5a, sizeof(out));
             rc = MPI_Allreduce(in, out, N, t->dt, ops[op], MPI_COMM_WORLD);
             t->ref(want, op, nr);
-            mt_check(rc == MPI_SUCCESS && same(t, out, want), "allreduce %s on %s wrong",
-                     op_names[op], t->name);
+            CHECK_ALL("allreduce %s on %s wrong", op_names[op], t->name)
+            {
+                CHECK_MPI(rc);
+                CHECK_TRUE(same(t, out, want));
+            }
             memset(out, 0x5a, sizeof(out));
             rc = MPI_Reduce(in, out, N, t->dt, ops[op], root, MPI_COMM_WORLD);
-            mt_check(rc == MPI_SUCCESS && (mt_rank != root || same(t, out, want)),
-                     "reduce %s on %s wrong", op_names[op], t->name);
+            CHECK_ALL("reduce %s on %s wrong", op_names[op], t->name)
+            {
+                CHECK_MPI(rc);
+                CHECK_TRUE(mt_rank != root || same(t, out, want));
+            }
             /* Reduce_local: rank 1's data into rank 0's, as the 2-rank reference. */
             t->fill(in, op, 1);
             t->fill(mine, op, 0);
             rc = MPI_Reduce_local(in, mine, N, t->dt, ops[op]);
             t->ref(want, op, 2);
-            mt_check(rc == MPI_SUCCESS && same(t, mine, want), "reduce_local %s on %s wrong",
-                     op_names[op], t->name);
+            CHECK_ALL("reduce_local %s on %s wrong", op_names[op], t->name)
+            {
+                CHECK_MPI(rc);
+                CHECK_TRUE(same(t, mine, want));
+            }
         }
         /* REPLACE and NO_OP apply to any type. */
         t->fill(in, SUM, 1);
         t->fill(mine, SUM, 0);
         memcpy(want, mine, N * t->size);
         MPI_Reduce_local(in, mine, N, t->dt, MPI_NO_OP);
-        mt_check(same(t, mine, want), "NO_OP on %s changed the buffer", t->name);
+        CHECK_TRUE(same(t, mine, want), "NO_OP on %s changed the buffer", t->name);
         MPI_Reduce_local(in, mine, N, t->dt, MPI_REPLACE);
-        mt_check(same(t, mine, in), "REPLACE on %s did not copy", t->name);
+        CHECK_TRUE(same(t, mine, in), "REPLACE on %s did not copy", t->name);
     }
 }
 
@@ -357,7 +366,7 @@ static int calls;
 static void affine_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     uint64_t *a = in, *b = inout;
-    mt_check(*dt == MPI_UINT64_T, "user op got the wrong datatype handle");
+    CHECK_EQ_PTR(*dt, MPI_UINT64_T, "user op got the wrong datatype handle");
     for (int i = 0; i < *len; i++)
         b[i] = compose(a[i], b[i]);
     calls++;
@@ -398,24 +407,24 @@ static void check_user(MPI_Op op, const char *name, size_t n)
         if (mt_rank == root)
             for (size_t i = 0; i < n && !bad; i++)
                 bad = out[i] != fold(0, mt_size - 1, i) ? i + 1 : 0;
-        mt_check(!bad, "%s reduce root %d n=%zu: element %zu out of rank order", name, root, n,
-                 bad - 1);
+        CHECK_TRUE(!bad, "%s reduce root %d n=%zu: element %zu out of rank order", name, root, n,
+                   bad - 1);
     }
     MPI_Allreduce(in, out, (int)n, MPI_UINT64_T, op, MPI_COMM_WORLD);
     bad = 0;
     for (size_t i = 0; i < n && !bad; i++)
         bad = out[i] != fold(0, mt_size - 1, i) ? i + 1 : 0;
-    mt_check(!bad, "%s allreduce n=%zu: element %zu out of rank order", name, n, bad - 1);
+    CHECK_TRUE(!bad, "%s allreduce n=%zu: element %zu out of rank order", name, n, bad - 1);
     MPI_Scan(in, out, (int)n, MPI_UINT64_T, op, MPI_COMM_WORLD);
     bad = 0;
     for (size_t i = 0; i < n && !bad; i++)
         bad = out[i] != fold(0, mt_rank, i) ? i + 1 : 0;
-    mt_check(!bad, "%s scan n=%zu: element %zu wrong", name, n, bad - 1);
+    CHECK_TRUE(!bad, "%s scan n=%zu: element %zu wrong", name, n, bad - 1);
     MPI_Exscan(in, out, (int)n, MPI_UINT64_T, op, MPI_COMM_WORLD);
     bad = 0;
     for (size_t i = 0; i < n && !bad && mt_rank; i++)
         bad = out[i] != fold(0, mt_rank - 1, i) ? i + 1 : 0;
-    mt_check(!bad, "%s exscan n=%zu: element %zu wrong", name, n, bad - 1);
+    CHECK_TRUE(!bad, "%s exscan n=%zu: element %zu wrong", name, n, bad - 1);
     /* Reduce_scatter_block and reduce_scatter (uneven counts). */
     for (size_t i = 0; i < n * (size_t)mt_size; i++)
         in[i] = elem(mt_rank, i);
@@ -423,7 +432,7 @@ static void check_user(MPI_Op op, const char *name, size_t n)
     bad = 0;
     for (size_t i = 0; i < n && !bad; i++)
         bad = out[i] != fold(0, mt_size - 1, (size_t)mt_rank * n + i) ? i + 1 : 0;
-    mt_check(!bad, "%s reduce_scatter_block n=%zu: element %zu wrong", name, n, bad - 1);
+    CHECK_TRUE(!bad, "%s reduce_scatter_block n=%zu: element %zu wrong", name, n, bad - 1);
     size_t disp = 0, total = 0;
     for (int r = 0; r < mt_size; r++) {
         counts[r] = (int)(n * (size_t)(r % 3)) / 2;
@@ -436,7 +445,7 @@ static void check_user(MPI_Op op, const char *name, size_t n)
     bad = 0;
     for (size_t i = 0; i < (size_t)counts[mt_rank] && !bad; i++)
         bad = out[i] != fold(0, mt_size - 1, disp + i) ? i + 1 : 0;
-    mt_check(!bad, "%s reduce_scatter n=%zu: element %zu wrong", name, n, bad - 1);
+    CHECK_TRUE(!bad, "%s reduce_scatter n=%zu: element %zu wrong", name, n, bad - 1);
     free(in);
     free(out);
     free(counts);
@@ -451,9 +460,9 @@ static void check_op_objects(void)
 
     MPI_Op_create(affine_fn, 0, &op);
     MPI_Op_commutative(op, &commute);
-    mt_check(commute == 0, "MPI_Op_commutative says %d for a non-commutative op", commute);
+    CHECK_EQ_INT(commute, 0, "MPI_Op_commutative says %d for a non-commutative op", commute);
     MPI_Op_commutative(MPI_SUM, &commute);
-    mt_check(commute == 1, "MPI_SUM not commutative");
+    CHECK_EQ_INT(commute, 1, "MPI_SUM not commutative");
     for (size_t n = 1; n <= 40000; n = n * 29 + 3)
         check_user(op, "affine", n);
     MPI_Op_create_c(affine_fn_c, 0, &op2);
@@ -461,16 +470,16 @@ static void check_op_objects(void)
     /* Freed while a non-blocking reduction still uses it. */
     MPI_Iallreduce(&in, &out, 1, MPI_UINT64_T, op2, MPI_COMM_WORLD, &rq);
     MPI_Op_free(&op2);
-    mt_check(op2 == MPI_OP_NULL, "MPI_Op_free did not reset the handle");
+    CHECK_EQ_PTR(op2, MPI_OP_NULL, "MPI_Op_free did not reset the handle");
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
-    mt_check(out == fold(0, mt_size - 1, 0), "iallreduce with a freed op wrong");
-    mt_check(MPI_Op_f2c(MPI_Op_c2f(op)) == op, "MPI_Op c2f/f2c round trip failed");
+    CHECK_EQ_LONG(out, fold(0, mt_size - 1, 0), "iallreduce with a freed op wrong");
+    CHECK_EQ_PTR(MPI_Op_f2c(MPI_Op_c2f(op)), op, "MPI_Op c2f/f2c round trip failed");
     MPI_Op_free(&op);
     op = MPI_SUM;
     rc = MPI_Op_free(&op);
     MPI_Error_class(rc, &cls);
-    mt_check(cls == MPI_ERR_OP, "freeing MPI_SUM: class %d", cls);
-    mt_check(mt_size == 1 || calls > 0, "the user function was never called");
+    CHECK_EQ_INT(cls, MPI_ERR_OP, "freeing MPI_SUM: class %d", cls);
+    CHECK_TRUE(mt_size == 1 || calls > 0, "the user function was never called");
 }
 
 int main(int argc, char **argv)

@@ -60,7 +60,7 @@ static void run_ahead(MPI_Comm comm, int me, int n)
         MPI_Bcast(v, 4, MPI_INT, 1 % n, comm);
         for (int k = 0; k < 4; k++)
             if (v[k] != i * 4 + k) {
-                mt_check(0, "bcast %d: element %d is %d", i, k, v[k]);
+                CHECK_TRUE(0, "bcast %d: element %d is %d", i, k, v[k]);
                 return;
             }
     }
@@ -77,22 +77,22 @@ static void order(MPI_Comm comm, int me, int n)
             x[k] = (me + k + i) % 9 + 1;
         MPI_Allreduce(x, y, 3, MPI_LONG_LONG, op, comm);
         for (int k = 0; k < 3 && n <= 18; k++)
-            mt_check(y[k] == digits(n, k + i), "allreduce %d[%d]: %lld, want %lld", i, k, y[k],
-                     digits(n, k + i));
+            CHECK_EQ_LONG(y[k], digits(n, k + i), "allreduce %d[%d]: %lld, want %lld", i, k, y[k],
+                          digits(n, k + i));
         x[0] = (me + i) % 9 + 1;
         if (me == i % n) {
             y[0] = x[0];
             MPI_Reduce(MPI_IN_PLACE, y, 1, MPI_LONG_LONG, op, i % n, comm);
-            mt_check(n > 18 || y[0] == digits(n, i), "reduce %d at root %d: %lld", i, i % n,
-                     y[0]);
+            CHECK_TRUE(n > 18 || y[0] == digits(n, i), "reduce %d at root %d: %lld", i, i % n,
+                       y[0]);
         } else {
             MPI_Reduce(x, NULL, 1, MPI_LONG_LONG, op, i % n, comm);
         }
         /* Not in place: the root folds its own data from its buffer. */
         y[1] = -1;
         MPI_Reduce(x, &y[1], 1, MPI_LONG_LONG, op, (i + 1) % n, comm);
-        mt_check(me != (i + 1) % n || n > 18 || y[1] == digits(n, i),
-                 "reduce %d at root %d not in place: %lld", i, (i + 1) % n, y[1]);
+        CHECK_TRUE(me != (i + 1) % n || n > 18 || y[1] == digits(n, i),
+                   "reduce %d at root %d not in place: %lld", i, (i + 1) % n, y[1]);
     }
     /* 24 KB: in slot-sized pieces when ranks outnumber cores. */
     enum { BIG = 3000 };
@@ -102,7 +102,7 @@ static void order(MPI_Comm comm, int me, int n)
     MPI_Reduce(bx, by, BIG, MPI_LONG_LONG, op, n - 1, comm);
     for (int k = 0; me == n - 1 && n <= 18 && k < BIG; k++)
         if (by[k] != digits(n, k)) {
-            mt_check(0, "24 KB reduce [%d]: %lld, want %lld", k, by[k], digits(n, k));
+            CHECK_TRUE(0, "24 KB reduce [%d]: %lld, want %lld", k, by[k], digits(n, k));
             break;
         }
     /* 12 KB to rank 0: through the slots in pieces even with a core per
@@ -112,7 +112,7 @@ static void order(MPI_Comm comm, int me, int n)
     MPI_Reduce(bx, by, BIG / 2, MPI_LONG_LONG, op, 0, comm);
     for (int k = 0; me == 0 && n <= 18 && k < BIG / 2; k++)
         if (by[k] != digits(n, k)) {
-            mt_check(0, "12 KB reduce [%d]: %lld, want %lld", k, by[k], digits(n, k));
+            CHECK_TRUE(0, "12 KB reduce [%d]: %lld, want %lld", k, by[k], digits(n, k));
             break;
         }
     /* And an allreduce of it in place (to rank 0 and back out). */
@@ -121,7 +121,7 @@ static void order(MPI_Comm comm, int me, int n)
     MPI_Allreduce(MPI_IN_PLACE, bx, BIG, MPI_LONG_LONG, op, comm);
     for (int k = 0; n <= 18 && k < BIG; k++)
         if (bx[k] != digits(n, k)) {
-            mt_check(0, "24 KB allreduce [%d]: %lld, want %lld", k, bx[k], digits(n, k));
+            CHECK_TRUE(0, "24 KB allreduce [%d]: %lld, want %lld", k, bx[k], digits(n, k));
             break;
         }
     free(bx);
@@ -136,8 +136,8 @@ static void order(MPI_Comm comm, int me, int n)
         MPI_Allreduce(inplace ? MPI_IN_PLACE : bx, by, HUGE, MPI_LONG_LONG, op, comm);
         for (int k = 0; n <= 18 && k < HUGE; k++)
             if (by[k] != digits(n, k)) {
-                mt_check(0, "160 KB allreduce%s [%d]: %lld, want %lld",
-                         inplace ? " in place" : "", k, by[k], digits(n, k));
+                CHECK_TRUE(0, "160 KB allreduce%s [%d]: %lld, want %lld",
+                           inplace ? " in place" : "", k, by[k], digits(n, k));
                 break;
             }
     }
@@ -166,7 +166,7 @@ static void types(MPI_Comm comm, int me, int n)
         MPI_Bcast(b, 32, MPI_INT, 0, comm);
     for (int k = 0; k < 64; k++)
         e[k] = me ? (k % 2 ? -1 : k / 2) : k;
-    mt_check(!memcmp(b, e, sizeof(b)), "bcast of one signature in two layouts");
+    CHECK_EQ_MEM(b, e, sizeof(b), "bcast of one signature in two layouts");
     MPI_Type_free(&vec);
 
     /* The same, 12 KB (two pieces on 2 ranks) and 80 KB (in slot-sized
@@ -182,7 +182,7 @@ static void types(MPI_Comm comm, int me, int n)
         for (int k = 0; k < 2 * big_n; k++) {
             int want = !me ? k * 3 : k % 2 ? -1 : k / 2 * 3;
             if (big[k] != want) {
-                mt_check(0, "%d-int bcast: element %d is %d, want %d", big_n, k, big[k], want);
+                CHECK_TRUE(0, "%d-int bcast: element %d is %d, want %d", big_n, k, big[k], want);
                 break;
             }
         }
@@ -202,8 +202,11 @@ static void types(MPI_Comm comm, int me, int n)
                 max = (r * 7 + k * 3) % n;
                 at = r;
             }
-        mt_check(q[k].v == max && q[k].i == at, "maxloc[%d]: (%g, %d), want (%d, %d)", k, q[k].v,
-                 q[k].i, max, at);
+        CHECK_ALL("maxloc[%d]: (%g, %d), want (%d, %d)", k, q[k].v, q[k].i, max, at)
+        {
+            CHECK_TRUE(q[k].v == max);
+            CHECK_EQ_INT(q[k].i, at);
+        }
     }
 }
 
@@ -219,7 +222,7 @@ static void gathers(MPI_Comm comm, int me, int n)
     MPI_Allgather(s, AG, MPI_INT, r, AG, MPI_INT, comm);
     for (int k = 0; k < n * AG; k++)
         if (r[k] != k / AG * 100000 + k % AG) {
-            mt_check(0, "allgather: element %d is %d", k, r[k]);
+            CHECK_TRUE(0, "allgather: element %d is %d", k, r[k]);
             break;
         }
     for (int k = 0; k < n * AG; k++)
@@ -227,7 +230,7 @@ static void gathers(MPI_Comm comm, int me, int n)
     MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, AG, MPI_INT, comm);
     for (int k = 0; k < n * AG; k++)
         if (r[k] != k / AG * 100000 + k % AG) {
-            mt_check(0, "allgather in place: element %d is %d", k, r[k]);
+            CHECK_TRUE(0, "allgather in place: element %d is %d", k, r[k]);
             break;
         }
     for (int k = 0; k < n * AA; k++)
@@ -235,7 +238,7 @@ static void gathers(MPI_Comm comm, int me, int n)
     MPI_Alltoall(s, AA, MPI_INT, r, AA, MPI_INT, comm);
     for (int k = 0; k < n * AA; k++)
         if (r[k] != k / AA * 1000000 + me * AA + k % AA) {
-            mt_check(0, "alltoall: element %d is %d", k, r[k]);
+            CHECK_TRUE(0, "alltoall: element %d is %d", k, r[k]);
             break;
         }
     free(s);
@@ -268,8 +271,8 @@ static void large_gathers(MPI_Comm comm, int me, int n)
         for (int k = 0; k < n * B; k++) {
             int got = odd ? r[2 * k] : r[k];
             if (got != k / B * 100000 + k % B) {
-                mt_check(0, "160 KB allgather (%s): element %d is %d", odd ? "strided" : "contig",
-                         k, got);
+                CHECK_TRUE(0, "160 KB allgather (%s): element %d is %d", odd ? "strided" : "contig",
+                           k, got);
                 break;
             }
         }
@@ -279,7 +282,7 @@ static void large_gathers(MPI_Comm comm, int me, int n)
     MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, B, MPI_INT, comm);
     for (int k = 0; k < n * B; k++)
         if (r[k] != k / B * 100000 + k % B) {
-            mt_check(0, "160 KB allgather in place: element %d is %d", k, r[k]);
+            CHECK_TRUE(0, "160 KB allgather in place: element %d is %d", k, r[k]);
             break;
         }
     for (int k = 0; k < n * B; k++)
@@ -290,7 +293,7 @@ static void large_gathers(MPI_Comm comm, int me, int n)
     for (int k = 0; k < n * B; k++) {
         int got = me % 2 ? r[k / B * 2 * B + 2 * (k % B)] : r[k];
         if (got != k / B * 1000000 + me * B + k % B) {
-            mt_check(0, "160 KB alltoall: element %d is %d", k, got);
+            CHECK_TRUE(0, "160 KB alltoall: element %d is %d", k, got);
             break;
         }
     }
@@ -350,8 +353,8 @@ static int two_allreduce(MPI_Comm comm, int me, int n, int m, int it, MPI_Op op,
             a *= fa;
         }
         if (r[2 * k] != a || r[2 * k + 1] != b) {
-            mt_check(0, "%d-pair allreduce %d: [%d] is (%d, %d), want (%d, %d)", p, it, k, r[2 * k],
-                     r[2 * k + 1], a, b);
+            CHECK_TRUE(0, "%d-pair allreduce %d: [%d] is (%d, %d), want (%d, %d)", p, it, k,
+                       r[2 * k], r[2 * k + 1], a, b);
             bad = 1;
             break;
         }
@@ -365,7 +368,7 @@ static int two_allreduce(MPI_Comm comm, int me, int n, int m, int it, MPI_Op op,
         for (int q = 0; q < n; q++)
             want += val(it, q, 0, k) % 1000;
         if (r[k] != want) {
-            mt_check(0, "%d-int allreduce %d: [%d] is %d, want %d", m, it, k, r[k], want);
+            CHECK_TRUE(0, "%d-int allreduce %d: [%d] is %d, want %d", m, it, k, r[k], want);
             bad = 1;
             break;
         }
@@ -411,8 +414,8 @@ static void reduce_scatters(MPI_Comm comm, int me, int n)
                     a *= fa;
                 }
                 if (r[2 * k] != a || r[2 * k + 1] != b) {
-                    mt_check(0, "%d-pair reduce_scatter %d: [%d] is (%d, %d), want (%d, %d)", total,
-                             it, k, r[2 * k], r[2 * k + 1], a, b);
+                    CHECK_TRUE(0, "%d-pair reduce_scatter %d: [%d] is (%d, %d), want (%d, %d)",
+                               total, it, k, r[2 * k], r[2 * k + 1], a, b);
                     bad = 1;
                 }
             }
@@ -425,8 +428,8 @@ static void reduce_scatters(MPI_Comm comm, int me, int n)
                 for (int q = 0; q < n; q++)
                     want += val(it, q, z, me * u + k) % 1000;
                 if (r[k] != want) {
-                    mt_check(0, "%d-int reduce_scatter_block %d: [%d] is %d, want %d", u, it, k,
-                             r[k], want);
+                    CHECK_TRUE(0, "%d-int reduce_scatter_block %d: [%d] is %d, want %d", u, it, k,
+                               r[k], want);
                     bad = 1;
                 }
             }
@@ -481,8 +484,8 @@ static void allgathervs(MPI_Comm comm, int me, int n)
             for (int q = 0; q < n && !bad; q++)
                 for (int k = 0; k < cnt[q] && !bad; k++)
                     if (r[dis[q] + k] != val(it, q, z, k)) {
-                        mt_check(0, "allgatherv %d (unit %d): block %d [%d] is %d", it, unit[z], q,
-                                 k, r[dis[q] + k]);
+                        CHECK_TRUE(0, "allgatherv %d (unit %d): block %d [%d] is %d", it, unit[z],
+                                   q, k, r[dis[q] + k]);
                         bad = 1;
                     }
             MPI_Type_free(&vec);
@@ -537,8 +540,8 @@ static void rooted_v(MPI_Comm comm, int me, int n)
                 for (int k = 0; k < cnt[q] && !bad; k++)
                     if (r[gap * (dis[q] + k)] != val(it, q, z, k) ||
                         (gap == 2 && r[2 * (dis[q] + k) + 1] != -1)) {
-                        mt_check(0, "gatherv %d (unit %d) to %d: block %d [%d] is %d", it, unit[z],
-                                 root, q, k, r[gap * (dis[q] + k)]);
+                        CHECK_TRUE(0, "gatherv %d (unit %d) to %d: block %d [%d] is %d", it,
+                                   unit[z], root, q, k, r[gap * (dis[q] + k)]);
                         bad = 1;
                     }
             MPI_Type_free(&spread);
@@ -554,8 +557,8 @@ static void rooted_v(MPI_Comm comm, int me, int n)
             for (int k = 0; !inplace && k < m && !bad; k++)
                 if ((odd ? r[2 * k] : r[k]) != val(it, me, z, k + 1) ||
                     (odd && r[2 * k + 1] != -1)) {
-                    mt_check(0, "scatterv %d (unit %d) from %d: [%d] is %d", it, unit[z], root, k,
-                             odd ? r[2 * k] : r[k]);
+                    CHECK_TRUE(0, "scatterv %d (unit %d) from %d: [%d] is %d", it, unit[z], root, k,
+                               odd ? r[2 * k] : r[k]);
                     bad = 1;
                 }
             MPI_Type_free(&vec);
@@ -608,8 +611,8 @@ static void alltoallvs(MPI_Comm comm, int me, int n)
             for (int q = 0; q < n && !bad; q++)
                 for (int k = 0; k <= rc[q] && !bad; k++)
                     if (r[rd[q] + k] != (k < rc[q] ? val(key, q, me, k) : -1)) {
-                        mt_check(0, "alltoallv %d (unit %d): block %d [%d] is %d", it, unit[z], q,
-                                 k, r[rd[q] + k]);
+                        CHECK_TRUE(0, "alltoallv %d (unit %d): block %d [%d] is %d", it, unit[z], q,
+                                   k, r[rd[q] + k]);
                         bad = 1;
                     }
             for (int k = 0; k < 2 * rtot + 1; k++)
@@ -627,8 +630,8 @@ static void alltoallvs(MPI_Comm comm, int me, int n)
                 for (int k = 0; k < rc[q] && !bad; k++)
                     if (r[(rs + 1) * (rd[q] + k)] != val(key + 1, q, me, k) ||
                         (rs && r[2 * (rd[q] + k) + 1] != -1)) {
-                        mt_check(0, "alltoallw %d (unit %d): block %d [%d] is %d", it, unit[z], q,
-                                 k, r[(rs + 1) * (rd[q] + k)]);
+                        CHECK_TRUE(0, "alltoallw %d (unit %d): block %d [%d] is %d", it, unit[z], q,
+                                   k, r[(rs + 1) * (rd[q] + k)]);
                         bad = 1;
                     }
             free(s);
@@ -665,7 +668,7 @@ static void rooted(MPI_Comm comm, int me, int n)
                        root, comm);
             for (int k = 0; me == root && k < n * m && !bad; k++)
                 if (r[k] != val(it, k / m, z, k % m)) {
-                    mt_check(0, "%d-int gather %d to %d: [%d] is %d", m, it, root, k, r[k]);
+                    CHECK_TRUE(0, "%d-int gather %d to %d: [%d] is %d", m, it, root, k, r[k]);
                     bad = 1;
                 }
             /* Scatter: block q of the root's buffer to rank q. */
@@ -677,8 +680,8 @@ static void rooted(MPI_Comm comm, int me, int n)
                         root, comm);
             for (int k = 0; !inplace && k < m && !bad; k++)
                 if ((odd ? r[2 * k] : r[k]) != val(it, me, z, k) || (odd && r[2 * k + 1] != -1)) {
-                    mt_check(0, "%d-int scatter %d from %d: [%d] is %d", m, it, root, k,
-                             odd ? r[2 * k] : r[k]);
+                    CHECK_TRUE(0, "%d-int scatter %d from %d: [%d] is %d", m, it, root, k,
+                               odd ? r[2 * k] : r[k]);
                     bad = 1;
                 }
             MPI_Type_free(&vec);
@@ -714,8 +717,8 @@ static void two_ways(MPI_Comm comm, int me, int n)
             MPI_Bcast(r, lay ? 1 : m, lay ? vec : MPI_INT, root, comm);
             for (int k = 0; k < m && !bad; k++)
                 if ((lay ? r[2 * k] : r[k]) != val(it, root, 0, k)) {
-                    mt_check(0, "%d-int bcast %d from %d: [%d] is %d", m, it, root, k,
-                             lay ? r[2 * k] : r[k]);
+                    CHECK_TRUE(0, "%d-int bcast %d from %d: [%d] is %d", m, it, root, k,
+                               lay ? r[2 * k] : r[k]);
                     bad = 1;
                 }
             for (int k = 0; k < n * 2 * m; k++)
@@ -730,8 +733,8 @@ static void two_ways(MPI_Comm comm, int me, int n)
             for (int q = 0; q < n && !bad; q++)
                 for (int k = 0; k < m && !bad; k++)
                     if ((str ? r[q * 2 * m + 2 * k] : r[q * m + k]) != val(it, q, 0, k)) {
-                        mt_check(0, "%d-int allgather %d: block %d [%d] is %d", m, it, q, k,
-                                 str ? r[q * 2 * m + 2 * k] : r[q * m + k]);
+                        CHECK_TRUE(0, "%d-int allgather %d: block %d [%d] is %d", m, it, q, k,
+                                   str ? r[q * 2 * m + 2 * k] : r[q * m + k]);
                         bad = 1;
                     }
             for (int k = 0; k < m; k++)
@@ -745,8 +748,8 @@ static void two_ways(MPI_Comm comm, int me, int n)
                 for (int q = 0; q < n; q++)
                     want += val(it, q, 0, k);
                 if (r[k] != want) {
-                    mt_check(0, "%d-int reduce %d to %d: [%d] is %d, want %d", m, it, root, k,
-                             r[k], want);
+                    CHECK_TRUE(0, "%d-int reduce %d to %d: [%d] is %d, want %d", m, it, root, k,
+                               r[k], want);
                     bad = 1;
                 }
             }
@@ -760,8 +763,8 @@ static void two_ways(MPI_Comm comm, int me, int n)
             for (int q = 0; q < n && !bad; q++)
                 for (int k = 0; k < m && !bad; k++)
                     if (r[q * m + k] != val(it, q, me, k)) {
-                        mt_check(0, "%d-int alltoall %d: block %d [%d] is %d", m, it, q, k,
-                                 r[q * m + k]);
+                        CHECK_TRUE(0, "%d-int alltoall %d: block %d [%d] is %d", m, it, q, k,
+                                   r[q * m + k]);
                         bad = 1;
                     }
             /* Every rank calls it: bad differs between ranks. */
@@ -796,8 +799,8 @@ static void direct_reduce(MPI_Comm comm, int me, int n)
                 MPI_Reduce(x, y, N, MPI_INT, MPI_SUM, root, comm);
             for (int k = 0; me == root && k < N; k++)
                 if (y[k] != 3 * n * (n - 1) / 2 + n * k) {
-                    mt_check(0, "400 KB reduce to %d%s: [%d] is %d", root,
-                             inplace ? " in place" : "", k, y[k]);
+                    CHECK_TRUE(0, "400 KB reduce to %d%s: [%d] is %d", root,
+                               inplace ? " in place" : "", k, y[k]);
                     break;
                 }
         }
@@ -809,8 +812,8 @@ static void direct_reduce(MPI_Comm comm, int me, int n)
         MPI_Allreduce(inplace ? MPI_IN_PLACE : x, y, N, MPI_INT, MPI_SUM, comm);
         for (int k = 0; k < N; k++)
             if (y[k] != 3 * n * (n - 1) / 2 + n * k) {
-                mt_check(0, "400 KB allreduce%s: [%d] is %d", inplace ? " in place" : "", k,
-                         y[k]);
+                CHECK_TRUE(0, "400 KB allreduce%s: [%d] is %d", inplace ? " in place" : "", k,
+                           y[k]);
                 break;
             }
     }
@@ -827,7 +830,7 @@ static void direct_reduce(MPI_Comm comm, int me, int n)
                 at = r;
             }
         if (q[k].v != max || q[k].i != at) {
-            mt_check(0, "480 KB maxloc[%d]: (%g, %d), want (%d, %d)", k, q[k].v, q[k].i, max, at);
+            CHECK_TRUE(0, "480 KB maxloc[%d]: (%g, %d), want (%d, %d)", k, q[k].v, q[k].i, max, at);
             break;
         }
     }
@@ -873,10 +876,10 @@ static void barrier_after_data(int me, int n)
             MPI_Barrier(c);
             left = mono();
             MPI_Bcast(&entered, 1, MPI_DOUBLE, late, c);
-            mt_check(left >= entered,
-                     "rank %d left the barrier %.6f s before rank %d entered "
-                     "(shift %d)",
-                     me, entered - left, late, shift);
+            CHECK_TRUE(left >= entered,
+                       "rank %d left the barrier %.6f s before rank %d entered "
+                       "(shift %d)",
+                       me, entered - left, late, shift);
             MPI_Comm_free(&c);
         }
 }
@@ -893,7 +896,12 @@ static void mixed(MPI_Comm comm, int me, int n)
         MPI_Barrier(comm);
         MPI_Allreduce(&x, &u, 1, MPI_INT, MPI_MAX, comm);
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-        mt_check(s == n * (n - 1) / 2 && u == n - 1 && t == i, "round %d: %d %d %d", i, s, u, t);
+        CHECK_ALL("round %d: %d %d %d", i, s, u, t)
+        {
+            CHECK_EQ_INT(s, n * (n - 1) / 2);
+            CHECK_EQ_INT(u, n - 1);
+            CHECK_EQ_INT(t, i);
+        }
     }
 }
 
@@ -924,7 +932,7 @@ int main(int argc, char **argv)
         MPI_Comm_size(c, &n);
         for (int k = 0; k < 20; k++)
             MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, c);
-        mt_check(y == n, "split %d: sum %d of %d", i, y, n);
+        CHECK_EQ_INT(y, n, "split %d: sum %d of %d", i, y, n);
         MPI_Comm_free(&c);
     }
     MPI_Comm_dup(MPI_COMM_WORLD, &c);

@@ -25,24 +25,31 @@ static void test_dup(void)
 
     MPI_Comm_dup(MPI_COMM_WORLD, &d);
     MPI_Comm_rank(d, &r);
-    mt_check(r == mt_rank, "dup rank %d", r);
+    CHECK_EQ_INT(r, mt_rank, "dup rank %d", r);
     MPI_Comm_compare(MPI_COMM_WORLD, d, &cmp);
-    mt_check(cmp == MPI_CONGRUENT, "compare(world, dup) = %d", cmp);
+    CHECK_EQ_INT(cmp, MPI_CONGRUENT, "compare(world, dup) = %d", cmp);
     MPI_Comm_compare(d, d, &cmp);
-    mt_check(cmp == MPI_IDENT, "compare(dup, dup) = %d", cmp);
+    CHECK_EQ_INT(cmp, MPI_IDENT, "compare(dup, dup) = %d", cmp);
     MPI_Comm_get_name(d, name, &len);
-    mt_check(len == 0 && !name[0], "a new communicator has name '%s'", name);
+    CHECK_ALL("a new communicator has name '%s'", name)
+    {
+        CHECK_EQ_INT(len, 0);
+        CHECK_TRUE(!name[0]);
+    }
     MPI_Comm_set_name(d, "my dup");
     MPI_Comm_get_name(d, name, &len);
-    mt_check(!strcmp(name, "my dup") && len == 6, "name '%s'", name);
+    CHECK_ALL("name '%s'", name)
+    {
+        CHECK_EQ_STR(name, "my dup");
+        CHECK_EQ_INT(len, 6);
+    }
     MPI_Comm_get_name(MPI_COMM_WORLD, name, &len);
-    mt_check(!strcmp(name, "MPI_COMM_WORLD"), "world name '%s'", name);
+    CHECK_EQ_STR(name, "MPI_COMM_WORLD", "world name '%s'", name);
     /* MPI-4.1: the null handle has a name too. */
     len = -1;
-    mt_check_int(MPI_Comm_get_name(MPI_COMM_NULL, name, &len), MPI_SUCCESS,
-                 "MPI_Comm_get_name(MPI_COMM_NULL)");
-    mt_check_str(name, "MPI_COMM_NULL", "the name of MPI_COMM_NULL");
-    mt_check_int(len, 13, "its length");
+    CHECK_MPI(MPI_Comm_get_name(MPI_COMM_NULL, name, &len), "MPI_Comm_get_name(MPI_COMM_NULL)");
+    CHECK_EQ_STR(name, "MPI_COMM_NULL", "the name of MPI_COMM_NULL");
+    CHECK_EQ_INT(len, 13, "its length");
     if (mt_size > 1) {
         int peer = mt_rank ^ 1;
         if (peer < mt_size) {
@@ -53,12 +60,16 @@ static void test_dup(void)
             MPI_Recv(&b, 1, MPI_INT, peer, 5, d, MPI_STATUS_IGNORE);
             MPI_Recv(&a, 1, MPI_INT, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
-            mt_check(a == 100 + peer && b == 200 + peer, "dup crossed: world %d dup %d", a, b);
+            CHECK_ALL("dup crossed: world %d dup %d", a, b)
+            {
+                CHECK_EQ_INT(a, 100 + peer);
+                CHECK_EQ_INT(b, 200 + peer);
+            }
         }
     }
-    mt_check(sum_of_world_ranks(d) == mt_size * (mt_size - 1) / 2, "allreduce on dup");
+    CHECK_EQ_INT(sum_of_world_ranks(d), mt_size * (mt_size - 1) / 2, "allreduce on dup");
     MPI_Comm_free(&d);
-    mt_check(d == MPI_COMM_NULL, "free sets MPI_COMM_NULL");
+    CHECK_EQ_PTR(d, MPI_COMM_NULL, "free sets MPI_COMM_NULL");
 }
 
 /* color = rank % 3, key = -rank: each color's ranks in reverse order; the
@@ -71,7 +82,7 @@ static void test_split(void)
 
     MPI_Comm_split(MPI_COMM_WORLD, undef ? MPI_UNDEFINED : color, -mt_rank, &s);
     if (undef) {
-        mt_check(s == MPI_COMM_NULL, "MPI_UNDEFINED gives MPI_COMM_NULL");
+        CHECK_EQ_PTR(s, MPI_COMM_NULL, "MPI_UNDEFINED gives MPI_COMM_NULL");
         return;
     }
     for (int i = 0; i < mt_size - (mt_size > 1); i++) {
@@ -84,9 +95,12 @@ static void test_split(void)
     }
     MPI_Comm_size(s, &n);
     MPI_Comm_rank(s, &r);
-    mt_check(n == expect_n && r == expect_r, "split: size %d rank %d, expected %d %d", n, r,
-             expect_n, expect_r);
-    mt_check(sum_of_world_ranks(s) == expect_sum, "allreduce on split");
+    CHECK_ALL("split: size %d rank %d, expected %d %d", n, r, expect_n, expect_r)
+    {
+        CHECK_EQ_INT(n, expect_n);
+        CHECK_EQ_INT(r, expect_r);
+    }
+    CHECK_EQ_INT(sum_of_world_ranks(s), expect_sum, "allreduce on split");
     /* ring over the split communicator */
     {
         int right = (r + 1) % n, left = (r - 1 + n) % n, got = -1;
@@ -97,7 +111,7 @@ static void test_split(void)
         MPI_Comm_group(MPI_COMM_WORLD, &wg);
         MPI_Comm_group(s, &sg);
         MPI_Group_translate_ranks(sg, 1, &left, wg, &g_left);
-        mt_check(got == g_left, "split ring got %d expected %d", got, g_left);
+        CHECK_EQ_INT(got, g_left, "split ring got %d expected %d", got, g_left);
         MPI_Group_free(&wg);
         MPI_Group_free(&sg);
     }
@@ -115,21 +129,21 @@ static void test_create(void)
     MPI_Group_difference(wg, even, &odd);
     MPI_Comm_create(MPI_COMM_WORLD, even, &c);
     if (mt_rank % 2) {
-        mt_check(c == MPI_COMM_NULL, "create: odd rank got a communicator");
+        CHECK_EQ_PTR(c, MPI_COMM_NULL, "create: odd rank got a communicator");
     } else {
         MPI_Comm_size(c, &n);
-        mt_check(n == (mt_size + 1) / 2, "create: size %d", n);
-        mt_check(sum_of_world_ranks(c) == ((mt_size + 1) / 2) * ((mt_size + 1) / 2 - 1),
-                 "allreduce on create");
+        CHECK_EQ_INT(n, (mt_size + 1) / 2, "create: size %d", n);
+        CHECK_EQ_INT(sum_of_world_ranks(c), ((mt_size + 1) / 2) * ((mt_size + 1) / 2 - 1),
+                     "allreduce on create");
         MPI_Comm_free(&c);
     }
     /* create_group: only the odd ranks call it. */
     if (mt_rank % 2) {
         MPI_Comm_create_group(MPI_COMM_WORLD, odd, 42, &c);
         MPI_Comm_size(c, &n);
-        mt_check(n == mt_size / 2, "create_group: size %d", n);
+        CHECK_EQ_INT(n, mt_size / 2, "create_group: size %d", n);
         int k = mt_size / 2, expect = k * k; /* sum of the first k odd numbers */
-        mt_check(sum_of_world_ranks(c) == expect, "allreduce on create_group");
+        CHECK_EQ_INT(sum_of_world_ranks(c), expect, "allreduce on create_group");
         MPI_Comm_free(&c);
     }
     MPI_Group_free(&odd);
@@ -150,27 +164,31 @@ static void test_split_type(void)
     MPI_Comm_rank(c, &r);
     MPI_Allreduce(&n, &lo, 1, MPI_INT, MPI_MIN, c);
     MPI_Allreduce(&n, &hi, 1, MPI_INT, MPI_MAX, c);
-    mt_check(lo == n && hi == n, "split_type shared: members disagree on the size");
+    CHECK_ALL("split_type shared: members disagree on the size")
+    {
+        CHECK_EQ_INT(lo, n);
+        CHECK_EQ_INT(hi, n);
+    }
     lead[0] = r == 0;
     lead[1] = r == 0 ? n : 0;
     MPI_Allreduce(lead, tot, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    mt_check(tot[1] == mt_size, "split_type shared: host sizes add up to %d", tot[1]);
+    CHECK_EQ_INT(tot[1], mt_size, "split_type shared: host sizes add up to %d", tot[1]);
     MPI_Comm_test_inter(c, &flag);
-    mt_check(!flag, "test_inter on an intracomm");
+    CHECK_TRUE(!flag, "test_inter on an intracomm");
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &u);
     if (tot[0] == 1) {
-        mt_check(u == MPI_COMM_NULL, "hw_unguided on one host: no strict subset");
+        CHECK_EQ_PTR(u, MPI_COMM_NULL, "hw_unguided on one host: no strict subset");
     } else {
         int m = -1;
         if (u != MPI_COMM_NULL)
             MPI_Comm_size(u, &m);
-        mt_check(m == n, "hw_unguided over %d hosts: the host (%d of %d)", tot[0], m, n);
+        CHECK_EQ_INT(m, n, "hw_unguided over %d hosts: the host (%d of %d)", tot[0], m, n);
         if (u != MPI_COMM_NULL)
             MPI_Comm_free(&u);
     }
     MPI_Comm_free(&c);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c);
-    mt_check(c == MPI_COMM_NULL, "split_type MPI_UNDEFINED");
+    CHECK_EQ_PTR(c, MPI_COMM_NULL, "split_type MPI_UNDEFINED");
 }
 
 /* A receive posted on a communicator that is then freed still completes. */
@@ -194,7 +212,7 @@ static void test_free_pending(void)
     }
     if (q != MPI_REQUEST_NULL) {
         MPI_Wait(&q, MPI_STATUS_IGNORE);
-        mt_check(v == 77, "receive on a freed communicator got %d", v);
+        CHECK_EQ_INT(v, 77, "receive on a freed communicator got %d", v);
     }
 }
 
@@ -220,14 +238,21 @@ static void test_disconnect(void)
         MPI_Recv(buf, N, MPI_INT, 0, 5, d, MPI_STATUS_IGNORE);
         for (int i = 0; i < N; i++)
             good &= buf[i] == i;
-        mt_check(good, "a message sent before the disconnect arrived wrong");
+        CHECK_TRUE(good, "a message sent before the disconnect arrived wrong");
     }
     rc = MPI_Comm_disconnect(&d);
-    mt_check(rc == MPI_SUCCESS && d == MPI_COMM_NULL, "disconnect: rc %d", rc);
+    CHECK_ALL("disconnect: rc %d", rc)
+    {
+        CHECK_MPI(rc);
+        CHECK_EQ_PTR(d, MPI_COMM_NULL);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Error_class(MPI_Comm_disconnect(&w), &cls);
-    mt_check(cls == MPI_ERR_COMM && w == MPI_COMM_WORLD, "disconnecting MPI_COMM_WORLD: class %d",
-             cls);
+    CHECK_ALL("disconnecting MPI_COMM_WORLD: class %d", cls)
+    {
+        CHECK_EQ_INT(cls, MPI_ERR_COMM);
+        CHECK_EQ_PTR(w, MPI_COMM_WORLD);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     free(buf);
 }
@@ -260,11 +285,11 @@ static void test_disconnect_inactive(void)
             MPI_Wait(&q, MPI_STATUS_IGNORE);
         }
         rc = MPI_Comm_disconnect(&d);
-        mt_check_int(rc, MPI_SUCCESS, what[k]);
-        mt_check(d == MPI_COMM_NULL, "%s: the handle is not MPI_COMM_NULL after disconnect",
-                 what[k]);
+        CHECK_MPI(rc, "%s", what[k]);
+        CHECK_EQ_PTR(d, MPI_COMM_NULL, "%s: the handle is not MPI_COMM_NULL after disconnect",
+                     what[k]);
         rc = MPI_Request_free(&q);
-        mt_check_int(rc, MPI_SUCCESS, "MPI_Request_free after the disconnect");
+        CHECK_MPI(rc, "MPI_Request_free after the disconnect");
     }
 }
 
@@ -276,7 +301,7 @@ static void test_loop(void)
         MPI_Comm_dup(MPI_COMM_WORLD, &a);
         MPI_Comm_split(a, mt_rank % 2, 0, &b);
         if (i % 50 == 0)
-            mt_check(sum_of_world_ranks(b) >= 0, "loop allreduce");
+            CHECK_GE_LONG(sum_of_world_ranks(b), 0, "loop allreduce");
         MPI_Comm_free(&a);
         MPI_Comm_free(&b);
     }
@@ -297,17 +322,17 @@ static void test_badinput(void)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     err = MPI_Comm_free(&w);
     MPI_Error_class(err, &cls);
-    mt_check(cls == MPI_ERR_COMM, "freeing MPI_COMM_WORLD: class %d", cls);
+    CHECK_EQ_INT(cls, MPI_ERR_COMM, "freeing MPI_COMM_WORLD: class %d", cls);
     err = MPI_Comm_split(MPI_COMM_WORLD, -5, 0, &c);
     MPI_Error_class(err, &cls);
-    mt_check(cls == MPI_ERR_ARG, "split with color -5: class %d", cls);
+    CHECK_EQ_INT(cls, MPI_ERR_ARG, "split with color -5: class %d", cls);
     err = MPI_Comm_remote_size(MPI_COMM_WORLD, &n);
     MPI_Error_class(err, &cls);
-    mt_check(cls == MPI_ERR_COMM, "remote_size of an intracomm: class %d", cls);
+    CHECK_EQ_INT(cls, MPI_ERR_COMM, "remote_size of an intracomm: class %d", cls);
     c = MPI_COMM_NULL;
     err = MPI_Comm_dup(c, &c);
     MPI_Error_class(err, &cls);
-    mt_check(cls == MPI_ERR_COMM, "dup of MPI_COMM_NULL: class %d", cls);
+    CHECK_EQ_INT(cls, MPI_ERR_COMM, "dup of MPI_COMM_NULL: class %d", cls);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
 }
@@ -334,8 +359,8 @@ static void test_idup(void)
         MPI_Ssend(&x, 1, MPI_INT, 0, 9, MPI_COMM_WORLD);
     }
     MPI_Wait(&q[0], MPI_STATUS_IGNORE);
-    mt_check(sum_of_world_ranks(da) == mt_size * (mt_size - 1) / 2,
-             "idup while rank 0 waits for a message first");
+    CHECK_EQ_INT(sum_of_world_ranks(da), mt_size * (mt_size - 1) / 2,
+                 "idup while rank 0 waits for a message first");
     MPI_Comm_free(&da);
 
     MPI_Comm_dup(MPI_COMM_WORLD, &a);
@@ -351,12 +376,18 @@ static void test_idup(void)
     }
     MPI_Info_free(&info);
     MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
-    mt_check(sum_of_world_ranks(da) == mt_size * (mt_size - 1) / 2 &&
-                 sum_of_world_ranks(db) == mt_size * (mt_size - 1) / 2,
-             "idups started in different orders on odd and even ranks");
+    CHECK_ALL("idups started in different orders on odd and even ranks")
+    {
+        CHECK_EQ_INT(sum_of_world_ranks(da), mt_size * (mt_size - 1) / 2);
+        CHECK_EQ_INT(sum_of_world_ranks(db), mt_size * (mt_size - 1) / 2);
+    }
     MPI_Comm_get_info(db, &used);
     MPI_Info_get_string(used, "t_comm_key", &vlen, v, &flag);
-    mt_check(flag && !strcmp(v, "yes"), "idup_with_info keeps hints freed before completion");
+    CHECK_ALL("idup_with_info keeps hints freed before completion")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_STR(v, "yes");
+    }
     MPI_Info_free(&used);
     MPI_Comm_free(&da);
     MPI_Comm_free(&db);
@@ -372,8 +403,11 @@ static void test_idup(void)
     MPI_Comm_remote_size(dic, &rs);
     flag = 1;
     MPI_Allreduce(&flag, &x, 1, MPI_INT, MPI_SUM, dic);
-    mt_check(rs == (mt_rank % 2 ? (mt_size + 1) / 2 : mt_size / 2) && x == rs,
-             "idup of an intercommunicator: remote size %d, sum %d", rs, x);
+    CHECK_ALL("idup of an intercommunicator: remote size %d, sum %d", rs, x)
+    {
+        CHECK_EQ_INT(rs, (mt_rank % 2 ? (mt_size + 1) / 2 : mt_size / 2));
+        CHECK_EQ_INT(x, rs);
+    }
     MPI_Comm_free(&dic);
     MPI_Comm_free(&ic);
     MPI_Comm_free(&local);

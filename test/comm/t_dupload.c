@@ -28,7 +28,7 @@ int main(int argc, char **argv)
         int err = MPI_Comm_dup(MPI_COMM_WORLD, &c);
 
         if (err != MPI_SUCCESS) {
-            mt_check_int(err, MPI_SUCCESS, "MPI_Comm_dup's return");
+            CHECK_MPI(err, "MPI_Comm_dup's return");
             break;
         }
         if (i % every == 0) {
@@ -40,17 +40,17 @@ int main(int argc, char **argv)
                 last_cmp = result;
             MPI_Sendrecv(out, 2, MPI_INT, next, i, in, 2, MPI_INT, prev, i, c, MPI_STATUS_IGNORE);
             if ((in[0] != i || in[1] != prev) && !bad_data++) {
-                mt_check_int(in[0], i, "iteration carried by the ring message");
-                mt_check_int(in[1], prev, "sender carried by the ring message");
+                CHECK_EQ_INT(in[0], i, "iteration carried by the ring message");
+                CHECK_EQ_INT(in[1], prev, "sender carried by the ring message");
             }
         }
         MPI_Comm_free(&c);
         if (c != MPI_COMM_NULL && !bad_cmp++)
-            mt_check(0, "MPI_Comm_free left the handle set");
+            CHECK_TRUE(0, "MPI_Comm_free left the handle set");
     }
-    mt_check_int(last_cmp, MPI_CONGRUENT, "MPI_Comm_compare(world, dup)");
-    mt_check_int(bad_cmp, 0, "duplicates not congruent with MPI_COMM_WORLD");
-    mt_check_int(bad_data, 0, "ring messages with wrong contents");
+    CHECK_EQ_INT(last_cmp, MPI_CONGRUENT, "MPI_Comm_compare(world, dup)");
+    CHECK_EQ_INT(bad_cmp, 0, "duplicates not congruent with MPI_COMM_WORLD");
+    CHECK_EQ_INT(bad_data, 0, "ring messages with wrong contents");
     if (mt_rank == 0)
         printf("t_dupload: %d duplicates in %.2f s\n", iters, MPI_Wtime() - t0);
     return mt_finish("t_dupload");

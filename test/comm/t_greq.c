@@ -48,26 +48,35 @@ int main(int argc, char **argv)
     mt_init(&argc, &argv);
     MPI_Grequest_start(query_fn, free_fn, cancel_fn, &n, &r);
     MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
-    mt_check(!flag, "incomplete generalized request tests complete");
+    CHECK_TRUE(!flag, "incomplete generalized request tests complete");
     MPI_Grequest_complete(r);
     MPI_Wait(&r, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    mt_check(r == MPI_REQUEST_NULL && count == 5 && st.MPI_SOURCE == 3 && st.MPI_TAG == 9,
-             "wait: count %d source %d tag %d", count, st.MPI_SOURCE, st.MPI_TAG);
-    mt_check(!strcmp(trace, "qf"), "callbacks ran as '%s', expected 'qf'", trace);
+    CHECK_ALL("wait: count %d source %d tag %d", count, st.MPI_SOURCE, st.MPI_TAG)
+    {
+        CHECK_EQ_PTR(r, MPI_REQUEST_NULL);
+        CHECK_EQ_INT(count, 5);
+        CHECK_EQ_INT(st.MPI_SOURCE, 3);
+        CHECK_EQ_INT(st.MPI_TAG, 9);
+    }
+    CHECK_EQ_STR(trace, "qf", "callbacks ran as '%s', expected 'qf'", trace);
 
     memset(trace, 0, sizeof(trace));
     MPI_Grequest_start(query_fn, free_fn, cancel_fn, &n, &r);
     MPI_Cancel(&r);
     MPI_Grequest_complete(r);
     MPI_Request_free(&r);
-    mt_check(!strcmp(trace, "cf"), "cancel then free ran as '%s', expected 'cf'", trace);
+    CHECK_EQ_STR(trace, "cf", "cancel then free ran as '%s', expected 'cf'", trace);
 
     MPI_Alloc_mem(1 << 20, MPI_INFO_NULL, &p);
-    mt_check(p && ((uintptr_t)p & 4095) == 0, "MPI_Alloc_mem gives page-aligned memory");
+    CHECK_ALL("MPI_Alloc_mem gives page-aligned memory")
+    {
+        CHECK_TRUE(p);
+        CHECK_EQ_LONG(((uintptr_t)p & 4095), 0);
+    }
     memset(p, 1, 1 << 20);
     MPI_Free_mem(p);
     MPI_Comm_get_parent(&parent);
-    mt_check(parent == MPI_COMM_NULL, "no parent");
+    CHECK_EQ_PTR(parent, MPI_COMM_NULL, "no parent");
     return mt_finish("t_greq");
 }

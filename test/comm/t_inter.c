@@ -9,7 +9,11 @@ static void check_merged(MPI_Comm m, int expect_first_low)
     MPI_Comm_size(m, &n);
     MPI_Comm_rank(m, &r);
     int expect = expect_first_low ? mt_rank : (low ? mt_rank + (mt_size - half) : mt_rank - half);
-    mt_check(n == mt_size && r == expect, "merged rank %d expected %d", r, expect);
+    CHECK_ALL("merged rank %d expected %d", r, expect)
+    {
+        CHECK_EQ_INT(n, mt_size);
+        CHECK_EQ_INT(r, expect);
+    }
 }
 
 int main(int argc, char **argv)
@@ -28,12 +32,20 @@ int main(int argc, char **argv)
     MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, low ? half : 0, 7, &inter);
     MPI_Comm_test_inter(inter, &flag);
     MPI_Comm_remote_size(inter, &rs);
-    mt_check(flag && rs == (low ? mt_size - half : half), "remote size %d", rs);
+    CHECK_ALL("remote size %d", rs)
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_INT(rs, (low ? mt_size - half : half));
+    }
     {
         int n, r;
         MPI_Comm_size(inter, &n);
         MPI_Comm_rank(inter, &r);
-        mt_check(n == ls && r == lr, "intercomm local size/rank %d %d", n, r);
+        CHECK_ALL("intercomm local size/rank %d %d", n, r)
+        {
+            CHECK_EQ_INT(n, ls);
+            CHECK_EQ_INT(r, lr);
+        }
     }
 
     /* Every rank sends its world rank to remote rank 0; remote rank 0
@@ -47,12 +59,12 @@ int main(int argc, char **argv)
                 int v;
                 MPI_Status st;
                 MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 11, inter, &st);
-                mt_check(v == (low ? half : 0) + st.MPI_SOURCE, "source %d sent %d",
-                         st.MPI_SOURCE, v);
+                CHECK_EQ_INT(v, (low ? half : 0) + st.MPI_SOURCE, "source %d sent %d",
+                             st.MPI_SOURCE, v);
                 sum += v;
                 expect += (low ? half : 0) + i;
             }
-            mt_check(sum == expect, "sum over the remote group %d, expected %d", sum, expect);
+            CHECK_EQ_INT(sum, expect, "sum over the remote group %d, expected %d", sum, expect);
         }
         MPI_Wait(&q, MPI_STATUS_IGNORE);
     }
@@ -62,7 +74,7 @@ int main(int argc, char **argv)
         MPI_Comm_group(inter, &lg);
         int in = 0, out;
         MPI_Group_translate_ranks(rg, 1, &in, lg, &out);
-        mt_check(out == MPI_UNDEFINED, "remote and local groups are disjoint");
+        CHECK_EQ_INT(out, MPI_UNDEFINED, "remote and local groups are disjoint");
         MPI_Group_free(&rg);
         MPI_Group_free(&lg);
     }
@@ -77,19 +89,27 @@ int main(int argc, char **argv)
             nr += i % 2 == col;
         MPI_Comm_split(inter, col, -lr, &sp);
         if (!nr) {
-            mt_check(sp == MPI_COMM_NULL, "split with an empty remote side");
+            CHECK_EQ_PTR(sp, MPI_COMM_NULL, "split with an empty remote side");
         } else {
             MPI_Comm_size(sp, &n);
             MPI_Comm_rank(sp, &r);
             MPI_Comm_remote_size(sp, &m);
-            mt_check(n == nl && m == nr && r == nl - 1 - lr / 2,
-                     "inter split: size %d/%d rank %d remote %d/%d", n, nl, r, m, nr);
+            CHECK_ALL("inter split: size %d/%d rank %d remote %d/%d", n, nl, r, m, nr)
+            {
+                CHECK_EQ_INT(n, nl);
+                CHECK_EQ_INT(m, nr);
+                CHECK_EQ_INT(r, nl - 1 - lr / 2);
+            }
             /* local rank 0 of each side swaps world ranks */
             if (r == 0) {
                 int v = -1;
                 MPI_Sendrecv(&mt_rank, 1, MPI_INT, 0, 4, &v, 1, MPI_INT, 0, 4, sp,
                              MPI_STATUS_IGNORE);
-                mt_check(v >= 0 && (v < half) != low, "inter split exchange got %d", v);
+                CHECK_ALL("inter split exchange got %d", v)
+                {
+                    CHECK_GE_LONG(v, 0);
+                    CHECK_NE_INT((v < half), low);
+                }
             }
             MPI_Comm_free(&sp);
         }
@@ -104,10 +124,10 @@ int main(int argc, char **argv)
         MPI_Comm_create(inter, lead, &cr);
         if (lr == 0) {
             MPI_Comm_remote_size(cr, &m);
-            mt_check(m == 1, "inter create: remote size %d", m);
+            CHECK_EQ_INT(m, 1, "inter create: remote size %d", m);
             MPI_Comm_free(&cr);
         } else {
-            mt_check(cr == MPI_COMM_NULL, "inter create: non-member got a communicator");
+            CHECK_EQ_PTR(cr, MPI_COMM_NULL, "inter create: non-member got a communicator");
         }
         MPI_Group_free(&lead);
         MPI_Group_free(&lg);
@@ -115,14 +135,14 @@ int main(int argc, char **argv)
 
     MPI_Comm_dup(inter, &dup);
     MPI_Comm_compare(inter, dup, &cmp);
-    mt_check(cmp == MPI_CONGRUENT, "compare(inter, dup) %d", cmp);
+    CHECK_EQ_INT(cmp, MPI_CONGRUENT, "compare(inter, dup) %d", cmp);
     {
         int v = -1, peer = lr < rs ? lr : 0;
         if (lr < rs) {
             /* pairwise exchange with the same rank on the other side */
             MPI_Sendrecv(&mt_rank, 1, MPI_INT, peer, 2, &v, 1, MPI_INT, peer, 2, dup,
                          MPI_STATUS_IGNORE);
-            mt_check(v == (low ? half : 0) + peer, "exchange over the dup got %d", v);
+            CHECK_EQ_INT(v, (low ? half : 0) + peer, "exchange over the dup got %d", v);
         }
     }
 
@@ -138,7 +158,7 @@ int main(int argc, char **argv)
     {
         int s = -1;
         MPI_Allreduce(&mt_rank, &s, 1, MPI_INT, MPI_SUM, merged);
-        mt_check(s == mt_size * (mt_size - 1) / 2, "allreduce on merged %d", s);
+        CHECK_EQ_INT(s, mt_size * (mt_size - 1) / 2, "allreduce on merged %d", s);
     }
     MPI_Comm_free(&merged);
     MPI_Comm_free(&dup);

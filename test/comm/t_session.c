@@ -8,22 +8,7 @@
  * outliving MPI_Finalize; with T_SESSION=init-after, MPI_Init and
  * MPI_Finalize once every session is finalized. Rank 0 of the world set prints the
  * failure count; every rank exits non-zero on a failure of its own. */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static int failed, me = -1;
-
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            failed++;                                                        \
-            fprintf(stderr, "rank %d: %s:%d: ", me, __FILE__, __LINE__);     \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fprintf(stderr, "\n");                                           \
-        }                                                                    \
-    } while (0)
+#include "../p2p/mpitest.h"
 
 static int session_errors;
 
@@ -45,32 +30,40 @@ static MPI_Comm world_from(MPI_Session s, const char *tag)
     MPI_Info info;
 
     MPI_Session_get_num_psets(s, MPI_INFO_NULL, &n);
-    CHECK(n >= 2, "%d process sets", n);
+    CHECK_GE_LONG(n, 2, "%d process sets", n);
     for (int i = 0; i < n; i++) {
         len = 0;
         MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &len, NULL);
-        CHECK(len > 1 && len <= (int)sizeof(name), "pset %d: length %d", i, len);
+        CHECK_ALL("pset %d: length %d", i, len)
+        {
+            CHECK_GT_LONG(len, 1);
+            CHECK_LE_LONG(len, (int)sizeof(name));
+        }
         MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &len, name);
-        CHECK((int)strlen(name) == len - 1, "pset %d: \"%s\", length %d", i, name, len);
+        CHECK_EQ_INT((int)strlen(name), len - 1, "pset %d: \"%s\", length %d", i, name, len);
     }
     MPI_Session_get_pset_info(s, "mpi://WORLD", &info);
     len = sizeof(v);
     MPI_Info_get_string(info, "mpi_size", &len, v, &flag);
-    CHECK(flag, "mpi://WORLD info has mpi_size");
+    CHECK_TRUE(flag, "mpi://WORLD info has mpi_size");
     wsize = atoi(v);
     MPI_Info_free(&info);
 
     MPI_Group_from_session_pset(s, "mpi://WORLD", &g);
     MPI_Group_size(g, &size);
     MPI_Group_rank(g, &rank);
-    CHECK(size == wsize, "world group size %d, mpi_size %d", size, wsize);
+    CHECK_EQ_INT(size, wsize, "world group size %d, mpi_size %d", size, wsize);
     MPI_Comm_create_from_group(g, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c);
     MPI_Group_free(&g);
-    MPI_Comm_rank(c, &me);
+    MPI_Comm_rank(c, &mt_rank);
     MPI_Comm_size(c, &size);
-    CHECK(size == wsize && me == rank, "world comm: rank %d of %d", me, size);
-    MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, c);
-    CHECK(sum == size * (size - 1) / 2, "allreduce of ranks: %d", sum);
+    CHECK_ALL("world comm: rank %d of %d", mt_rank, size)
+    {
+        CHECK_EQ_INT(size, wsize);
+        CHECK_EQ_INT(mt_rank, rank);
+    }
+    MPI_Allreduce(&mt_rank, &sum, 1, MPI_INT, MPI_SUM, c);
+    CHECK_EQ_INT(sum, size * (size - 1) / 2, "allreduce of ranks: %d", sum);
     {
         /* Only MPI_TAG_UB is cached on a communicator from a session. */
         static const int world_only[] = {MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_APPNUM,
@@ -78,23 +71,27 @@ static MPI_Comm world_from(MPI_Session s, const char *tag)
         void *val;
 
         MPI_Comm_get_attr(c, MPI_TAG_UB, &val, &flag);
-        CHECK(flag && *(int *)val >= 32767, "MPI_TAG_UB on a session communicator");
+        CHECK_ALL("MPI_TAG_UB on a session communicator")
+        {
+            CHECK_TRUE(flag);
+            CHECK_GE_LONG(*(int *)val, 32767);
+        }
         for (size_t i = 0; i < sizeof(world_only) / sizeof(world_only[0]); i++) {
             MPI_Comm_get_attr(c, world_only[i], &val, &flag);
-            CHECK(!flag, "keyval %d is cached on a session communicator", world_only[i]);
+            CHECK_TRUE(!flag, "keyval %d is cached on a session communicator", world_only[i]);
         }
     }
     {
-        int next = (me + 1) % size, prev = (me + size - 1) % size, got = -1;
-        MPI_Sendrecv(&me, 1, MPI_INT, next, 3, &got, 1, MPI_INT, prev, 3, c, MPI_STATUS_IGNORE);
-        CHECK(got == prev, "ring: got %d from %d", got, prev);
+        int next = (mt_rank + 1) % size, prev = (mt_rank + size - 1) % size, got = -1;
+        MPI_Sendrecv(&mt_rank, 1, MPI_INT, next, 3, &got, 1, MPI_INT, prev, 3, c, MPI_STATUS_IGNORE);
+        CHECK_EQ_INT(got, prev, "ring: got %d from %d", got, prev);
     }
 
     MPI_Group_from_session_pset(s, "mpi://SELF", &g);
     MPI_Comm_create_from_group(g, "t_session.self", MPI_INFO_NULL, MPI_ERRORS_RETURN, &self);
     MPI_Group_free(&g);
     MPI_Comm_size(self, &size);
-    CHECK(size == 1, "self comm size %d", size);
+    CHECK_EQ_INT(size, 1, "self comm size %d", size);
     MPI_Comm_free(&self);
     return c;
 }
@@ -122,13 +119,12 @@ static void inter(MPI_Session s)
     MPI_Intercomm_create_from_groups(side[rank & 1], 0, side[!(rank & 1)], 0, "t_session.inter",
                                      MPI_INFO_NULL, MPI_ERRORS_RETURN, &ic);
     MPI_Comm_remote_size(ic, &rsize);
-    CHECK(rsize == n[!(rank & 1)], "intercomm remote size %d, want %d", rsize,
-          n[!(rank & 1)]);
+    CHECK_EQ_INT(rsize, n[!(rank & 1)], "intercomm remote size %d, want %d", rsize, n[!(rank & 1)]);
     /* Each side's sum of world ranks arrives at the other side. */
     MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, ic);
     for (int i = 0; i < n[!(rank & 1)]; i++)
         want += r[!(rank & 1)][i];
-    CHECK(sum == want, "intercomm allreduce: %d, want %d", sum, want);
+    CHECK_EQ_INT(sum, want, "intercomm allreduce: %d, want %d", sum, want);
     MPI_Comm_free(&ic);
     for (int k = 0; k < 2; k++) {
         MPI_Group_free(&side[k]);
@@ -154,7 +150,7 @@ static void window(MPI_Comm c)
     MPI_Win_fence(0, win);
     for (int i = 0; i < size; i++)
         bad += mem[i] != i * 7 + rank;
-    CHECK(!bad, "a window on a session communicator: %d slots wrong", bad);
+    CHECK_TRUE(!bad, "a window on a session communicator: %d slots wrong", bad);
     MPI_Win_free(&win);
 }
 
@@ -168,14 +164,22 @@ static void errors(MPI_Session s)
 
     rc = MPI_Group_from_session_pset(s, "mpi://NOWHERE", &g);
     MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_ARG && g == MPI_GROUP_NULL, "unknown pset: class %d", cls);
+    CHECK_ALL("unknown pset: class %d", cls)
+    {
+        CHECK_EQ_INT(cls, MPI_ERR_ARG);
+        CHECK_EQ_PTR(g, MPI_GROUP_NULL);
+    }
     rc = MPI_Group_from_session_pset(s, "mpi://world", &g);
-    CHECK(rc == MPI_SUCCESS && g != MPI_GROUP_NULL, "mpi://world (lower case): rc %d", rc);
+    CHECK_ALL("mpi://world (lower case): rc %d", rc)
+    {
+        CHECK_MPI(rc);
+        CHECK_NE_PTR(g, MPI_GROUP_NULL);
+    }
     MPI_Group_free(&g);
     MPI_Session_get_info(s, &info);
     MPI_Info_get_string(info, "thread_level", &len, v, &flag);
-    CHECK(flag && !strncmp(v, "MPI_THREAD_", 11), "session info thread_level: %s",
-          flag ? v : "(none)");
+    CHECK_TRUE(flag && !strncmp(v, "MPI_THREAD_", 11), "session info thread_level: %s",
+               flag ? v : "(none)");
     MPI_Info_free(&info);
     {
         /* A thread_level that names no level is refused, not taken as
@@ -185,34 +189,37 @@ static void errors(MPI_Session s)
         MPI_Info_set(info, "thread_level", "MPI_THREAD_ANY");
         rc = MPI_Session_init(info, MPI_ERRORS_RETURN, &s3);
         MPI_Error_class(rc, &cls);
-        CHECK(cls == MPI_ERR_INFO_VALUE && s3 == MPI_SESSION_NULL,
-              "thread_level MPI_THREAD_ANY: class %d, want MPI_ERR_INFO_VALUE (%d)", cls,
-              MPI_ERR_INFO_VALUE);
+        CHECK_ALL("thread_level MPI_THREAD_ANY: class %d, want MPI_ERR_INFO_VALUE (%d)", cls,
+                  MPI_ERR_INFO_VALUE)
+        {
+            CHECK_EQ_INT(cls, MPI_ERR_INFO_VALUE);
+            CHECK_EQ_PTR(s3, MPI_SESSION_NULL);
+        }
         MPI_Info_free(&info);
     }
     MPI_Session_create_errhandler(on_error, &e);
     MPI_Session_set_errhandler(s, e);
     MPI_Session_get_errhandler(s, &got);
-    CHECK(got == e, "get_errhandler returns the one set");
+    CHECK_EQ_PTR(got, e, "get_errhandler returns the one set");
     MPI_Errhandler_free(&got);
     MPI_Session_call_errhandler(s, MPI_ERR_OTHER);
     MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 99, &len, v);
-    CHECK(session_errors == 2, "the session's handler ran %d times, want 2", session_errors);
+    CHECK_EQ_INT(session_errors, 2, "the session's handler ran %d times, want 2", session_errors);
     MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN);
     MPI_Errhandler_free(&e);
     rc = MPI_Comm_create_from_group(MPI_GROUP_NULL, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN, NULL);
     MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_ARG, "NULL newcomm: class %d", cls);
+    CHECK_EQ_INT(cls, MPI_ERR_ARG, "NULL newcomm: class %d", cls);
 }
 
 static int report(MPI_Comm c)
 {
     int total = 0;
 
-    MPI_Reduce(&failed, &total, 1, MPI_INT, MPI_SUM, 0, c);
-    if (me == 0)
+    MPI_Reduce(&mt_failed, &total, 1, MPI_INT, MPI_SUM, 0, c);
+    if (mt_rank == 0)
         printf("t_session: %d failures\n", total);
-    return failed != 0;
+    return mt_failed != 0;
 }
 
 int main(int argc, char **argv)
@@ -226,12 +233,12 @@ int main(int argc, char **argv)
         MPI_Init(&argc, &argv);
     } else {
         MPI_Initialized(&flag);
-        CHECK(!flag, "MPI_Initialized is %d before any session", flag);
+        CHECK_TRUE(!flag, "MPI_Initialized is %d before any session", flag);
     }
     MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s);
     if (!mixed) {
         MPI_Initialized(&flag);
-        CHECK(!flag, "MPI_Initialized is %d with only a session", flag);
+        CHECK_TRUE(!flag, "MPI_Initialized is %d with only a session", flag);
     }
     c = world_from(s, "t_session.world");
     window(c);
@@ -240,10 +247,10 @@ int main(int argc, char **argv)
     if (mixed) {
         int wrank, r, cls = -1;
         MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-        CHECK(wrank == me, "world rank %d, session world rank %d", wrank, me);
+        CHECK_EQ_INT(wrank, mt_rank, "world rank %d, session world rank %d", wrank, mt_rank);
         /* A session's communicator and a world one never meet in a call. */
         MPI_Error_class(MPI_Comm_compare(c, MPI_COMM_WORLD, &r), &cls);
-        CHECK(cls == MPI_ERR_COMM, "MPI_Comm_compare of session and world: class %d", cls);
+        CHECK_EQ_INT(cls, MPI_ERR_COMM, "MPI_Comm_compare of session and world: class %d", cls);
         {
             /* Nor in MPI_Intercomm_create: each rank leads its own
              * session SELF, so each sees the error before any exchange. */
@@ -259,8 +266,11 @@ int main(int argc, char **argv)
             cls = -1;
             MPI_Error_class(MPI_Intercomm_create(self, 0, MPI_COMM_WORLD, (wrank + 1) % n, 7, &ic),
                             &cls);
-            CHECK(cls == MPI_ERR_COMM && ic == MPI_COMM_NULL,
-                  "MPI_Intercomm_create of a session and the world: class %d", cls);
+            CHECK_ALL("MPI_Intercomm_create of a session and the world: class %d", cls)
+            {
+                CHECK_EQ_INT(cls, MPI_ERR_COMM);
+                CHECK_EQ_PTR(ic, MPI_COMM_NULL);
+            }
             MPI_Comm_free(&self);
         }
         MPI_Finalize();
@@ -273,7 +283,7 @@ int main(int argc, char **argv)
     }
     MPI_Comm_free(&c);
     MPI_Session_finalize(&s);
-    CHECK(s == MPI_SESSION_NULL, "MPI_Session_finalize sets the handle to null");
+    CHECK_EQ_PTR(s, MPI_SESSION_NULL, "MPI_Session_finalize sets the handle to null");
     /* A second session once the first is gone, with two at once. */
     MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s);
     MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s2);
@@ -287,9 +297,9 @@ int main(int argc, char **argv)
         MPI_Init(&argc, &argv);
         MPI_Comm_size(MPI_COMM_WORLD, &size);
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        CHECK(size > 0, "MPI_COMM_WORLD after sessions: size %d", size);
+        CHECK_GT_LONG(size, 0, "MPI_COMM_WORLD after sessions: size %d", size);
         MPI_Finalize();
-        bad |= failed != 0;
+        bad |= mt_failed != 0;
     }
     return bad;
 }

@@ -4,7 +4,7 @@
  * names, darray, external32 bytes, reference counting and bad input. */
 #include "datatype.h"
 #include "dtref.h"
-#include "tap.h"
+#include "mpitap.h"
 
 #include <limits.h>
 #include <stddef.h>
@@ -182,8 +182,9 @@ static void tiled(void)
         free(cut);
         MPI_Type_free(&t[i]);
     }
-    ok(fails == 0, "elements that form one vector: pack and unpack at random cuts (%d failures)",
-       fails);
+    CHECK_EQ_INT(fails, 0,
+                 "elements that form one vector: pack and unpack at random cuts (%d failures)",
+                 fails);
 }
 
 static void fixed(void)
@@ -197,11 +198,27 @@ static void fixed(void)
 
     MPI_Type_vector(3, 2, 4, MPI_INT, &v);
     MPI_Type_get_extent(v, &lb, &ext);
-    ok(lb == 0 && ext == 40, "vector(3,2,4,int): lb 0 extent 40 (got %ld %ld)", (long)lb, (long)ext);
+    CHECK_ALL("vector(3,2,4,int): lb 0 extent 40 (got %ld %ld)", (long)lb, (long)ext)
+    {
+        CHECK_EQ_LONG(lb, 0);
+        CHECK_EQ_LONG(ext, 40);
+    }
     MPI_Type_get_envelope(v, &ni, &na, &nd, &comb);
-    ok(comb == MPI_COMBINER_VECTOR && ni == 3 && na == 0 && nd == 1, "vector envelope");
+    CHECK_ALL("vector envelope")
+    {
+        CHECK_EQ_INT(comb, MPI_COMBINER_VECTOR);
+        CHECK_EQ_INT(ni, 3);
+        CHECK_EQ_INT(na, 0);
+        CHECK_EQ_INT(nd, 1);
+    }
     MPI_Type_get_contents(v, 8, 4, 4, ints, aints, types);
-    ok(ints[0] == 3 && ints[1] == 2 && ints[2] == 4 && types[0] == MPI_INT, "vector contents");
+    CHECK_ALL("vector contents")
+    {
+        CHECK_EQ_INT(ints[0], 3);
+        CHECK_EQ_INT(ints[1], 2);
+        CHECK_EQ_INT(ints[2], 4);
+        CHECK_EQ_PTR(types[0], MPI_INT);
+    }
 
     {
         int bl[2] = {1, 1};
@@ -209,30 +226,50 @@ static void fixed(void)
         MPI_Datatype ts[2] = {MPI_DOUBLE, MPI_CHAR};
         MPI_Type_create_struct(2, bl, ds, ts, &s);
         MPI_Type_get_extent(s, &lb, &ext);
-        ok(ext == 16, "struct {double, char}: extent padded to 16 (got %ld)", (long)ext);
+        CHECK_EQ_LONG(ext, 16, "struct {double, char}: extent padded to 16 (got %ld)", (long)ext);
         MPI_Type_size(s, &len);
-        ok(len == 9, "struct {double, char}: size 9 (got %d)", len);
+        CHECK_EQ_INT(len, 9, "struct {double, char}: size 9 (got %d)", len);
     }
     MPI_Type_create_resized(MPI_INT, -4, 12, &r);
     MPI_Type_get_extent(r, &lb, &ext);
     MPI_Type_get_true_extent(r, &tlb, &text);
-    ok(lb == -4 && ext == 12 && tlb == 0 && text == 4, "resized int: lb -4 extent 12, true 0/4");
+    CHECK_ALL("resized int: lb -4 extent 12, true 0/4")
+    {
+        CHECK_EQ_LONG(lb, -4);
+        CHECK_EQ_LONG(ext, 12);
+        CHECK_EQ_LONG(tlb, 0);
+        CHECK_EQ_LONG(text, 4);
+    }
     {
         int bl[2] = {1, 1}, ds[2] = {-2, 3};
         MPI_Type_indexed(2, bl, ds, MPI_INT, &c);
         MPI_Type_get_true_extent(c, &tlb, &text);
-        ok(tlb == -8 && text == 24, "indexed with negative displacement: true lb -8 extent 24");
+        CHECK_ALL("indexed with negative displacement: true lb -8 extent 24")
+        {
+            CHECK_EQ_LONG(tlb, -8);
+            CHECK_EQ_LONG(text, 24);
+        }
     }
     {
         int sz[2] = {6, 8}, ss[2] = {3, 4}, st[2] = {1, 2};
         MPI_Type_create_subarray(2, sz, ss, st, MPI_ORDER_C, MPI_DOUBLE, &sub);
         MPI_Type_get_extent(sub, &lb, &ext);
         MPI_Type_get_true_extent(sub, &tlb, &text);
-        ok(lb == 0 && ext == 6 * 8 * 8 && tlb == (1 * 8 + 2) * 8 && text == (2 * 8 + 4) * 8,
-           "subarray 6x8 [1:4,2:6]: extent %ld true lb %ld true extent %ld", (long)ext, (long)tlb,
-           (long)text);
+        CHECK_ALL("subarray 6x8 [1:4,2:6]: extent %ld true lb %ld true extent %ld", (long)ext,
+                  (long)tlb, (long)text)
+        {
+            CHECK_EQ_LONG(lb, 0);
+            CHECK_EQ_LONG(ext, 6 * 8 * 8);
+            CHECK_EQ_LONG(tlb, (1 * 8 + 2) * 8);
+            CHECK_EQ_LONG(text, (2 * 8 + 4) * 8);
+        }
         MPI_Type_get_envelope(sub, &ni, &na, &nd, &comb);
-        ok(comb == MPI_COMBINER_SUBARRAY && ni == 8 && nd == 1, "subarray envelope");
+        CHECK_ALL("subarray envelope")
+        {
+            CHECK_EQ_INT(comb, MPI_COMBINER_SUBARRAY);
+            CHECK_EQ_INT(ni, 8);
+            CHECK_EQ_INT(nd, 1);
+        }
     }
     /* darray: 10 ints block over 4 processes, rank 3 holds 9; cyclic(2) rank 1 holds 2,3,6,7 */
     {
@@ -241,8 +278,12 @@ static void fixed(void)
         MPI_Type_size(d, &sz);
         MPI_Type_get_true_extent(d, &tlb, &text);
         MPI_Type_get_extent(d, &lb, &ext);
-        ok(sz == 4 && tlb == 36 && ext == 40, "darray block rank 3: one int at 9 (size %d lb %ld)",
-           sz, (long)tlb);
+        CHECK_ALL("darray block rank 3: one int at 9 (size %d lb %ld)", sz, (long)tlb)
+        {
+            CHECK_EQ_INT(sz, 4);
+            CHECK_EQ_LONG(tlb, 36);
+            CHECK_EQ_LONG(ext, 40);
+        }
         MPI_Type_free(&d);
         dist = MPI_DISTRIBUTE_CYCLIC;
         darg = 2;
@@ -253,8 +294,14 @@ static void fixed(void)
         for (int i = 0; i < 10; i++)
             in[i] = i;
         MPI_Pack(in, 1, d, out, sizeof(out), &pos, MPI_COMM_SELF);
-        ok(pos == 16 && out[0] == 2 && out[1] == 3 && out[2] == 6 && out[3] == 7,
-           "darray cyclic(2) over 2, rank 1: elements 2 3 6 7");
+        CHECK_ALL("darray cyclic(2) over 2, rank 1: elements 2 3 6 7")
+        {
+            CHECK_EQ_INT(pos, 16);
+            CHECK_EQ_INT(out[0], 2);
+            CHECK_EQ_INT(out[1], 3);
+            CHECK_EQ_INT(out[2], 6);
+            CHECK_EQ_INT(out[3], 7);
+        }
         MPI_Type_free(&d);
         int gs[2] = {4, 6}, ds2[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC},
             da[2] = {MPI_DISTRIBUTE_DFLT_DARG, 1}, ps[2] = {2, 2}, a2[24], o2[6];
@@ -265,26 +312,47 @@ static void fixed(void)
         pos = 0;
         MPI_Pack(a2, 1, d, o2, sizeof(o2), &pos, MPI_COMM_SELF);
         /* rank 3 = coords (1,1): rows 2-3, columns 1,3,5 */
-        ok(pos == 24 && o2[0] == 13 && o2[1] == 15 && o2[2] == 17 && o2[3] == 19 && o2[5] == 23,
-           "darray 4x6 block x cyclic on 2x2, rank 3");
+        CHECK_ALL("darray 4x6 block x cyclic on 2x2, rank 3")
+        {
+            CHECK_EQ_INT(pos, 24);
+            CHECK_EQ_INT(o2[0], 13);
+            CHECK_EQ_INT(o2[1], 15);
+            CHECK_EQ_INT(o2[2], 17);
+            CHECK_EQ_INT(o2[3], 19);
+            CHECK_EQ_INT(o2[5], 23);
+        }
         MPI_Type_free(&d);
     }
     MPI_Type_get_name(MPI_CHAR, name, &len);
-    ok(!strcmp(name, "MPI_CHAR") && len == 8, "MPI_CHAR is named \"MPI_CHAR\"");
+    CHECK_ALL("MPI_CHAR is named \"MPI_CHAR\"")
+    {
+        CHECK_EQ_STR(name, "MPI_CHAR");
+        CHECK_EQ_INT(len, 8);
+    }
     len = -1;
     name[0] = 0;
-    ok(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len) == MPI_SUCCESS &&
-           !strcmp(name, "MPI_DATATYPE_NULL") && len == 17,
-       "MPI_DATATYPE_NULL is named (MPI-4.1): got \"%s\" of length %d, want "
-       "\"MPI_DATATYPE_NULL\" of 17", name, len);
+    CHECK_ALL("MPI_DATATYPE_NULL is named (MPI-4.1): got \"%s\" of length %d, want "
+              "\"MPI_DATATYPE_NULL\" of 17",
+              name, len)
+    {
+        CHECK_MPI(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len));
+        CHECK_EQ_STR(name, "MPI_DATATYPE_NULL");
+        CHECK_EQ_INT(len, 17);
+    }
     MPI_Type_size(MPI_DOUBLE_INT, &len);
     MPI_Type_get_extent(MPI_DOUBLE_INT, &lb, &ext);
-    ok(len == 12 && ext == 16, "MPI_DOUBLE_INT: size 12, extent 16");
+    CHECK_ALL("MPI_DOUBLE_INT: size 12, extent 16")
+    {
+        CHECK_EQ_INT(len, 12);
+        CHECK_EQ_LONG(ext, 16);
+    }
     MPI_Type_get_name(MPI_DOUBLE_INT, name, &len);
-    ok(!strcmp(name, "MPI_DOUBLE_INT"), "MPI_DOUBLE_INT is named");
+    CHECK_EQ_STR(name, "MPI_DOUBLE_INT", "MPI_DOUBLE_INT is named");
     MPI_Type_get_name(MPI_C_FLOAT_COMPLEX, name, &len);
-    ok(!strcmp(name, "MPI_C_COMPLEX"), "the MPI_C_COMPLEX/MPI_C_FLOAT_COMPLEX handle is named "
-       "MPI_C_COMPLEX (got %s)", name);
+    CHECK_EQ_STR(name, "MPI_C_COMPLEX",
+                 "the MPI_C_COMPLEX/MPI_C_FLOAT_COMPLEX handle is named "
+                 "MPI_C_COMPLEX (got %s)",
+                 name);
     /* A pair type is two basic elements, as the struct the standard defines
      * it to be (MPICH test datatype/get_elements_pairtype). */
     {
@@ -297,14 +365,25 @@ static void fixed(void)
         MPI_Type_commit(&st4);
         MPI_Sendrecv(&src, 1, st4, 0, 5, dst, 2, MPI_DOUBLE_INT, 0, 5, MPI_COMM_SELF, &stat);
         MPI_Get_elements(&stat, MPI_DOUBLE_INT, &n);
-        ok(n == 4 && dst[0].c == 3.5 && dst[0].d == 4, "2 MPI_DOUBLE_INT received: 4 elements "
-           "(got %d)", n);
+        CHECK_ALL("2 MPI_DOUBLE_INT received: 4 elements "
+                  "(got %d)",
+                  n)
+        {
+            CHECK_EQ_INT(n, 4);
+            CHECK_TRUE(dst[0].c == 3.5);
+            CHECK_EQ_INT(dst[0].d, 4);
+        }
         MPI_Status_set_elements(&stat, MPI_DOUBLE_INT, 3);
         MPI_Get_elements(&stat, MPI_DOUBLE_INT, &n);
         int cnt = 0;
         MPI_Get_count(&stat, MPI_DOUBLE_INT, &cnt);
-        ok(n == 3 && cnt == MPI_UNDEFINED, "set_elements(MPI_DOUBLE_INT, 3): 3 elements, count "
-           "undefined (got %d %d)", n, cnt);
+        CHECK_ALL("set_elements(MPI_DOUBLE_INT, 3): 3 elements, count "
+                  "undefined (got %d %d)",
+                  n, cnt)
+        {
+            CHECK_EQ_INT(n, 3);
+            CHECK_EQ_INT(cnt, MPI_UNDEFINED);
+        }
         /* 32 bytes are 5 whole elements of 4 MPI_DOUBLE_INT (12 bytes each
          * pair); 33 end inside the sixth: undefined, as for a basic type. */
         {
@@ -329,13 +408,24 @@ static void fixed(void)
         int rc = MPI_Status_c2f(&stat, f) | MPI_Status_f2f08(f, &f08) | MPI_Status_f082f(&f08, g) |
                  MPI_Status_f2c(g, &back);
         MPI_Get_count(&back, MPI_DOUBLE_INT, &cnt);
-        ok(rc == MPI_SUCCESS && f[MPI_F_SOURCE] == 0 && f[MPI_F_TAG] == 5 && f08.MPI_TAG == 5 &&
-               back.MPI_SOURCE == 0 && back.MPI_TAG == 5 && back.MPI_ERROR == stat.MPI_ERROR &&
-               cnt == 2,
-           "status to Fortran, Fortran 2008, Fortran and back: source %d tag %d count %d",
-           back.MPI_SOURCE, back.MPI_TAG, cnt);
+        CHECK_ALL("status to Fortran, Fortran 2008, Fortran and back: source %d tag %d count %d",
+                  back.MPI_SOURCE, back.MPI_TAG, cnt)
+        {
+            CHECK_MPI(rc);
+            CHECK_EQ_INT(f[MPI_F_SOURCE], 0);
+            CHECK_EQ_INT(f[MPI_F_TAG], 5);
+            CHECK_EQ_INT(f08.MPI_TAG, 5);
+            CHECK_EQ_INT(back.MPI_SOURCE, 0);
+            CHECK_EQ_INT(back.MPI_TAG, 5);
+            CHECK_EQ_INT(back.MPI_ERROR, stat.MPI_ERROR);
+            CHECK_EQ_INT(cnt, 2);
+        }
         rc = MPI_Status_c2f08(&stat, &f08) | MPI_Status_f082c(&f08, &back);
-        ok(rc == MPI_SUCCESS && back.MPI_TAG == 5, "status to Fortran 2008 and back");
+        CHECK_ALL("status to Fortran 2008 and back")
+        {
+            CHECK_MPI(rc);
+            CHECK_EQ_INT(back.MPI_TAG, 5);
+        }
         MPI_Type_free(&st4);
     }
     /* Vectors and contiguous types of huge counts build at once (MPICH
@@ -349,18 +439,28 @@ static void fixed(void)
         MPI_Type_vector(INT_MAX / 2, 1, 3, four, &vbig);
         MPI_Type_contiguous_c(5033164800, MPI_CHAR, &cbig);
         t0 = MPI_Wtime() - t0;
-        ok(t0 < 5, "contiguous(INT_MAX), vector(INT_MAX/2) and contiguous_c(5e9) take %.3f s", t0);
+        CHECK_TRUE(t0 < 5,
+                   "contiguous(INT_MAX), vector(INT_MAX/2) and contiguous_c(5e9) take %.3f s", t0);
         MPI_Type_size_x(big, &sz);
         MPI_Type_get_extent_x(big, &lbx, &extx);
-        ok(sz == INT_MAX && lbx == 0 && extx == INT_MAX && rt_dt_get(big)->nsegs == 1,
-           "contiguous(INT_MAX, char): one run");
+        CHECK_ALL("contiguous(INT_MAX, char): one run")
+        {
+            CHECK_EQ_LONG(sz, INT_MAX);
+            CHECK_EQ_LONG(lbx, 0);
+            CHECK_EQ_LONG(extx, INT_MAX);
+            CHECK_EQ_LONG(rt_dt_get(big)->nsegs, 1);
+        }
         MPI_Type_size_x(vbig, &sz);
         MPI_Type_get_true_extent_x(vbig, &lbx, &extx);
-        ok(sz == 16LL * (INT_MAX / 2) && lbx == 0 &&
-               extx == 48LL * (INT_MAX / 2 - 1) + 16 && rt_dt_get(vbig)->nsegs == 1,
-           "vector(INT_MAX/2, 1, 3, 4 ints): size, true extent, one strided segment");
+        CHECK_ALL("vector(INT_MAX/2, 1, 3, 4 ints): size, true extent, one strided segment")
+        {
+            CHECK_EQ_LONG(sz, 16LL * (INT_MAX / 2));
+            CHECK_EQ_LONG(lbx, 0);
+            CHECK_EQ_LONG(extx, 48LL * (INT_MAX / 2 - 1) + 16);
+            CHECK_EQ_LONG(rt_dt_get(vbig)->nsegs, 1);
+        }
         MPI_Type_size_x(cbig, &sz);
-        ok(sz == 5033164800, "contiguous_c(5033164800, char) size");
+        CHECK_EQ_LONG(sz, 5033164800, "contiguous_c(5033164800, char) size");
         MPI_Type_free(&big), MPI_Type_free(&four), MPI_Type_free(&vbig), MPI_Type_free(&cbig);
     }
     /* A vector with a negative stride keeps type-map order. */
@@ -371,25 +471,39 @@ static void fixed(void)
         MPI_Type_commit(&nv);
         MPI_Type_get_extent(nv, &lb, &ext);
         MPI_Pack(in + 6, 1, nv, out, sizeof(out), &pos, MPI_COMM_SELF);
-        ok(lb == -24 && ext == 32 && pos == 24 && out[0] == 6 && out[1] == 7 && out[2] == 3 &&
-               out[4] == 0 && out[5] == 1,
-           "vector(3, 2, -3, int): lb -24, extent 32, packs 6 7 3 4 0 1");
+        CHECK_ALL("vector(3, 2, -3, int): lb -24, extent 32, packs 6 7 3 4 0 1")
+        {
+            CHECK_EQ_LONG(lb, -24);
+            CHECK_EQ_LONG(ext, 32);
+            CHECK_EQ_INT(pos, 24);
+            CHECK_EQ_INT(out[0], 6);
+            CHECK_EQ_INT(out[1], 7);
+            CHECK_EQ_INT(out[2], 3);
+            CHECK_EQ_INT(out[4], 0);
+            CHECK_EQ_INT(out[5], 1);
+        }
         MPI_Type_free(&nv);
     }
     MPI_Type_set_name(v, "my vector");
     MPI_Type_get_name(v, name, &len);
-    ok(!strcmp(name, "my vector"), "set_name/get_name on a derived type");
+    CHECK_EQ_STR(name, "my vector", "set_name/get_name on a derived type");
     {
         MPI_Datatype m;
         MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &m);
-        ok(m == MPI_REAL8, "match_size(REAL, 8) is MPI_REAL8");
+        CHECK_EQ_PTR(m, MPI_REAL8, "match_size(REAL, 8) is MPI_REAL8");
         MPI_Type_create_f90_integer(9, &m);
         MPI_Type_size(m, &len);
         MPI_Type_get_envelope(m, &ni, &na, &nd, &comb);
         MPI_Type_get_contents(m, 8, 4, 4, ints, aints, types);
-        ok(len == 4 && comb == MPI_COMBINER_F90_INTEGER && ni == 1 && na == 0 && nd == 0 &&
-               ints[0] == 9,
-           "f90_integer(9): 4 bytes, envelope F90_INTEGER (r)");
+        CHECK_ALL("f90_integer(9): 4 bytes, envelope F90_INTEGER (r)")
+        {
+            CHECK_EQ_INT(len, 4);
+            CHECK_EQ_INT(comb, MPI_COMBINER_F90_INTEGER);
+            CHECK_EQ_INT(ni, 1);
+            CHECK_EQ_INT(na, 0);
+            CHECK_EQ_INT(nd, 0);
+            CHECK_EQ_INT(ints[0], 9);
+        }
         /* MPICH test datatype/createf90types: the envelope records the call,
          * the type communicates and reduces, and stays (cannot be freed). */
         {
@@ -398,30 +512,47 @@ static void fixed(void)
             MPI_Type_create_f90_real(7, MPI_UNDEFINED, &f);
             MPI_Type_get_envelope(f, &ni, &na, &nd, &comb);
             MPI_Type_get_contents(f, 8, 4, 4, ints, aints, types);
-            ok(comb == MPI_COMBINER_F90_REAL && ni == 2 && nd == 0 && ints[0] == 7 &&
-                   ints[1] == MPI_UNDEFINED,
-               "f90_real(7, MPI_UNDEFINED): envelope F90_REAL (p, r)");
+            CHECK_ALL("f90_real(7, MPI_UNDEFINED): envelope F90_REAL (p, r)")
+            {
+                CHECK_EQ_INT(comb, MPI_COMBINER_F90_REAL);
+                CHECK_EQ_INT(ni, 2);
+                CHECK_EQ_INT(nd, 0);
+                CHECK_EQ_INT(ints[0], 7);
+                CHECK_EQ_INT(ints[1], MPI_UNDEFINED);
+            }
             MPI_Type_size(f, &len);
             int e = MPI_Reduce_local(&a, &b, 1, f, MPI_SUM);
-            ok(len == 8 && !e && b == 3.5, "f90_real(7, undefined) is 8 bytes and reduces");
+            CHECK_ALL("f90_real(7, undefined) is 8 bytes and reduces")
+            {
+                CHECK_EQ_INT(len, 8);
+                CHECK_TRUE(!e);
+                CHECK_TRUE(b == 3.5);
+            }
             MPI_Type_create_f90_real(7, MPI_UNDEFINED, &f2);
             MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-            ok(f2 == f && MPI_Type_free(&f2) == MPI_ERR_TYPE,
-               "the same (p, r) gives the same type, which cannot be freed");
+            CHECK_ALL("the same (p, r) gives the same type, which cannot be freed")
+            {
+                CHECK_EQ_PTR(f2, f);
+                CHECK_EQ_INT(MPI_Type_free(&f2), MPI_ERR_TYPE);
+            }
             MPI_Type_create_f90_complex(3, 10, &f);
             MPI_Type_get_envelope(f, &ni, &na, &nd, &comb);
             MPI_Type_size(f, &len);
-            ok(comb == MPI_COMBINER_F90_COMPLEX && len == 8, "f90_complex(3, 10): 8 bytes");
+            CHECK_ALL("f90_complex(3, 10): 8 bytes")
+            {
+                CHECK_EQ_INT(comb, MPI_COMBINER_F90_COMPLEX);
+                CHECK_EQ_INT(len, 8);
+            }
         }
         MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &m);
-        ok(m == MPI_DOUBLE_INT, "value_index(double, int) is MPI_DOUBLE_INT");
+        CHECK_EQ_PTR(m, MPI_DOUBLE_INT, "value_index(double, int) is MPI_DOUBLE_INT");
     }
     {
         MPI_Aint a1, a2;
         double x[2];
         MPI_Get_address(&x[0], &a1);
         MPI_Get_address(&x[1], &a2);
-        ok(MPI_Aint_diff(a2, a1) == 8, "Get_address and Aint_diff");
+        CHECK_EQ_LONG(MPI_Aint_diff(a2, a1), 8, "Get_address and Aint_diff");
     }
     {
         MPI_Status st;
@@ -432,15 +563,20 @@ static void fixed(void)
         MPI_Status_get_source(&st, &a);
         MPI_Status_get_tag(&st, &b);
         MPI_Status_get_error(&st, &c);
-        ok(a == 3 && b == 44 && c == MPI_ERR_TRUNCATE, "Status_set/get_source, _tag, _error");
+        CHECK_ALL("Status_set/get_source, _tag, _error")
+        {
+            CHECK_EQ_INT(a, 3);
+            CHECK_EQ_INT(b, 44);
+            CHECK_EQ_INT(c, MPI_ERR_TRUNCATE);
+        }
     }
     /* Contiguous derived types are flagged to go without packing. */
     {
         MPI_Datatype cc;
         MPI_Type_contiguous(5, MPI_DOUBLE, &cc);
-        ok(rt_dt_contig(rt_dt_get(cc), 3), "contiguous(5, double) is contiguous");
-        ok(!rt_dt_contig(rt_dt_get(v), 1), "vector(3,2,4) is not");
-        ok(rt_dt_get(sub)->nsegs == 1, "2-D subarray flattens to one strided segment");
+        CHECK_TRUE(rt_dt_contig(rt_dt_get(cc), 3), "contiguous(5, double) is contiguous");
+        CHECK_TRUE(!rt_dt_contig(rt_dt_get(v), 1), "vector(3,2,4) is not");
+        CHECK_EQ_LONG(rt_dt_get(sub)->nsegs, 1, "2-D subarray flattens to one strided segment");
         MPI_Type_free(&cc);
     }
     /* external32 bytes. */
@@ -452,32 +588,61 @@ static void fixed(void)
         unsigned char o[16];
         MPI_Aint pos = 0, sz;
         MPI_Pack_external("external32", &i1, 1, MPI_INT, o, 16, &pos);
-        ok(pos == 4 && o[0] == 0 && o[3] == 1, "external32 int 1 is 00 00 00 01");
+        CHECK_ALL("external32 int 1 is 00 00 00 01")
+        {
+            CHECK_EQ_LONG(pos, 4);
+            CHECK_EQ_INT(o[0], 0);
+            CHECK_EQ_INT(o[3], 1);
+        }
         pos = 0;
         MPI_Pack_external("external32", &d1, 1, MPI_DOUBLE, o, 16, &pos);
-        ok(pos == 8 && o[0] == 0x3f && o[1] == 0xf0 && o[7] == 0, "external32 double 1.0");
+        CHECK_ALL("external32 double 1.0")
+        {
+            CHECK_EQ_LONG(pos, 8);
+            CHECK_EQ_INT(o[0], 0x3f);
+            CHECK_EQ_INT(o[1], 0xf0);
+            CHECK_EQ_INT(o[7], 0);
+        }
         pos = 0;
         MPI_Pack_external_size("external32", 1, MPI_LONG, &sz);
         MPI_Pack_external("external32", &l1, 1, MPI_LONG, o, 16, &pos);
-        ok(sz == 4 && pos == 4 && o[0] == 0xff && o[3] == 0xfe, "external32 long is 4 bytes");
+        CHECK_ALL("external32 long is 4 bytes")
+        {
+            CHECK_EQ_LONG(sz, 4);
+            CHECK_EQ_LONG(pos, 4);
+            CHECK_EQ_INT(o[0], 0xff);
+            CHECK_EQ_INT(o[3], 0xfe);
+        }
         long back = 0;
         MPI_Aint up = 0;
         MPI_Unpack_external("external32", o, 4, &up, &back, 1, MPI_LONG);
-        ok(back == -2, "external32 long -2 comes back sign-extended");
+        CHECK_EQ_LONG(back, -2, "external32 long -2 comes back sign-extended");
         pos = 0;
         MPI_Pack_external("external32", &ld, 1, MPI_LONG_DOUBLE, o, 16, &pos);
-        ok(pos == 16 && o[0] == 0x3f && o[1] == 0xff && o[2] == 0 && o[15] == 0,
-           "external32 long double 1.0 is binary128");
+        CHECK_ALL("external32 long double 1.0 is binary128")
+        {
+            CHECK_EQ_LONG(pos, 16);
+            CHECK_EQ_INT(o[0], 0x3f);
+            CHECK_EQ_INT(o[1], 0xff);
+            CHECK_EQ_INT(o[2], 0);
+            CHECK_EQ_INT(o[15], 0);
+        }
         long double ldb = 0;
         up = 0;
         MPI_Unpack_external("external32", o, 16, &up, &ldb, 1, MPI_LONG_DOUBLE);
-        ok(ldb == 1.0L, "external32 long double round trip");
+        CHECK_TRUE(ldb == 1.0L, "external32 long double round trip");
         struct { double v; int i; } di = {2.5, 7}, dib = {0, 0};
         pos = up = 0;
         MPI_Pack_external_size("external32", 1, MPI_DOUBLE_INT, &sz);
         MPI_Pack_external("external32", &di, 1, MPI_DOUBLE_INT, o, 16, &pos);
         MPI_Unpack_external("external32", o, 16, &up, &dib, 1, MPI_DOUBLE_INT);
-        ok(sz == 12 && pos == 12 && dib.v == 2.5 && dib.i == 7, "external32 MPI_DOUBLE_INT: 12 bytes");
+        CHECK_ALL("external32 MPI_DOUBLE_INT: 12 bytes")
+        {
+            CHECK_EQ_LONG(sz, 12);
+            CHECK_EQ_LONG(pos, 12);
+            CHECK_TRUE(dib.v == 2.5);
+            CHECK_EQ_INT(dib.i, 7);
+        }
     }
     /* References: a type freed while a derived type and a request use it. */
     {
@@ -495,9 +660,15 @@ static void fixed(void)
         MPI_Type_free(&outer);
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
         /* vector(2,1,2) has extent 3 ints: elements 0, 2, 3, 5 */
-        ok(dst[0] == 100 && dst[2] == 102 && dst[3] == 103 && dst[5] == 105 && dst[1] == 0 &&
-               dst[4] == 0,
-           "types freed while in use by a derived type and by requests stay alive");
+        CHECK_ALL("types freed while in use by a derived type and by requests stay alive")
+        {
+            CHECK_EQ_INT(dst[0], 100);
+            CHECK_EQ_INT(dst[2], 102);
+            CHECK_EQ_INT(dst[3], 103);
+            CHECK_EQ_INT(dst[5], 105);
+            CHECK_EQ_INT(dst[1], 0);
+            CHECK_EQ_INT(dst[4], 0);
+        }
     }
     /* MPI_BOTTOM with absolute addresses. */
     {
@@ -515,7 +686,11 @@ static void fixed(void)
         MPI_Type_commit(&ra);
         MPI_Sendrecv(MPI_BOTTOM, 1, sa, 0, 4, MPI_BOTTOM, 1, ra, 0, 4, MPI_COMM_SELF,
                      MPI_STATUS_IGNORE);
-        ok(y == 11 && w == 2.5, "MPI_BOTTOM with absolute addresses");
+        CHECK_ALL("MPI_BOTTOM with absolute addresses")
+        {
+            CHECK_EQ_INT(y, 11);
+            CHECK_TRUE(w == 2.5);
+        }
         MPI_Type_free(&sa);
         MPI_Type_free(&ra);
     }
@@ -525,7 +700,7 @@ static void fixed(void)
         MPI_Type_contiguous(2, v, &outer);
         MPI_Type_get_contents(outer, 1, 0, 1, ints, aints, got);
         MPI_Type_get_envelope(got[0], &ni, &na, &nd, &comb);
-        ok(comb == MPI_COMBINER_VECTOR, "get_contents returns the vector");
+        CHECK_EQ_INT(comb, MPI_COMBINER_VECTOR, "get_contents returns the vector");
         MPI_Type_free(&got[0]);
         MPI_Type_free(&outer);
     }
@@ -536,7 +711,12 @@ static void fixed(void)
         MPI_Type_contiguous(3, MPI_DOUBLE, &c3);
         MPI_Type_commit(&c3);
         int err = MPI_Allreduce(a, b, 2, c3, MPI_SUM, MPI_COMM_SELF);
-        ok(!err && b[0] == 1 && b[5] == 6, "Allreduce MPI_SUM on contiguous(3, double)");
+        CHECK_ALL("Allreduce MPI_SUM on contiguous(3, double)")
+        {
+            CHECK_TRUE(!err);
+            CHECK_TRUE(b[0] == 1);
+            CHECK_TRUE(b[5] == 6);
+        }
         MPI_Type_free(&c3);
     }
     MPI_Type_free(&v);
@@ -554,46 +734,48 @@ static void bad_input(void)
 
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    ok(MPI_Type_contiguous(-1, MPI_INT, &t) == MPI_ERR_COUNT, "negative count: MPI_ERR_COUNT");
+    CHECK_EQ_INT(MPI_Type_contiguous(-1, MPI_INT, &t), MPI_ERR_COUNT,
+                 "negative count: MPI_ERR_COUNT");
     MPI_Fint fs[MPI_F_STATUS_SIZE];
-    ok(MPI_Status_c2f(MPI_STATUS_IGNORE, fs) == MPI_ERR_ARG,
-       "MPI_Status_c2f of MPI_STATUS_IGNORE: MPI_ERR_ARG");
-    ok(MPI_Type_vector(2, 1, 1, MPI_DATATYPE_NULL, &t) == MPI_ERR_TYPE,
-       "MPI_DATATYPE_NULL oldtype: MPI_ERR_TYPE");
-    ok(MPI_Type_free(&pre) == MPI_ERR_TYPE, "freeing a predefined type: MPI_ERR_TYPE");
+    CHECK_EQ_INT(MPI_Status_c2f(MPI_STATUS_IGNORE, fs), MPI_ERR_ARG,
+                 "MPI_Status_c2f of MPI_STATUS_IGNORE: MPI_ERR_ARG");
+    CHECK_EQ_INT(MPI_Type_vector(2, 1, 1, MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE,
+                 "MPI_DATATYPE_NULL oldtype: MPI_ERR_TYPE");
+    CHECK_EQ_INT(MPI_Type_free(&pre), MPI_ERR_TYPE, "freeing a predefined type: MPI_ERR_TYPE");
     MPI_Type_contiguous(2, MPI_INT, &u);
     e = MPI_Send(buf, 1, u, 0, 1, MPI_COMM_SELF);
-    ok(e == MPI_ERR_TYPE, "sending with an uncommitted type: MPI_ERR_TYPE");
+    CHECK_EQ_INT(e, MPI_ERR_TYPE, "sending with an uncommitted type: MPI_ERR_TYPE");
     e = MPI_Pack(buf, 1, u, out, 4, &pos, MPI_COMM_SELF);
-    ok(e == MPI_ERR_TYPE, "packing an uncommitted type: MPI_ERR_TYPE");
+    CHECK_EQ_INT(e, MPI_ERR_TYPE, "packing an uncommitted type: MPI_ERR_TYPE");
     MPI_Type_commit(&u);
     pos = 0;
-    ok(MPI_Pack(buf, 1, u, out, 4, &pos, MPI_COMM_SELF) == MPI_ERR_TRUNCATE,
-       "packing 8 bytes into 4: MPI_ERR_TRUNCATE");
+    CHECK_EQ_INT(MPI_Pack(buf, 1, u, out, 4, &pos, MPI_COMM_SELF), MPI_ERR_TRUNCATE,
+                 "packing 8 bytes into 4: MPI_ERR_TRUNCATE");
     {
         MPI_Aint p = 0;
-        ok(MPI_Pack_external("native", buf, 1, u, out, 4, &p) == MPI_ERR_UNSUPPORTED_DATAREP,
-           "datarep \"native\": MPI_ERR_UNSUPPORTED_DATAREP");
+        CHECK_EQ_INT(MPI_Pack_external("native", buf, 1, u, out, 4, &p),
+                     MPI_ERR_UNSUPPORTED_DATAREP,
+                     "datarep \"native\": MPI_ERR_UNSUPPORTED_DATAREP");
     }
     {
         int ints[1];
-        ok(MPI_Type_get_contents(MPI_INT, 1, 0, 0, ints, NULL, NULL) == MPI_ERR_ARG,
-           "get_contents of a predefined type: MPI_ERR_ARG");
+        CHECK_EQ_INT(MPI_Type_get_contents(MPI_INT, 1, 0, 0, ints, NULL, NULL), MPI_ERR_ARG,
+                     "get_contents of a predefined type: MPI_ERR_ARG");
     }
     {
         int bl[1] = {-1}, ds[1] = {0};
-        ok(MPI_Type_indexed(1, bl, ds, MPI_INT, &t) == MPI_ERR_ARG,
-           "negative blocklength: MPI_ERR_ARG");
+        CHECK_EQ_INT(MPI_Type_indexed(1, bl, ds, MPI_INT, &t), MPI_ERR_ARG,
+                     "negative blocklength: MPI_ERR_ARG");
     }
     {
         int sz = 4, ss = 5, st = 0;
-        ok(MPI_Type_create_subarray(1, &sz, &ss, &st, MPI_ORDER_C, MPI_INT, &t) == MPI_ERR_ARG,
-           "subarray larger than the array: MPI_ERR_ARG");
+        CHECK_EQ_INT(MPI_Type_create_subarray(1, &sz, &ss, &st, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG, "subarray larger than the array: MPI_ERR_ARG");
     }
     MPI_Datatype stale = u;
     MPI_Type_free(&u);
-    ok(u == MPI_DATATYPE_NULL, "MPI_Type_free sets the handle to MPI_DATATYPE_NULL");
-    ok(MPI_Type_commit(&stale) == MPI_ERR_TYPE, "a freed type: MPI_ERR_TYPE");
+    CHECK_EQ_PTR(u, MPI_DATATYPE_NULL, "MPI_Type_free sets the handle to MPI_DATATYPE_NULL");
+    CHECK_EQ_INT(MPI_Type_commit(&stale), MPI_ERR_TYPE, "a freed type: MPI_ERR_TYPE");
 }
 
 int main(int argc, char **argv)
@@ -603,8 +785,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     for (int i = 0; i < n; i++)
         fails += one_type(1000u + (unsigned)i);
-    ok(fails == 0, "%d random nested types: pack, cut pack/unpack, unpack, external32, "
-       "Get_elements (%d failures)", n, fails);
+    CHECK_EQ_INT(fails, 0,
+                 "%d random nested types: pack, cut pack/unpack, unpack, external32, "
+                 "Get_elements (%d failures)",
+                 n, fails);
     fixed();
     tiled();
     bad_input();

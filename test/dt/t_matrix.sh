@@ -1,4 +1,5 @@
 #!/bin/sh
+# timeout: 3600 (the harness's limit: a whole matrix; each run judges its own progress)
 # Runs every line of matrix.txt (program, rank count, environment) through
 # our mpirun; each run is one TAP test, its output shown on failure.
 . "$top_srcdir/test/tap.sh"

@@ -64,7 +64,7 @@ static void one(unsigned iter)
         MPI_Irecv(rbytes, (int)n, MPI_BYTE, from, 3, MPI_COMM_WORLD, &rq[0]);
         MPI_Isend(src, count, t, to, 3, MPI_COMM_WORLD, &rq[1]);
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-        mt_check(!memcmp(rbytes, fpacked, n), "iter %u: type sent, bytes received differ", iter);
+        CHECK_EQ_MEM(rbytes, fpacked, n, "iter %u: type sent, bytes received differ", iter);
         break;
     default: /* bytes out, type in */
         MPI_Irecv(dst, count, t, from, 4, MPI_COMM_WORLD, &rq[0]);
@@ -77,13 +77,13 @@ static void one(unsigned iter)
         for (size_t i = 0; i < span && !bad; i++)
             if (rmem[i] != emem[i])
                 bad = i + 1;
-        mt_check(!bad, "iter %u mode %d count %d size %d: byte %zu of %zu differs", iter, mode,
-                 count, size, bad - 1, span);
+        CHECK_TRUE(!bad, "iter %u mode %d count %d size %d: byte %zu of %zu differs", iter, mode,
+                   count, size, bad - 1, span);
     }
     if (mode == 0) {
         int c;
         MPI_Get_count(&st, t, &c);
-        mt_check(c == count, "iter %u: Get_count %d, expected %d", iter, c, count);
+        CHECK_EQ_INT(c, count, "iter %u: Get_count %d, expected %d", iter, c, count);
     }
     free(packed), free(fpacked), free(rbytes);
     free(smem), free(rmem), free(emem), free(fmem);
@@ -106,7 +106,7 @@ static void collectives(void)
         for (int i = 0; i < 3 * k && !bad; i++)
             if (a[i] != (i % 3 == 0 || mt_rank == 0 ? i : -1))
                 bad = i + 1;
-        mt_check(!bad, "Bcast of vector: element %d wrong", bad - 1);
+        CHECK_TRUE(!bad, "Bcast of vector: element %d wrong", bad - 1);
         MPI_Type_free(&v);
         free(a);
     }
@@ -127,7 +127,7 @@ static void collectives(void)
             for (int j = 0; j < k && !bad; j++)
                 if (b[s * k + j] != s * 1000000 + mt_rank * 10000 + 2 * j)
                     bad = s * k + j + 1;
-        mt_check(!bad, "Alltoall with vector send type: element %d wrong", bad - 1);
+        CHECK_TRUE(!bad, "Alltoall with vector send type: element %d wrong", bad - 1);
         MPI_Type_free(&v);
         MPI_Type_free(&vr);
         free(a), free(b);
@@ -145,8 +145,8 @@ static void collectives(void)
         for (int i = 0; i < 3 * count && !bad; i++)
             if (b[i] != base + (double)mt_size * i)
                 bad = i + 1;
-        mt_check(!err && !bad, "Allreduce on contiguous(3, double) x %d: err %d element %d", count,
-                 err, bad - 1);
+        CHECK_TRUE(!err && !bad, "Allreduce on contiguous(3, double) x %d: err %d element %d",
+                   count, err, bad - 1);
         MPI_Type_free(&c3);
         free(a), free(b);
     }
@@ -164,7 +164,7 @@ static void collectives(void)
         for (int i = 0; i < 2 * k && !bad; i++)
             if (b[i] != (i % 2 ? -5 : base + (double)mt_size * i))
                 bad = i + 1;
-        mt_check(!err && !bad, "Allreduce on vector of doubles: err %d element %d", err, bad - 1);
+        CHECK_TRUE(!err && !bad, "Allreduce on vector of doubles: err %d element %d", err, bad - 1);
         MPI_Type_free(&v);
         free(a), free(b);
     }

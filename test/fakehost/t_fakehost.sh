@@ -1,4 +1,5 @@
 #!/bin/sh
+# timeout: 1800 (the harness's limit: several jobs over simulated hosts)
 # The fake-host tooling: hosts come up with their addresses, reach each
 # other and nothing else, and always go away (also when the test using
 # them fails).

@@ -22,34 +22,63 @@ int main(int argc, char **argv)
     else
         fclose(stdout); /* one TAP stream: rank 0 speaks for the job */
 
-    ok(provided == MPI_THREAD_FUNNELED, "provided FUNNELED as asked (%d)", provided);
+    CHECK_EQ_INT(provided, MPI_THREAD_FUNNELED, "provided FUNNELED as asked (%d)", provided);
     MPI_Query_thread(&v);
-    ok(v == provided, "MPI_Query_thread agrees");
+    CHECK_EQ_INT(v, provided, "MPI_Query_thread agrees");
     MPI_Is_thread_main(&flag);
-    ok(flag, "main thread is the main thread");
+    CHECK_TRUE(flag, "main thread is the main thread");
     MPI_Initialized(&flag);
-    ok(flag, "MPI_Initialized after init");
+    CHECK_TRUE(flag, "MPI_Initialized after init");
     MPI_Get_version(&v, &sv);
-    ok(v == 4 && sv == 1, "version %d.%d", v, sv);
+    CHECK_ALL("version %d.%d", v, sv)
+    {
+        CHECK_EQ_INT(v, 4);
+        CHECK_EQ_INT(sv, 1);
+    }
     MPI_Get_library_version(lib, &len);
-    ok(!strncmp(lib, "rdmpi", 5) && len == (int)strlen(lib), "library version: %s", lib);
+    CHECK_ALL("library version: %s", lib)
+    {
+        CHECK_TRUE(!strncmp(lib, "rdmpi", 5));
+        CHECK_EQ_INT(len, (int)strlen(lib));
+    }
     MPI_Get_processor_name(host, &len);
-    ok(len > 0 && len == (int)strlen(host), "processor name %s", host);
+    CHECK_ALL("processor name %s", host)
+    {
+        CHECK_GT_LONG(len, 0);
+        CHECK_EQ_INT(len, (int)strlen(host));
+    }
     t0 = MPI_Wtime();
     usleep(20000);
     t1 = MPI_Wtime();
-    ok(t1 - t0 >= 0.019 && t1 - t0 < 5, "MPI_Wtime advances (%.4f s)", t1 - t0);
-    ok(MPI_Wtick() > 0 && MPI_Wtick() < 1e-3, "MPI_Wtick %g", MPI_Wtick());
-    ok(size >= 1 && rank >= 0 && rank < size, "rank %d of %d", rank, size);
+    CHECK_ALL("MPI_Wtime advances (%.4f s)", t1 - t0)
+    {
+        CHECK_TRUE(t1 - t0 >= 0.019);
+        CHECK_TRUE(t1 - t0 < 5);
+    }
+    CHECK_ALL("MPI_Wtick %g", MPI_Wtick())
+    {
+        CHECK_TRUE(MPI_Wtick() > 0);
+        CHECK_TRUE(MPI_Wtick() < 1e-3);
+    }
+    CHECK_ALL("rank %d of %d", rank, size)
+    {
+        CHECK_GE_LONG(size, 1);
+        CHECK_GE_LONG(rank, 0);
+        CHECK_LT_LONG(rank, size);
+    }
     MPI_Comm_size(MPI_COMM_SELF, &v);
     MPI_Comm_rank(MPI_COMM_SELF, &sv);
-    ok(v == 1 && sv == 0, "MPI_COMM_SELF is 1 rank");
+    CHECK_ALL("MPI_COMM_SELF is 1 rank")
+    {
+        CHECK_EQ_INT(v, 1);
+        CHECK_EQ_INT(sv, 0);
+    }
     MPI_Finalized(&flag);
-    ok(!flag, "not finalized yet");
+    CHECK_TRUE(!flag, "not finalized yet");
     MPI_Finalize();
     MPI_Finalized(&flag);
-    ok(flag, "MPI_Finalized after finalize");
+    CHECK_TRUE(flag, "MPI_Finalized after finalize");
     MPI_Initialized(&flag);
-    ok(flag, "MPI_Initialized stays true after finalize");
+    CHECK_TRUE(flag, "MPI_Initialized stays true after finalize");
     return tap_failed != 0;
 }

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../tap.h"
+#include "../mpitap.h"
 
 static int find_cvar(const char *name, MPI_T_cvar_handle *h, int *count)
 {
@@ -43,38 +43,65 @@ static void before_init(void)
     MPI_Datatype dt;
     MPI_T_enum en;
 
-    ok(MPI_T_cvar_get_num(&n) == MPI_T_ERR_NOT_INITIALIZED, "cvar_get_num before MPI_T_init_thread");
-    ok(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS &&
-           provided == MPI_THREAD_SINGLE, "MPI_T_init_thread before MPI_Init");
-    ok(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) == MPI_SUCCESS &&
-           provided == MPI_THREAD_MULTIPLE, "nested MPI_T_init_thread, MULTIPLE provided");
-    ok(MPI_T_finalize() == MPI_SUCCESS, "inner MPI_T_finalize");
-    ok(MPI_T_cvar_get_num(&n) == MPI_SUCCESS && n > 30, "%d control variables", n);
+    CHECK_EQ_INT(MPI_T_cvar_get_num(&n), MPI_T_ERR_NOT_INITIALIZED,
+                 "cvar_get_num before MPI_T_init_thread");
+    CHECK_ALL("MPI_T_init_thread before MPI_Init")
+    {
+        CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+        CHECK_EQ_INT(provided, MPI_THREAD_SINGLE);
+    }
+    CHECK_ALL("nested MPI_T_init_thread, MULTIPLE provided")
+    {
+        CHECK_MPI(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided));
+        CHECK_EQ_INT(provided, MPI_THREAD_MULTIPLE);
+    }
+    CHECK_MPI(MPI_T_finalize(), "inner MPI_T_finalize");
+    CHECK_ALL("%d control variables", n)
+    {
+        CHECK_MPI(MPI_T_cvar_get_num(&n));
+        CHECK_GT_LONG(n, 30);
+    }
 
     idx = -1;
-    ok(MPI_T_cvar_get_index("RDMPI_SM_EAGER_LIMIT", &idx) == MPI_SUCCESS && idx >= 0,
-       "cvar_get_index finds RDMPI_SM_EAGER_LIMIT");
+    CHECK_ALL("cvar_get_index finds RDMPI_SM_EAGER_LIMIT")
+    {
+        CHECK_EQ_INT(MPI_T_cvar_get_index("RDMPI_SM_EAGER_LIMIT", &idx), MPI_SUCCESS);
+        CHECK_GE_LONG(idx, 0);
+    }
     len = sizeof(name);
-    ok(MPI_T_cvar_get_info(idx, name, &len, &verb, &dt, &en, desc, NULL, &bind, &scope) ==
-               MPI_SUCCESS &&
-           !strcmp(name, "RDMPI_SM_EAGER_LIMIT") && len == (int)strlen(name) + 1 &&
-           dt == MPI_UNSIGNED_LONG_LONG && en == MPI_T_ENUM_NULL && bind == MPI_T_BIND_NO_OBJECT &&
-           scope == MPI_T_SCOPE_LOCAL,
-       "cvar_get_info: name %s, a size as unsigned long long, local", name);
+    CHECK_ALL("cvar_get_info: name %s, a size as unsigned long long, local", name)
+    {
+        CHECK_EQ_INT(
+            MPI_T_cvar_get_info(idx, name, &len, &verb, &dt, &en, desc, NULL, &bind, &scope),
+            MPI_SUCCESS);
+        CHECK_EQ_STR(name, "RDMPI_SM_EAGER_LIMIT");
+        CHECK_EQ_INT(len, (int)strlen(name) + 1);
+        CHECK_EQ_PTR(dt, MPI_UNSIGNED_LONG_LONG);
+        CHECK_EQ_PTR(en, MPI_T_ENUM_NULL);
+        CHECK_EQ_INT(bind, MPI_T_BIND_NO_OBJECT);
+        CHECK_EQ_INT(scope, MPI_T_SCOPE_LOCAL);
+    }
     len = 0;
-    ok(MPI_T_cvar_get_info(idx, NULL, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL) ==
-               MPI_SUCCESS && len == (int)strlen("RDMPI_SM_EAGER_LIMIT") + 1,
-       "name_len 0 asks for the length (%d)", len);
+    CHECK_ALL("name_len 0 asks for the length (%d)", len)
+    {
+        CHECK_EQ_INT(MPI_T_cvar_get_info(idx, NULL, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+                     MPI_SUCCESS);
+        CHECK_EQ_INT(len, (int)strlen("RDMPI_SM_EAGER_LIMIT") + 1);
+    }
     len = 6;
     MPI_T_cvar_get_info(idx, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    ok(!strcmp(name, "RDMPI") && len == 6, "a short buffer gets a truncated, terminated name");
+    CHECK_ALL("a short buffer gets a truncated, terminated name")
+    {
+        CHECK_EQ_STR(name, "RDMPI");
+        CHECK_EQ_INT(len, 6);
+    }
     len = sizeof(desc);
     MPI_T_cvar_get_info(idx, NULL, NULL, NULL, NULL, NULL, desc, &len, NULL, NULL);
-    ok(strstr(desc, "default: 4112") != NULL, "the description says the default: %s", desc);
-    ok(MPI_T_cvar_get_info(n, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL) ==
-           MPI_T_ERR_INVALID_INDEX, "cvar index past the end");
-    ok(MPI_T_cvar_get_index("SM_EAGER_LIMIT", &idx) == MPI_T_ERR_INVALID_NAME,
-       "an unknown cvar name");
+    CHECK_NE_PTR(strstr(desc, "default: 4112"), NULL, "the description says the default: %s", desc);
+    CHECK_EQ_INT(MPI_T_cvar_get_info(n, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+                 MPI_T_ERR_INVALID_INDEX, "cvar index past the end");
+    CHECK_EQ_INT(MPI_T_cvar_get_index("SM_EAGER_LIMIT", &idx), MPI_T_ERR_INVALID_NAME,
+                 "an unknown cvar name");
 
     MPI_T_cvar_get_index("RDMPI_COLL_SHM", &idx);
     MPI_T_cvar_get_info(idx, NULL, NULL, NULL, &dt, &en, NULL, NULL, NULL, &scope);
@@ -82,49 +109,76 @@ static void before_init(void)
         int num = 0, value = 99;
 
         len = sizeof(name);
-        ok(dt == MPI_INT && scope == MPI_T_SCOPE_ALL_EQ && en != MPI_T_ENUM_NULL &&
-               MPI_T_enum_get_info(en, &num, name, &len) == MPI_SUCCESS && num == 3 &&
-               MPI_T_enum_get_item(en, 2, &value, name, &(int){sizeof(name)}) == MPI_SUCCESS &&
-               value == 1 && !strcmp(name, "true"),
-           "a boolean is an int with an enumeration (item 2: %s = %d); collectives are all-equal",
-           name, value);
-        ok(MPI_T_enum_get_item(en, 3, &value, NULL, NULL) == MPI_T_ERR_INVALID_ITEM,
-           "enum item past the end");
+        CHECK_ALL(
+            "a boolean is an int with an enumeration (item 2: %s = %d); collectives are all-equal",
+            name, value)
+        {
+            CHECK_EQ_PTR(dt, MPI_INT);
+            CHECK_EQ_INT(scope, MPI_T_SCOPE_ALL_EQ);
+            CHECK_NE_PTR(en, MPI_T_ENUM_NULL);
+            CHECK_MPI(MPI_T_enum_get_info(en, &num, name, &len));
+            CHECK_EQ_INT(num, 3);
+            CHECK_EQ_INT(MPI_T_enum_get_item(en, 2, &value, name, &(int){sizeof(name)}),
+                         MPI_SUCCESS);
+            CHECK_EQ_INT(value, 1);
+            CHECK_EQ_STR(name, "true");
+        }
+        CHECK_EQ_INT(MPI_T_enum_get_item(en, 3, &value, NULL, NULL), MPI_T_ERR_INVALID_ITEM,
+                     "enum item past the end");
     }
 
-    ok(MPI_T_category_get_num(&ncat) == MPI_SUCCESS && ncat >= 5, "%d categories", ncat);
+    CHECK_ALL("%d categories", ncat)
+    {
+        CHECK_MPI(MPI_T_category_get_num(&ncat));
+        CHECK_GE_LONG(ncat, 5);
+    }
     for (int c = 0; c < ncat; c++) {
         int nc, np, nsub;
 
         MPI_T_category_get_info(c, NULL, NULL, NULL, NULL, &nc, &np, &nsub);
         total += nc;
     }
-    ok(total == n, "every cvar is in one category (%d of %d)", total, n);
-    ok(MPI_T_category_get_index("rdmpi_pml", &idx) == MPI_SUCCESS, "category rdmpi_pml");
+    CHECK_EQ_INT(total, n, "every cvar is in one category (%d of %d)", total, n);
+    CHECK_MPI(MPI_T_category_get_index("rdmpi_pml", &idx), "category rdmpi_pml");
     {
         int nc = 0, np = 0, pv[16], nev = -1;
 
         MPI_T_category_get_info(idx, NULL, NULL, NULL, NULL, &nc, &np, NULL);
         len = sizeof(name);
-        ok(np >= 4 && np <= 16 && MPI_T_category_get_pvars(idx, np, pv) == MPI_SUCCESS &&
-               MPI_T_pvar_get_info(pv[0], name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                   NULL, NULL, NULL) == MPI_SUCCESS &&
-               !strncmp(name, "rdmpi_pml_", 10),
-           "rdmpi_pml holds %d cvars and %d pvars, the first %s", nc, np, name);
-        ok(MPI_T_event_get_num(&nev) == MPI_SUCCESS && nev == 0 &&
-               MPI_T_category_get_num_events(idx, &nev) == MPI_SUCCESS && nev == 0,
-           "no event types");
+        CHECK_ALL("rdmpi_pml holds %d cvars and %d pvars, the first %s", nc, np, name)
+        {
+            CHECK_GE_LONG(np, 4);
+            CHECK_LE_LONG(np, 16);
+            CHECK_MPI(MPI_T_category_get_pvars(idx, np, pv));
+            CHECK_EQ_INT(MPI_T_pvar_get_info(pv[0], name, &len, NULL, NULL, NULL, NULL, NULL, NULL,
+                                             NULL, NULL, NULL, NULL),
+                         MPI_SUCCESS);
+            CHECK_TRUE(!strncmp(name, "rdmpi_pml_", 10));
+        }
+        CHECK_ALL("no event types")
+        {
+            CHECK_MPI(MPI_T_event_get_num(&nev));
+            CHECK_EQ_INT(nev, 0);
+            CHECK_MPI(MPI_T_category_get_num_events(idx, &nev));
+            CHECK_EQ_INT(nev, 0);
+        }
     }
     {
         int ns = 0;
         MPI_Count t0 = 0, t1 = 0, tps = 0;
 
-        ok(MPI_T_source_get_num(&ns) == MPI_SUCCESS && ns == 1 &&
-               MPI_T_source_get_info(0, NULL, NULL, NULL, NULL, NULL, &tps, NULL, NULL) ==
-                   MPI_SUCCESS &&
-               tps == 1000000000 && MPI_T_source_get_timestamp(0, &t0) == MPI_SUCCESS &&
-               MPI_T_source_get_timestamp(0, &t1) == MPI_SUCCESS && t1 >= t0 && t0 > 0,
-           "one time source, in nanoseconds, monotonic");
+        CHECK_ALL("one time source, in nanoseconds, monotonic")
+        {
+            CHECK_MPI(MPI_T_source_get_num(&ns));
+            CHECK_EQ_INT(ns, 1);
+            CHECK_EQ_INT(MPI_T_source_get_info(0, NULL, NULL, NULL, NULL, NULL, &tps, NULL, NULL),
+                         MPI_SUCCESS);
+            CHECK_EQ_LONG(tps, 1000000000);
+            CHECK_MPI(MPI_T_source_get_timestamp(0, &t0));
+            CHECK_MPI(MPI_T_source_get_timestamp(0, &t1));
+            CHECK_GE_LONG(t1, t0);
+            CHECK_GT_LONG(t0, 0);
+        }
     }
 }
 
@@ -138,30 +192,47 @@ int main(int argc, char **argv)
     static char buf[2048];
 
     before_init();
-    ok(find_cvar("RDMPI_SM_EAGER_LIMIT", &eager, &count) >= 0 && count == 1,
-       "a handle on RDMPI_SM_EAGER_LIMIT");
-    ok(MPI_T_cvar_write(eager, &limit) == MPI_SUCCESS &&
-           MPI_T_cvar_read(eager, &got) == MPI_SUCCESS && got == 1024,
-       "written before MPI_Init: eager limit now %llu", got);
+    CHECK_ALL("a handle on RDMPI_SM_EAGER_LIMIT")
+    {
+        CHECK_GE_LONG(find_cvar("RDMPI_SM_EAGER_LIMIT", &eager, &count), 0);
+        CHECK_EQ_INT(count, 1);
+    }
+    CHECK_ALL("written before MPI_Init: eager limit now %llu", got)
+    {
+        CHECK_MPI(MPI_T_cvar_write(eager, &limit));
+        CHECK_MPI(MPI_T_cvar_read(eager, &got));
+        CHECK_EQ_LONG(got, 1024);
+    }
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    ok(MPI_T_cvar_write(eager, &limit) == MPI_T_ERR_CVAR_SET_NOT_NOW,
-       "a write once MPI is up: MPI_T_ERR_CVAR_SET_NOT_NOW");
+    CHECK_EQ_INT(MPI_T_cvar_write(eager, &limit), MPI_T_ERR_CVAR_SET_NOT_NOW,
+                 "a write once MPI is up: MPI_T_ERR_CVAR_SET_NOT_NOW");
 
-    ok(MPI_T_pvar_session_create(&s1) == MPI_SUCCESS &&
-           MPI_T_pvar_session_create(&s2) == MPI_SUCCESS, "two pvar sessions");
-    ok(find_pvar("rdmpi_pml_eager_msgs", s1, &h_eager) >= 0 &&
-           find_pvar("rdmpi_pml_rndv_msgs", s1, &h_rndv) >= 0 &&
-           find_pvar("rdmpi_pml_rndv_msgs", s2, &h_rndv2) >= 0,
-       "handles on the eager and rendezvous counters");
-    ok(pread_(s1, h_rndv) == 0 && pread_(s1, h_eager) == 0, "a new counter handle reads 0");
-    ok(MPI_T_pvar_start(s1, h_rndv) == MPI_T_ERR_PVAR_NO_STARTSTOP &&
-           MPI_T_pvar_start(s1, MPI_T_PVAR_ALL_HANDLES) == MPI_SUCCESS,
-       "continuous counters cannot be started; ALL_HANDLES is a no-op");
-    ok(MPI_T_pvar_read(s2, h_rndv, &v) == MPI_T_ERR_INVALID_HANDLE,
-       "a handle of another session is refused");
+    CHECK_ALL("two pvar sessions")
+    {
+        CHECK_MPI(MPI_T_pvar_session_create(&s1));
+        CHECK_MPI(MPI_T_pvar_session_create(&s2));
+    }
+    CHECK_ALL("handles on the eager and rendezvous counters")
+    {
+        CHECK_GE_LONG(find_pvar("rdmpi_pml_eager_msgs", s1, &h_eager), 0);
+        CHECK_GE_LONG(find_pvar("rdmpi_pml_rndv_msgs", s1, &h_rndv), 0);
+        CHECK_GE_LONG(find_pvar("rdmpi_pml_rndv_msgs", s2, &h_rndv2), 0);
+    }
+    CHECK_ALL("a new counter handle reads 0")
+    {
+        CHECK_EQ_LONG(pread_(s1, h_rndv), 0);
+        CHECK_EQ_LONG(pread_(s1, h_eager), 0);
+    }
+    CHECK_ALL("continuous counters cannot be started; ALL_HANDLES is a no-op")
+    {
+        CHECK_EQ_INT(MPI_T_pvar_start(s1, h_rndv), MPI_T_ERR_PVAR_NO_STARTSTOP);
+        CHECK_MPI(MPI_T_pvar_start(s1, MPI_T_PVAR_ALL_HANDLES));
+    }
+    CHECK_EQ_INT(MPI_T_pvar_read(s2, h_rndv, &v), MPI_T_ERR_INVALID_HANDLE,
+                 "a handle of another session is refused");
 
     if (size == 2) {
         /* 2 KiB to the same-host peer: over 1 KiB, so rendezvous now. */
@@ -174,33 +245,54 @@ int main(int argc, char **argv)
             MPI_Send(buf, 100, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
         else
             MPI_Recv(buf, 100, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        ok(pread_(s1, h_rndv) == (unsigned)start && pread_(s1, h_eager) == (unsigned)start,
-           "the written limit took effect: 2 KiB by rendezvous, 100 B eagerly");
+        CHECK_ALL("the written limit took effect: 2 KiB by rendezvous, 100 B eagerly")
+        {
+            CHECK_EQ_LONG(pread_(s1, h_rndv), (unsigned)start);
+            CHECK_EQ_LONG(pread_(s1, h_eager), (unsigned)start);
+        }
     } else {
         skip("one rank: no message to count");
     }
 
     v = 5;
-    ok(MPI_T_pvar_write(s2, h_rndv2, &v) == MPI_SUCCESS && pread_(s2, h_rndv2) == 5 &&
-           MPI_T_pvar_readreset(s2, h_rndv2, &v) == MPI_SUCCESS && v == 5 &&
-           pread_(s2, h_rndv2) == 0,
-       "write and readreset move only this handle's baseline");
-    ok(MPI_T_pvar_reset(s1, MPI_T_PVAR_ALL_HANDLES) == MPI_SUCCESS && pread_(s1, h_rndv) == 0,
-       "reset of all handles");
-    ok(MPI_T_pvar_handle_free(s1, &h_eager) == MPI_SUCCESS &&
-           h_eager == MPI_T_PVAR_HANDLE_NULL &&
-           MPI_T_pvar_read(s1, h_eager, &v) == MPI_T_ERR_INVALID_HANDLE,
-       "a freed pvar handle");
-    ok(MPI_T_pvar_session_free(&s2) == MPI_SUCCESS && s2 == MPI_T_PVAR_SESSION_NULL &&
-           MPI_T_pvar_read(s2, h_rndv2, &v) == MPI_T_ERR_INVALID_SESSION,
-       "a freed session, with its handles");
-    ok(MPI_T_cvar_handle_free(&eager) == MPI_SUCCESS && eager == MPI_T_CVAR_HANDLE_NULL &&
-           MPI_T_cvar_read(eager, &got) == MPI_T_ERR_INVALID_HANDLE,
-       "a freed cvar handle");
+    CHECK_ALL("write and readreset move only this handle's baseline")
+    {
+        CHECK_MPI(MPI_T_pvar_write(s2, h_rndv2, &v));
+        CHECK_EQ_LONG(pread_(s2, h_rndv2), 5);
+        CHECK_MPI(MPI_T_pvar_readreset(s2, h_rndv2, &v));
+        CHECK_EQ_LONG(v, 5);
+        CHECK_EQ_LONG(pread_(s2, h_rndv2), 0);
+    }
+    CHECK_ALL("reset of all handles")
+    {
+        CHECK_MPI(MPI_T_pvar_reset(s1, MPI_T_PVAR_ALL_HANDLES));
+        CHECK_EQ_LONG(pread_(s1, h_rndv), 0);
+    }
+    CHECK_ALL("a freed pvar handle")
+    {
+        CHECK_MPI(MPI_T_pvar_handle_free(s1, &h_eager));
+        CHECK_EQ_PTR(h_eager, MPI_T_PVAR_HANDLE_NULL);
+        CHECK_EQ_INT(MPI_T_pvar_read(s1, h_eager, &v), MPI_T_ERR_INVALID_HANDLE);
+    }
+    CHECK_ALL("a freed session, with its handles")
+    {
+        CHECK_MPI(MPI_T_pvar_session_free(&s2));
+        CHECK_EQ_PTR(s2, MPI_T_PVAR_SESSION_NULL);
+        CHECK_EQ_INT(MPI_T_pvar_read(s2, h_rndv2, &v), MPI_T_ERR_INVALID_SESSION);
+    }
+    CHECK_ALL("a freed cvar handle")
+    {
+        CHECK_MPI(MPI_T_cvar_handle_free(&eager));
+        CHECK_EQ_PTR(eager, MPI_T_CVAR_HANDLE_NULL);
+        CHECK_EQ_INT(MPI_T_cvar_read(eager, &got), MPI_T_ERR_INVALID_HANDLE);
+    }
 
     MPI_Finalize();
-    ok(MPI_T_cvar_get_num(&count) == MPI_SUCCESS, "MPI_T still works after MPI_Finalize");
-    ok(MPI_T_finalize() == MPI_SUCCESS && MPI_T_finalize() == MPI_T_ERR_NOT_INITIALIZED,
-       "MPI_T_finalize balances MPI_T_init_thread (session s1 freed with it)");
+    CHECK_MPI(MPI_T_cvar_get_num(&count), "MPI_T still works after MPI_Finalize");
+    CHECK_ALL("MPI_T_finalize balances MPI_T_init_thread (session s1 freed with it)")
+    {
+        CHECK_MPI(MPI_T_finalize());
+        CHECK_EQ_INT(MPI_T_finalize(), MPI_T_ERR_NOT_INITIALIZED);
+    }
     return done_testing();
 }

@@ -30,7 +30,7 @@ static void *ring(void *arg)
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         bad += mt_verify(r, n, (unsigned)(prev * 100 + t + i)) != 0;
     }
-    mt_check(!bad, "thread %d: %d ring exchanges corrupt", t, bad);
+    CHECK_TRUE(!bad, "thread %d: %d ring exchanges corrupt", t, bad);
     free(s);
     free(r);
     return NULL;
@@ -47,13 +47,13 @@ static void *wild_recv(void *arg)
     for (int i = 0; i < total; i++) {
         MPI_Recv(v, 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, tcomm[0], &st);
         if (v[0] != st.MPI_SOURCE || v[1] != st.MPI_TAG || st.MPI_TAG < 1 || st.MPI_TAG >= NT)
-            mt_check(0, "wildcard message %d/%d from %d tag %d", v[0], v[1], st.MPI_SOURCE,
-                     st.MPI_TAG);
+            CHECK_TRUE(0, "wildcard message %d/%d from %d tag %d", v[0], v[1], st.MPI_SOURCE,
+                       st.MPI_TAG);
         else
             seen[st.MPI_TAG]++;
     }
     for (int t = 1; t < NT; t++)
-        mt_check(seen[t] == ROUNDS * mt_size, "thread %d's messages: %d", t, seen[t]);
+        CHECK_EQ_INT(seen[t], ROUNDS * mt_size, "thread %d's messages: %d", t, seen[t]);
     return NULL;
 }
 
@@ -83,7 +83,7 @@ static void *collectives(void *arg)
             MPI_Comm_free(&dup);
         }
     }
-    mt_check(!bad, "thread %d: %d allreduce results wrong", t, bad);
+    CHECK_TRUE(!bad, "thread %d: %d allreduce results wrong", t, bad);
     return NULL;
 }
 
@@ -94,7 +94,7 @@ static void *wait_for(void *arg)
 
     MPI_Wait((MPI_Request *)arg, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    mt_check(count == 1000, "request completed in another thread: count %d", count);
+    CHECK_EQ_INT(count, 1000, "request completed in another thread: count %d", count);
     return NULL;
 }
 
@@ -139,14 +139,14 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
-    mt_check(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
+    CHECK_EQ_INT(provided, MPI_THREAD_MULTIPLE, "provided %d", provided);
     MPI_Query_thread(&flag);
-    mt_check(flag == MPI_THREAD_MULTIPLE, "MPI_Query_thread %d", flag);
+    CHECK_EQ_INT(flag, MPI_THREAD_MULTIPLE, "MPI_Query_thread %d", flag);
     MPI_Is_thread_main(&main_flag);
     pthread_create(&th, NULL, is_main, &other_flag);
     pthread_join(th, NULL);
-    mt_check(main_flag && !other_flag, "MPI_Is_thread_main: main %d, other %d", main_flag,
-             other_flag);
+    CHECK_TRUE(main_flag && !other_flag, "MPI_Is_thread_main: main %d, other %d", main_flag,
+               other_flag);
     next = (mt_rank + 1) % mt_size;
     prev = (mt_rank + mt_size - 1) % mt_size;
     for (int t = 0; t < NT; t++)
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
     MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_lock(MPI_LOCK_SHARED, mt_rank, 0, win);
-    mt_check(*counter == NT * ROUNDS, "accumulates from %d threads: %d", NT, *counter);
+    CHECK_EQ_INT(*counter, NT * ROUNDS, "accumulates from %d threads: %d", NT, *counter);
     MPI_Win_unlock(mt_rank, win);
     MPI_Win_free(&win);
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 1800 (the harness's limit: several jobs over simulated hosts)
 # mpirun over several hosts: fake hosts (network namespaces, see
 # test/fakehost) with `ip netns exec` as the launch agent and mpirun
 # itself on the first host.  Ranks on one host use sm, ranks on different

@@ -19,6 +19,8 @@
  * rank 0 streams at it (the job must end, naming the rank).
  * Output is "# rank R ok|FAIL:" lines; the exit status is 0 only if every
  * check on this rank passed. */
+#define TAP_SINK btl_point
+#include "../tap.h"
 #include "btl_harness.h"
 #include "btl_ofi.h"
 
@@ -66,17 +68,28 @@ struct stream {
 };
 static struct stream *st;
 
-static void check(int cond, const char *fmt, ...)
+/* The checks of test/tap.h print here: "# rank R ok|FAIL: ..." lines,
+ * every one on rank 0 and the failures elsewhere. */
+__attribute__((format(printf, 6, 7))) static void
+btl_point(int pass, const char *file, int line, const char *expr, const char *detail,
+          const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
 
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    failures += !cond;
-    if (!cond || rt.rank == 0)
-        printf("# rank %d %s: %s\n", rt.rank, cond ? "ok" : "FAIL", msg);
+    if (fmt[1]) {
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt + 1, ap);
+        va_end(ap);
+    } else {
+        snprintf(msg, sizeof(msg), "%s", expr);
+    }
+    failures += !pass;
+    if (!pass)
+        printf("# rank %d FAIL: %s\n#   %s:%d: %s%s%s%s\n", rt.rank, msg, tap_base_(file), line,
+               expr, *detail ? " (" : "", detail, *detail ? ")" : "");
+    else if (rt.rank == 0)
+        printf("# rank %d ok: %s\n", rt.rank, msg);
     fflush(stdout);
 }
 
@@ -141,8 +154,8 @@ static void on_data(int peer, const uint8_t *b, size_t len)
          (len >= 10 ? memcmp(b + 10, rnd + off + 8, len - 10)
                     : memcmp(b + 2, rnd + off, len - 2))) &&
         s->errors++ < 3)
-        check(0, "message %llu from rank %d: %zu bytes (want %zu), sequence %llu",
-              (unsigned long long)k, peer, len, want, (unsigned long long)got);
+        CHECK_TRUE(0, "message %llu from rank %d: %zu bytes (want %zu), sequence %llu",
+                   (unsigned long long)k, peer, len, want, (unsigned long long)got);
 }
 
 static long pattern_diff(const uint8_t *buf, size_t len, int rank, int gen, size_t from);
@@ -152,7 +165,7 @@ static void on_recv(int peer, const void *data, size_t len)
     const uint8_t *b = data;
 
     if (((uintptr_t)data & 7) && st[peer].errors++ < 3)
-        check(0, "a message from rank %d delivered at a misaligned address %p", peer, data);
+        CHECK_TRUE(0, "a message from rank %d delivered at a misaligned address %p", peer, data);
     switch (len >= 2 ? b[1] : 0) {
     case K_DATA: on_data(peer, b, len); break;
     case K_BARRIER: st[peer].barriers++; break;
@@ -166,7 +179,7 @@ static void on_recv(int peer, const void *data, size_t len)
         st[peer].remap_ok +=
             len == 3 + REMAP_SEND && pattern_diff(b + 3, REMAP_SEND, peer, b[2], 0) < 0;
         break;
-    default: check(0, "a message of %zu bytes and unknown kind from rank %d", len, peer);
+    default: CHECK_TRUE(0, "a message of %zu bytes and unknown kind from rank %d", len, peer);
     }
 }
 
@@ -279,9 +292,12 @@ static void run_streams(void)
             harness_idle(&spins);
     }
     for (int p = 0; p < rt.size; p++)
-        check(st[p].rx == nmsg && !st[p].errors,
-              "%llu messages from rank %d in order, every byte right", (unsigned long long)st[p].rx,
-              p);
+        CHECK_ALL("%llu messages from rank %d in order, every byte right",
+                  (unsigned long long)st[p].rx, p)
+        {
+            CHECK_EQ_LONG(st[p].rx, nmsg);
+            CHECK_TRUE(!st[p].errors);
+        }
 }
 
 /* Each rank stops polling for a while, and its left neighbour streams at
@@ -324,16 +340,19 @@ static void back_pressure(void)
     barrier();
     btl_ofi_report(&c1);
     if (streams)
-        check(st[right].refused > refused || c1.eagain > c0.eagain,
-              "streaming at rank %d while it slept: %llu messages, %llu refusals by the BTL, "
-              "%llu provider -EAGAIN, %llu window stalls",
-              right, (unsigned long long)(st[right].tx - base),
-              (unsigned long long)(st[right].refused - refused),
-              (unsigned long long)(c1.eagain - c0.eagain),
-              (unsigned long long)(c1.stalls - c0.stalls));
-    check(st[left].rx == st[left].count && !st[left].errors,
-          "all %llu messages from rank %d arrived in order after the pause",
-          (unsigned long long)st[left].count, left);
+        CHECK_TRUE(st[right].refused > refused || c1.eagain > c0.eagain,
+                   "streaming at rank %d while it slept: %llu messages, %llu refusals by the BTL, "
+                   "%llu provider -EAGAIN, %llu window stalls",
+                   right, (unsigned long long)(st[right].tx - base),
+                   (unsigned long long)(st[right].refused - refused),
+                   (unsigned long long)(c1.eagain - c0.eagain),
+                   (unsigned long long)(c1.stalls - c0.stalls));
+    CHECK_ALL("all %llu messages from rank %d arrived in order after the pause",
+              (unsigned long long)st[left].count, left)
+    {
+        CHECK_EQ_LONG(st[left].rx, st[left].count);
+        CHECK_TRUE(!st[left].errors);
+    }
 }
 
 static uint8_t pattern(int rank, int gen, size_t i)
@@ -432,9 +451,14 @@ static void test_reads(uint8_t *gsrc, uint8_t *gdst)
                       &chunks, &eagain);
         t = rt_wtime() - t;
         bad = rc ? 0 : pattern_diff(gdst + 5, len, right, 0, 3);
-        check(!rc && bad < 0 && gdst[4] == 0 && gdst[5 + len] == 0,
-              "read of %zu bytes from rank %d in %d chunks, %d -EAGAIN (%.0f MB/s)%s", len, right,
-              chunks, eagain, len / t / 1e6, bad >= 0 ? ", wrong data" : "");
+        CHECK_ALL("read of %zu bytes from rank %d in %d chunks, %d -EAGAIN (%.0f MB/s)%s", len,
+                  right, chunks, eagain, len / t / 1e6, bad >= 0 ? ", wrong data" : "")
+        {
+            CHECK_TRUE(!rc);
+            CHECK_LT_LONG(bad, 0);
+            CHECK_EQ_INT(gdst[4], 0);
+            CHECK_EQ_INT(gdst[5 + len], 0);
+        }
         if (rc || bad >= 0)
             printf("#   rc %d, first wrong byte %ld\n", rc, bad);
     }
@@ -463,10 +487,15 @@ static void test_bad_read(uint8_t *gsrc, uint8_t *gdst)
     /* Page 1 is never mapped: out of the region, and unreadable. */
     rc = read_all(right, gdst, 4096, st[right].key.rkey, 4096, 4096, &chunks, &eagain);
     btl_ofi_report(&c);
-    check(rc < 0 && c.read_errors == 1, "a read outside the registration fails (%d: %s), %llu "
-          "read errors", rc, strerror(-rc), (unsigned long long)c.read_errors);
+    CHECK_ALL("a read outside the registration fails (%d: %s), %llu "
+              "read errors",
+              rc, strerror(-rc), (unsigned long long)c.read_errors)
+    {
+        CHECK_LT_LONG(rc, 0);
+        CHECK_EQ_LONG(c.read_errors, 1);
+    }
     barrier();
-    check(1, "messages flow after the failed read");
+    CHECK_TRUE(1, "messages flow after the failed read");
     ofi->deregister_mem(ofi, reg);
 }
 
@@ -505,9 +534,13 @@ static void test_remap(void)
         rc = read_all(right, dst, st[right].key.raddr, st[right].key.rkey, REGBUF, REGBUF, &chunks,
                       &eagain);
         bad = rc ? 0 : pattern_diff(dst, REGBUF, right, gen, 0);
-        check(!rc && bad < 0, "%s mapping of rank %d's buffer read back %s",
-              gen == 1 ? "first" : "second, same address,", right,
-              bad >= 0 ? "WRONG (a stale registration?)" : "right");
+        CHECK_ALL("%s mapping of rank %d's buffer read back %s",
+                  gen == 1 ? "first" : "second, same address,", right,
+                  bad >= 0 ? "WRONG (a stale registration?)" : "right")
+        {
+            CHECK_TRUE(!rc);
+            CHECK_LT_LONG(bad, 0);
+        }
         send_ctl(right, ack, sizeof(ack));
         while (st[left].acks < gen)
             harness_progress(&h);
@@ -523,10 +556,10 @@ static void test_remap(void)
         }
     }
     barrier();
-    check(st[right].remap_ok == 2,
-          "both messages sent from rank %d's remapped buffer carried "
-          "its contents of the moment (%d of 2)",
-          right, st[right].remap_ok);
+    CHECK_EQ_INT(st[right].remap_ok, 2,
+                 "both messages sent from rank %d's remapped buffer carried "
+                 "its contents of the moment (%d of 2)",
+                 right, st[right].remap_ok);
     munmap(buf, REGBUF);
     free(dst);
 }
@@ -585,21 +618,28 @@ int main(int argc, char **argv)
 
     phase = "checking connect";
     for (int p = 0; p < rt.size; p++)
-        check(h.ep[p] &&
-                  h.btl_of[p] ==
-                      (p == rt.rank && harness_find(&h, "self") ? harness_find(&h, "self") : ofi),
-              "rank %d reached by %s", p, h.btl_of[p] ? h.btl_of[p]->name : "nothing");
+        CHECK_ALL("rank %d reached by %s", p, h.btl_of[p] ? h.btl_of[p]->name : "nothing")
+        {
+            CHECK_TRUE(h.ep[p]);
+            CHECK_EQ_PTR(
+                h.btl_of[p],
+                (p == rt.rank && harness_find(&h, "self") ? harness_find(&h, "self") : ofi));
+        }
     for (int p = 0; p < rt.size; p++)
         if (h.btl_of[p] != ofi && p != rt.rank)
             harness_die("this test needs every peer on ofi: run it with RDMPI_BTL=ofi(,self)");
     if (rt.size < 2)
         harness_die("this test needs two ranks at least");
-    check(!want || strstr(line, want) == line, "provider %s as RDMPI_OFI_PROVIDER=%s asked", line,
-          want ? want : "(unset)");
-    check((ofi->flags & BTL_CAP_GET) && ofi->eager_limit >= 64 &&
-              ofi->sendi_limit == ofi->eager_limit && ofi->rkey_size <= 32,
-          "limits: eager %zu, sendi %zu, rkey %zu bytes, GET %s", ofi->eager_limit,
-          ofi->sendi_limit, ofi->rkey_size, ofi->flags & BTL_CAP_GET ? "yes" : "no");
+    CHECK_TRUE(!want || strstr(line, want) == line, "provider %s as RDMPI_OFI_PROVIDER=%s asked",
+               line, want ? want : "(unset)");
+    CHECK_ALL("limits: eager %zu, sendi %zu, rkey %zu bytes, GET %s", ofi->eager_limit,
+              ofi->sendi_limit, ofi->rkey_size, ofi->flags & BTL_CAP_GET ? "yes" : "no")
+    {
+        CHECK_TRUE(ofi->flags & BTL_CAP_GET);
+        CHECK_GE_LONG(ofi->eager_limit, 64);
+        CHECK_EQ_LONG(ofi->sendi_limit, ofi->eager_limit);
+        CHECK_LE_LONG(ofi->rkey_size, 32);
+    }
 
     barrier();
     run_streams();
@@ -609,18 +649,24 @@ int main(int argc, char **argv)
 
     phase = "finalize";
     btl_ofi_report(&c);
-    check(c.reads > 0 && c.read_bytes > (64u << 20) && c.eager_msgs > 0 && c.recv_msgs > 0 &&
-              !c.read_errors && !c.reg_errors,
-          "counters: %llu eager messages (%llu injected), %llu reads of %llu bytes, "
-          "%llu -EAGAIN, %llu read and %llu registration errors",
-          (unsigned long long)c.eager_msgs, (unsigned long long)c.inject_msgs,
-          (unsigned long long)c.reads, (unsigned long long)c.read_bytes,
-          (unsigned long long)c.eagain, (unsigned long long)c.read_errors,
-          (unsigned long long)c.reg_errors);
+    CHECK_ALL("counters: %llu eager messages (%llu injected), %llu reads of %llu bytes, "
+              "%llu -EAGAIN, %llu read and %llu registration errors",
+              (unsigned long long)c.eager_msgs, (unsigned long long)c.inject_msgs,
+              (unsigned long long)c.reads, (unsigned long long)c.read_bytes,
+              (unsigned long long)c.eagain, (unsigned long long)c.read_errors,
+              (unsigned long long)c.reg_errors)
+    {
+        CHECK_GT_LONG(c.reads, 0);
+        CHECK_GT_LONG(c.read_bytes, (64u << 20));
+        CHECK_GT_LONG(c.eager_msgs, 0);
+        CHECK_GT_LONG(c.recv_msgs, 0);
+        CHECK_TRUE(!c.read_errors);
+        CHECK_TRUE(!c.reg_errors);
+    }
     harness_finalize(&h);
-    check(!btl_ofi_report(&c), "finalize stops btl/ofi");
+    CHECK_TRUE(!btl_ofi_report(&c), "finalize stops btl/ofi");
     fence();
-    check(harness_shm_files() == 0, "no /dev/shm file of this job after finalize");
+    CHECK_EQ_INT(harness_shm_files(), 0, "no /dev/shm file of this job after finalize");
     rt_modex_finalize();
     free(gsrc);
     free(gdst);

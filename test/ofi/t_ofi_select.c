@@ -209,119 +209,157 @@ int main(void)
     plan(56);
 
     /* Order across providers, and verbs by link type. */
-    ok(chose(all, "", "", 0, "verbs;ofi_rxm", "ib0") && says("InfiniBand, LID 0x7, 4X HDR"),
-       "InfiniBand verbs first of everything");
-    ok(chose("tcp shm iwarp roce1 roce2 efa", "", "", 0, "verbs;ofi_rxm", "ens1f0") &&
-           says("RoCE v2"),
-       "RoCE v2 next, ahead of RoCE v1, iWARP and efa");
-    ok(chose("tcp iwarp roce1", "", "", 0, "verbs;ofi_rxm", "ens3f0") && says("RoCE v1"),
-       "RoCE v1 ahead of iWARP");
-    ok(chose("sockets shm tcp iwarp", "", "", 0, "verbs;ofi_rxm", "ens2f0") && says("iWARP"),
-       "iWARP is still verbs, ahead of tcp");
-    ok(chose("tcp verbs?", "", "", 0, "verbs;ofi_rxm", "qedr0") && says("verbs, link unknown"),
-       "a verbs device rdma-core cannot describe is still verbs");
-    ok(chose("tcp psm3 cxi efa", "", "", 0, "efa", "rdmap0s31-rdm"), "efa before cxi and psm3");
-    ok(chose("tcp psm3 cxi", "", "", 0, "cxi", "cxi0"), "cxi before psm3");
-    ok(chose("sockets shm tcp psm3", "", "", 0, "psm3", "eth0"), "psm3 before tcp");
-    ok(chose("sockets shm udp tcp", "", "", 0, "tcp;ofi_rxm", "eth0"), "tcp before shm");
-    ok(chose("sockets udp shm", "", "", 0, "shm", "shm"), "shm last of the defaults");
-    ok(pick("udp sockets net", "", "", 0) == -ENOENT &&
-           chose("udp sockets net", "sockets", "", 0, "sockets", "eth0"),
-       "sockets only when named");
-    ok(chose("tcp tcp2", "", "", 0, "tcp;ofi_rxm", "eth0") &&
-           chose("tcp2 tcp", "", "", 0, "tcp;ofi_rxm", "eth2"),
-       "among equals, libfabric's order");
-    ok(chose("tcp iwarp!", "", "", 0, "verbs;ofi_rxm", "ens2f0") && !says("skipped"),
-       "an entry without remote CQ data (iWARP) is used: the word goes in a prefix");
-    ok(pick("udp net rxd", "", "", 0) == -ENOENT &&
-           says("none of the providers rdmpi uses by default") &&
-           says("available: udp;ofi_rxd, net, verbs;ofi_rxd"),
-       "providers outside the order run only when named");
+    CHECK_TRUE(chose(all, "", "", 0, "verbs;ofi_rxm", "ib0") && says("InfiniBand, LID 0x7, 4X HDR"),
+               "InfiniBand verbs first of everything");
+    CHECK_TRUE(chose("tcp shm iwarp roce1 roce2 efa", "", "", 0, "verbs;ofi_rxm", "ens1f0") &&
+                   says("RoCE v2"),
+               "RoCE v2 next, ahead of RoCE v1, iWARP and efa");
+    CHECK_TRUE(chose("tcp iwarp roce1", "", "", 0, "verbs;ofi_rxm", "ens3f0") && says("RoCE v1"),
+               "RoCE v1 ahead of iWARP");
+    CHECK_TRUE(chose("sockets shm tcp iwarp", "", "", 0, "verbs;ofi_rxm", "ens2f0") &&
+                   says("iWARP"),
+               "iWARP is still verbs, ahead of tcp");
+    CHECK_TRUE(chose("tcp verbs?", "", "", 0, "verbs;ofi_rxm", "qedr0") &&
+                   says("verbs, link unknown"),
+               "a verbs device rdma-core cannot describe is still verbs");
+    CHECK_TRUE(chose("tcp psm3 cxi efa", "", "", 0, "efa", "rdmap0s31-rdm"),
+               "efa before cxi and psm3");
+    CHECK_TRUE(chose("tcp psm3 cxi", "", "", 0, "cxi", "cxi0"), "cxi before psm3");
+    CHECK_TRUE(chose("sockets shm tcp psm3", "", "", 0, "psm3", "eth0"), "psm3 before tcp");
+    CHECK_TRUE(chose("sockets shm udp tcp", "", "", 0, "tcp;ofi_rxm", "eth0"), "tcp before shm");
+    CHECK_TRUE(chose("sockets udp shm", "", "", 0, "shm", "shm"), "shm last of the defaults");
+    CHECK_ALL("sockets only when named")
+    {
+        CHECK_EQ_INT(pick("udp sockets net", "", "", 0), -ENOENT);
+        CHECK_TRUE(chose("udp sockets net", "sockets", "", 0, "sockets", "eth0"));
+    }
+    CHECK_TRUE(chose("tcp tcp2", "", "", 0, "tcp;ofi_rxm", "eth0") &&
+                   chose("tcp2 tcp", "", "", 0, "tcp;ofi_rxm", "eth2"),
+               "among equals, libfabric's order");
+    CHECK_TRUE(chose("tcp iwarp!", "", "", 0, "verbs;ofi_rxm", "ens2f0") && !says("skipped"),
+               "an entry without remote CQ data (iWARP) is used: the word goes in a prefix");
+    CHECK_ALL("providers outside the order run only when named")
+    {
+        CHECK_EQ_INT(pick("udp net rxd", "", "", 0), -ENOENT);
+        CHECK_TRUE(says("none of the providers rdmpi uses by default"));
+        CHECK_TRUE(says("available: udp;ofi_rxd, net, verbs;ofi_rxd"));
+    }
 
     /* Interfaces. */
-    ok(chose("tcpbr tcp6ll tcpll tcp", "", "", 0, "tcp;ofi_rxm", "eth0") &&
-           says("(virtual bridge)") && says("(link-local)") && says("fe80::/64"),
-       "bridges and link-local addresses skipped, and said so");
-    ok(pick("tcpbr tcp6ll tcpll", "", "", 0) == -ENOENT && says("no usable provider entry") &&
-           says("RDMPI_OFI_IFACE"),
-       "nothing but bridges and link-local: error naming RDMPI_OFI_IFACE");
-    ok(chose("tcp tcplo", "", "lo", 0, "tcp;ofi_rxm", "lo"), "RDMPI_OFI_IFACE=lo");
-    ok(chose("tcp tcpbr", "", "docker0", 0, "tcp;ofi_rxm", "docker0"),
-       "a bridge named by RDMPI_OFI_IFACE is used");
-    ok(chose("tcplo tcp2 tcp", "", "192.0.2.0/24", 0, "tcp;ofi_rxm", "eth0"),
-       "RDMPI_OFI_IFACE may name the fabric (subnet)");
-    ok(chose("tcplo tcp2 ib", "", "mlx5_0", 0, "verbs;ofi_rxm", "ib0"),
-       "RDMPI_OFI_IFACE may name the verbs device");
-    ok(chose("tcp ib", "", "eth0", 0, "tcp;ofi_rxm", "eth0"),
-       "RDMPI_OFI_IFACE=eth0 passes over InfiniBand elsewhere");
-    ok(pick("tcp tcplo shm", "tcp", "wlan0", 0) == -ENOENT &&
-           says("RDMPI_OFI_IFACE=wlan0: no tcp entry uses that interface; interfaces: eth0, lo"),
-       "an interface that is not there: error listing those that are");
-    ok(chose("tcplo tcp", "", "", 0, "tcp;ofi_rxm", "lo") &&
-           chose("tcplo shm", "", "", 0, "tcp;ofi_rxm", "lo"),
-       "on one host loopback is fine, in libfabric's order");
-    ok(chose("tcplo shm tcp", "", "", 1, "tcp;ofi_rxm", "eth0"),
-       "across hosts loopback and shm are passed over");
-    ok(pick("tcplo shm", "", "", 1) == -ENOENT && says("loopback, the job spans hosts") &&
-           says("this host only"),
-       "across hosts with only loopback and shm: error saying why");
+    CHECK_TRUE(chose("tcpbr tcp6ll tcpll tcp", "", "", 0, "tcp;ofi_rxm", "eth0") &&
+                   says("(virtual bridge)") && says("(link-local)") && says("fe80::/64"),
+               "bridges and link-local addresses skipped, and said so");
+    CHECK_ALL("nothing but bridges and link-local: error naming RDMPI_OFI_IFACE")
+    {
+        CHECK_EQ_INT(pick("tcpbr tcp6ll tcpll", "", "", 0), -ENOENT);
+        CHECK_TRUE(says("no usable provider entry"));
+        CHECK_TRUE(says("RDMPI_OFI_IFACE"));
+    }
+    CHECK_TRUE(chose("tcp tcplo", "", "lo", 0, "tcp;ofi_rxm", "lo"), "RDMPI_OFI_IFACE=lo");
+    CHECK_TRUE(chose("tcp tcpbr", "", "docker0", 0, "tcp;ofi_rxm", "docker0"),
+               "a bridge named by RDMPI_OFI_IFACE is used");
+    CHECK_TRUE(chose("tcplo tcp2 tcp", "", "192.0.2.0/24", 0, "tcp;ofi_rxm", "eth0"),
+               "RDMPI_OFI_IFACE may name the fabric (subnet)");
+    CHECK_TRUE(chose("tcplo tcp2 ib", "", "mlx5_0", 0, "verbs;ofi_rxm", "ib0"),
+               "RDMPI_OFI_IFACE may name the verbs device");
+    CHECK_TRUE(chose("tcp ib", "", "eth0", 0, "tcp;ofi_rxm", "eth0"),
+               "RDMPI_OFI_IFACE=eth0 passes over InfiniBand elsewhere");
+    CHECK_ALL("an interface that is not there: error listing those that are")
+    {
+        CHECK_EQ_INT(pick("tcp tcplo shm", "tcp", "wlan0", 0), -ENOENT);
+        CHECK_TRUE(
+            says("RDMPI_OFI_IFACE=wlan0: no tcp entry uses that interface; interfaces: eth0, lo"));
+    }
+    CHECK_TRUE(chose("tcplo tcp", "", "", 0, "tcp;ofi_rxm", "lo") &&
+                   chose("tcplo shm", "", "", 0, "tcp;ofi_rxm", "lo"),
+               "on one host loopback is fine, in libfabric's order");
+    CHECK_TRUE(chose("tcplo shm tcp", "", "", 1, "tcp;ofi_rxm", "eth0"),
+               "across hosts loopback and shm are passed over");
+    CHECK_ALL("across hosts with only loopback and shm: error saying why")
+    {
+        CHECK_EQ_INT(pick("tcplo shm", "", "", 1), -ENOENT);
+        CHECK_TRUE(says("loopback, the job spans hosts"));
+        CHECK_TRUE(says("this host only"));
+    }
 
     /* RDMPI_OFI_PROVIDER. */
-    ok(chose(all, "shm", "", 0, "shm", "shm") && says("RDMPI_OFI_PROVIDER=shm"),
-       "RDMPI_OFI_PROVIDER=shm over the hardware");
-    ok(chose(all, "tcp", "", 0, "tcp;ofi_rxm", "eth0"), "tcp names tcp;ofi_rxm");
-    ok(chose(all, "tcp;ofi_rxm", "", 0, "tcp;ofi_rxm", "eth0"), "the full prov_name works");
-    ok(chose("rxd roce2 ib", "verbs", "", 0, "verbs;ofi_rxm", "ib0"),
-       "verbs names verbs;ofi_rxm before verbs;ofi_rxd");
-    ok(chose(all, "udp", "", 0, "udp;ofi_rxd", "eth0"),
-       "a provider outside the order runs when named");
-    ok(pick(all, "psm2", "", 0) == -ENOENT &&
-           says("RDMPI_OFI_PROVIDER=psm2: no such provider here; available: tcp;ofi_rxm, shm, "
-                "sockets, verbs;ofi_rxm, udp;ofi_rxd, efa, cxi, psm3"),
-       "a missing provider: one line listing those present");
-    ok(pick("tcp", "tc", "", 0) == -ENOENT, "a prefix is no provider name");
-    ok(pick("", "", "", 0) == -ENOENT && says("libfabric offers no provider"),
-       "an empty list says libfabric offers nothing");
+    CHECK_TRUE(chose(all, "shm", "", 0, "shm", "shm") && says("RDMPI_OFI_PROVIDER=shm"),
+               "RDMPI_OFI_PROVIDER=shm over the hardware");
+    CHECK_TRUE(chose(all, "tcp", "", 0, "tcp;ofi_rxm", "eth0"), "tcp names tcp;ofi_rxm");
+    CHECK_TRUE(chose(all, "tcp;ofi_rxm", "", 0, "tcp;ofi_rxm", "eth0"), "the full prov_name works");
+    CHECK_TRUE(chose("rxd roce2 ib", "verbs", "", 0, "verbs;ofi_rxm", "ib0"),
+               "verbs names verbs;ofi_rxm before verbs;ofi_rxd");
+    CHECK_TRUE(chose(all, "udp", "", 0, "udp;ofi_rxd", "eth0"),
+               "a provider outside the order runs when named");
+    CHECK_ALL("a missing provider: one line listing those present")
+    {
+        CHECK_EQ_INT(pick(all, "psm2", "", 0), -ENOENT);
+        CHECK_TRUE(
+            says("RDMPI_OFI_PROVIDER=psm2: no such provider here; available: tcp;ofi_rxm, shm, "
+                 "sockets, verbs;ofi_rxm, udp;ofi_rxd, efa, cxi, psm3"));
+    }
+    CHECK_EQ_INT(pick("tcp", "tc", "", 0), -ENOENT, "a prefix is no provider name");
+    CHECK_ALL("an empty list says libfabric offers nothing")
+    {
+        CHECK_EQ_INT(pick("", "", "", 0), -ENOENT);
+        CHECK_TRUE(says("libfabric offers no provider"));
+    }
 
     /* The report text, whole. */
-    ok(!pick("tcpbr tcp tcplo", "", "", 0) &&
-           !strcmp(ch.text, "tcp;ofi_rxm on eth0 (fabric 192.0.2.0/24, domain eth0, Ethernet "
-                            "(TCP)): best of 2 usable entries in the order verbs, efa, cxi, "
-                            "psm3, tcp, shm; skipped tcp;ofi_rxm docker0 "
-                            "172.17.0.0/16 (virtual bridge)"),
-       "the verbosity-1 report, word for word");
+    CHECK_ALL("the verbosity-1 report, word for word")
+    {
+        CHECK_TRUE(!pick("tcpbr tcp tcplo", "", "", 0));
+        CHECK_EQ_STR(ch.text, "tcp;ofi_rxm on eth0 (fabric 192.0.2.0/24, domain eth0, Ethernet "
+                              "(TCP)): best of 2 usable entries in the order verbs, efa, cxi, "
+                              "psm3, tcp, shm; skipped tcp;ofi_rxm docker0 "
+                              "172.17.0.0/16 (virtual bridge)");
+    }
 
     /* The quirks table. */
-    ok(btl_ofi_quirks("verbs;ofi_rxm")->eager_limit == 8192 &&
-           btl_ofi_quirks("tcp;ofi_rxm")->eager_limit == 65536 &&
-           btl_ofi_quirks("shm")->eager_limit == 4096,
-       "eager limits: verbs 8 KiB, tcp 64 KiB, shm 4 KiB");
-    ok(btl_ofi_quirks("shm")->local_only && !btl_ofi_quirks("tcp;ofi_rxm")->local_only &&
-           btl_ofi_quirks("verbs;ofi_rxm")->pins && !btl_ofi_quirks("tcp;ofi_rxm")->pins,
-       "shm reaches this host only; verbs pins memory, tcp does not");
-    ok(btl_ofi_quirks("net")->rank == 0 && btl_ofi_quirks(NULL)->rank == 0,
-       "unknown providers get the named-only default row");
-    ok(!strcmp(btl_ofi_quirks("shm")->name_prefix, "fi_shm://") &&
-           btl_ofi_quirks("shm")->no_multi_recv && btl_ofi_quirks("tcp;ofi_rxm")->no_multi_recv &&
-           !btl_ofi_quirks("efa")->no_multi_recv,
-       "shm endpoints are named by us; rxm and shm post one buffer per message");
-    ok(btl_ofi_quirks("verbs;ofi_rxm")->one_way_connect && btl_ofi_quirks("verbs;ofi_rxm")->no_close &&
-           !btl_ofi_quirks("tcp;ofi_rxm")->one_way_connect && !btl_ofi_quirks("shm")->no_close,
-       "rxm over verbs connects one way and is left open at finalize; tcp and shm are not");
+    CHECK_ALL("eager limits: verbs 8 KiB, tcp 64 KiB, shm 4 KiB")
+    {
+        CHECK_EQ_LONG(btl_ofi_quirks("verbs;ofi_rxm")->eager_limit, 8192);
+        CHECK_EQ_LONG(btl_ofi_quirks("tcp;ofi_rxm")->eager_limit, 65536);
+        CHECK_EQ_LONG(btl_ofi_quirks("shm")->eager_limit, 4096);
+    }
+    CHECK_TRUE(btl_ofi_quirks("shm")->local_only && !btl_ofi_quirks("tcp;ofi_rxm")->local_only &&
+                   btl_ofi_quirks("verbs;ofi_rxm")->pins && !btl_ofi_quirks("tcp;ofi_rxm")->pins,
+               "shm reaches this host only; verbs pins memory, tcp does not");
+    CHECK_ALL("unknown providers get the named-only default row")
+    {
+        CHECK_EQ_INT(btl_ofi_quirks("net")->rank, 0);
+        CHECK_EQ_INT(btl_ofi_quirks(NULL)->rank, 0);
+    }
+    CHECK_ALL("shm endpoints are named by us; rxm and shm post one buffer per message")
+    {
+        CHECK_EQ_STR(btl_ofi_quirks("shm")->name_prefix, "fi_shm://");
+        CHECK_TRUE(btl_ofi_quirks("shm")->no_multi_recv);
+        CHECK_TRUE(btl_ofi_quirks("tcp;ofi_rxm")->no_multi_recv);
+        CHECK_TRUE(!btl_ofi_quirks("efa")->no_multi_recv);
+    }
+    CHECK_TRUE(btl_ofi_quirks("verbs;ofi_rxm")->one_way_connect &&
+                   btl_ofi_quirks("verbs;ofi_rxm")->no_close &&
+                   !btl_ofi_quirks("tcp;ofi_rxm")->one_way_connect &&
+                   !btl_ofi_quirks("shm")->no_close,
+               "rxm over verbs connects one way and is left open at finalize; tcp and shm are not");
 
     /* The real host probes, as far as this machine goes. */
     lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ok(btl_ofi_host.ifname_of((struct sockaddr *)&lo, name, sizeof(name)) == 0 &&
-           !strcmp(name, "lo"),
-       "127.0.0.1 belongs to lo (got %s)", name);
-    ok(!btl_ofi_host.is_bridge("lo"), "lo is no bridge");
+    CHECK_ALL("127.0.0.1 belongs to lo (got %s)", name)
+    {
+        CHECK_EQ_INT(btl_ofi_host.ifname_of((struct sockaddr *)&lo, name, sizeof(name)), 0);
+        CHECK_EQ_STR(name, "lo");
+    }
+    CHECK_TRUE(!btl_ofi_host.is_bridge("lo"), "lo is no bridge");
     name[0] = 0;
-    ok(btl_ofi_host.verbs_link("rdmpi_nodev0-xrc", NULL, name, sizeof(name)) ==
-               BTL_OFI_LINK_UNKNOWN &&
-           !name[0],
-       "a verbs device that does not exist: link unknown, no detail");
-    ok(btl_ofi_host.verbs_max_cqe() >= 0, "the device limit probe runs (%d)",
-       btl_ofi_host.verbs_max_cqe());
+    CHECK_ALL("a verbs device that does not exist: link unknown, no detail")
+    {
+        CHECK_EQ_INT(btl_ofi_host.verbs_link("rdmpi_nodev0-xrc", NULL, name, sizeof(name)),
+                     BTL_OFI_LINK_UNKNOWN);
+        CHECK_TRUE(!name[0]);
+    }
+    CHECK_GE_LONG(btl_ofi_host.verbs_max_cqe(), 0, "the device limit probe runs (%d)",
+                  btl_ofi_host.verbs_max_cqe());
 
     /* Queue sizes for rxm over verbs. */
     {
@@ -336,12 +374,15 @@ int main(void)
         CHECK_EQ_LONG(z.verbs_tx, 255L);
         CHECK_EQ_LONG(z.verbs_rx, 255L);
         CHECK_EQ_INT(z.fits, 1);
-        ok((z.verbs_tx + z.verbs_rx) * z.universe <= 32767, "64 ranks fit rxe's CQ");
+        CHECK_LE_LONG((z.verbs_tx + z.verbs_rx) * z.universe, 32767, "64 ranks fit rxe's CQ");
         z = btl_ofi_size_queues(4096, 32767, 384, 384); /* even 16-deep does not fit */
         CHECK_EQ_LONG(z.verbs_tx, 16L);
         CHECK_EQ_INT(z.fits, 0);
-        ok(32 * z.universe <= 32767 && z.universe == 1023, "4096 ranks: universe cut to %ld",
-           z.universe);
+        CHECK_ALL("4096 ranks: universe cut to %ld", z.universe)
+        {
+            CHECK_LE_LONG(32 * z.universe, 32767);
+            CHECK_EQ_LONG(z.universe, 1023);
+        }
         z = btl_ofi_size_queues(1024, 4194303, 384, 384); /* mlx5: no change */
         CHECK_EQ_LONG(z.verbs_tx, 0L);
     }

@@ -42,8 +42,8 @@ static void exchange(size_t size, int count, unsigned seed)
         MPI_Isend(sbuf, (int)size, MPI_BYTE, next, 7, MPI_COMM_WORLD, &req[count + i]);
     MPI_Waitall(2 * count, req, MPI_STATUSES_IGNORE);
     for (int i = 0; i < count; i++)
-        mt_check(!mt_verify(rbuf + (size_t)i * size, size, seed), "%zu-byte message %d corrupt",
-                 size, i);
+        CHECK_TRUE(!mt_verify(rbuf + (size_t)i * size, size, seed), "%zu-byte message %d corrupt",
+                   size, i);
     free(sbuf);
     free(rbuf);
     free(req);
@@ -85,14 +85,14 @@ static void crossed(size_t size)
         MPI_Send(NULL, 0, MPI_BYTE, 1, 12, MPI_COMM_WORLD);
         MPI_Wait(&qb, MPI_STATUS_IGNORE);
         MPI_Wait(&qa, MPI_STATUS_IGNORE);
-        mt_check(!mt_verify(b, size, 2), "crossed: the %zu bytes from rank 1 are corrupt", size);
+        CHECK_TRUE(!mt_verify(b, size, 2), "crossed: the %zu bytes from rank 1 are corrupt", size);
     } else if (mt_rank == 1) {
         mt_fill(b, size, 2);
         MPI_Isend(b, (int)size, MPI_BYTE, 0, 11, MPI_COMM_WORLD, &qb);
         MPI_Recv(NULL, 0, MPI_BYTE, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Wait(&qb, MPI_STATUS_IGNORE);
         MPI_Recv(a, (int)size, MPI_BYTE, 0, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        mt_check(!mt_verify(a, size, 1), "crossed: the %zu bytes from rank 0 are corrupt", size);
+        CHECK_TRUE(!mt_verify(a, size, 1), "crossed: the %zu bytes from rank 0 are corrupt", size);
     }
     free(a);
     free(b);
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
         MPI_Isend(s, sizeof(s), MPI_BYTE, mt_rank, 8, MPI_COMM_WORLD, &q);
         MPI_Recv(r, sizeof(r), MPI_BYTE, mt_rank, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Wait(&q, MPI_STATUS_IGNORE);
-        mt_check(!mt_verify(r, sizeof(r), 99), "message to self corrupt");
+        CHECK_TRUE(!mt_verify(r, sizeof(r), 99), "message to self corrupt");
     }
     return mt_finish("t_report");
 }

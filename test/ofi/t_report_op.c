@@ -21,25 +21,38 @@ int main(void)
 
     plan(8);
     for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
-        ok(mods[i]->size == sizeof(struct btl_module) && BTL_HAS(mods[i], report),
-           "%s has the report op", mods[i]->name);
+        CHECK_ALL("%s has the report op", mods[i]->name)
+        {
+            CHECK_EQ_LONG(mods[i]->size, sizeof(struct btl_module));
+            CHECK_TRUE(BTL_HAS(mods[i], report));
+        }
     old.size = offsetof(struct btl_module, report);
-    ok(!BTL_HAS(&old, report), "a module built before the op is not asked for it");
+    CHECK_TRUE(!BTL_HAS(&old, report), "a module built before the op is not asked for it");
     old.size = sizeof(struct btl_module);
     old.report = NULL;
-    ok(!BTL_HAS(&old, report), "a full-size module without the op is not asked for it");
+    CHECK_TRUE(!BTL_HAS(&old, report), "a full-size module without the op is not asked for it");
 
     memset(&r, 0, sizeof(r));
-    ok(btl_ofi_module.report(&btl_ofi_module, &r) == -ENOENT && !r.transport[0],
-       "btl/ofi not running: no report");
+    CHECK_ALL("btl/ofi not running: no report")
+    {
+        CHECK_EQ_INT(btl_ofi_module.report(&btl_ofi_module, &r), -ENOENT);
+        CHECK_TRUE(!r.transport[0]);
+    }
     memset(&r, 0, sizeof(r));
-    ok(btl_self_module.report(&btl_self_module, &r) == 0 &&
-           !strcmp(r.transport, "loopback within the process, by memcpy") && r.reads == 0 &&
-           r.writes == 0 && !r.extra_name[0],
-       "btl/self: %s, %llu reads", r.transport, (unsigned long long)r.reads);
+    CHECK_ALL("btl/self: %s, %llu reads", r.transport, (unsigned long long)r.reads)
+    {
+        CHECK_EQ_INT(btl_self_module.report(&btl_self_module, &r), 0);
+        CHECK_EQ_STR(r.transport, "loopback within the process, by memcpy");
+        CHECK_EQ_LONG(r.reads, 0);
+        CHECK_EQ_LONG(r.writes, 0);
+        CHECK_TRUE(!r.extra_name[0]);
+    }
     memset(&r, 0, sizeof(r));
-    ok(btl_sm_module.report(&btl_sm_module, &r) == 0 &&
-           !strcmp(r.transport, "shared memory, no local peer") && !r.reads,
-       "btl/sm without a segment: %s", r.transport);
+    CHECK_ALL("btl/sm without a segment: %s", r.transport)
+    {
+        CHECK_EQ_INT(btl_sm_module.report(&btl_sm_module, &r), 0);
+        CHECK_EQ_STR(r.transport, "shared memory, no local peer");
+        CHECK_TRUE(!r.reads);
+    }
     return tap_failed != 0;
 }

@@ -31,7 +31,7 @@ static void fence_ops(void)
     MPI_Win_fence(0, win);
     for (int i = 0; i < mt_size; i++)
         bad += buf[i] != i;
-    mt_check(!bad, "fence put: %d slots wrong", bad);
+    CHECK_TRUE(!bad, "fence put: %d slots wrong", bad);
     /* Read the next rank's slots back; sum into slot [size] of rank 0. */
     MPI_Get(got, mt_size, MPI_INT, next, 0, mt_size, MPI_INT, win);
     buf[mt_size] = 0;
@@ -40,12 +40,11 @@ static void fence_ops(void)
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     for (int i = 0; i < mt_size; i++)
         bad += got[i] != i;
-    mt_check(!bad, "fence get: %d slots wrong", bad);
+    CHECK_TRUE(!bad, "fence get: %d slots wrong", bad);
     if (mt_rank == 0)
-        mt_check(buf[mt_size] == mt_size * (mt_size - 1) / 2, "accumulate sum: %d",
-                 buf[mt_size]);
+        CHECK_EQ_INT(buf[mt_size], mt_size * (mt_size - 1) / 2, "accumulate sum: %d", buf[mt_size]);
     MPI_Win_free(&win);
-    mt_check(win == MPI_WIN_NULL, "MPI_Win_free sets the handle to null");
+    CHECK_EQ_PTR(win, MPI_WIN_NULL, "MPI_Win_free sets the handle to null");
     free(got);
 }
 
@@ -73,17 +72,17 @@ static void datatypes(void)
     MPI_Win_fence(0, bwin);
     for (int i = 0; i < 2 * N; i++)
         bad += mem[i] != (i & 1 ? 0 : prev * 1000 + i / 2);
-    mt_check(!bad, "strided put: %d ints wrong", bad);
-    mt_check(!mt_verify(bmem, big, (unsigned)prev), "1 MiB put corrupt");
+    CHECK_TRUE(!bad, "strided put: %d ints wrong", bad);
+    CHECK_TRUE(!mt_verify(bmem, big, (unsigned)prev), "1 MiB put corrupt");
     MPI_Get(back, N, MPI_INT, next, 0, 1, every_other, win);
     MPI_Get(bback, (int)big, MPI_BYTE, prev, 0, (int)big, MPI_BYTE, bwin);
     MPI_Win_fence(0, win);
     MPI_Win_fence(0, bwin);
     for (int i = 0; i < N; i++)
         bad += back[i] != mt_rank * 1000 + i;
-    mt_check(!bad, "strided get: %d ints wrong", bad);
-    mt_check(!mt_verify(bback, big, (unsigned)((prev + mt_size - 1) % mt_size)),
-             "1 MiB get corrupt");
+    CHECK_TRUE(!bad, "strided get: %d ints wrong", bad);
+    CHECK_TRUE(!mt_verify(bback, big, (unsigned)((prev + mt_size - 1) % mt_size)),
+               "1 MiB get corrupt");
     MPI_Win_free(&win);
     MPI_Win_free(&bwin);
     MPI_Type_free(&every_other);
@@ -131,15 +130,15 @@ static void passive(void)
     (void)token, (void)mine;
     MPI_Barrier(MPI_COMM_WORLD);
     if (mt_rank == 0) {
-        mt_check(ctr[0] == (long)mt_size * iters, "locked read-modify-write: %ld, want %ld",
-                 ctr[0], (long)mt_size * iters);
-        mt_check(ctr[1] == (long)mt_size * iters, "fetch_and_op: %ld", ctr[1]);
-        mt_check(ctr[2] == mt_size, "compare_and_swap token: %ld", ctr[2]);
+        CHECK_EQ_LONG(ctr[0], (long)mt_size * iters, "locked read-modify-write: %ld, want %ld",
+                      ctr[0], (long)mt_size * iters);
+        CHECK_EQ_LONG(ctr[1], (long)mt_size * iters, "fetch_and_op: %ld", ctr[1]);
+        CHECK_EQ_LONG(ctr[2], mt_size, "compare_and_swap token: %ld", ctr[2]);
     }
     /* Every fetched value is distinct: their sum is 0 + 1 + ... + n*iters - 1. */
     MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     expect = mt_size * iters;
-    mt_check(sum == (long)expect * (expect - 1) / 2, "fetched values sum to %ld", sum);
+    CHECK_EQ_LONG(sum, (long)expect * (expect - 1) / 2, "fetched values sum to %ld", sum);
     MPI_Win_free(&win);
 }
 
@@ -162,8 +161,8 @@ static void round_trips(void)
     MPI_Win win;
 
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    mt_check_int(MPI_T_pvar_get_index("rdmpi_osc_round_trips", MPI_T_PVAR_CLASS_COUNTER, &idx),
-                 MPI_SUCCESS, "MPI_T_pvar_get_index(rdmpi_osc_round_trips)");
+    CHECK_MPI(MPI_T_pvar_get_index("rdmpi_osc_round_trips", MPI_T_PVAR_CLASS_COUNTER, &idx),
+              "MPI_T_pvar_get_index(rdmpi_osc_round_trips)");
     MPI_T_pvar_session_create(&s);
     MPI_T_pvar_handle_alloc(s, idx, NULL, &h, &count);
     MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &w, &win);
@@ -174,15 +173,14 @@ static void round_trips(void)
     MPI_T_pvar_read(s, h, &before);
     for (long i = 1; i <= ITERS; i++) {
         MPI_Put(&i, 1, MPI_LONG, next, 0, 1, MPI_LONG, win);
-        MPI_Get_accumulate(add, 2, MPI_LONG, res, 2, MPI_LONG, next, 0, 2, MPI_LONG, MPI_SUM,
-                           win);
+        MPI_Get_accumulate(add, 2, MPI_LONG, res, 2, MPI_LONG, next, 0, 2, MPI_LONG, MPI_SUM, win);
         MPI_Win_flush(next, win);
         bad += res[0] != i || res[1] != i - 1;
     }
     MPI_T_pvar_read(s, h, &after);
     MPI_Win_unlock_all(win);
-    mt_check_int(bad, 0, "get_accumulates that missed the put or the sum before them");
-    mt_check_int(after - before, 0, "round trips of 100 flushes after a get_accumulate");
+    CHECK_EQ_INT(bad, 0, "get_accumulates that missed the put or the sum before them");
+    CHECK_EQ_U64(after - before, 0, "round trips of 100 flushes after a get_accumulate");
 
     MPI_T_pvar_read(s, h, &before);
     for (int i = 0; i < ITERS; i++) {
@@ -196,11 +194,11 @@ static void round_trips(void)
         bad += check != v;
     }
     MPI_T_pvar_read(s, h, &after);
-    mt_check_int(bad, 0, "exclusive epochs whose get missed their own put");
-    mt_check_int(after - before, ITERS, "round trips of 100 lock-get-put-get-unlock epochs");
+    CHECK_EQ_INT(bad, 0, "exclusive epochs whose get missed their own put");
+    CHECK_EQ_U64(after - before, ITERS, "round trips of 100 lock-get-put-get-unlock epochs");
     MPI_Barrier(MPI_COMM_WORLD);
     if (mt_rank == 0)
-        mt_check_int(w[2], (long)mt_size * ITERS, "increments under the exclusive lock");
+        CHECK_EQ_LONG(w[2], (long)mt_size * ITERS, "increments under the exclusive lock");
     MPI_Win_free(&win);
     MPI_T_pvar_handle_free(s, &h);
     MPI_T_pvar_session_free(&s);
@@ -232,7 +230,7 @@ static void pscw_and_requests(void)
         }
         bad += mem[round] != prev + 100;
     }
-    mt_check(!bad, "post/start/complete/wait: %d rounds wrong", bad);
+    CHECK_TRUE(!bad, "post/start/complete/wait: %d rounds wrong", bad);
     MPI_Barrier(MPI_COMM_WORLD);
     /* Request-based calls in a lock_all epoch. */
     MPI_Win_lock_all(0, win);
@@ -244,9 +242,9 @@ static void pscw_and_requests(void)
     MPI_Waitall(2, &r[1], MPI_STATUSES_IGNORE);
     MPI_Win_flush_all(win);
     MPI_Win_unlock_all(win);
-    mt_check(got == mt_rank + 100, "Rget after a flushed Rput: %d", got);
+    CHECK_EQ_INT(got, mt_rank + 100, "Rget after a flushed Rput: %d", got);
     MPI_Barrier(MPI_COMM_WORLD);
-    mt_check(mem[3] == prev + 100, "Raccumulate REPLACE: %d", mem[3]);
+    CHECK_EQ_INT(mem[3], prev + 100, "Raccumulate REPLACE: %d", mem[3]);
     MPI_Group_free(&g_next);
     MPI_Group_free(&g_prev);
     MPI_Group_free(&world);
@@ -277,8 +275,7 @@ static void flush_local_then_barrier(void)
         MPI_Barrier(MPI_COMM_WORLD);
     }
     MPI_Win_unlock(next, win);
-    mt_check(bad == 0, "accumulates after flush_local and a barrier: %d of 50 not applied",
-             bad);
+    CHECK_EQ_INT(bad, 0, "accumulates after flush_local and a barrier: %d of 50 not applied", bad);
     MPI_Win_free(&win);
 }
 
@@ -295,8 +292,11 @@ static void minloc(void)
     MPI_Accumulate(&mine, 1, MPI_DOUBLE_INT, 0, 0, 1, MPI_DOUBLE_INT, MPI_MINLOC, win);
     MPI_Win_fence(0, win);
     if (mt_rank == 0)
-        mt_check(mem.v == 1.0 && mem.i == mt_size - 1, "MINLOC accumulate: %g at %d", mem.v,
-                 mem.i);
+        CHECK_ALL("MINLOC accumulate: %g at %d", mem.v, mem.i)
+        {
+            CHECK_TRUE(mem.v == 1.0);
+            CHECK_EQ_INT(mem.i, mt_size - 1);
+        }
     MPI_Win_free(&win);
 }
 
@@ -316,21 +316,25 @@ static void shared_and_dynamic(void)
     MPI_Barrier(node);
     MPI_Win_sync(win);
     MPI_Win_shared_query(win, (nrank + 1) % nsize, &size, &du, &other);
-    mt_check(size == sizeof(int) && du == sizeof(int) && *other == 7000 + (nrank + 1) % nsize,
-             "shared query: size %lld unit %d value %d", (long long)size, du, *other);
+    CHECK_ALL("shared query: size %lld unit %d value %d", (long long)size, du, *other)
+    {
+        CHECK_EQ_LONG(size, sizeof(int));
+        CHECK_EQ_LONG(du, sizeof(int));
+        CHECK_EQ_INT(*other, 7000 + (nrank + 1) % nsize);
+    }
     MPI_Win_shared_query(win, 0, &size, &du, &other);
-    mt_check(other + nrank == base, "shared memory is contiguous by rank");
+    CHECK_EQ_PTR(other + nrank, base, "shared memory is contiguous by rank");
     MPI_Barrier(node);
     MPI_Win_free(&win);
     /* Odd ranks allocate nothing: their segments read as size 0, NULL. */
-    MPI_Win_allocate_shared(nrank % 2 ? 0 : sizeof(int), sizeof(int), MPI_INFO_NULL, node,
-                            &base, &win);
+    MPI_Win_allocate_shared(nrank % 2 ? 0 : sizeof(int), sizeof(int), MPI_INFO_NULL, node, &base,
+                            &win);
     for (int r = 1; r < nsize; r += 2) {
         other = (int *)&size;
         MPI_Win_shared_query(win, r, &size, &du, &other);
-        mt_check_int(size, 0, "size of a shared segment of 0 bytes");
-        mt_check(other == NULL, "base of rank %d's 0-byte shared segment: %p, want NULL", r,
-                 (void *)other);
+        CHECK_EQ_LONG(size, 0, "size of a shared segment of 0 bytes");
+        CHECK_EQ_PTR(other, NULL, "base of rank %d's 0-byte shared segment: %p, want NULL", r,
+                     (void *)other);
     }
     MPI_Win_free(&win);
     MPI_Comm_free(&node);
@@ -339,26 +343,35 @@ static void shared_and_dynamic(void)
      * in our address space. Dynamic ones have no segments. */
     MPI_Win_create(local, sizeof(local), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Win_shared_query(win, mt_rank, &size, &du, &other);
-    mt_check(other == local && size == sizeof(local) && du == sizeof(int),
-             "shared query of our created window: size %lld", (long long)size);
+    CHECK_ALL("shared query of our created window: size %lld", (long long)size)
+    {
+        CHECK_EQ_PTR(other, local);
+        CHECK_EQ_LONG(size, sizeof(local));
+        CHECK_EQ_LONG(du, sizeof(int));
+    }
     other = local;
     MPI_Win_shared_query(win, next, &size, &du, &other);
-    mt_check(mt_size == 1 || (!other && size == 0), "shared query of another's created "
-             "window: size %lld", (long long)size);
+    CHECK_TRUE(mt_size == 1 || (!other && size == 0),
+               "shared query of another's created "
+               "window: size %lld",
+               (long long)size);
     MPI_Win_free(&win);
 
     MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn);
     MPI_Win_set_errhandler(dyn, MPI_ERRORS_RETURN);
     MPI_Error_class(MPI_Win_shared_query(dyn, mt_rank, &size, &du, &other), &cls);
-    mt_check(cls == MPI_ERR_RMA_FLAVOR, "shared query of a dynamic window: class %d", cls);
+    CHECK_EQ_INT(cls, MPI_ERR_RMA_FLAVOR, "shared query of a dynamic window: class %d", cls);
     MPI_Win_attach(dyn, local, sizeof(local));
     MPI_Get_address(&local[1], &addr);
     MPI_Allgather(&addr, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD);
     MPI_Win_fence(0, dyn);
     MPI_Put(&v, 1, MPI_INT, next, addrs[next], 1, MPI_INT, dyn);
     MPI_Win_fence(0, dyn);
-    mt_check(local[1] == prev && local[0] == 0, "dynamic window put: %d %d", local[0],
-             local[1]);
+    CHECK_ALL("dynamic window put: %d %d", local[0], local[1])
+    {
+        CHECK_EQ_INT(local[1], prev);
+        CHECK_EQ_INT(local[0], 0);
+    }
     MPI_Win_detach(dyn, local);
     MPI_Win_free(&dyn);
     free(addrs);
@@ -397,26 +410,27 @@ static void dynamic_span(void)
     MPI_Type_commit(&every_other);
 
     MPI_Win_fence(0, dyn);
-    MPI_Put(src, SPAN_N + SPAN_N / 2, MPI_INT, next, bases[next], SPAN_N + SPAN_N / 2, MPI_INT, dyn);
+    MPI_Put(src, SPAN_N + SPAN_N / 2, MPI_INT, next, bases[next], SPAN_N + SPAN_N / 2, MPI_INT,
+            dyn);
     MPI_Win_fence(0, dyn);
     for (int i = 0; i < 2 * SPAN_N && bad < 0; i++)
         if (region[i] != (i < SPAN_N + SPAN_N / 2 ? 1000 * prev + i : 0))
             bad = i;
-    mt_check_int(bad, -1, "first wrong int after a put spanning two attachments");
+    CHECK_EQ_INT(bad, -1, "first wrong int after a put spanning two attachments");
     MPI_Win_fence(0, dyn);
     MPI_Put(src, SPAN_N, MPI_INT, next, bases[next], 1, every_other, dyn);
     MPI_Win_fence(MPI_MODE_NOSUCCEED, dyn);
     for (int i = 0; i < 2 * SPAN_N && bad < 0; i++)
         if (region[i] != span_want(i, prev))
             bad = i;
-    mt_check_int(bad, -1, "first wrong int after a strided put spanning two attachments");
+    CHECK_EQ_INT(bad, -1, "first wrong int after a strided put spanning two attachments");
     MPI_Win_lock(MPI_LOCK_SHARED, next, 0, dyn);
     MPI_Get(got, 2 * SPAN_N, MPI_INT, next, bases[next], 2 * SPAN_N, MPI_INT, dyn);
     MPI_Win_unlock(next, dyn);
     for (int i = 0; i < 2 * SPAN_N && bad < 0; i++)
         if (got[i] != span_want(i, mt_rank))
             bad = i;
-    mt_check_int(bad, -1, "first wrong int of a get spanning two attachments");
+    CHECK_EQ_INT(bad, -1, "first wrong int of a get spanning two attachments");
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Type_free(&every_other);
     MPI_Win_detach(dyn, region);
@@ -494,8 +508,8 @@ static void subcomm(void)
         }
     }
     MPI_Win_unlock_all(win);
-    mt_check(!bad, "sub-communicator puts and gets: %d ints wrong", bad);
-    mt_check(*ctr == size, "fetch_and_op from every rank: %ld", *ctr);
+    CHECK_TRUE(!bad, "sub-communicator puts and gets: %d ints wrong", bad);
+    CHECK_EQ_LONG(*ctr, size, "fetch_and_op from every rank: %ld", *ctr);
     MPI_Win_fence(0, zwin);
     MPI_Win_fence(MPI_MODE_NOSUCCEED, zwin);
     MPI_Type_free(&pairs);
@@ -526,26 +540,49 @@ static void queries_and_errors(void)
 
     MPI_Win_create(mem, sizeof(mem), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Win_get_attr(win, MPI_WIN_BASE, &bp, &flag);
-    mt_check(flag && bp == mem, "MPI_WIN_BASE");
+    CHECK_ALL("MPI_WIN_BASE")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_PTR(bp, mem);
+    }
     MPI_Win_get_attr(win, MPI_WIN_SIZE, &sp, &flag);
-    mt_check(flag && *sp == sizeof(mem), "MPI_WIN_SIZE");
+    CHECK_ALL("MPI_WIN_SIZE")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_LONG(*sp, sizeof(mem));
+    }
     MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &ip, &flag);
-    mt_check(flag && *ip == sizeof(int), "MPI_WIN_DISP_UNIT");
+    CHECK_ALL("MPI_WIN_DISP_UNIT")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_LONG(*ip, sizeof(int));
+    }
     MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &ip, &flag);
-    mt_check(flag && *ip == MPI_WIN_FLAVOR_CREATE, "MPI_WIN_CREATE_FLAVOR");
+    CHECK_ALL("MPI_WIN_CREATE_FLAVOR")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_INT(*ip, MPI_WIN_FLAVOR_CREATE);
+    }
     MPI_Win_get_attr(win, MPI_WIN_MODEL, &ip, &flag);
-    mt_check(flag && *ip == MPI_WIN_UNIFIED, "MPI_WIN_MODEL");
+    CHECK_ALL("MPI_WIN_MODEL")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_INT(*ip, MPI_WIN_UNIFIED);
+    }
     MPI_Win_set_name(win, "counters");
     MPI_Win_get_name(win, name, &len);
-    mt_check(!strcmp(name, "counters") && len == 8, "window name: %s", name);
+    CHECK_ALL("window name: %s", name)
+    {
+        CHECK_EQ_STR(name, "counters");
+        CHECK_EQ_INT(len, 8);
+    }
     len = -1;
-    mt_check_int(MPI_Win_get_name(MPI_WIN_NULL, name, &len), MPI_SUCCESS,
-                 "MPI_Win_get_name(MPI_WIN_NULL)");
-    mt_check_str(name, "MPI_WIN_NULL", "the name of MPI_WIN_NULL");
-    mt_check_int(len, 12, "its length");
+    CHECK_MPI(MPI_Win_get_name(MPI_WIN_NULL, name, &len), "MPI_Win_get_name(MPI_WIN_NULL)");
+    CHECK_EQ_STR(name, "MPI_WIN_NULL", "the name of MPI_WIN_NULL");
+    CHECK_EQ_INT(len, 12, "its length");
     MPI_Win_get_group(win, &g);
     MPI_Group_size(g, &len);
-    mt_check(len == mt_size, "window group size %d", len);
+    CHECK_EQ_INT(len, mt_size, "window group size %d", len);
     MPI_Group_free(&g);
     {
         /* Standard hints come back (given or default); unknown keys do not. */
@@ -559,13 +596,21 @@ static void queries_and_errors(void)
         MPI_Info_free(&given);
         MPI_Win_get_info(win, &info);
         MPI_Info_get_string(info, "no_locks", &vl, v, &have);
-        mt_check(have && !strcmp(v, "true"), "hint no_locks: %s", have ? v : "(none)");
+        CHECK_ALL("hint no_locks: %s", have ? v : "(none)")
+        {
+            CHECK_TRUE(have);
+            CHECK_EQ_STR(v, "true");
+        }
         vl = sizeof(v);
         MPI_Info_get_string(info, "accumulate_ops", &vl, v, &have);
-        mt_check(have && !strcmp(v, "same_op_no_op"), "default accumulate_ops");
+        CHECK_ALL("default accumulate_ops")
+        {
+            CHECK_TRUE(have);
+            CHECK_EQ_STR(v, "same_op_no_op");
+        }
         vl = sizeof(v);
         MPI_Info_get_string(info, "rdmpi_no_such_hint", &vl, v, &have);
-        mt_check(!have, "an unknown hint is not returned");
+        CHECK_TRUE(!have, "an unknown hint is not returned");
         MPI_Info_free(&info);
     }
     {
@@ -576,11 +621,13 @@ static void queries_and_errors(void)
         MPI_Type_commit(&empty);
         MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
         e1 = MPI_Accumulate(&deleted, 0, MPI_INT, 0, 0, 0, MPI_DOUBLE, MPI_SUM, win);
-        e2 = MPI_Get_accumulate(&deleted, 1, empty, &flag, 1, empty, 0, 0, 1, empty, MPI_SUM,
-                                win);
+        e2 = MPI_Get_accumulate(&deleted, 1, empty, &flag, 1, empty, 0, 0, 1, empty, MPI_SUM, win);
         MPI_Win_unlock(0, win);
-        mt_check(e1 == MPI_SUCCESS && e2 == MPI_SUCCESS, "zero-byte accumulates: %d %d", e1,
-                 e2);
+        CHECK_ALL("zero-byte accumulates: %d %d", e1, e2)
+        {
+            CHECK_MPI(e1);
+            CHECK_MPI(e2);
+        }
         MPI_Type_free(&empty);
     }
     {
@@ -592,25 +639,29 @@ static void queries_and_errors(void)
         MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, on_delete, &kv, NULL);
         MPI_Win_set_attr(win, kv, &deleted);
         MPI_Win_get_attr(win, kv, &val, &flag);
-        mt_check(flag && val == &deleted, "user window attribute");
+        CHECK_ALL("user window attribute")
+        {
+            CHECK_TRUE(flag);
+            CHECK_EQ_PTR(val, &deleted);
+        }
         MPI_Win_free_keyval(&kv);
         MPI_Win_create_errhandler(on_error, &eh);
         MPI_Win_set_errhandler(win, eh);
         MPI_Errhandler_free(&eh);
         MPI_Put(&v, 1, MPI_INT, next, 0, 1, MPI_INT, win); /* no epoch */
-        mt_check(handled == 1, "the window's handler ran %d times", handled);
+        CHECK_EQ_INT(handled, 1, "the window's handler ran %d times", handled);
     }
 
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    mt_check(class_of(MPI_Put(&v, 1, MPI_INT, next, 0, 1, MPI_INT, win)) == MPI_ERR_RMA_SYNC,
-             "put outside an epoch");
+    CHECK_EQ_INT(class_of(MPI_Put(&v, 1, MPI_INT, next, 0, 1, MPI_INT, win)), MPI_ERR_RMA_SYNC,
+                 "put outside an epoch");
     MPI_Win_fence(0, win);
-    mt_check(class_of(MPI_Put(&v, 1, MPI_INT, next, 4, 1, MPI_INT, win)) == MPI_ERR_RMA_RANGE,
-             "put past the window");
-    mt_check(class_of(MPI_Put(&v, 1, MPI_INT, mt_size, 0, 1, MPI_INT, win)) == MPI_ERR_RANK,
-             "target rank out of range");
+    CHECK_EQ_INT(class_of(MPI_Put(&v, 1, MPI_INT, next, 4, 1, MPI_INT, win)), MPI_ERR_RMA_RANGE,
+                 "put past the window");
+    CHECK_EQ_INT(class_of(MPI_Put(&v, 1, MPI_INT, mt_size, 0, 1, MPI_INT, win)), MPI_ERR_RANK,
+                 "target rank out of range");
     MPI_Op_create((MPI_User_function *)(void *)1, 1, &user);
-    mt_check(class_of(MPI_Accumulate(&v, 1, MPI_INT, next, 0, 1, MPI_INT, user, win)) ==
+    CHECK_EQ_INT(class_of(MPI_Accumulate(&v, 1, MPI_INT, next, 0, 1, MPI_INT, user, win)),
                  MPI_ERR_OP, "accumulate with a user op");
     MPI_Op_free(&user);
     {
@@ -624,43 +675,46 @@ static void queries_and_errors(void)
 
         MPI_Type_contiguous(2, MPI_INT, &pair);
         MPI_Type_commit(&pair);
-        mt_check(class_of(MPI_Compare_and_swap(two, two, tworesult, pair, next, 0, win)) ==
+        CHECK_EQ_INT(class_of(MPI_Compare_and_swap(two, two, tworesult, pair, next, 0, win)),
                      MPI_ERR_TYPE, "compare_and_swap on a derived type");
         MPI_Type_free(&pair);
-        mt_check(class_of(MPI_Compare_and_swap(&f, &f, &fr, MPI_FLOAT, next, 2, win)) ==
+        CHECK_EQ_INT(class_of(MPI_Compare_and_swap(&f, &f, &fr, MPI_FLOAT, next, 2, win)),
                      MPI_SUCCESS, "compare_and_swap on MPI_FLOAT");
-        mt_check(class_of(MPI_Compare_and_swap(&l, &l, &lr, MPI_AINT, next, 0, win)) ==
+        CHECK_EQ_INT(class_of(MPI_Compare_and_swap(&l, &l, &lr, MPI_AINT, next, 0, win)),
                      MPI_SUCCESS, "compare_and_swap on MPI_AINT");
     }
-    mt_check(class_of(MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win)) ==
-                 MPI_SUCCESS, "put to MPI_PROC_NULL");
+    CHECK_MPI(class_of(MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win)),
+              "put to MPI_PROC_NULL");
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
-    mt_check(class_of(MPI_Win_lock(99, 0, 0, win)) == MPI_ERR_LOCKTYPE, "bad lock type");
-    mt_check(class_of(MPI_Win_unlock(0, win)) == MPI_ERR_RMA_SYNC, "unlock without lock");
+    CHECK_EQ_INT(class_of(MPI_Win_lock(99, 0, 0, win)), MPI_ERR_LOCKTYPE, "bad lock type");
+    CHECK_EQ_INT(class_of(MPI_Win_unlock(0, win)), MPI_ERR_RMA_SYNC, "unlock without lock");
     /* A lock after a fence means the fence opened no epoch. */
     MPI_Win_fence(0, win);
     MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win);
     MPI_Win_unlock(next, win);
-    mt_check(class_of(MPI_Put(&v, 1, MPI_INT, next, 0, 1, MPI_INT, win)) == MPI_ERR_RMA_SYNC,
-             "put after fence, lock, unlock");
+    CHECK_EQ_INT(class_of(MPI_Put(&v, 1, MPI_INT, next, 0, 1, MPI_INT, win)), MPI_ERR_RMA_SYNC,
+                 "put after fence, lock, unlock");
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     /* Open epochs: no lock inside a start epoch, no free inside any. */
     MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win);
-    mt_check(class_of(MPI_Win_free(&win)) == MPI_ERR_RMA_SYNC && win != MPI_WIN_NULL,
-             "free with a lock held");
+    CHECK_ALL("free with a lock held")
+    {
+        CHECK_EQ_INT(class_of(MPI_Win_free(&win)), MPI_ERR_RMA_SYNC);
+        CHECK_NE_PTR(win, MPI_WIN_NULL);
+    }
     MPI_Win_unlock(next, win);
     MPI_Win_get_group(win, &g);
     MPI_Win_post(g, 0, win);
     MPI_Win_start(g, 0, win);
-    mt_check(class_of(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win)) == MPI_ERR_RMA_SYNC,
-             "lock inside a start epoch");
-    mt_check(class_of(MPI_Win_free(&win)) == MPI_ERR_RMA_SYNC, "free inside a start epoch");
+    CHECK_EQ_INT(class_of(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win)), MPI_ERR_RMA_SYNC,
+                 "lock inside a start epoch");
+    CHECK_EQ_INT(class_of(MPI_Win_free(&win)), MPI_ERR_RMA_SYNC, "free inside a start epoch");
     MPI_Win_complete(win);
     MPI_Win_wait(win);
     MPI_Group_free(&g);
     MPI_Win_free(&win);
-    mt_check(deleted == 1, "the attribute's delete callback ran %d times at MPI_Win_free",
-             deleted);
+    CHECK_EQ_INT(deleted, 1, "the attribute's delete callback ran %d times at MPI_Win_free",
+                 deleted);
 }
 
 int main(int argc, char **argv)

@@ -87,7 +87,7 @@ static void guard_check(const void *b, size_t n, const char *what)
     const unsigned char *p = (const unsigned char *)b + n;
     for (int i = 0; i < GUARD; i++)
         if (p[i] != 0xa5) {
-            mt_check(0, "%s: byte %zu past the buffer overwritten (0x%02x)", what, n + i, p[i]);
+            CHECK_TRUE(0, "%s: byte %zu past the buffer overwritten (0x%02x)", what, n + i, p[i]);
             return;
         }
 }
@@ -117,11 +117,11 @@ static void put_get(MPI_Win win)
                 snprintf(what, sizeof(what), "put/get %s x %d at %ld", t->name, count, (long)disp);
                 for (int i = 0; i < count; i++)
                     if (get(t, r, i) != get(t, s, i)) {
-                        mt_check_int(get(t, r, i), get(t, s, i), what);
+                        CHECK_EQ_LONG(get(t, r, i), get(t, s, i), "%s", what);
                         break;
                     }
-                mt_check(((unsigned char *)r)[n] == 0xff, "%s: the element after was written",
-                         what);
+                CHECK_EQ_INT(((unsigned char *)r)[n], 0xff, "%s: the element after was written",
+                             what);
                 guard_check(r, n + t->size, what);
                 guard_check(s, n, what);
                 free(s);
@@ -181,13 +181,16 @@ static void accumulates(MPI_Win win)
                                 : o == 4 ? i
                                          : 1;
                     if (get(t, r, i) != 1 || get(t, g, i) != want) {
-                        mt_check_int(get(t, r, i), 1, what);
-                        mt_check_int(get(t, g, i), want, what);
+                        CHECK_EQ_LONG(get(t, r, i), 1, "%s", what);
+                        CHECK_EQ_LONG(get(t, g, i), want, "%s", what);
                         break;
                     }
                 }
-                mt_check(((unsigned char *)r)[n] == 0xff && ((unsigned char *)g)[n] == 0xff,
-                         "%s: the element after was written", what);
+                CHECK_ALL("%s: the element after was written", what)
+                {
+                    CHECK_EQ_INT(((unsigned char *)r)[n], 0xff);
+                    CHECK_EQ_INT(((unsigned char *)g)[n], 0xff);
+                }
                 guard_check(r, n + t->size, what);
                 guard_check(g, n + t->size, what);
                 free(ones);
@@ -246,15 +249,15 @@ static void atomics(MPI_Win win)
     for (int i = 0; i < 50; i++)
         MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 0, 0, MPI_SUM, win);
     MPI_Win_flush_all(win);
-    mt_check_int(old, 54, "last fetch_and_op's old value");
+    CHECK_EQ_LONG(old, 54, "last fetch_and_op's old value");
     cmp = 55;
     x = 7;
     MPI_Compare_and_swap(&x, &cmp, &old, MPI_LONG_LONG, 0, 0, win);
     MPI_Win_flush_local(0, win);
-    mt_check_int(old, 55, "compare_and_swap's old value");
+    CHECK_EQ_LONG(old, 55, "compare_and_swap's old value");
     MPI_Fetch_and_op(NULL, &old, MPI_LONG_LONG, 0, 0, MPI_NO_OP, win);
     MPI_Win_flush_local_all(win);
-    mt_check_int(old, 7, "value after compare_and_swap");
+    CHECK_EQ_LONG(old, 7, "value after compare_and_swap");
     MPI_Win_sync(win);
     MPI_Win_unlock_all(win);
 }
@@ -268,15 +271,14 @@ static void proc_null_and_sync(MPI_Win win)
     MPI_Group g, e;
 
     MPI_Win_fence(0, win);
-    mt_check_int(MPI_Put(NULL, 0, MPI_INT, MPI_PROC_NULL, 0, 0, MPI_INT, win), MPI_SUCCESS,
-                 "put to MPI_PROC_NULL");
-    mt_check_int(MPI_Get(NULL, 0, MPI_INT, MPI_PROC_NULL, 0, 0, MPI_INT, win), MPI_SUCCESS,
-                 "get from MPI_PROC_NULL");
+    CHECK_MPI(MPI_Put(NULL, 0, MPI_INT, MPI_PROC_NULL, 0, 0, MPI_INT, win), "put to MPI_PROC_NULL");
+    CHECK_MPI(MPI_Get(NULL, 0, MPI_INT, MPI_PROC_NULL, 0, 0, MPI_INT, win),
+              "get from MPI_PROC_NULL");
     MPI_Win_fence(0, win);
     rc = MPI_Accumulate(zeros, 2, MPI_INT, MPI_PROC_NULL, 0, 2, MPI_INT, MPI_REPLACE, win);
-    mt_check_int(rc, MPI_SUCCESS, "accumulate REPLACE to MPI_PROC_NULL");
+    CHECK_MPI(rc, "accumulate REPLACE to MPI_PROC_NULL");
     rc = MPI_Accumulate(NULL, 2, MPI_INT, MPI_PROC_NULL, 0, 2, MPI_INT, MPI_SUM, win);
-    mt_check_int(rc, MPI_SUCCESS, "accumulate SUM of NULL to MPI_PROC_NULL");
+    CHECK_MPI(rc, "accumulate SUM of NULL to MPI_PROC_NULL");
     MPI_Win_fence(0, win);
     for (int i = 0; i < 5; i++) {
         MPI_Win_fence(modes[i], win);
@@ -306,21 +308,20 @@ static void proc_null_and_sync(MPI_Win win)
     /* MPI_PROC_NULL is a valid target of lock, unlock and the flushes;
      * a rank outside the window is MPI_ERR_RANK, not a read past arrays. */
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    mt_check_int(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, MPI_PROC_NULL, 0, win), MPI_SUCCESS,
-                 "MPI_Win_lock(MPI_PROC_NULL)");
-    mt_check_int(MPI_Put(zeros, 2, MPI_INT, MPI_PROC_NULL, 0, 2, MPI_INT, win), MPI_SUCCESS,
-                 "put to MPI_PROC_NULL in its lock epoch");
-    mt_check_int(MPI_Win_flush(MPI_PROC_NULL, win), MPI_SUCCESS, "MPI_Win_flush(MPI_PROC_NULL)");
-    mt_check_int(MPI_Win_flush_local(MPI_PROC_NULL, win), MPI_SUCCESS,
-                 "MPI_Win_flush_local(MPI_PROC_NULL)");
-    mt_check_int(MPI_Win_unlock(MPI_PROC_NULL, win), MPI_SUCCESS, "MPI_Win_unlock(MPI_PROC_NULL)");
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, MPI_PROC_NULL, 0, win),
+              "MPI_Win_lock(MPI_PROC_NULL)");
+    CHECK_MPI(MPI_Put(zeros, 2, MPI_INT, MPI_PROC_NULL, 0, 2, MPI_INT, win),
+              "put to MPI_PROC_NULL in its lock epoch");
+    CHECK_MPI(MPI_Win_flush(MPI_PROC_NULL, win), "MPI_Win_flush(MPI_PROC_NULL)");
+    CHECK_MPI(MPI_Win_flush_local(MPI_PROC_NULL, win), "MPI_Win_flush_local(MPI_PROC_NULL)");
+    CHECK_MPI(MPI_Win_unlock(MPI_PROC_NULL, win), "MPI_Win_unlock(MPI_PROC_NULL)");
     MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
     rc = MPI_Win_flush(-5, win);
     MPI_Error_class(rc, &rc);
-    mt_check_int(rc, MPI_ERR_RANK, "class of MPI_Win_flush(-5)");
+    CHECK_EQ_INT(rc, MPI_ERR_RANK, "class of MPI_Win_flush(-5)");
     rc = MPI_Win_flush_local(1, win);
     MPI_Error_class(rc, &rc);
-    mt_check_int(rc, MPI_ERR_RANK, "class of MPI_Win_flush_local(1) on a one-rank window");
+    CHECK_EQ_INT(rc, MPI_ERR_RANK, "class of MPI_Win_flush_local(1) on a one-rank window");
     MPI_Win_unlock(0, win);
     MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL);
     MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
@@ -347,7 +348,7 @@ static void result_at_return(MPI_Win win)
     MPI_Fetch_and_op(o, r, MPI_INT, 0, 0, MPI_SUM, win);
     got = *r;
     free(r);
-    mt_check_int(got, 41, "fetch_and_op's result when the call returns");
+    CHECK_EQ_INT(got, 41, "fetch_and_op's result when the call returns");
     r = malloc(sizeof(int));
     *r = -1;
     *c = 42;
@@ -355,13 +356,13 @@ static void result_at_return(MPI_Win win)
     MPI_Compare_and_swap(o, c, r, MPI_INT, 0, 0, win);
     got = *r;
     free(r);
-    mt_check_int(got, 42, "compare_and_swap's result when the call returns");
+    CHECK_EQ_INT(got, 42, "compare_and_swap's result when the call returns");
     r = malloc(sizeof(int));
     *r = -1;
     MPI_Get_accumulate(NULL, 0, MPI_INT, r, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_NO_OP, win);
     got = *r;
     free(r);
-    mt_check_int(got, 7, "get_accumulate's result when the call returns");
+    CHECK_EQ_INT(got, 7, "get_accumulate's result when the call returns");
     r = malloc(1);
     MPI_Get_accumulate(o, 0, MPI_BYTE, r, 0, MPI_BYTE, 0, 0, 0, MPI_BYTE, MPI_SUM, win);
     free(r);

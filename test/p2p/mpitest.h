@@ -20,31 +20,31 @@ static inline void mt_init(int *argc, char ***argv)
     MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
 }
 
-/* Records a failure with a message naming the rank; never stops the test,
+/* The checks of test/tap.h record here instead of printing TAP points: a
+ * failure is counted and printed with the rank; a test never stops at one,
  * so one run reports every broken case. */
-#define mt_check(cond, ...)                                                  \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            if (mt_failed++ < 20) {                                          \
-                fprintf(stderr, "rank %d: %s:%d: ", mt_rank, __FILE__, __LINE__); \
-                fprintf(stderr, __VA_ARGS__);                                \
-                fprintf(stderr, "\n");                                       \
-            }                                                                \
-        }                                                                    \
-    } while (0)
+#define TAP_SINK mt_point_
+#include "../mpitap.h"
+#include "../tap.h"
 
-/* Typed checks that print what was found and what was wanted. */
-#define mt_check_int(got, want, what)                                         \
-    do {                                                                     \
-        long long g_ = (long long)(got), w_ = (long long)(want);             \
-        mt_check(g_ == w_, "%s: got %lld, want %lld", (what), g_, w_);       \
-    } while (0)
-#define mt_check_str(got, want, what)                                         \
-    do {                                                                     \
-        const char *g_ = (got), *w_ = (want);                                \
-        mt_check(g_ && !strcmp(g_, w_), "%s: got \"%s\", want \"%s\"", (what), \
-                 g_ ? g_ : "(null)", w_);                                    \
-    } while (0)
+__attribute__((format(printf, 6, 7))) static inline void mt_point_(int pass, const char *file,
+                                                                   int line, const char *expr,
+                                                                   const char *detail,
+                                                                   const char *fmt, ...)
+{
+    va_list ap;
+
+    if (pass || mt_failed++ >= 20)
+        return;
+    fprintf(stderr, "rank %d: %s:%d: ", mt_rank, tap_base_(file), line);
+    if (fmt[1]) {
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt + 1, ap);
+        va_end(ap);
+        fprintf(stderr, ": ");
+    }
+    fprintf(stderr, "%s%s%s%s\n", expr, *detail ? " (" : "", detail, *detail ? ")" : "");
+}
 
 /* Fills and checks a buffer with a pattern that depends on a seed and the
  * byte position, so misplaced or stale bytes are caught. */

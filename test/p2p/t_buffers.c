@@ -23,7 +23,7 @@ static void traffic(MPI_Comm comm, int n, int len, int tag)
         MPI_Recv(r, len, MPI_BYTE, prev, tag, comm, MPI_STATUS_IGNORE);
         bad += mt_verify(r, (size_t)len, (unsigned)(i + tag)) != 0;
     }
-    mt_check(!bad, "%d of %d buffered %d-byte messages corrupt (tag %d)", bad, n, len, tag);
+    CHECK_TRUE(!bad, "%d of %d buffered %d-byte messages corrupt (tag %d)", bad, n, len, tag);
     free(s);
     free(r);
 }
@@ -48,8 +48,11 @@ static void automatic(void)
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     MPI_Buffer_flush();
     MPI_Buffer_detach(&addr, &size);
-    mt_check(addr == MPI_BUFFER_AUTOMATIC && size == 0, "detach of MPI_BUFFER_AUTOMATIC: %p %d",
-             addr, size);
+    CHECK_ALL("detach of MPI_BUFFER_AUTOMATIC: %p %d", addr, size)
+    {
+        CHECK_EQ_PTR(addr, MPI_BUFFER_AUTOMATIC);
+        CHECK_EQ_INT(size, 0);
+    }
 }
 
 static void per_comm(void)
@@ -63,26 +66,29 @@ static void per_comm(void)
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    mt_check(class_of(MPI_Comm_flush_buffer(dup)) == MPI_ERR_BUFFER,
-             "flush with no buffer attached");
+    CHECK_EQ_INT(class_of(MPI_Comm_flush_buffer(dup)), MPI_ERR_BUFFER,
+                 "flush with no buffer attached");
     MPI_Comm_attach_buffer(dup, buf, size);
-    mt_check(class_of(MPI_Comm_attach_buffer(dup, buf, size)) == MPI_ERR_BUFFER,
-             "a second attach to one communicator");
+    CHECK_EQ_INT(class_of(MPI_Comm_attach_buffer(dup, buf, size)), MPI_ERR_BUFFER,
+                 "a second attach to one communicator");
     /* No process buffer: WORLD has nowhere to buffer, dup has its own. */
-    mt_check(class_of(MPI_Bsend(&v, 1, MPI_INT, next, 2, MPI_COMM_WORLD)) == MPI_ERR_BUFFER,
-             "Bsend with no buffer anywhere");
+    CHECK_EQ_INT(class_of(MPI_Bsend(&v, 1, MPI_INT, next, 2, MPI_COMM_WORLD)), MPI_ERR_BUFFER,
+                 "Bsend with no buffer anywhere");
     for (int round = 0; round < 3; round++)
         traffic(dup, 4, 1000, 3 + round);
     MPI_Comm_iflush_buffer(dup, &q);
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     MPI_Comm_detach_buffer(dup, &addr, &got_size);
-    mt_check(addr == buf && got_size == size, "comm detach: %p %d, attached %p %d", addr,
-             got_size, (void *)buf, size);
+    CHECK_ALL("comm detach: %p %d, attached %p %d", addr, got_size, (void *)buf, size)
+    {
+        CHECK_EQ_PTR(addr, buf);
+        CHECK_EQ_INT(got_size, size);
+    }
     /* Detached, the communicator falls back to the process's buffer. */
     MPI_Buffer_attach(MPI_BUFFER_AUTOMATIC, 0);
     traffic(dup, 2, 1000, 6);
     MPI_Buffer_detach(&addr, &got_size);
-    mt_check(addr == MPI_BUFFER_AUTOMATIC, "process detach after a comm detach: %p", addr);
+    CHECK_EQ_PTR(addr, MPI_BUFFER_AUTOMATIC, "process detach after a comm detach: %p", addr);
     /* Freed with a buffer attached: it goes with the communicator. */
     MPI_Comm_attach_buffer(dup, MPI_BUFFER_AUTOMATIC, 0);
     traffic(dup, 3, 100000, 7);
@@ -112,18 +118,21 @@ static void per_session(void)
     MPI_Group_free(&half);
     free(all);
     MPI_Comm_dup(c, &d); /* derived communicators share the session's buffer */
-    mt_check(class_of(MPI_Session_flush_buffer(s)) == MPI_ERR_BUFFER,
-             "session flush with no buffer");
-    mt_check(class_of(MPI_Bsend(&v, 1, MPI_INT, next, 9, d)) == MPI_ERR_BUFFER,
-             "Bsend on a session communicator with no buffer");
+    CHECK_EQ_INT(class_of(MPI_Session_flush_buffer(s)), MPI_ERR_BUFFER,
+                 "session flush with no buffer");
+    CHECK_EQ_INT(class_of(MPI_Bsend(&v, 1, MPI_INT, next, 9, d)), MPI_ERR_BUFFER,
+                 "Bsend on a session communicator with no buffer");
     MPI_Session_attach_buffer_c(s, MPI_BUFFER_AUTOMATIC, 0);
     traffic(d, 10, 5000, 10);
     traffic(c, 10, 5000, 11);
     MPI_Session_iflush_buffer(s, &q);
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     MPI_Session_detach_buffer_c(s, &addr, &size);
-    mt_check(addr == MPI_BUFFER_AUTOMATIC && size == 0, "session detach: %p %lld", addr,
-             (long long)size);
+    CHECK_ALL("session detach: %p %lld", addr, (long long)size)
+    {
+        CHECK_EQ_PTR(addr, MPI_BUFFER_AUTOMATIC);
+        CHECK_EQ_LONG(size, 0);
+    }
     MPI_Allreduce(MPI_IN_PLACE, &zero, 1, MPI_INT, MPI_SUM, c);
     MPI_Comm_free(&d);
     MPI_Comm_free(&c);
@@ -145,13 +154,16 @@ static void to_self(void)
         MPI_Bsend(s, LEN, MPI_BYTE, 0, 20 + i, MPI_COMM_SELF);
     }
     MPI_Buffer_detach(&addr, &got_size);
-    mt_check(addr == buf && got_size == size, "detach after Bsends to self: %p %d", addr,
-             got_size);
+    CHECK_ALL("detach after Bsends to self: %p %d", addr, got_size)
+    {
+        CHECK_EQ_PTR(addr, buf);
+        CHECK_EQ_INT(got_size, size);
+    }
     for (int i = N - 1; i >= 0; i--) {
         MPI_Recv(r, LEN, MPI_BYTE, 0, 20 + i, MPI_COMM_SELF, MPI_STATUS_IGNORE);
         bad += mt_verify(r, LEN, (unsigned)(100 + i)) != 0;
     }
-    mt_check(!bad, "%d of %d buffered messages to self corrupt", bad, N);
+    CHECK_TRUE(!bad, "%d of %d buffered messages to self corrupt", bad, N);
     free(buf);
     free(s);
     free(r);

@@ -63,7 +63,7 @@ int main(int argc, char **argv)
             MPI_Recv(buf, sizeof(buf), MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             memcpy(&v, buf, sizeof(v));
             if (v != i) {
-                mt_check(v == i, "message %d arrived as %d", i, v);
+                CHECK_EQ_INT(v, i, "message %d arrived as %d", i, v);
                 break;
             }
             if (i % 1000 == 0) {
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
         /* Unbounded buffering would hold ~100 MB of payload copies;
          * envelopes alone are a few MB. */
         printf("t_flood: %d messages, receiver RSS %ld KiB -> peak %ld KiB\n", n, before, peak);
-        mt_check(peak - before < 48 * 1024, "receiver memory grew by %ld KiB", peak - before);
+        CHECK_LT_LONG(peak - before, 48 * 1024, "receiver memory grew by %ld KiB", peak - before);
     }
     return mt_finish("t_flood");
 }

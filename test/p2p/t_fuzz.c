@@ -119,7 +119,7 @@ static int int_at(unsigned base, size_t i)
 #define CK(call)                                                                                   \
     do {                                                                                           \
         int rc_ = (call);                                                                          \
-        mt_check(rc_ == MPI_SUCCESS, "seed %u: %s returned %d", seed, #call, rc_);                 \
+        CHECK_MPI(rc_, "seed %u: %s returned %d", seed, #call, rc_);                               \
     } while (0)
 
 /* The datatype and count a side passes for a message of n units. */
@@ -191,27 +191,33 @@ static void check_recv(struct msg *m, const MPI_Status *st, int round, int i)
 {
     const char *d = describe(m, round, i);
     if (m->trunc) {
-        mt_check(st->MPI_SOURCE == crank[m->c][m->src] && st->MPI_TAG == m->tag,
-                 "%s: status source %d tag %d", d, st->MPI_SOURCE, st->MPI_TAG);
+        CHECK_ALL("%s: status source %d tag %d", d, st->MPI_SOURCE, st->MPI_TAG)
+        {
+            CHECK_EQ_INT(st->MPI_SOURCE, crank[m->c][m->src]);
+            CHECK_EQ_INT(st->MPI_TAG, m->tag);
+        }
     } else {
         int count = -1;
         CK(MPI_Get_count(st, side_type(m, m->rtype), &count));
-        mt_check(st->MPI_SOURCE == crank[m->c][m->src] && st->MPI_TAG == m->tag &&
-                     count == side_count(m, m->rtype),
-                 "%s: status source %d tag %d count %d, expected %d %d %d", d, st->MPI_SOURCE,
-                 st->MPI_TAG, count, crank[m->c][m->src], m->tag, side_count(m, m->rtype));
+        CHECK_ALL("%s: status source %d tag %d count %d, expected %d %d %d", d, st->MPI_SOURCE,
+                  st->MPI_TAG, count, crank[m->c][m->src], m->tag, side_count(m, m->rtype))
+        {
+            CHECK_EQ_INT(st->MPI_SOURCE, crank[m->c][m->src]);
+            CHECK_EQ_INT(st->MPI_TAG, m->tag);
+            CHECK_EQ_INT(count, side_count(m, m->rtype));
+        }
     }
     unsigned char *b = (unsigned char *)m->rbuf;
     if (m->elem == T_BYTE) {
         size_t got = m->trunc ? (size_t)m->rcount : m->n;
         for (size_t j = 0; j < got; j++)
             if (b[j] != byte_at(m->base, j)) {
-                mt_check(0, "%s: byte %zu is %d, expected %d", d, j, b[j], byte_at(m->base, j));
+                CHECK_TRUE(0, "%s: byte %zu is %d, expected %d", d, j, b[j], byte_at(m->base, j));
                 break;
             }
         for (size_t j = got; j < m->rbytes + 64; j++)
             if (b[j] != SENTINEL) {
-                mt_check(0, "%s: byte %zu past the message written", d, j);
+                CHECK_TRUE(0, "%s: byte %zu past the message written", d, j);
                 break;
             }
     } else {
@@ -230,7 +236,7 @@ static void check_recv(struct msg *m, const MPI_Status *st, int round, int i)
             if (p[k] != want)
                 bad = k + 1;
         }
-        mt_check(!bad, "%s: int %zu wrong", d, bad - 1);
+        CHECK_TRUE(!bad, "%s: int %zu wrong", d, bad - 1);
     }
     free(m->rbuf);
     m->rbuf = NULL;
@@ -257,12 +263,16 @@ static void ring_check(const MPI_Status *st)
     int left = (mt_rank + mt_size - 1) % mt_size, count = -1;
     unsigned base = mix(seed, (unsigned)cur_round, (unsigned)left, (unsigned)mt_rank, 300000u);
     CK(MPI_Get_count(st, MPI_BYTE, &count));
-    mt_check(st->MPI_SOURCE == left && st->MPI_TAG == 7 && count == (int)ring_len,
-             "seed %u round %d: ring status source %d tag %d count %d", seed, cur_round,
-             st->MPI_SOURCE, st->MPI_TAG, count);
+    CHECK_ALL("seed %u round %d: ring status source %d tag %d count %d", seed, cur_round,
+              st->MPI_SOURCE, st->MPI_TAG, count)
+    {
+        CHECK_EQ_INT(st->MPI_SOURCE, left);
+        CHECK_EQ_INT(st->MPI_TAG, 7);
+        CHECK_EQ_INT(count, (int)ring_len);
+    }
     for (size_t j = 0; j < ring_len; j++)
         if ((unsigned char)ring_buf[1][j] != byte_at(base, j)) {
-            mt_check(0, "seed %u round %d: ring byte %zu wrong", seed, cur_round, j);
+            CHECK_TRUE(0, "seed %u round %d: ring byte %zu wrong", seed, cur_round, j);
             break;
         }
 }
@@ -297,8 +307,8 @@ static void pool_done(struct pool *p, int k, MPI_Status *st, MPI_Request done)
     case E_CANCEL_RECV:
     case E_CANCEL_SEND:
         CK(MPI_Test_cancelled(st, &flag));
-        mt_check(flag == 1, "seed %u round %d: a %s that nothing matches was not cancelled", seed,
-                 cur_round, p->kind[k] == E_CANCEL_RECV ? "receive" : "send");
+        CHECK_EQ_INT(flag, 1, "seed %u round %d: a %s that nothing matches was not cancelled", seed,
+                     cur_round, p->kind[k] == E_CANCEL_RECV ? "receive" : "send");
         break;
     case E_RACE: CK(MPI_Test_cancelled(st, &race_cancelled)); break;
     case E_RING:
@@ -568,8 +578,8 @@ static void expect_truncate(int rc, struct msg *m, int i)
 {
     int cls = -1;
     MPI_Error_class(rc, &cls);
-    mt_check(cls == MPI_ERR_TRUNCATE, "%s: error class %d, expected MPI_ERR_TRUNCATE",
-             describe(m, cur_round, i), cls);
+    CHECK_EQ_INT(cls, MPI_ERR_TRUNCATE, "%s: error class %d, expected MPI_ERR_TRUNCATE",
+                 describe(m, cur_round, i), cls);
 }
 
 /* A late receive: blocking ones are checked here, others join the pool. */
@@ -590,7 +600,7 @@ static void late_recv(struct msg *m, int i, struct pool *p, uint64_t *s)
         if (m->trunc)
             expect_truncate(rc, m, i);
         else
-            mt_check(rc == MPI_SUCCESS, "%s: MPI_Recv returned %d", describe(m, cur_round, i), rc);
+            CHECK_MPI(rc, "%s: MPI_Recv returned %d", describe(m, cur_round, i), rc);
         check_recv(m, &st, cur_round, i);
         return;
     }
@@ -614,10 +624,13 @@ static void late_recv(struct msg *m, int i, struct pool *p, uint64_t *s)
                     pool_progress(p, s, 1);
             }
         CK(MPI_Get_count(&st, t, &count));
-        mt_check(st.MPI_SOURCE == crank[m->c][m->src] && st.MPI_TAG == m->tag &&
-                     count == side_count(m, m->rtype),
-                 "%s: probe source %d tag %d count %d", describe(m, cur_round, i), st.MPI_SOURCE,
-                 st.MPI_TAG, count);
+        CHECK_ALL("%s: probe source %d tag %d count %d", describe(m, cur_round, i), st.MPI_SOURCE,
+                  st.MPI_TAG, count)
+        {
+            CHECK_EQ_INT(st.MPI_SOURCE, crank[m->c][m->src]);
+            CHECK_EQ_INT(st.MPI_TAG, m->tag);
+            CHECK_EQ_INT(count, side_count(m, m->rtype));
+        }
         CK(MPI_Recv(m->rbuf, m->rcount, t, st.MPI_SOURCE, st.MPI_TAG, comm[m->c], &st));
         check_recv(m, &st, cur_round, i);
         return;
@@ -632,10 +645,13 @@ static void late_recv(struct msg *m, int i, struct pool *p, uint64_t *s)
                     pool_progress(p, s, 1);
             }
         CK(MPI_Get_count(&st, t, &count));
-        mt_check(st.MPI_SOURCE == crank[m->c][m->src] && st.MPI_TAG == m->tag &&
-                     count == side_count(m, m->rtype),
-                 "%s: mprobe source %d tag %d count %d", describe(m, cur_round, i), st.MPI_SOURCE,
-                 st.MPI_TAG, count);
+        CHECK_ALL("%s: mprobe source %d tag %d count %d", describe(m, cur_round, i), st.MPI_SOURCE,
+                  st.MPI_TAG, count)
+        {
+            CHECK_EQ_INT(st.MPI_SOURCE, crank[m->c][m->src]);
+            CHECK_EQ_INT(st.MPI_TAG, m->tag);
+            CHECK_EQ_INT(count, side_count(m, m->rtype));
+        }
         if (m->rkind == L_MPROBE) {
             CK(MPI_Mrecv(m->rbuf, m->rcount, t, &msg, &st));
             check_recv(m, &st, cur_round, i);
@@ -991,8 +1007,8 @@ static void run_round(uint64_t *gs)
         CK(MPI_Wait(&race_in[r].rreq, &st));
         CK(MPI_Test_cancelled(&st, &flag));
         if (cancelled) {
-            mt_check(flag == 1, "seed %u round %d: a send from %d reported cancelled arrived", seed,
-                     cur_round, r);
+            CHECK_EQ_INT(flag, 1, "seed %u round %d: a send from %d reported cancelled arrived",
+                         seed, cur_round, r);
             free(race_in[r].rbuf);
             race_in[r].rbuf = NULL;
         } else {
@@ -1003,8 +1019,8 @@ static void run_round(uint64_t *gs)
     CK(MPI_Buffer_flush());
     CK(MPI_Barrier(MPI_COMM_WORLD));
     for (int i = 0; i < n; i++)
-        mt_check(!m[i].rbuf && !m[i].sbuf, "seed %u round %d msg %d left behind", seed, cur_round,
-                 i);
+        CHECK_TRUE(!m[i].rbuf && !m[i].sbuf, "seed %u round %d msg %d left behind", seed, cur_round,
+                   i);
     free(csbuf);
     free(cbuf);
     free(token_from);

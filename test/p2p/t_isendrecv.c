@@ -39,14 +39,18 @@ static void ring(size_t n, int round)
     {
         int got;
         MPI_Recv(&got, 1, MPI_INT, prev, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        mt_check(got == round, "round %d: the plain message says %d", round, got);
+        CHECK_EQ_INT(got, round, "round %d: the plain message says %d", round, got);
     }
     MPI_Get_count(&st, MPI_BYTE, &count);
-    mt_check(st.MPI_SOURCE == prev && st.MPI_TAG == 5 && (size_t)count == n,
-             "%zu bytes, round %d: status source %d tag %d count %d, want %d 5 %zu", n, round,
-             st.MPI_SOURCE, st.MPI_TAG, count, prev, n);
-    mt_check(!mt_verify(r, n, (unsigned)(prev + round)), "%zu bytes, round %d: data corrupt", n,
-             round);
+    CHECK_ALL("%zu bytes, round %d: status source %d tag %d count %d, want %d 5 %zu", n, round,
+              st.MPI_SOURCE, st.MPI_TAG, count, prev, n)
+    {
+        CHECK_EQ_INT(st.MPI_SOURCE, prev);
+        CHECK_EQ_INT(st.MPI_TAG, 5);
+        CHECK_EQ_LONG((size_t)count, n);
+    }
+    CHECK_TRUE(!mt_verify(r, n, (unsigned)(prev + round)), "%zu bytes, round %d: data corrupt", n,
+               round);
     free(s);
     free(r);
 }
@@ -75,8 +79,11 @@ static void replace(int round)
     }
     for (int i = 0; i < 2 * n; i++)
         bad += buf[i] != (i & 1 ? -1 : prev * 1000000 + i);
-    mt_check(!bad && st.MPI_SOURCE == prev, "replace of %d strided ints: %d wrong, source %d", n,
-             bad, st.MPI_SOURCE);
+    CHECK_ALL("replace of %d strided ints: %d wrong, source %d", n, bad, st.MPI_SOURCE)
+    {
+        CHECK_TRUE(!bad);
+        CHECK_EQ_INT(st.MPI_SOURCE, prev);
+    }
     free(buf);
 }
 
@@ -92,19 +99,30 @@ static void proc_null(void)
                   &q);
     MPI_Wait(&q, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    mt_check(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0 &&
-                 got == -1,
-             "receive from MPI_PROC_NULL: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG,
-             count);
+    CHECK_ALL("receive from MPI_PROC_NULL: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG,
+              count)
+    {
+        CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
+        CHECK_EQ_INT(st.MPI_TAG, MPI_ANY_TAG);
+        CHECK_EQ_INT(count, 0);
+        CHECK_EQ_INT(got, -1);
+    }
     /* Send to nobody: the receive of the message above. */
     MPI_Isendrecv(NULL, 0, MPI_INT, MPI_PROC_NULL, 4, &got, 1, MPI_INT, prev, 4, MPI_COMM_WORLD,
                   &q);
     MPI_Wait(&q, &st);
-    mt_check(got == prev && st.MPI_SOURCE == prev, "send to MPI_PROC_NULL: got %d from %d", got,
-             st.MPI_SOURCE);
+    CHECK_ALL("send to MPI_PROC_NULL: got %d from %d", got, st.MPI_SOURCE)
+    {
+        CHECK_EQ_INT(got, prev);
+        CHECK_EQ_INT(st.MPI_SOURCE, prev);
+    }
     MPI_Isendrecv_replace(&v, 1, MPI_INT, MPI_PROC_NULL, 4, MPI_PROC_NULL, 4, MPI_COMM_WORLD, &q);
     MPI_Wait(&q, &st);
-    mt_check(v == mt_rank && st.MPI_SOURCE == MPI_PROC_NULL, "replace with both MPI_PROC_NULL");
+    CHECK_ALL("replace with both MPI_PROC_NULL")
+    {
+        CHECK_EQ_INT(v, mt_rank);
+        CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
+    }
 }
 
 static void errors(void)
@@ -120,29 +138,29 @@ static void errors(void)
     MPI_Isendrecv(big, 64, MPI_BYTE, next, 8, small, 8, MPI_BYTE, prev, 8, MPI_COMM_WORLD, &q);
     rc = MPI_Wait(&q, &st);
     MPI_Error_class(rc, &cls);
-    mt_check(cls == MPI_ERR_TRUNCATE, "truncated Isendrecv: class %d", cls);
+    CHECK_EQ_INT(cls, MPI_ERR_TRUNCATE, "truncated Isendrecv: class %d", cls);
     rc = MPI_Isendrecv(big, 1, MPI_BYTE, mt_size, 8, small, 1, MPI_BYTE, prev, 8,
                        MPI_COMM_WORLD, &q);
     MPI_Error_class(rc, &cls);
-    mt_check(cls == MPI_ERR_RANK, "dest out of range: class %d", cls);
+    CHECK_EQ_INT(cls, MPI_ERR_RANK, "dest out of range: class %d", cls);
     rc = MPI_Isendrecv(big, 1, MPI_BYTE, next, 8, small, 1, MPI_BYTE, prev, -5, MPI_COMM_WORLD,
                        &q);
     MPI_Error_class(rc, &cls);
-    mt_check(cls == MPI_ERR_TAG, "negative receive tag: class %d", cls);
+    CHECK_EQ_INT(cls, MPI_ERR_TAG, "negative receive tag: class %d", cls);
     rc = MPI_Isendrecv_replace(small, 1, MPI_BYTE, next, 8, prev, 8, MPI_COMM_WORLD, NULL);
     MPI_Error_class(rc, &cls);
-    mt_check(cls == MPI_ERR_REQUEST, "NULL request: class %d", cls);
+    CHECK_EQ_INT(cls, MPI_ERR_REQUEST, "NULL request: class %d", cls);
     rc = MPI_Isendrecv(big, -1, MPI_BYTE, next, 8, small, 1, MPI_BYTE, prev, 8, MPI_COMM_WORLD,
                        &q);
     MPI_Error_class(rc, &cls);
-    mt_check(cls == MPI_ERR_COUNT, "negative send count: class %d", cls);
+    CHECK_EQ_INT(cls, MPI_ERR_COUNT, "negative send count: class %d", cls);
     /* A receive nobody sends to: cancel takes it back. */
     MPI_Isendrecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, small, 8, MPI_BYTE, prev, 999,
                   MPI_COMM_WORLD, &q);
     MPI_Cancel(&q);
     MPI_Wait(&q, &st);
     MPI_Test_cancelled(&st, &flag);
-    mt_check(flag, "an unmatched Isendrecv is cancelled");
+    CHECK_TRUE(flag, "an unmatched Isendrecv is cancelled");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
@@ -168,7 +186,7 @@ int main(int argc, char **argv)
             int f;
             MPI_Iprobe(MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, &f, MPI_STATUS_IGNORE);
         }
-        mt_check(got == prev, "freed Isendrecv: got %d", got);
+        CHECK_EQ_INT(got, prev, "freed Isendrecv: got %d", got);
         MPI_Barrier(MPI_COMM_WORLD);
     }
     return mt_finish("t_isendrecv");

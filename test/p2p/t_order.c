@@ -31,7 +31,7 @@ int main(int argc, char **argv)
             int v;
             MPI_Recv(buf, big, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             memcpy(&v, buf, sizeof(v));
-            mt_check(v == i, "same tag: got %d, expected %d", v, i);
+            CHECK_EQ_INT(v, i, "same tag: got %d, expected %d", v, i);
         }
         free(buf);
     }
@@ -47,12 +47,12 @@ int main(int argc, char **argv)
         for (int i = 0; i < 100; i++) {
             int v;
             MPI_Recv(&v, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            mt_check(v == i, "tag 2 stream: got %d, expected %d", v, i);
+            CHECK_EQ_INT(v, i, "tag 2 stream: got %d, expected %d", v, i);
         }
         for (int i = 0; i < 100; i++) {
             int v;
             MPI_Recv(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            mt_check(v == i, "tag 1 stream: got %d, expected %d", v, i);
+            CHECK_EQ_INT(v, i, "tag 1 stream: got %d, expected %d", v, i);
         }
     }
 
@@ -65,7 +65,11 @@ int main(int argc, char **argv)
             int v;
             MPI_Status st;
             MPI_Recv(&v, 1, MPI_INT, 1, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-            mt_check(v == i && st.MPI_TAG == 10 + i % 7, "ANY_TAG: got %d tag %d", v, st.MPI_TAG);
+            CHECK_ALL("ANY_TAG: got %d tag %d", v, st.MPI_TAG)
+            {
+                CHECK_EQ_INT(v, i);
+                CHECK_EQ_INT(st.MPI_TAG, 10 + i % 7);
+            }
         }
     }
 
@@ -79,11 +83,14 @@ int main(int argc, char **argv)
             int v;
             MPI_Status st;
             MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, &st);
-            mt_check(st.MPI_SOURCE > 0 && st.MPI_SOURCE < mt_size, "ANY_SOURCE: source %d",
-                     st.MPI_SOURCE);
+            CHECK_ALL("ANY_SOURCE: source %d", st.MPI_SOURCE)
+            {
+                CHECK_GT_LONG(st.MPI_SOURCE, 0);
+                CHECK_LT_LONG(st.MPI_SOURCE, mt_size);
+            }
             if (st.MPI_SOURCE > 0 && st.MPI_SOURCE < mt_size) {
-                mt_check(v == next[st.MPI_SOURCE], "ANY_SOURCE from %d: got %d, expected %d",
-                         st.MPI_SOURCE, v, next[st.MPI_SOURCE]);
+                CHECK_EQ_INT(v, next[st.MPI_SOURCE], "ANY_SOURCE from %d: got %d, expected %d",
+                             st.MPI_SOURCE, v, next[st.MPI_SOURCE]);
                 next[st.MPI_SOURCE] = v + 1;
             }
         }
@@ -101,7 +108,11 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Wait(&ra, MPI_STATUS_IGNORE);
         MPI_Wait(&rs, MPI_STATUS_IGNORE);
-        mt_check(a == 100 && s == 101, "posting order: any got %d, specific got %d", a, s);
+        CHECK_ALL("posting order: any got %d, specific got %d", a, s)
+        {
+            CHECK_EQ_INT(a, 100);
+            CHECK_EQ_INT(s, 101);
+        }
     } else {
         MPI_Barrier(MPI_COMM_WORLD);
         if (mt_rank == 1) {

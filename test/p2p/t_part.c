@@ -49,10 +49,13 @@ static void ring(int n)
         MPI_Wait(&q, MPI_STATUS_IGNORE);
         for (int i = 0; i < n; i++)
             bad += r[i] != prev * 1000000 + round * 100000 + i;
-        mt_check(!bad, "%d ints, round %d: %d wrong", n, round, bad);
-        mt_check(st.MPI_SOURCE == prev && st.MPI_TAG == 5, "round %d: status source %d tag %d",
-                 round, st.MPI_SOURCE, st.MPI_TAG);
-        mt_check(plain == 1000 + prev, "round %d: the plain receive got %d", round, plain);
+        CHECK_TRUE(!bad, "%d ints, round %d: %d wrong", n, round, bad);
+        CHECK_ALL("round %d: status source %d tag %d", round, st.MPI_SOURCE, st.MPI_TAG)
+        {
+            CHECK_EQ_INT(st.MPI_SOURCE, prev);
+            CHECK_EQ_INT(st.MPI_TAG, 5);
+        }
+        CHECK_EQ_INT(plain, 1000 + prev, "round %d: the plain receive got %d", round, plain);
     }
     MPI_Request_free(&ps);
     MPI_Request_free(&pr);
@@ -74,24 +77,27 @@ static void errors(void)
     MPI_Request q, n;
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    mt_check(class_of(MPI_Psend_init(buf, -1, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                     &q)) == MPI_ERR_ARG, "-1 partitions");
-    mt_check(class_of(MPI_Precv_init(buf, 2, 4, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD,
-                                     MPI_INFO_NULL, &q)) == MPI_ERR_RANK, "MPI_ANY_SOURCE");
-    mt_check(class_of(MPI_Precv_init(buf, 2, 4, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD,
-                                     MPI_INFO_NULL, &q)) == MPI_ERR_TAG, "MPI_ANY_TAG");
+    CHECK_EQ_INT(
+        class_of(MPI_Psend_init(buf, -1, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &q)),
+        MPI_ERR_ARG, "-1 partitions");
+    CHECK_EQ_INT(class_of(MPI_Precv_init(buf, 2, 4, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD,
+                                         MPI_INFO_NULL, &q)),
+                 MPI_ERR_RANK, "MPI_ANY_SOURCE");
+    CHECK_EQ_INT(class_of(MPI_Precv_init(buf, 2, 4, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD,
+                                         MPI_INFO_NULL, &q)),
+                 MPI_ERR_TAG, "MPI_ANY_TAG");
     /* To nobody: completes at Start; partitions still range-checked. */
     MPI_Psend_init(buf, 2, 4, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &q);
-    mt_check(class_of(MPI_Pready(0, q)) == MPI_ERR_REQUEST, "Pready before MPI_Start");
+    CHECK_EQ_INT(class_of(MPI_Pready(0, q)), MPI_ERR_REQUEST, "Pready before MPI_Start");
     MPI_Start(&q);
-    mt_check(class_of(MPI_Pready(2, q)) == MPI_ERR_ARG, "partition out of range");
-    mt_check(class_of(MPI_Parrived(q, 0, &flag)) == MPI_ERR_REQUEST, "Parrived on a send");
+    CHECK_EQ_INT(class_of(MPI_Pready(2, q)), MPI_ERR_ARG, "partition out of range");
+    CHECK_EQ_INT(class_of(MPI_Parrived(q, 0, &flag)), MPI_ERR_REQUEST, "Parrived on a send");
     MPI_Pready_range(0, 1, q);
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     MPI_Request_free(&q);
     MPI_Send_init(buf, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &n);
     MPI_Start(&n);
-    mt_check(class_of(MPI_Pready(0, n)) == MPI_ERR_REQUEST, "Pready on a plain send");
+    CHECK_EQ_INT(class_of(MPI_Pready(0, n)), MPI_ERR_REQUEST, "Pready on a plain send");
     MPI_Wait(&n, MPI_STATUS_IGNORE);
     MPI_Request_free(&n);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
@@ -111,11 +117,15 @@ static void twice(void)
     MPI_Start(&pr);
     MPI_Start(&ps);
     MPI_Pready(1, ps);
-    mt_check(class_of(MPI_Pready(1, ps)) == MPI_ERR_ARG, "a partition marked twice");
+    CHECK_EQ_INT(class_of(MPI_Pready(1, ps)), MPI_ERR_ARG, "a partition marked twice");
     MPI_Pready(0, ps);
     MPI_Wait(&ps, MPI_STATUS_IGNORE);
     MPI_Wait(&pr, MPI_STATUS_IGNORE);
-    mt_check(r[0] == 1 && r[3] == 4, "two-partition message: %d %d", r[0], r[3]);
+    CHECK_ALL("two-partition message: %d %d", r[0], r[3])
+    {
+        CHECK_EQ_INT(r[0], 1);
+        CHECK_EQ_INT(r[3], 4);
+    }
     MPI_Request_free(&ps);
     MPI_Request_free(&pr);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
@@ -139,10 +149,10 @@ static void order(void)
     MPI_Precv_init(ra, 1, 4, MPI_INT, prev, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &q[2]);
     MPI_Precv_init(rb, 1, 4, MPI_INT, prev, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &q[3]);
     MPI_Parrived(q[2], 0, &flag);
-    mt_check(flag == 1, "MPI_Parrived on an inactive request: flag %d", flag);
+    CHECK_EQ_INT(flag, 1, "MPI_Parrived on an inactive request: flag %d", flag);
     flag = 0;
     MPI_Parrived(MPI_REQUEST_NULL, 0, &flag);
-    mt_check(flag == 1, "MPI_Parrived on MPI_REQUEST_NULL: flag %d", flag);
+    CHECK_EQ_INT(flag, 1, "MPI_Parrived on MPI_REQUEST_NULL: flag %d", flag);
     MPI_Start(&q[3]);
     MPI_Start(&q[2]);
     MPI_Start(&q[0]);
@@ -152,8 +162,8 @@ static void order(void)
     MPI_Waitall(4, q, MPI_STATUSES_IGNORE);
     for (int i = 0; i < 4; i++)
         bad += ra[i] != prev * 100 + 10 + i || rb[i] != prev * 100 + 20 + i;
-    mt_check(!bad, "init order pairing: got %d %d, want %d %d", ra[0], rb[0],
-             prev * 100 + 10, prev * 100 + 20);
+    CHECK_TRUE(!bad, "init order pairing: got %d %d, want %d %d", ra[0], rb[0], prev * 100 + 10,
+               prev * 100 + 20);
     for (int i = 0; i < 4; i++)
         MPI_Request_free(&q[i]);
 
@@ -162,21 +172,24 @@ static void order(void)
     MPI_Precv_init(ra, 0, 4, MPI_INT, prev, 8, MPI_COMM_WORLD, MPI_INFO_NULL, &z[1]);
     MPI_Startall(2, z);
     MPI_Waitall(2, z, MPI_STATUSES_IGNORE);
-    mt_check(1, "zero partitions complete");
+    CHECK_TRUE(1, "zero partitions complete");
     MPI_Request_free(&z[0]);
     MPI_Request_free(&z[1]);
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Recv_init(ra, 1, MPI_INT, prev, 9, MPI_COMM_WORLD, &z[0]);
-    mt_check(class_of(MPI_Parrived(z[0], 0, &flag)) == MPI_ERR_REQUEST,
-             "MPI_Parrived on an inactive plain receive");
+    CHECK_EQ_INT(class_of(MPI_Parrived(z[0], 0, &flag)), MPI_ERR_REQUEST,
+                 "MPI_Parrived on an inactive plain receive");
     MPI_Request_free(&z[0]);
     MPI_Psend_init(a, 2, 2, MPI_INT, next, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &z[0]);
     MPI_Precv_init(ra, 2, 2, MPI_INT, prev, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &z[1]);
     MPI_Startall(2, z);
-    mt_check(class_of(MPI_Cancel(&z[0])) == MPI_ERR_REQUEST, "MPI_Cancel of an active one");
-    mt_check(class_of(MPI_Request_free(&z[0])) == MPI_ERR_REQUEST && z[0] != MPI_REQUEST_NULL,
-             "MPI_Request_free of an active one");
+    CHECK_EQ_INT(class_of(MPI_Cancel(&z[0])), MPI_ERR_REQUEST, "MPI_Cancel of an active one");
+    CHECK_ALL("MPI_Request_free of an active one")
+    {
+        CHECK_EQ_INT(class_of(MPI_Request_free(&z[0])), MPI_ERR_REQUEST);
+        CHECK_NE_PTR(z[0], MPI_REQUEST_NULL);
+    }
     MPI_Pready_range(0, 1, z[0]);
     MPI_Waitall(2, z, MPI_STATUSES_IGNORE);
     MPI_Request_free(&z[0]);

@@ -69,9 +69,9 @@ static void rounds(enum kind k, size_t n, int peer)
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         want = r * 2 + (unsigned)(peer & 1) + 1000u * (unsigned)k;
         bad = mt_verify(d, n, want);
-        mt_check(!bad, "%s %zu bytes round %u: byte %zu is %#x, the pattern wants %#x",
-                 kind_name[k], n, r, bad - 1, bad ? d[bad - 1] : 0u,
-                 (unsigned char)(want * 131u + (bad - 1) * 7u + ((bad - 1) >> 8)));
+        CHECK_TRUE(!bad, "%s %zu bytes round %u: byte %zu is %#x, the pattern wants %#x",
+                   kind_name[k], n, r, bad - 1, bad ? d[bad - 1] : 0u,
+                   (unsigned char)(want * 131u + (bad - 1) * 7u + ((bad - 1) >> 8)));
         /* Change the memory behind the old registration's pages too: a
          * stale registration would then carry these bytes. */
         memset(s, 0x5a, n);

@@ -27,40 +27,57 @@ static void probes(void)
     MPI_Probe(1, 7, MPI_COMM_WORLD, &st);
     int count;
     MPI_Get_count(&st, MPI_INT, &count);
-    mt_check(st.MPI_SOURCE == 1 && st.MPI_TAG == 7 && count == 1, "Probe status");
+    CHECK_ALL("Probe status")
+    {
+        CHECK_EQ_INT(st.MPI_SOURCE, 1);
+        CHECK_EQ_INT(st.MPI_TAG, 7);
+        CHECK_EQ_INT(count, 1);
+    }
     do
         MPI_Iprobe(MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &flag, &st);
     while (!flag);
-    mt_check(st.MPI_TAG == 8, "Iprobe tag %d", st.MPI_TAG);
+    CHECK_EQ_INT(st.MPI_TAG, 8, "Iprobe tag %d", st.MPI_TAG);
     MPI_Recv(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    mt_check(v == 40, "Recv after Probe: %d", v);
+    CHECK_EQ_INT(v, 40, "Recv after Probe: %d", v);
     MPI_Mprobe(1, 8, MPI_COMM_WORLD, &msg, &st);
     /* A matched message is gone from the queue: Iprobe does not see it. */
     MPI_Iprobe(1, 8, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-    mt_check(!flag, "Mprobe'd message still visible to Iprobe");
+    CHECK_TRUE(!flag, "Mprobe'd message still visible to Iprobe");
     MPI_Mrecv(&v, 1, MPI_INT, &msg, &st);
-    mt_check(v == 41 && msg == MPI_MESSAGE_NULL, "Mrecv got %d", v);
+    CHECK_ALL("Mrecv got %d", v)
+    {
+        CHECK_EQ_INT(v, 41);
+        CHECK_EQ_PTR(msg, MPI_MESSAGE_NULL);
+    }
     do
         MPI_Improbe(1, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &st);
     while (!flag);
     MPI_Request rq;
     MPI_Imrecv(&v, 1, MPI_INT, &msg, &rq);
     MPI_Wait(&rq, &st);
-    mt_check(v == 42 && st.MPI_TAG == 9, "Imrecv got %d tag %d", v, st.MPI_TAG);
+    CHECK_ALL("Imrecv got %d tag %d", v, st.MPI_TAG)
+    {
+        CHECK_EQ_INT(v, 42);
+        CHECK_EQ_INT(st.MPI_TAG, 9);
+    }
     MPI_Recv(&v, 1, MPI_INT, 1, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     /* A rendezvous message probed, then received. */
     static char in[100000];
     MPI_Mprobe(1, 20, MPI_COMM_WORLD, &msg, &st);
     MPI_Get_count(&st, MPI_BYTE, &count);
-    mt_check(count == (int)sizeof(in), "Mprobe of a large message: count %d", count);
+    CHECK_EQ_INT(count, (int)sizeof(in), "Mprobe of a large message: count %d", count);
     MPI_Mrecv(in, sizeof(in), MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-    mt_check(!mt_verify(in, sizeof(in), 9), "large Mrecv data");
+    CHECK_TRUE(!mt_verify(in, sizeof(in), 9), "large Mrecv data");
     MPI_Probe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
-    mt_check(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG, "Probe(PROC_NULL)");
+    CHECK_ALL("Probe(PROC_NULL)")
+    {
+        CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
+        CHECK_EQ_INT(st.MPI_TAG, MPI_ANY_TAG);
+    }
     MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &msg, &st);
-    mt_check(msg == MPI_MESSAGE_NO_PROC, "Mprobe(PROC_NULL) gives MPI_MESSAGE_NO_PROC");
+    CHECK_EQ_PTR(msg, MPI_MESSAGE_NO_PROC, "Mprobe(PROC_NULL) gives MPI_MESSAGE_NO_PROC");
     MPI_Mrecv(&v, 1, MPI_INT, &msg, &st);
-    mt_check(st.MPI_SOURCE == MPI_PROC_NULL, "Mrecv(NO_PROC)");
+    CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL, "Mrecv(NO_PROC)");
 }
 
 static void cancel_and_requests(void)
@@ -74,7 +91,11 @@ static void cancel_and_requests(void)
     MPI_Cancel(&rq);
     MPI_Wait(&rq, &st);
     MPI_Test_cancelled(&st, &flag);
-    mt_check(flag && rq == MPI_REQUEST_NULL, "receive cancel");
+    CHECK_ALL("receive cancel")
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_PTR(rq, MPI_REQUEST_NULL);
+    }
 
     /* Request_get_status does not free; Request_free of a pending receive
      * still lets the message be consumed. */
@@ -84,7 +105,11 @@ static void cancel_and_requests(void)
         do
             MPI_Request_get_status(rq, &flag, &st);
         while (!flag);
-        mt_check(rq != MPI_REQUEST_NULL && v == 30, "Request_get_status left the request");
+        CHECK_ALL("Request_get_status left the request")
+        {
+            CHECK_NE_PTR(rq, MPI_REQUEST_NULL);
+            CHECK_EQ_INT(v, 30);
+        }
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
     } else if (mt_rank == 1) {
         v = 30;
@@ -105,23 +130,32 @@ static void cancel_and_requests(void)
         for (int i = 0; i < 4; i++)
             MPI_Send(&mine[i], 1, MPI_INT, peer, 50 + i, MPI_COMM_WORLD);
         MPI_Waitany(6, all, &idx, &st);
-        mt_check(idx >= 0 && idx < 6 && idx != 4, "Waitany index %d", idx);
+        CHECK_ALL("Waitany index %d", idx)
+        {
+            CHECK_GE_LONG(idx, 0);
+            CHECK_LT_LONG(idx, 6);
+            CHECK_NE_INT(idx, 4);
+        }
         MPI_Waitsome(6, all, &out, idxs, sts);
-        mt_check(out >= 0, "Waitsome outcount %d", out);
+        CHECK_GE_LONG(out, 0, "Waitsome outcount %d", out);
         do
             MPI_Testall(6, all, &flag, MPI_STATUSES_IGNORE);
         while (!flag);
         MPI_Testany(6, all, &idx, &flag, &st);
-        mt_check(flag && idx == MPI_UNDEFINED, "Testany on all-null: flag %d idx %d", flag, idx);
+        CHECK_ALL("Testany on all-null: flag %d idx %d", flag, idx)
+        {
+            CHECK_TRUE(flag);
+            CHECK_EQ_INT(idx, MPI_UNDEFINED);
+        }
         MPI_Testsome(6, all, &out, idxs, MPI_STATUSES_IGNORE);
-        mt_check(out == MPI_UNDEFINED, "Testsome on all-null: %d", out);
+        CHECK_EQ_INT(out, MPI_UNDEFINED, "Testsome on all-null: %d", out);
         MPI_Waitsome(6, all, &out, idxs, MPI_STATUSES_IGNORE);
-        mt_check(out == MPI_UNDEFINED, "Waitsome on all-null: %d", out);
+        CHECK_EQ_INT(out, MPI_UNDEFINED, "Waitsome on all-null: %d", out);
         for (int i = 0; i < 4; i++)
-            mt_check(vals[i] == i + 1, "mixed completion value %d = %d", i, vals[i]);
+            CHECK_EQ_INT(vals[i], i + 1, "mixed completion value %d = %d", i, vals[i]);
         int got[4];
         MPI_Recv(got, 4, MPI_INT, peer, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        mt_check(got[3] == 4, "isend of 4 ints");
+        CHECK_EQ_INT(got[3], 4, "isend of 4 ints");
     }
     (void)rs;
 }
@@ -152,7 +186,7 @@ static void send_cancel(void)
             MPI_Cancel(&rq);
             MPI_Wait(&rq, &st);
             MPI_Test_cancelled(&st, &flag);
-            mt_check(flag, "unmatched rendezvous send %d cancelled", kind);
+            CHECK_TRUE(flag, "unmatched rendezvous send %d cancelled", kind);
             if (kind == 2)
                 MPI_Request_free(&rq);
         }
@@ -162,14 +196,14 @@ static void send_cancel(void)
         MPI_Cancel(&rq);
         MPI_Wait(&rq, &st);
         MPI_Test_cancelled(&st, &flag);
-        mt_check(!flag, "a received send reported cancelled");
+        CHECK_TRUE(!flag, "a received send reported cancelled");
     } else if (mt_rank == 1) {
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Iprobe(0, 70, MPI_COMM_WORLD, &found, MPI_STATUS_IGNORE);
-        mt_check(!found, "a cancelled send still arrived");
+        CHECK_TRUE(!found, "a cancelled send still arrived");
         MPI_Recv(big, LEN, MPI_BYTE, 0, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Barrier(MPI_COMM_WORLD);
-        mt_check(mt_verify(big, LEN, 5) == 0, "data of the send not cancelled");
+        CHECK_EQ_LONG(mt_verify(big, LEN, 5), 0, "data of the send not cancelled");
     } else {
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Barrier(MPI_COMM_WORLD);
@@ -200,22 +234,22 @@ static void self_cancel(void)
             MPI_Issend(buf, k == 2 ? 0 : 1, MPI_BYTE, 0, 90, MPI_COMM_SELF, &rq);
         if (k == 3) {
             MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &st);
-            mt_check_int(st.MPI_TAG, 90, "tag of the probed send to self");
+            CHECK_EQ_INT(st.MPI_TAG, 90, "tag of the probed send to self");
         }
         MPI_Cancel(&rq);
         if (kind < 4)
             MPI_Request_get_status(rq, &flag, &st);
         else
             MPI_Test(&rq, &flag, &st);
-        mt_check(flag == 1, "%s after cancelling an unmatched %s to self: flag %d, want 1", q,
-                 what[k], flag);
+        CHECK_EQ_INT(flag, 1, "%s after cancelling an unmatched %s to self: flag %d, want 1", q,
+                     what[k], flag);
         if (flag == 1) {
             MPI_Test_cancelled(&st, &cancelled);
-            mt_check(cancelled == 1, "%s: %s to self not reported cancelled (%d)", q, what[k],
-                     cancelled);
+            CHECK_EQ_INT(cancelled, 1, "%s: %s to self not reported cancelled (%d)", q, what[k],
+                         cancelled);
         }
         MPI_Iprobe(0, 90, MPI_COMM_SELF, &pending, MPI_STATUS_IGNORE);
-        mt_check_int(pending, 0, "a cancelled send to self still receivable");
+        CHECK_EQ_INT(pending, 0, "a cancelled send to self still receivable");
         if (rq != MPI_REQUEST_NULL)
             MPI_Wait(&rq, &st);
         if (pending) /* do not leave it for the next case */
@@ -242,7 +276,7 @@ static void queued_send_cancel(void)
         MPI_Cancel(&c);
         MPI_Wait(&c, &st);
         MPI_Test_cancelled(&st, &flag);
-        mt_check(flag, "an unmatched Issend queued behind a burst was not cancelled");
+        CHECK_TRUE(flag, "an unmatched Issend queued behind a burst was not cancelled");
         MPI_Send(NULL, 0, MPI_BYTE, 1, 82, MPI_COMM_WORLD);
         MPI_Waitall(N, rq, MPI_STATUSES_IGNORE);
     } else if (mt_rank == 1) {
@@ -251,7 +285,7 @@ static void queued_send_cancel(void)
             MPI_Recv(buf + (size_t)i * LEN, LEN, MPI_BYTE, 0, 80, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
         MPI_Iprobe(0, 81, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-        mt_check(!flag, "a cancelled queued Issend still arrived");
+        CHECK_TRUE(!flag, "a cancelled queued Issend still arrived");
     }
     free(buf);
 }
@@ -285,7 +319,7 @@ static void parked_send_cancel(void)
         }
         MPI_Comm_free(&c);
     }
-    mt_check(!bad, "%d Issends on a new communicator not cancelled (or still arriving)", bad);
+    CHECK_TRUE(!bad, "%d Issends on a new communicator not cancelled (or still arriving)", bad);
 }
 
 /* A small blocking send queued behind sends waiting for credits: they
@@ -334,22 +368,34 @@ static void get_status_forms(void)
         MPI_Irecv(&vals[i], 1, MPI_INT, peer, 70 + i, MPI_COMM_WORLD, &q[i + 1]);
     MPI_Request_get_status_all(4, q, &flag, sts);
     MPI_Request_get_status_some(4, q, &out, idxs, sts);
-    mt_check(!flag && out == 0, "before any send: get_status_all flag %d, _some outcount %d",
-             flag, out);
+    CHECK_ALL("before any send: get_status_all flag %d, _some outcount %d", flag, out)
+    {
+        CHECK_TRUE(!flag);
+        CHECK_EQ_INT(out, 0);
+    }
     MPI_Sendrecv(NULL, 0, MPI_INT, peer, 69, NULL, 0, MPI_INT, peer, 69, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     MPI_Send(&send[1], 1, MPI_INT, peer, 71, MPI_COMM_WORLD);
     do
         MPI_Request_get_status_any(4, q, &idx, &flag, &st);
     while (!flag);
-    mt_check(idx == 2 && st.MPI_TAG == 71 && st.MPI_SOURCE == peer && q[2] != MPI_REQUEST_NULL,
-             "get_status_any: index %d tag %d source %d, request kept", idx, st.MPI_TAG,
-             st.MPI_SOURCE);
+    CHECK_ALL("get_status_any: index %d tag %d source %d, request kept", idx, st.MPI_TAG,
+              st.MPI_SOURCE)
+    {
+        CHECK_EQ_INT(idx, 2);
+        CHECK_EQ_INT(st.MPI_TAG, 71);
+        CHECK_EQ_INT(st.MPI_SOURCE, peer);
+        CHECK_NE_PTR(q[2], MPI_REQUEST_NULL);
+    }
     MPI_Request_get_status_some(4, q, &out, idxs, sts);
-    mt_check(out == 1 && idxs[0] == 2 && sts[0].MPI_TAG == 71,
-             "get_status_some: %d done, first index %d", out, idxs[0]);
+    CHECK_ALL("get_status_some: %d done, first index %d", out, idxs[0])
+    {
+        CHECK_EQ_INT(out, 1);
+        CHECK_EQ_INT(idxs[0], 2);
+        CHECK_EQ_INT(sts[0].MPI_TAG, 71);
+    }
     MPI_Request_get_status_all(4, q, &flag, MPI_STATUSES_IGNORE);
-    mt_check(!flag, "get_status_all with two pending: flag %d", flag);
+    CHECK_TRUE(!flag, "get_status_all with two pending: flag %d", flag);
     MPI_Sendrecv(NULL, 0, MPI_INT, peer, 69, NULL, 0, MPI_INT, peer, 69, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     MPI_Send(&send[0], 1, MPI_INT, peer, 70, MPI_COMM_WORLD);
@@ -359,23 +405,34 @@ static void get_status_forms(void)
     while (!flag);
     for (int i = 1; i < 4; i++)
         n += q[i] != MPI_REQUEST_NULL && sts[i].MPI_TAG == 69 + i && sts[i].MPI_SOURCE == peer;
-    mt_check(n == 3 && sts[0].MPI_SOURCE == MPI_ANY_SOURCE && sts[0].MPI_TAG == MPI_ANY_TAG,
-             "get_status_all: %d of 3 statuses right and kept, null entry empty", n);
+    CHECK_ALL("get_status_all: %d of 3 statuses right and kept, null entry empty", n)
+    {
+        CHECK_EQ_INT(n, 3);
+        CHECK_EQ_INT(sts[0].MPI_SOURCE, MPI_ANY_SOURCE);
+        CHECK_EQ_INT(sts[0].MPI_TAG, MPI_ANY_TAG);
+    }
     MPI_Waitall(4, q, MPI_STATUSES_IGNORE);
-    mt_check(vals[0] == 70 && vals[1] == 71 && vals[2] == 72, "values %d %d %d", vals[0],
-             vals[1], vals[2]);
+    CHECK_ALL("values %d %d %d", vals[0], vals[1], vals[2])
+    {
+        CHECK_EQ_INT(vals[0], 70);
+        CHECK_EQ_INT(vals[1], 71);
+        CHECK_EQ_INT(vals[2], 72);
+    }
     MPI_Request_get_status_any(4, q, &idx, &flag, &st);
-    mt_check(flag && idx == MPI_UNDEFINED, "get_status_any on all-null: flag %d idx %d", flag,
-             idx);
+    CHECK_ALL("get_status_any on all-null: flag %d idx %d", flag, idx)
+    {
+        CHECK_TRUE(flag);
+        CHECK_EQ_INT(idx, MPI_UNDEFINED);
+    }
     MPI_Request_get_status_some(4, q, &out, idxs, sts);
-    mt_check(out == MPI_UNDEFINED, "get_status_some on all-null: %d", out);
+    CHECK_EQ_INT(out, MPI_UNDEFINED, "get_status_some on all-null: %d", out);
 }
 
 static void persistent(void)
 {
     if (mt_rank > 1)
         return;
-    int peer = 1 - mt_rank, sv, rv = -1;
+    int peer = 1 - mt_rank, sv = 0, rv = -1;
     MPI_Request rq[2];
     MPI_Send_init(&sv, 1, MPI_INT, peer, 70, MPI_COMM_WORLD, &rq[0]);
     MPI_Recv_init(&rv, 1, MPI_INT, peer, 70, MPI_COMM_WORLD, &rq[1]);
@@ -383,13 +440,13 @@ static void persistent(void)
         sv = i * 3 + mt_rank;
         MPI_Startall(2, rq);
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-        mt_check(rv == i * 3 + peer, "persistent round %d: %d", i, rv);
-        mt_check(rq[0] != MPI_REQUEST_NULL, "persistent request kept");
+        CHECK_EQ_INT(rv, i * 3 + peer, "persistent round %d: %d", i, rv);
+        CHECK_NE_PTR(rq[0], MPI_REQUEST_NULL, "persistent request kept");
     }
     /* A completed persistent request waits again at once (inactive). */
     MPI_Status st;
     MPI_Wait(&rq[1], &st);
-    mt_check(st.MPI_SOURCE == MPI_ANY_SOURCE, "inactive request gives an empty status");
+    CHECK_EQ_INT(st.MPI_SOURCE, MPI_ANY_SOURCE, "inactive request gives an empty status");
     MPI_Request_free(&rq[0]);
     MPI_Request_free(&rq[1]);
     /* Persistent synchronous and ready sends too. */
@@ -405,7 +462,7 @@ static void persistent(void)
     } else {
         for (int i = 0; i < 10; i++) {
             MPI_Recv(&rv, 1, MPI_INT, 0, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            mt_check(rv == i, "persistent Ssend %d", rv);
+            CHECK_EQ_INT(rv, i, "persistent Ssend %d", rv);
         }
     }
 }
@@ -424,7 +481,7 @@ static void ssend(void)
             MPI_Issend(buf, size, MPI_BYTE, 1, 80, MPI_COMM_WORLD, &rq);
             for (int i = 0; i < 100; i++)
                 MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
-            mt_check(!flag, "Issend of %d bytes completed before the receive", size);
+            CHECK_TRUE(!flag, "Issend of %d bytes completed before the receive", size);
             MPI_Send(&flag, 1, MPI_INT, 1, 81, MPI_COMM_WORLD);
             if (!flag)
                 MPI_Wait(&rq, MPI_STATUS_IGNORE);
@@ -438,7 +495,7 @@ static void ssend(void)
         MPI_Ssend(&v, 1, MPI_INT, 1, 82, MPI_COMM_WORLD);
     else
         MPI_Recv(&v, 1, MPI_INT, 0, 82, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    mt_check(v == 5, "Ssend value");
+    CHECK_EQ_INT(v, 5, "Ssend value");
 }
 
 static void buffered(void)
@@ -465,12 +522,17 @@ static void buffered(void)
         } else {
             for (int i = 0; i < 10; i++) {
                 MPI_Recv(data, sizeof(data), MPI_BYTE, 0, 90, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                mt_check(!mt_verify(data, sizeof(data), (unsigned)(i + round)), "Bsend data %d", i);
+                CHECK_TRUE(!mt_verify(data, sizeof(data), (unsigned)(i + round)), "Bsend data %d",
+                           i);
             }
         }
     }
     MPI_Buffer_detach(&old, &sz);
-    mt_check(old == buf && sz == size, "detach returns the buffer");
+    CHECK_ALL("detach returns the buffer")
+    {
+        CHECK_EQ_PTR(old, buf);
+        CHECK_EQ_INT(sz, size);
+    }
     free(buf);
 }
 
@@ -488,17 +550,25 @@ static void truncation_and_null(void)
         MPI_Send(v, 1, MPI_INT, 0, 103, MPI_COMM_WORLD);
     } else if (mt_rank == 0) {
         rc = MPI_Recv(r, 2, MPI_INT, 1, 100, MPI_COMM_WORLD, &st);
-        mt_check(rc == MPI_ERR_TRUNCATE, "truncated eager receive returns %d", rc);
-        mt_check(r[0] == 1 && r[1] == 2, "truncated data keeps what fits");
+        CHECK_EQ_INT(rc, MPI_ERR_TRUNCATE, "truncated eager receive returns %d", rc);
+        CHECK_ALL("truncated data keeps what fits")
+        {
+            CHECK_EQ_INT(r[0], 1);
+            CHECK_EQ_INT(r[1], 2);
+        }
         /* The message was consumed: the next one is the next message. */
         rc = MPI_Recv(r, 2, MPI_INT, 1, 101, MPI_COMM_WORLD, &st);
         MPI_Get_count(&st, MPI_INT, &count);
-        mt_check(rc == MPI_SUCCESS && count == 1, "after truncation: rc %d count %d", rc, count);
+        CHECK_ALL("after truncation: rc %d count %d", rc, count)
+        {
+            CHECK_MPI(rc);
+            CHECK_EQ_INT(count, 1);
+        }
         static char small[1000];
         rc = MPI_Recv(small, sizeof(small), MPI_BYTE, 1, 102, MPI_COMM_WORLD, &st);
-        mt_check(rc == MPI_ERR_TRUNCATE, "truncated rendezvous receive returns %d", rc);
+        CHECK_EQ_INT(rc, MPI_ERR_TRUNCATE, "truncated rendezvous receive returns %d", rc);
         rc = MPI_Recv(r, 1, MPI_INT, 1, 103, MPI_COMM_WORLD, &st);
-        mt_check(rc == MPI_SUCCESS, "after rendezvous truncation rc %d", rc);
+        CHECK_MPI(rc, "after rendezvous truncation rc %d", rc);
     }
     /* An empty message may name MPI_DATATYPE_NULL (MPICH's recvnull, pssend). */
     if (mt_rank <= 1) {
@@ -510,15 +580,23 @@ static void truncation_and_null(void)
         MPI_Request_free(&q);
         rc |= MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &q);
         rc |= MPI_Wait(&q, &st);
-        mt_check(rc == MPI_SUCCESS && st.MPI_SOURCE == MPI_PROC_NULL,
-                 "zero-count messages of MPI_DATATYPE_NULL: rc %d", rc);
+        CHECK_ALL("zero-count messages of MPI_DATATYPE_NULL: rc %d", rc)
+        {
+            CHECK_MPI(rc);
+            CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
+        }
     }
     rc = MPI_Send(v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
-    mt_check(rc == MPI_SUCCESS, "send to PROC_NULL");
+    CHECK_MPI(rc, "send to PROC_NULL");
     rc = MPI_Recv(v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    mt_check(rc == 0 && st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0,
-             "recv from PROC_NULL status");
+    CHECK_ALL("recv from PROC_NULL status")
+    {
+        CHECK_EQ_INT(rc, 0);
+        CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
+        CHECK_EQ_INT(st.MPI_TAG, MPI_ANY_TAG);
+        CHECK_EQ_INT(count, 0);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
@@ -559,7 +637,7 @@ static void status_error_field(void)
         }
         bad += st.MPI_ERROR != 4242;
     }
-    mt_check(!bad, "%d single-status calls changed MPI_ERROR", bad);
+    CHECK_TRUE(!bad, "%d single-status calls changed MPI_ERROR", bad);
 }
 
 int main(int argc, char **argv)

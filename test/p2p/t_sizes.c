@@ -33,13 +33,16 @@ static void exchange(int peer, size_t n, unsigned seed, int use_isend)
         MPI_Send(out, (int)n, MPI_BYTE, peer, 5, MPI_COMM_WORLD);
     }
     MPI_Get_count(&st, MPI_BYTE, &count);
-    mt_check(count == (int)n, "size %zu from %d: count %d", n, peer, count);
-    mt_check(st.MPI_SOURCE == peer && st.MPI_TAG == 5, "size %zu: status source %d tag %d", n,
-             st.MPI_SOURCE, st.MPI_TAG);
+    CHECK_EQ_INT(count, (int)n, "size %zu from %d: count %d", n, peer, count);
+    CHECK_ALL("size %zu: status source %d tag %d", n, st.MPI_SOURCE, st.MPI_TAG)
+    {
+        CHECK_EQ_INT(st.MPI_SOURCE, peer);
+        CHECK_EQ_INT(st.MPI_TAG, 5);
+    }
     size_t bad = mt_verify(in, n, seed);
-    mt_check(!bad, "size %zu from %d (%s): byte %zu wrong", n, peer,
-             use_isend ? "isend" : "send", bad - 1);
-    mt_check((unsigned char)in[n] == 0xee, "size %zu: wrote past the end", n);
+    CHECK_TRUE(!bad, "size %zu from %d (%s): byte %zu wrong", n, peer, use_isend ? "isend" : "send",
+               bad - 1);
+    CHECK_EQ_INT((unsigned char)in[n], 0xee, "size %zu: wrote past the end", n);
     free(out);
     free(in);
 }

@@ -98,13 +98,16 @@ int main(int argc, char **argv)
             continue;
         int count;
         MPI_Get_count(&st[k], MPI_BYTE, &count);
-        mt_check(st[k].MPI_SOURCE == m[i].src && st[k].MPI_TAG == m[i].tag &&
-                     count == (int)m[i].size,
-                 "seed %u msg %d: source %d tag %d count %d, expected %d %d %zu", seed, i,
-                 st[k].MPI_SOURCE, st[k].MPI_TAG, count, m[i].src, m[i].tag, m[i].size);
+        CHECK_ALL("seed %u msg %d: source %d tag %d count %d, expected %d %d %zu", seed, i,
+                  st[k].MPI_SOURCE, st[k].MPI_TAG, count, m[i].src, m[i].tag, m[i].size)
+        {
+            CHECK_EQ_INT(st[k].MPI_SOURCE, m[i].src);
+            CHECK_EQ_INT(st[k].MPI_TAG, m[i].tag);
+            CHECK_EQ_INT(count, (int)m[i].size);
+        }
         size_t bad = mt_verify(rbuf[i], m[i].size, m[i].seed);
-        mt_check(!bad, "seed %u msg %d (%zu bytes from %d): byte %zu wrong", seed, i, m[i].size,
-                 m[i].src, bad - 1);
+        CHECK_TRUE(!bad, "seed %u msg %d (%zu bytes from %d): byte %zu wrong", seed, i, m[i].size,
+                   m[i].src, bad - 1);
         k++;
     }
     if (mt_failed && mt_rank == 0)

@@ -45,7 +45,7 @@ static void hold_unexpected(void)
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
         polls += !flag;
     } while (!flag);
-    ok(polls > 0, "nothing visible while the first message was held (%d probes)", polls);
+    CHECK_GT_LONG(polls, 0, "nothing visible while the first message was held");
     CHECK_EQ_INT(st.MPI_TAG, 3);
     for (int i = 0; i < 3; i++) {
         MPI_Recv(&got[i], 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
@@ -113,13 +113,18 @@ static void boundaries(void)
         MPI_Waitall(4, rq, st);
         MPI_Get_count(&st[2], MPI_BYTE, &c0);
         MPI_Get_count(&st[3], MPI_BYTE, &c1);
-        ok(c0 == (int)n && c1 == (int)n && pattern_bad(r0, n, (unsigned)k) < 0 &&
-               pattern_bad(r1, n, (unsigned)k + 100) < 0,
-           "%zu bytes swapped on the wire: both intact, in order (first bad %ld, %ld)", n,
-           pattern_bad(r0, n, (unsigned)k), pattern_bad(r1, n, (unsigned)k + 100));
-        ok(pvar(eager ? "eager_msgs" : "rndv_msgs") - (eager ? em : rm) == 2 &&
-               pvar(eager ? "rndv_msgs" : "eager_msgs") - (eager ? rm : em) == 0,
-           "%zu bytes: both %s", n, eager ? "eager" : "by rendezvous");
+        CHECK_ALL("%zu bytes swapped on the wire: both intact, in order", n)
+        {
+            CHECK_EQ_INT(c0, (int)n);
+            CHECK_EQ_INT(c1, (int)n);
+            CHECK_LT_LONG(pattern_bad(r0, n, (unsigned)k), 0);
+            CHECK_LT_LONG(pattern_bad(r1, n, (unsigned)k + 100), 0);
+        }
+        CHECK_ALL("%zu bytes: both %s", n, eager ? "eager" : "by rendezvous")
+        {
+            CHECK_EQ_LONG(pvar(eager ? "eager_msgs" : "rndv_msgs") - (eager ? em : rm), 2);
+            CHECK_EQ_LONG(pvar(eager ? "rndv_msgs" : "eager_msgs") - (eager ? rm : em), 0);
+        }
         CHECK_EQ_LONG(pvar("ooo_msgs") - ooo, 1);
         fake_clear();
         free(s0);
@@ -137,11 +142,15 @@ static void paths(void)
 
     MPI_Send(small, sizeof(small), MPI_CHAR, 0, 2, MPI_COMM_WORLD);
     MPI_Recv(r, sizeof(r), MPI_CHAR, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    ok(fake_counts.sendi > sendi && fake_counts.alloc == alloc, "a 100-byte send by sendi");
+    CHECK_ALL("a 100-byte send by sendi")
+    {
+        CHECK_GT_LONG(fake_counts.sendi, sendi);
+        CHECK_EQ_LONG(fake_counts.alloc, alloc);
+    }
     sendi = fake_counts.sendi;
     MPI_Send(big, sizeof(big), MPI_CHAR, 0, 2, MPI_COMM_WORLD);
     MPI_Recv(r, sizeof(r), MPI_CHAR, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    ok(fake_counts.alloc > alloc, "a 2000-byte send by alloc + send");
+    CHECK_GT_LONG(fake_counts.alloc, alloc, "a 2000-byte send by alloc + send");
 }
 
 /* A stream in which every message is overtaken by the next: the wire

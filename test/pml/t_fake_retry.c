@@ -69,7 +69,7 @@ static void refused_sends(void)
     CHECK_EQ_LONG(pattern_bad(rbuf, 500, 7), -1);
     fake_clear();
     RULE(.op = FAKE_SENDI, .type = PML_HDR_MATCH, .times = 1, .act = FAKE_FAIL, .arg = -EIO);
-    ok(roundtrip(500, 8), "a sendi that fails with -EIO: the message goes by alloc");
+    CHECK_TRUE(roundtrip(500, 8), "a sendi that fails with -EIO: the message goes by alloc");
     CHECK_EQ_LONG(fake_counts.failed, 1);
     fake_clear();
 }
@@ -80,7 +80,7 @@ static void refused_control(void)
 {
     fake_counts_reset();
     RULE(.op = FAKE_SENDI, .type = PML_HDR_FIN, .times = 4, .act = FAKE_EAGAIN);
-    ok(roundtrip(BIG, 1), "rendezvous whose FIN is refused 4 times");
+    CHECK_TRUE(roundtrip(BIG, 1), "rendezvous whose FIN is refused 4 times");
     CHECK_EQ_LONG(fake_counts.eagain, 4);
     fake_clear();
 
@@ -88,7 +88,7 @@ static void refused_control(void)
     fake_btl_module.flags &= ~BTL_CAP_GET;
     RULE(.op = FAKE_SENDI, .type = PML_HDR_CTS, .times = 4, .act = FAKE_EAGAIN);
     RULE(.op = FAKE_ALLOC, .after = 3, .times = 3, .act = FAKE_EAGAIN);
-    ok(roundtrip(BIG, 2), "copy pipeline whose CTS and some FRAGs are refused");
+    CHECK_TRUE(roundtrip(BIG, 2), "copy pipeline whose CTS and some FRAGs are refused");
     CHECK_EQ_LONG(fake_counts.eagain, 4 + 3);
     fake_btl_module.flags |= BTL_CAP_GET;
     fake_clear();
@@ -102,7 +102,7 @@ static void refused_gets(void)
     fake_counts_reset();
     fake_btl_module.get_limit = 8192;
     RULE(.op = FAKE_GET, .after = 2, .times = 3, .act = FAKE_EAGAIN);
-    ok(roundtrip(BIG, 3), "a 64 KiB read in 8 KiB chunks, the third refused 3 times");
+    CHECK_TRUE(roundtrip(BIG, 3), "a 64 KiB read in 8 KiB chunks, the third refused 3 times");
     CHECK_EQ_LONG(fake_counts.eagain, 3);
     CHECK_EQ_LONG(fake_counts.gets, BIG / 8192 + 3);
     CHECK_EQ_LONG(pvar("fb_read") - fb, 0);
@@ -128,7 +128,8 @@ static void failed_gets(void)
         unsigned long long fb = pvar("fb_read");
 
         RULE(.op = FAKE_GET, .after = c[i].after, .times = 1, .act = c[i].act, .arg = -EIO);
-        ok(roundtrip(BIG, 10 + (unsigned)i), "%s: the copy pipeline delivers it", c[i].what);
+        CHECK_TRUE(roundtrip(BIG, 10 + (unsigned)i), "%s: the copy pipeline delivers it",
+                   c[i].what);
         CHECK_EQ_LONG(pvar("fb_read") - fb, 1);
         fake_clear();
     }
@@ -138,7 +139,7 @@ static void failed_gets(void)
 
         RULE(.op = FAKE_GET, .times = 2, .act = FAKE_HOLD, .arg = 3);
         RULE(.op = FAKE_GET, .act = FAKE_SWAP);
-        ok(roundtrip(BIG, 20), "read completions delayed and reordered");
+        CHECK_TRUE(roundtrip(BIG, 20), "read completions delayed and reordered");
         CHECK_EQ_LONG(pvar("fb_read") - fb, 0);
         fake_clear();
     }
@@ -151,7 +152,7 @@ static void failed_reg(void)
     unsigned long long nordma = pvar("fb_nordma");
 
     RULE(.op = FAKE_REG, .times = 1, .act = FAKE_FAIL, .arg = -ENOMEM);
-    ok(roundtrip(BIG, 30), "registration fails: the copy pipeline delivers it");
+    CHECK_TRUE(roundtrip(BIG, 30), "registration fails: the copy pipeline delivers it");
     CHECK_EQ_LONG(pvar("fb_nordma") - nordma, 1);
     fake_clear();
 }
@@ -165,7 +166,7 @@ static void rdma_helper(void)
     uint64_t raddr = (uint64_t)(uintptr_t)b;
     int rc;
 
-    ok(pml_direct_ok(0), "the fake BTL reads and writes this process without registration");
+    CHECK_TRUE(pml_direct_ok(0), "the fake BTL reads and writes this process without registration");
     fake_counts_reset();
     fake_btl_module.get_limit = 8192;
     pattern(a, N, 50);
@@ -221,17 +222,16 @@ static void credits(void)
 
     fake_counts_reset();
     CHECK_EQ_INT(credit_stream(FAKE_HOLD, 200), -1);
-    ok(fake_counts.held > 0, "%lu CREDIT messages held 200 polls", fake_counts.held);
+    CHECK_GT_LONG(fake_counts.held, 0, "CREDIT messages held 200 polls");
 
     /* Lost credits never come back: once the window is spent the sends go
      * by rendezvous, counted as fb_credit, and still arrive. Last, since
      * this process's window stays empty. */
     fc = pvar("fb_credit");
     CHECK_EQ_INT(credit_stream(FAKE_DROP, 0), -1);
-    ok(fake_counts.dropped > 0, "%lu CREDIT messages dropped", fake_counts.dropped);
-    ok(pvar("fb_credit") - fc > 100, "%llu sends by rendezvous for lack of credits",
-       pvar("fb_credit") - fc);
-    ok(roundtrip(100, 40), "a small message still arrives with no credits left");
+    CHECK_GT_LONG(fake_counts.dropped, 0, "CREDIT messages dropped");
+    CHECK_GT_LONG(pvar("fb_credit") - fc, 100, "sends by rendezvous for lack of credits");
+    CHECK_TRUE(roundtrip(100, 40), "a small message still arrives with no credits left");
 }
 
 int main(int argc, char **argv)

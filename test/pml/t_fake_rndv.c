@@ -33,8 +33,11 @@ static void late_completion(int type, int mode, size_t n, const char *what)
         early += flag;
         tests += fake_held();
     }
-    ok(tests > 0 && !early, "%s: the send waits for it (%d tests, %d complete early)", what, tests,
-       early);
+    CHECK_ALL("%s: the send waits for it", what)
+    {
+        CHECK_GT_LONG(tests, 0);
+        CHECK_EQ_INT(early, 0);
+    }
     MPI_Wait(&s, MPI_STATUS_IGNORE);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     CHECK_EQ_LONG(pattern_bad(rbuf, n, (unsigned)n), -1);
@@ -59,7 +62,7 @@ static void pipeline(void)
     MPI_Irecv(rbuf, BIG, MPI_BYTE, 0, 3, MPI_COMM_WORLD, &rq[1]);
     MPI_Isend(sbuf, BIG, MPI_BYTE, 0, 3, MPI_COMM_WORLD, &rq[0]);
     MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-    ok(fake_counts.swapped > 10, "%lu FRAGs overtaken", fake_counts.swapped);
+    CHECK_GT_LONG(fake_counts.swapped, 10, "FRAGs overtaken");
     CHECK_EQ_LONG(pattern_bad(rbuf, BIG, 5), -1);
     fake_clear();
 
@@ -112,8 +115,8 @@ static void cancel_queued(void)
     fake_clear(); /* the BTL takes it now */
     MPI_Wait(&s, &st);
     MPI_Test_cancelled(&st, &cancelled);
-    ok(cancelled, "an Issend refused by the BTL, then cancelled: withdrawn");
-    ok(gone(20), "and no receive can see it");
+    CHECK_TRUE(cancelled, "an Issend refused by the BTL, then cancelled: withdrawn");
+    CHECK_TRUE(gone(20), "and no receive can see it");
 }
 
 /* MPI_Cancel of a rendezvous whose envelope the BTL holds, so the CANCEL
@@ -136,8 +139,8 @@ static void cancel_overtakes(int ssend, size_t n)
     MPI_Cancel(&s);
     for (int i = 0; i < 1000 && !flag; i++)
         MPI_Test(&s, &flag, &st);
-    ok(flag, "%s of %zu bytes, envelope held, cancelled: complete without a receive",
-       ssend ? "Issend" : "Isend", n);
+    CHECK_TRUE(flag, "%s of %zu bytes, envelope held, cancelled: complete without a receive",
+               ssend ? "Issend" : "Isend", n);
     if (!flag) {
         /* Let it complete the other way, so the run goes on. */
         MPI_Irecv(rbuf, (int)n, MPI_BYTE, 0, 21, MPI_COMM_WORLD, &r);
@@ -146,7 +149,7 @@ static void cancel_overtakes(int ssend, size_t n)
     }
     MPI_Test_cancelled(&st, &cancelled);
     CHECK_EQ_INT(cancelled, 1);
-    ok(gone(21), "and no receive can see it");
+    CHECK_TRUE(gone(21), "and no receive can see it");
     CHECK_EQ_LONG(fake_counts.held, 1);
     fake_clear();
     fake_counts_reset();
@@ -167,10 +170,10 @@ static void cancel_early(void)
     MPI_Cancel(&s);
     MPI_Wait(&s, &st);
     MPI_Test_cancelled(&st, &cancelled);
-    ok(cancelled, "a rendezvous that arrived early, cancelled: withdrawn");
+    CHECK_TRUE(cancelled, "a rendezvous that arrived early, cancelled: withdrawn");
     MPI_Recv(&got, 1, MPI_INT, 0, 22, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     CHECK_EQ_INT(got, 77);
-    ok(gone(22), "the earlier message received, nothing else");
+    CHECK_TRUE(gone(22), "the earlier message received, nothing else");
     fake_clear();
     fake_counts_reset();
 }

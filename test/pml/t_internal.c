@@ -2,8 +2,8 @@
  * internal tag reaches pml_int_iprobe and pml_int_irecv, and no user call
  * sees it, not even MPI_ANY_TAG. Every rank sends to the next one on
  * MPI_COMM_WORLD (itself when alone). Prints TAP on rank 0. */
+#include "../mpitap.h"
 #include "pml_api.h"
-#include "../tap.h"
 
 #include <string.h>
 
@@ -36,40 +36,44 @@ int main(int argc, char **argv)
     for (int i = 0; i < 4; i++)
         sbuf[i] = 100 * rank + i;
 
-    ok(pml_tag_internal(TAG) && !pml_tag_internal(0) && !pml_tag_internal(MPI_ANY_TAG),
-       "negative tags but MPI_ANY_TAG are internal");
+    CHECK_TRUE(pml_tag_internal(TAG) && !pml_tag_internal(0) && !pml_tag_internal(MPI_ANY_TAG),
+               "negative tags but MPI_ANY_TAG are internal");
     err = pml_int_isend(sbuf, sizeof(sbuf), byte, (rank + 1) % size, TAG, pc, &sr);
-    CHECK_EQ_INT(err, MPI_SUCCESS);
+    CHECK_MPI(err);
 
     /* Until it arrives; then it must stay invisible to the user. */
     int from = (rank + size - 1) % size;
     while (!(seen = pml_int_iprobe(pc, MPI_ANY_SOURCE, TAG, &st)))
         rt_progress();
-    ok(seen, "pml_int_iprobe finds the message");
+    CHECK_TRUE(seen, "pml_int_iprobe finds the message");
     CHECK_EQ_INT(st.MPI_SOURCE, from);
-    CHECK_EQ_INT(st.rdmpi_count, sizeof(sbuf));
+    CHECK_EQ_LONG(st.rdmpi_count, sizeof(sbuf));
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
     CHECK_EQ_INT(flag, 0);
 
     err = pml_int_irecv(rbuf, sizeof(rbuf), byte, from, TAG, pc, &rr);
-    CHECK_EQ_INT(err, MPI_SUCCESS);
+    CHECK_MPI(err);
     wait_done(rr);
-    CHECK_EQ_INT(rr->status.MPI_ERROR, MPI_SUCCESS);
-    CHECK_EQ_INT(rr->status.rdmpi_count, sizeof(rbuf));
+    CHECK_MPI(rr->status.MPI_ERROR);
+    CHECK_EQ_LONG(rr->status.rdmpi_count, sizeof(rbuf));
     CHECK_EQ_INT(rbuf[3], 100 * from + 3);
     pml_int_release(rr);
     if (sr) {
         wait_done(sr);
         pml_int_release(sr);
     }
-    ok(!pml_int_iprobe(pc, MPI_ANY_SOURCE, TAG, MPI_STATUS_IGNORE), "nothing left after it");
+    CHECK_TRUE(!pml_int_iprobe(pc, MPI_ANY_SOURCE, TAG, MPI_STATUS_IGNORE),
+               "nothing left after it");
 
     /* The blocking exchange the runtime and coll use, around the ring. */
     sbuf[0] = rank;
     err = pml_comm_sendrecv(rt_comm_get(MPI_COMM_WORLD), sbuf, sizeof(int), (rank + 1) % size,
                             rbuf, sizeof(int), from, TAG - 1);
-    ok(!err && rbuf[0] == from, "pml_comm_sendrecv: err %d, got %d from rank %d", err, rbuf[0],
-       from);
+    CHECK_ALL("pml_comm_sendrecv: err %d, got %d from rank %d", err, rbuf[0], from)
+    {
+        CHECK_TRUE(!err);
+        CHECK_EQ_INT(rbuf[0], from);
+    }
     MPI_Finalize();
     return tap_failed ? 1 : 0;
 }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 3600 (the harness's limit: guests boot, then the suite runs)
 # rdmpi over verbs on soft-RoCE (rxe0) and soft-iWARP (siw0) in qemu
 # guests (rdma-vm.sh): the representative part of suite.sh in one guest,
 # then the point-to-point and collective tests across two guests.

@@ -9,11 +9,11 @@ static void expect(int rc, int cls, const char *what, const char *needle)
     int len, c = -1;
 
     MPI_Error_class(rc, &c);
-    mt_check(c == cls, "%s: class %d, expected %d", what, c, cls);
+    CHECK_EQ_INT(c, cls, "%s: class %d, expected %d", what, c, cls);
     if (rc == MPI_SUCCESS)
         return;
     MPI_Error_string(rc, msg, &len);
-    mt_check(strstr(msg, needle) != NULL, "%s: message '%s' lacks '%s'", what, msg, needle);
+    CHECK_NE_PTR(strstr(msg, needle), NULL, "%s: message '%s' lacks '%s'", what, msg, needle);
 }
 
 /* Rejected before any communication, so each rank may fail alone. */
@@ -116,7 +116,7 @@ static void on_cart(void)
     expect(MPI_Cart_rank(cart, c, &k), MPI_ERR_ARG, "rank off a non-periodic edge", "coords[0] is");
     c[0] = 0, c[1] = 5;
     expect(MPI_Cart_rank(cart, c, &k), MPI_SUCCESS, "rank wraps periodic", "");
-    mt_check(k == 0, "periodic wrap gave %d", k);
+    CHECK_EQ_INT(k, 0, "periodic wrap gave %d", k);
     expect(MPI_Cart_sub(cart, NULL, &sub), MPI_ERR_ARG, "sub NULL", "remain_dims is NULL");
     expect(MPI_Graph_neighbors_count(cart, 0, &k), MPI_ERR_TOPOLOGY, "graph query on cart",
            "a Cartesian topology");
@@ -139,9 +139,13 @@ static void on_cart(void)
         r[i] = -9;
     expect(MPI_Neighbor_allgather(v, 1, MPI_INT, r, 1, MPI_INT, cart), MPI_SUCCESS,
            "allgather after errors", "");
-    mt_check(r[0] == (mt_rank ? mt_rank - 1 : -9) && r[1] == (mt_rank < n - 1 ? mt_rank + 1 : -9) &&
-                 r[2] == mt_rank && r[3] == mt_rank,
-             "allgather after errors: %d %d %d %d", r[0], r[1], r[2], r[3]);
+    CHECK_ALL("allgather after errors: %d %d %d %d", r[0], r[1], r[2], r[3])
+    {
+        CHECK_EQ_INT(r[0], (mt_rank ? mt_rank - 1 : -9));
+        CHECK_EQ_INT(r[1], (mt_rank < n - 1 ? mt_rank + 1 : -9));
+        CHECK_EQ_INT(r[2], mt_rank);
+        CHECK_EQ_INT(r[3], mt_rank);
+    }
     MPI_Comm_free(&cart);
 }
 
@@ -171,7 +175,12 @@ static void on_graphs(void)
     expect(MPI_Dist_graph_neighbors(dg, -1, v, v, 0, v, v), MPI_ERR_ARG, "maxindegree -1",
            "maxindegree is -1");
     expect(MPI_Dist_graph_neighbors_count(dg, &a, &b, &w), MPI_SUCCESS, "empty dist graph", "");
-    mt_check(a == 0 && b == 0 && w == 1, "empty dist graph: %d %d %d", a, b, w);
+    CHECK_ALL("empty dist graph: %d %d %d", a, b, w)
+    {
+        CHECK_EQ_INT(a, 0);
+        CHECK_EQ_INT(b, 0);
+        CHECK_EQ_INT(w, 1);
+    }
     expect(MPI_Neighbor_alltoall(v, 1, MPI_INT, v, 1, MPI_INT, dg), MPI_SUCCESS,
            "alltoall with no neighbours", "");
     expect(MPI_Neighbor_alltoallv(v, NULL, NULL, MPI_INT, v, NULL, NULL, MPI_INT, dg), MPI_SUCCESS,
@@ -196,7 +205,7 @@ static void on_intercomm(void)
                                           MPI_INFO_NULL, 0, &nc),
            MPI_ERR_COMM, "dist graph on intercomm", "inter-communicator");
     expect(MPI_Topo_test(inter, &k), MPI_SUCCESS, "topo_test on intercomm", "");
-    mt_check(k == MPI_UNDEFINED, "topo_test on intercomm: %d", k);
+    CHECK_EQ_INT(k, MPI_UNDEFINED, "topo_test on intercomm: %d", k);
     expect(MPI_Neighbor_allgather(v, 1, MPI_INT, v + 1, 1, MPI_INT, inter), MPI_ERR_TOPOLOGY,
            "neighbor_allgather on intercomm", "no topology");
     MPI_Comm_free(&inter);

@@ -56,26 +56,34 @@ static void check_sub(MPI_Comm cart, int ndims, const int *dims, const int *peri
         }
     }
     if (MPI_Cart_sub(cart, remain, &sub) != MPI_SUCCESS) {
-        mt_check(0, "Cart_sub mask %x failed", mask);
+        CHECK_TRUE(0, "Cart_sub mask %x failed", mask);
         return;
     }
     MPI_Comm_size(sub, &size);
     MPI_Comm_rank(sub, &rank);
     MPI_Topo_test(sub, &t);
     MPI_Cartdim_get(sub, &k);
-    mt_check(t == MPI_CART && k == sn && size == ssize,
-             "Cart_sub mask %x: topo %d, %d dims (want %d), size %d (want %d)", mask, t, k, sn,
-             size, ssize);
+    CHECK_ALL("Cart_sub mask %x: topo %d, %d dims (want %d), size %d (want %d)", mask, t, k, sn,
+              size, ssize)
+    {
+        CHECK_EQ_INT(t, MPI_CART);
+        CHECK_EQ_INT(k, sn);
+        CHECK_EQ_INT(size, ssize);
+    }
     if (k == sn && sn <= MAXD) {
         int gd[MAXD], gp[MAXD], gc[MAXD];
         MPI_Cart_get(sub, MAXD, gd, gp, gc);
         for (int i = 0; i < sn; i++)
-            mt_check(gd[i] == sdims[i] && gp[i] == speriods[i] && gc[i] == mine[i],
-                     "Cart_sub mask %x dim %d: (%d,%d,%d) want (%d,%d,%d)", mask, i, gd[i], gp[i],
-                     gc[i], sdims[i], speriods[i], mine[i]);
+            CHECK_ALL("Cart_sub mask %x dim %d: (%d,%d,%d) want (%d,%d,%d)", mask, i, gd[i], gp[i],
+                      gc[i], sdims[i], speriods[i], mine[i])
+            {
+                CHECK_EQ_INT(gd[i], sdims[i]);
+                CHECK_EQ_INT(gp[i], speriods[i]);
+                CHECK_EQ_INT(gc[i], mine[i]);
+            }
     }
-    mt_check(rank == ref_rank(sn, sdims, mine), "Cart_sub mask %x: rank %d, want %d", mask, rank,
-             ref_rank(sn, sdims, mine));
+    CHECK_EQ_INT(rank, ref_rank(sn, sdims, mine), "Cart_sub mask %x: rank %d, want %d", mask, rank,
+                 ref_rank(sn, sdims, mine));
     /* Every member agrees with us on the dropped coordinates and sits at
      * its own rank's place in the subgrid. */
     world = malloc((size_t)size * sizeof(int));
@@ -85,9 +93,9 @@ static void check_sub(MPI_Comm cart, int ndims, const int *dims, const int *peri
         ref_coords(ndims, dims, world[q], wc);
         ref_coords(sn, sdims, q, scoords);
         for (int i = 0; i < ndims; i++)
-            mt_check(remain[i] ? wc[i] == scoords[j++] : wc[i] == me[i],
-                     "Cart_sub mask %x: member %d (world %d) misplaced in dim %d", mask, q,
-                     world[q], i);
+            CHECK_TRUE(remain[i] ? wc[i] == scoords[j++] : wc[i] == me[i],
+                       "Cart_sub mask %x: member %d (world %d) misplaced in dim %d", mask, q,
+                       world[q], i);
     }
     free(world);
     MPI_Comm_free(&sub);
@@ -101,57 +109,73 @@ static void check_grid(int ndims, const int *dims, const int *periods)
     for (int i = 0; i < ndims; i++)
         nnodes *= dims[i];
     if (MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 1, &cart) != MPI_SUCCESS) {
-        mt_check(0, "Cart_create of %d dims failed", ndims);
+        CHECK_TRUE(0, "Cart_create of %d dims failed", ndims);
         return;
     }
     if (mt_rank >= nnodes) {
-        mt_check(cart == MPI_COMM_NULL, "rank outside a grid of %d got a communicator", nnodes);
+        CHECK_EQ_PTR(cart, MPI_COMM_NULL, "rank outside a grid of %d got a communicator", nnodes);
         return;
     }
     MPI_Comm_size(cart, &size);
     MPI_Comm_rank(cart, &rank);
     MPI_Topo_test(cart, &t);
     MPI_Cartdim_get(cart, &k);
-    mt_check(size == nnodes && rank == mt_rank && t == MPI_CART && k == ndims,
-             "grid of %d: size %d rank %d topo %d ndims %d", nnodes, size, rank, t, k);
+    CHECK_ALL("grid of %d: size %d rank %d topo %d ndims %d", nnodes, size, rank, t, k)
+    {
+        CHECK_EQ_INT(size, nnodes);
+        CHECK_EQ_INT(rank, mt_rank);
+        CHECK_EQ_INT(t, MPI_CART);
+        CHECK_EQ_INT(k, ndims);
+    }
     MPI_Cart_get(cart, MAXD, gd, gp, me);
     ref_coords(ndims, dims, rank, c);
     for (int i = 0; i < ndims; i++)
-        mt_check(gd[i] == dims[i] && gp[i] == !!periods[i] && me[i] == c[i],
-                 "Cart_get dim %d: (%d,%d,%d) want (%d,%d,%d)", i, gd[i], gp[i], me[i], dims[i],
-                 !!periods[i], c[i]);
+        CHECK_ALL("Cart_get dim %d: (%d,%d,%d) want (%d,%d,%d)", i, gd[i], gp[i], me[i], dims[i],
+                  !!periods[i], c[i])
+        {
+            CHECK_EQ_INT(gd[i], dims[i]);
+            CHECK_EQ_INT(gp[i], !!periods[i]);
+            CHECK_EQ_INT(me[i], c[i]);
+        }
     for (int r = 0; r < nnodes; r++) {
         int got[MAXD], back = -1;
         MPI_Cart_coords(cart, r, MAXD, got);
         ref_coords(ndims, dims, r, c);
         for (int i = 0; i < ndims; i++)
-            mt_check(got[i] == c[i], "Cart_coords(%d)[%d] = %d, want %d", r, i, got[i], c[i]);
+            CHECK_EQ_INT(got[i], c[i], "Cart_coords(%d)[%d] = %d, want %d", r, i, got[i], c[i]);
         MPI_Cart_rank(cart, c, &back);
-        mt_check(back == r, "Cart_rank(coords of %d) = %d", r, back);
+        CHECK_EQ_INT(back, r, "Cart_rank(coords of %d) = %d", r, back);
         /* Periodic coordinates wrap, in both directions. */
         for (int i = 0; i < ndims; i++)
             if (periods[i])
                 c[i] += (r % 2 ? 3 : -2) * dims[i];
         MPI_Cart_rank(cart, c, &back);
-        mt_check(back == r, "Cart_rank(wrapped coords of %d) = %d", r, back);
+        CHECK_EQ_INT(back, r, "Cart_rank(wrapped coords of %d) = %d", r, back);
     }
     for (int d = 0; d < ndims; d++)
         for (int disp = -3; disp <= 3; disp++) {
             int src, dst, ws = ref_shift(ndims, dims, periods, me, d, -disp),
                           wd = ref_shift(ndims, dims, periods, me, d, disp);
             MPI_Cart_shift(cart, d, disp, &src, &dst);
-            mt_check(src == ws && dst == wd,
-                     "Cart_shift(dim %d, disp %d) = (%d, %d), want (%d, %d)", d, disp, src, dst, ws,
-                     wd);
+            CHECK_ALL("Cart_shift(dim %d, disp %d) = (%d, %d), want (%d, %d)", d, disp, src, dst,
+                      ws, wd)
+            {
+                CHECK_EQ_INT(src, ws);
+                CHECK_EQ_INT(dst, wd);
+            }
         }
     for (int mask = 0; mask < (1 << ndims); mask++)
         check_sub(cart, ndims, dims, periods, me, mask);
     MPI_Comm_dup(cart, &dup);
     MPI_Topo_test(dup, &t);
     MPI_Cart_get(dup, MAXD, gd, gp, c);
-    mt_check(t == MPI_CART, "dup of a cart: topo %d", t);
+    CHECK_EQ_INT(t, MPI_CART, "dup of a cart: topo %d", t);
     for (int i = 0; i < ndims; i++)
-        mt_check(gd[i] == dims[i] && c[i] == me[i], "dup of a cart: dim %d differs", i);
+        CHECK_ALL("dup of a cart: dim %d differs", i)
+        {
+            CHECK_EQ_INT(gd[i], dims[i]);
+            CHECK_EQ_INT(c[i], me[i]);
+        }
     MPI_Comm_free(&dup);
     MPI_Comm_free(&cart);
 }
@@ -178,14 +202,20 @@ static void check_2x3(void)
     MPI_Cart_shift(cart, 0, 1, &s[0], &s[1]);
     MPI_Cart_shift(cart, 1, 1, &s[2], &s[3]);
     for (int i = 0; i < 4; i++)
-        mt_check(s[i] == want[mt_rank][i], "2x3: shift %d is %d, want %d", i, s[i],
-                 want[mt_rank][i]);
+        CHECK_EQ_INT(s[i], want[mt_rank][i], "2x3: shift %d is %d, want %d", i, s[i],
+                     want[mt_rank][i]);
     MPI_Cart_shift(cart, 1, -2, &s[0], &s[1]);
-    mt_check(s[0] == (mt_rank % 3 == 0 ? mt_rank + 2 : MPI_PROC_NULL) &&
-                 s[1] == (mt_rank % 3 == 2 ? mt_rank - 2 : MPI_PROC_NULL),
-             "2x3: shift by -2 is (%d, %d)", s[0], s[1]);
+    CHECK_ALL("2x3: shift by -2 is (%d, %d)", s[0], s[1])
+    {
+        CHECK_EQ_INT(s[0], (mt_rank % 3 == 0 ? mt_rank + 2 : MPI_PROC_NULL));
+        CHECK_EQ_INT(s[1], (mt_rank % 3 == 2 ? mt_rank - 2 : MPI_PROC_NULL));
+    }
     MPI_Cart_coords(cart, 5, 2, c);
-    mt_check(c[0] == 1 && c[1] == 2, "2x3: coords of 5 are (%d, %d)", c[0], c[1]);
+    CHECK_ALL("2x3: coords of 5 are (%d, %d)", c[0], c[1])
+    {
+        CHECK_EQ_INT(c[0], 1);
+        CHECK_EQ_INT(c[1], 2);
+    }
     MPI_Comm_free(&cart);
 }
 
@@ -197,12 +227,16 @@ static void check_zero_dims(void)
 
     MPI_Cart_create(MPI_COMM_WORLD, 0, NULL, NULL, 0, &cart);
     if (mt_rank > 0) {
-        mt_check(cart == MPI_COMM_NULL, "0-d grid: rank %d got a communicator", mt_rank);
+        CHECK_EQ_PTR(cart, MPI_COMM_NULL, "0-d grid: rank %d got a communicator", mt_rank);
         return;
     }
     MPI_Comm_size(cart, &size);
     MPI_Cartdim_get(cart, &k);
-    mt_check(size == 1 && k == 0, "0-d grid: size %d, %d dims", size, k);
+    CHECK_ALL("0-d grid: size %d, %d dims", size, k)
+    {
+        CHECK_EQ_INT(size, 1);
+        CHECK_EQ_INT(k, 0);
+    }
     MPI_Comm_free(&cart);
 }
 

@@ -52,15 +52,15 @@ static void check_table(void)
             d[i] = t->in[i];
         rc = MPI_Dims_create(t->nnodes, t->ndims, d);
         MPI_Error_class(rc, &cls);
-        mt_check(cls == t->err, "Dims_create(%d, %d): class %d, expected %d", t->nnodes, t->ndims,
-                 cls, t->err);
+        CHECK_EQ_INT(cls, t->err, "Dims_create(%d, %d): class %d, expected %d", t->nnodes, t->ndims,
+                     cls, t->err);
         if (rc != MPI_SUCCESS || t->err != MPI_SUCCESS)
             continue;
         for (int i = 0; i < t->ndims; i++)
-            mt_check(d[i] == t->out[i], "Dims_create(%d, %d): dims[%d] = %d, expected %d",
-                     t->nnodes, t->ndims, i, d[i], t->out[i]);
+            CHECK_EQ_INT(d[i], t->out[i], "Dims_create(%d, %d): dims[%d] = %d, expected %d",
+                         t->nnodes, t->ndims, i, d[i], t->out[i]);
     }
-    mt_check(MPI_Dims_create(4, 2, NULL) != MPI_SUCCESS, "Dims_create with NULL dims");
+    CHECK_NE_INT(MPI_Dims_create(4, 2, NULL), MPI_SUCCESS, "Dims_create with NULL dims");
 }
 
 /* The smallest max - min over all non-increasing factorizations of n
@@ -89,17 +89,17 @@ static void check_balanced(void)
             int d[4] = {0}, p = 1;
 
             if (MPI_Dims_create(n, k, d) != MPI_SUCCESS) {
-                mt_check(0, "Dims_create(%d, %d) failed", n, k);
+                CHECK_TRUE(0, "Dims_create(%d, %d) failed", n, k);
                 continue;
             }
             for (int i = 0; i < k; i++) {
                 p *= d[i];
-                mt_check(i == 0 || d[i] <= d[i - 1], "Dims_create(%d, %d): increasing", n, k);
+                CHECK_TRUE(i == 0 || d[i] <= d[i - 1], "Dims_create(%d, %d): increasing", n, k);
             }
-            mt_check(p == n, "Dims_create(%d, %d): product %d", n, k, p);
-            mt_check(d[0] - d[k - 1] == brute(n, k, n, 0),
-                     "Dims_create(%d, %d): spread %d, best is %d", n, k, d[0] - d[k - 1],
-                     brute(n, k, n, 0));
+            CHECK_EQ_INT(p, n, "Dims_create(%d, %d): product %d", n, k, p);
+            CHECK_EQ_INT(d[0] - d[k - 1], brute(n, k, n, 0),
+                         "Dims_create(%d, %d): spread %d, best is %d", n, k, d[0] - d[k - 1],
+                         brute(n, k, n, 0));
         }
 }
 
@@ -109,22 +109,23 @@ static void check_maps(void)
 
     dims[0] = n;
     MPI_Cart_map(MPI_COMM_WORLD, 1, dims, periods, &r);
-    mt_check(r == mt_rank, "Cart_map over all ranks: %d", r);
+    CHECK_EQ_INT(r, mt_rank, "Cart_map over all ranks: %d", r);
     dims[0] = 1;
     dims[1] = (n + 1) / 2;
     dims[2] = 1;
     MPI_Cart_map(MPI_COMM_WORLD, 3, dims, periods, &r);
-    mt_check(r == (mt_rank < dims[1] ? mt_rank : MPI_UNDEFINED), "Cart_map on %d: %d", dims[1], r);
+    CHECK_EQ_INT(r, (mt_rank < dims[1] ? mt_rank : MPI_UNDEFINED), "Cart_map on %d: %d", dims[1],
+                 r);
     MPI_Cart_map(MPI_COMM_WORLD, 0, NULL, NULL, &r);
-    mt_check(r == (mt_rank == 0 ? 0 : MPI_UNDEFINED), "Cart_map of 0 dims: %d", r);
+    CHECK_EQ_INT(r, (mt_rank == 0 ? 0 : MPI_UNDEFINED), "Cart_map of 0 dims: %d", r);
     for (int i = 0; i < n - 1 && i < 8; i++) {
         index[i] = i + 1;
         edges[i] = i;
     }
     MPI_Graph_map(MPI_COMM_WORLD, n - 1, index, edges, &r);
-    mt_check(r == (mt_rank < n - 1 ? mt_rank : MPI_UNDEFINED), "Graph_map on %d: %d", n - 1, r);
+    CHECK_EQ_INT(r, (mt_rank < n - 1 ? mt_rank : MPI_UNDEFINED), "Graph_map on %d: %d", n - 1, r);
     MPI_Topo_test(MPI_COMM_WORLD, &r);
-    mt_check(r == MPI_UNDEFINED, "Topo_test(MPI_COMM_WORLD) is %d", r);
+    CHECK_EQ_INT(r, MPI_UNDEFINED, "Topo_test(MPI_COMM_WORLD) is %d", r);
 }
 
 int main(int argc, char **argv)

@@ -39,31 +39,40 @@ static void check_graph(int m)
 
     MPI_Graph_create(MPI_COMM_WORLD, m, index, edges, 0, &g);
     if (mt_rank >= m) {
-        mt_check(g == MPI_COMM_NULL, "graph of %d: rank %d got a communicator", m, mt_rank);
+        CHECK_EQ_PTR(g, MPI_COMM_NULL, "graph of %d: rank %d got a communicator", m, mt_rank);
         return;
     }
     MPI_Topo_test(g, &t);
     MPI_Graphdims_get(g, &nn, &ne);
-    mt_check(t == MPI_GRAPH && nn == m && ne == nedges, "graph of %d: topo %d, %d nodes, %d edges",
-             m, t, nn, ne);
+    CHECK_ALL("graph of %d: topo %d, %d nodes, %d edges", m, t, nn, ne)
+    {
+        CHECK_EQ_INT(t, MPI_GRAPH);
+        CHECK_EQ_INT(nn, m);
+        CHECK_EQ_INT(ne, nedges);
+    }
     MPI_Graph_get(g, 16, MAXE, gi, ge);
     for (int i = 0; i < m; i++)
-        mt_check(gi[i] == index[i], "Graph_get index[%d] = %d, want %d", i, gi[i], index[i]);
+        CHECK_EQ_INT(gi[i], index[i], "Graph_get index[%d] = %d, want %d", i, gi[i], index[i]);
     for (int j = 0; j < nedges; j++)
-        mt_check(ge[j] == edges[j], "Graph_get edges[%d] = %d, want %d", j, ge[j], edges[j]);
+        CHECK_EQ_INT(ge[j], edges[j], "Graph_get edges[%d] = %d, want %d", j, ge[j], edges[j]);
     for (int i = 0; i < m; i++) {
         int lo = i ? index[i - 1] : 0;
         MPI_Graph_neighbors_count(g, i, &cnt);
-        mt_check(cnt == index[i] - lo, "node %d: %d neighbours, want %d", i, cnt, index[i] - lo);
+        CHECK_EQ_INT(cnt, index[i] - lo, "node %d: %d neighbours, want %d", i, cnt, index[i] - lo);
         MPI_Graph_neighbors(g, i, MAXE, nb);
         for (int j = 0; j < cnt && j < MAXE; j++)
-            mt_check(nb[j] == edges[lo + j], "node %d neighbour %d is %d, want %d", i, j, nb[j],
-                     edges[lo + j]);
+            CHECK_EQ_INT(nb[j], edges[lo + j], "node %d neighbour %d is %d, want %d", i, j, nb[j],
+                         edges[lo + j]);
     }
     MPI_Comm_dup(g, &dup);
     MPI_Topo_test(dup, &t);
     MPI_Graphdims_get(dup, &nn, &ne);
-    mt_check(t == MPI_GRAPH && nn == m && ne == nedges, "dup of a graph: topo %d", t);
+    CHECK_ALL("dup of a graph: topo %d", t)
+    {
+        CHECK_EQ_INT(t, MPI_GRAPH);
+        CHECK_EQ_INT(nn, m);
+        CHECK_EQ_INT(ne, nedges);
+    }
     MPI_Comm_free(&dup);
     MPI_Comm_free(&g);
 }
@@ -84,19 +93,35 @@ static void check_adjacent(int weighted)
                                    weighted ? dw : MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
     MPI_Topo_test(g, &t);
     MPI_Dist_graph_neighbors_count(g, &in, &out, &w);
-    mt_check(t == MPI_DIST_GRAPH && in == 2 && out == 2 && w == weighted,
-             "adjacent: topo %d, in %d, out %d, weighted %d", t, in, out, w);
+    CHECK_ALL("adjacent: topo %d, in %d, out %d, weighted %d", t, in, out, w)
+    {
+        CHECK_EQ_INT(t, MPI_DIST_GRAPH);
+        CHECK_EQ_INT(in, 2);
+        CHECK_EQ_INT(out, 2);
+        CHECK_EQ_INT(w, weighted);
+    }
     MPI_Dist_graph_neighbors(g, 4, gs, gsw, 4, gd, gdw);
     for (int j = 0; j < 2; j++) {
-        mt_check(gs[j] == src[j] && gd[j] == dst[j], "adjacent: neighbour %d is (%d, %d)", j, gs[j],
-                 gd[j]);
+        CHECK_ALL("adjacent: neighbour %d is (%d, %d)", j, gs[j], gd[j])
+        {
+            CHECK_EQ_INT(gs[j], src[j]);
+            CHECK_EQ_INT(gd[j], dst[j]);
+        }
         if (weighted)
-            mt_check(gsw[j] == sw[j] && gdw[j] == dw[j], "adjacent: weights %d are (%d, %d)", j,
-                     gsw[j], gdw[j]);
+            CHECK_ALL("adjacent: weights %d are (%d, %d)", j, gsw[j], gdw[j])
+            {
+                CHECK_EQ_INT(gsw[j], sw[j]);
+                CHECK_EQ_INT(gdw[j], dw[j]);
+            }
     }
     MPI_Comm_dup(g, &dup);
     MPI_Dist_graph_neighbors_count(dup, &in, &out, &w);
-    mt_check(in == 2 && out == 2 && w == weighted, "dup of a dist graph: in %d out %d", in, out);
+    CHECK_ALL("dup of a dist graph: in %d out %d", in, out)
+    {
+        CHECK_EQ_INT(in, 2);
+        CHECK_EQ_INT(out, 2);
+        CHECK_EQ_INT(w, weighted);
+    }
     MPI_Comm_free(&dup);
     MPI_Comm_free(&g);
 }
@@ -116,14 +141,19 @@ static void check_asymmetric(void)
     MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, r, src, MPI_UNWEIGHTED, n - 1 - r, dst,
                                    MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
     MPI_Dist_graph_neighbors_count(g, &in, &out, &w);
-    mt_check(in == r && out == n - 1 - r && !w, "asymmetric: in %d out %d weighted %d", in, out, w);
+    CHECK_ALL("asymmetric: in %d out %d weighted %d", in, out, w)
+    {
+        CHECK_EQ_INT(in, r);
+        CHECK_EQ_INT(out, n - 1 - r);
+        CHECK_TRUE(!w);
+    }
     /* maxindegree below the degree: only what fits is written. */
     gs[0] = gs[1] = -7;
     MPI_Dist_graph_neighbors(g, 1, gs, MPI_UNWEIGHTED, 16, gd, MPI_UNWEIGHTED);
-    mt_check(r == 0 ? gs[0] == -7 : gs[0] == 0, "asymmetric: first source %d", gs[0]);
-    mt_check(gs[1] == -7, "asymmetric: wrote past maxindegree");
+    CHECK_TRUE(r == 0 ? gs[0] == -7 : gs[0] == 0, "asymmetric: first source %d", gs[0]);
+    CHECK_EQ_INT(gs[1], -7, "asymmetric: wrote past maxindegree");
     for (int j = 0; j < out; j++)
-        mt_check(gd[j] == r + 1 + j, "asymmetric: destination %d is %d", j, gd[j]);
+        CHECK_EQ_INT(gd[j], r + 1 + j, "asymmetric: destination %d is %d", j, gd[j]);
     MPI_Comm_free(&g);
 }
 
@@ -155,7 +185,7 @@ static void check_pairs(const char *what, const int *peers, const int *w, int n,
 {
     int got[MAXE][2];
 
-    mt_check(n == nwant, "%s: %d edges, want %d", what, n, nwant);
+    CHECK_EQ_INT(n, nwant, "%s: %d edges, want %d", what, n, nwant);
     if (n != nwant || n > MAXE)
         return;
     for (int i = 0; i < n; i++) {
@@ -167,9 +197,12 @@ static void check_pairs(const char *what, const int *peers, const int *w, int n,
     qsort(got, (size_t)n, sizeof(got[0]), cmp_pair);
     qsort(want, (size_t)n, sizeof(want[0]), cmp_pair);
     for (int i = 0; i < n; i++)
-        mt_check(got[i][0] == want[i][0] && got[i][1] == want[i][1],
-                 "%s: edge %d is (%d, w %d), want (%d, w %d)", what, i, got[i][0], got[i][1],
-                 want[i][0], want[i][1]);
+        CHECK_ALL("%s: edge %d is (%d, w %d), want (%d, w %d)", what, i, got[i][0], got[i][1],
+                  want[i][0], want[i][1])
+        {
+            CHECK_EQ_INT(got[i][0], want[i][0]);
+            CHECK_EQ_INT(got[i][1], want[i][1]);
+        }
 }
 
 /* mode 0: weighted, every rank names edges; 1: MPI_UNWEIGHTED; 2: only
@@ -211,13 +244,17 @@ static void check_create(int mode)
                                     : MPI_WEIGHTS_EMPTY,
                           MPI_INFO_NULL, 1, &g);
     MPI_Dist_graph_neighbors_count(g, &in, &out, &wt);
-    mt_check(wt == (mode != 1), "create mode %d: weighted %d", mode, wt);
+    CHECK_EQ_INT(wt, (mode != 1), "create mode %d: weighted %d", mode, wt);
     MPI_Dist_graph_neighbors(g, MAXE, gs, gsw, MAXE, gd, gdw);
     check_pairs("create: sources", gs, gsw, in, win, nin, wt);
     check_pairs("create: destinations", gd, gdw, out, wout, nout, wt);
     MPI_Comm_dup(g, &dup);
     MPI_Dist_graph_neighbors_count(dup, &in, &out, &wt);
-    mt_check(in == nin && out == nout, "dup of a created dist graph: in %d out %d", in, out);
+    CHECK_ALL("dup of a created dist graph: in %d out %d", in, out)
+    {
+        CHECK_EQ_INT(in, nin);
+        CHECK_EQ_INT(out, nout);
+    }
     MPI_Comm_free(&dup);
     MPI_Comm_free(&g);
 }
@@ -231,7 +268,7 @@ int main(int argc, char **argv)
     if (mt_size > 1)
         check_graph(mt_size - 1);
     MPI_Graph_create(MPI_COMM_WORLD, 0, NULL, NULL, 0, &g);
-    mt_check(g == MPI_COMM_NULL, "empty graph gave a communicator");
+    CHECK_EQ_PTR(g, MPI_COMM_NULL, "empty graph gave a communicator");
     check_adjacent(1);
     check_adjacent(0);
     check_asymmetric();

@@ -171,15 +171,15 @@ static void check(const struct nbh *h, enum kind k, const struct side *rcv, int 
             else
                 got = ((int *)(rcv->buf + rcv->off[i]))[e];
             if (got != want) {
-                mt_check(0, "%s: block %d (from %d) element %d is %d, want %d", what, i, f, e, got,
-                         want);
+                CHECK_TRUE(0, "%s: block %d (from %d) element %d is %d, want %d", what, i, f, e,
+                           got, want);
                 bad = 1;
             }
         }
     }
     for (size_t b = 0; b < rcv->bytes && !bad; b++)
         if (!touched[b] && (unsigned char)rcv->buf[b] != 0xEE) {
-            mt_check(0, "%s: byte %zu outside every block was written", what, b);
+            CHECK_TRUE(0, "%s: byte %zu outside every block was written", what, b);
             bad = 1;
         }
     free(touched);
@@ -282,7 +282,7 @@ static void run(const struct nbh *h, enum kind k, enum form f, int scale)
         if (it == 1)
             rc = call(h, k, f, s, r, &rq);
         if (rc != MPI_SUCCESS) {
-            mt_check(0, "%s: returned %d", what, rc);
+            CHECK_TRUE(0, "%s: returned %d", what, rc);
             break;
         }
         if (pers)
@@ -418,8 +418,11 @@ static void tree(int adjacent)
                               &h.comm);
     MPI_Dist_graph_neighbors_count(h.comm, &h.in, &h.out, &weighted);
     MPI_Dist_graph_neighbors(h.comm, MAXN, h.src, MPI_UNWEIGHTED, MAXN, h.dst, MPI_UNWEIGHTED);
-    mt_check(h.out == 3 && h.in == (adjacent ? 3 : 3 - (nb[0] < 0) - (nb[1] < 0) - (nb[2] < 0)),
-             "tree: in %d out %d", h.in, h.out);
+    CHECK_ALL("tree: in %d out %d", h.in, h.out)
+    {
+        CHECK_EQ_INT(h.out, 3);
+        CHECK_EQ_INT(h.in, (adjacent ? 3 : 3 - (nb[0] < 0) - (nb[1] < 0) - (nb[2] < 0)));
+    }
     run_all(&h);
 }
 
