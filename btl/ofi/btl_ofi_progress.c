@@ -145,13 +145,9 @@ static int on_recv(struct btl_ofi_rbuf *b, const struct fi_cq_data_entry *e, fi_
             n = deliver(p, bye, data, len);
         }
     }
-    /* The buffer goes back at the start of the next poll, not now: the
-     * pml's reply to this message (a ping-pong's next send) then leaves
-     * before the provider's receive posting instead of after it. */
-    if (!btl_ofi.multi_recv || (e->flags & FI_MULTI_RECV)) {
-        b->next = btl_ofi.repost;
-        btl_ofi.repost = b;
-    }
+    if ((!btl_ofi.multi_recv || (e->flags & FI_MULTI_RECV)) && btl_ofi_post_recv(b))
+        rt_fatal("btl/ofi: cannot post a receive buffer again (provider %s)",
+                 btl_ofi.info->fabric_attr->prov_name);
     return n;
 }
 
@@ -263,7 +259,7 @@ int btl_ofi_progress(struct btl_module *btl)
     if (RT_UNLIKELY(!btl_ofi.ep || btl_ofi.in_progress))
         return 0;
     btl_ofi.in_progress = 1;
-    while (btl_ofi.repost) {
+    while (RT_UNLIKELY(btl_ofi.repost != NULL)) {
         struct btl_ofi_rbuf *b = btl_ofi.repost;
         btl_ofi.repost = b->next;
         if (btl_ofi_post_recv(b))
