@@ -425,14 +425,15 @@ static void fixed(void)
     }
     {
         MPI_Status st;
-        int a = 0, b = 0, c = 0;
+        int source = 0, tag = 0, error = 0;
         MPI_Status_set_source(&st, 3);
         MPI_Status_set_tag(&st, 44);
         MPI_Status_set_error(&st, MPI_ERR_TRUNCATE);
-        MPI_Status_get_source(&st, &a);
-        MPI_Status_get_tag(&st, &b);
-        MPI_Status_get_error(&st, &c);
-        ok(a == 3 && b == 44 && c == MPI_ERR_TRUNCATE, "Status_set/get_source, _tag, _error");
+        MPI_Status_get_source(&st, &source);
+        MPI_Status_get_tag(&st, &tag);
+        MPI_Status_get_error(&st, &error);
+        ok(source == 3 && tag == 44 && error == MPI_ERR_TRUNCATE,
+           "Status_set/get_source, _tag, _error");
     }
     /* Contiguous derived types are flagged to go without packing. */
     {

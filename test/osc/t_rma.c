@@ -315,7 +315,6 @@ static int span_want(int i, int from)
 static void dynamic_span(void)
 {
     int *region = calloc(2 * SPAN_N, sizeof(int)), src[2 * SPAN_N], got[2 * SPAN_N];
-    int next = (mt_rank + 1) % mt_size, prev = (mt_rank + mt_size - 1) % mt_size;
     MPI_Aint base, *bases = malloc((size_t)mt_size * sizeof(MPI_Aint));
     MPI_Datatype every_other;
     MPI_Win dyn;
@@ -484,8 +483,8 @@ static void queries_and_errors(void)
     MPI_Group_free(&g);
     {
         /* Standard hints come back (given or default); unknown keys do not. */
-        char v[64];
-        int vl = sizeof(v), have;
+        char value[64];
+        int vl = sizeof(value), have;
         MPI_Info given;
         MPI_Info_create(&given);
         MPI_Info_set(given, "no_locks", "true");
@@ -493,13 +492,13 @@ static void queries_and_errors(void)
         MPI_Win_set_info(win, given);
         MPI_Info_free(&given);
         MPI_Win_get_info(win, &info);
-        MPI_Info_get_string(info, "no_locks", &vl, v, &have);
-        mt_check(have && !strcmp(v, "true"), "hint no_locks: %s", have ? v : "(none)");
-        vl = sizeof(v);
-        MPI_Info_get_string(info, "accumulate_ops", &vl, v, &have);
-        mt_check(have && !strcmp(v, "same_op_no_op"), "default accumulate_ops");
-        vl = sizeof(v);
-        MPI_Info_get_string(info, "rdmpi_no_such_hint", &vl, v, &have);
+        MPI_Info_get_string(info, "no_locks", &vl, value, &have);
+        mt_check(have && !strcmp(value, "true"), "hint no_locks: %s", have ? value : "(none)");
+        vl = sizeof(value);
+        MPI_Info_get_string(info, "accumulate_ops", &vl, value, &have);
+        mt_check(have && !strcmp(value, "same_op_no_op"), "default accumulate_ops");
+        vl = sizeof(value);
+        MPI_Info_get_string(info, "rdmpi_no_such_hint", &vl, value, &have);
         mt_check(!have, "an unknown hint is not returned");
         MPI_Info_free(&info);
     }
