@@ -295,19 +295,19 @@ bool coll_shm_reduce(struct coll_shm *s, const void *sbuf, void *rbuf, size_t co
      * overwrite it first). */
     own = root == s->me && sbuf != MPI_IN_PLACE;
     for (size_t done = 0, k; done < count; done += k) {
-        size_t off = done * ext, span;
+        size_t off = done * ext, piece_span;
         uint64_t seq = ++s->op, *sl = coll_shm_slot(s, s->me, seq);
 
         k = count - done < per ? count - done : per;
-        span = tx + (k - 1) * ext;
+        piece_span = tx + (k - 1) * ext;
         if (own) {
-            combine(s, (char *)rbuf + off, k, dt, op, seq, span, src + off, 0);
+            combine(s, (char *)rbuf + off, k, dt, op, seq, piece_span, src + off, 0);
         } else {
             coll_shm_await_slot(s, seq);
-            memcpy(coll_shm_data(sl), src + off, span);
+            memcpy(coll_shm_data(sl), src + off, piece_span);
             coll_shm_publish(sl, seq);
             if (root < 0 || s->me == root)
-                combine(s, (char *)rbuf + off, k, dt, op, seq, span, NULL, 0);
+                combine(s, (char *)rbuf + off, k, dt, op, seq, piece_span, NULL, 0);
         }
         coll_shm_finish(s, seq);
     }

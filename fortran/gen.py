@@ -289,7 +289,7 @@ def c_glue(f):
         rt = {'double': 'double', 'MPI_Aint': 'MPI_Aint'}[f.ret]
         body = '    return %s;\n' % call
         head = '%s p%s_(%s)' % (rt, lname, ', '.join(sig) or 'void')
-        return '%s\n%s\n{\n%s}\n' % (aliases(f), head, body)
+        return '%s;\n%s\n%s\n{\n%s}\n' % (head, aliases(f), head, body)
     sig.append('MPI_Fint *ierr')
     head = 'void p%s_(%s)' % (lname, ', '.join(sig + lens))
     body = ''.join('    %s\n' % s for s in pre)

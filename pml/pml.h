@@ -309,7 +309,13 @@ void pml_pending_get(struct pml_req *r);
 void pml_send_continue(struct pml_req *r);
 void pml_get_continue(struct pml_req *r);
 void pml_get_start(struct pml_req *r);
+/* The copy pipeline: FRAGs until the BTL is out of buffers (pml_rndv.c). */
+void pml_frags_stream(struct pml_req *r);
 int pml_progress(void);
+/* True when nothing waits for resources: finalize drains to this. */
+bool pml_idle(void);
+/* The runtime's sleep hook (rt_progress_set_sleep): 1 slept, 0 yield. */
+int pml_sleep(unsigned timeout_us);
 void pml_dump(FILE *out);
 
 /* The transport report: counters bound to peers once BTLs are chosen (and
@@ -337,6 +343,15 @@ void pml_bsend_session_free(void *bbuf);
 void pml_wait(struct pml_req *r);
 int pml_barrier(struct pml_comm *pc);
 
+/* The BTLs in use, chosen at init (pml_init.c), polled by progress. */
+extern struct btl_module **pml_btls;
+extern int pml_nbtls;
+
+/* What communicator construction needs from the pml (pml_service.c). */
+extern const struct rt_comm_services pml_comm_services;
+
+/* The rendezvous parameters, read once at init (pml_rndv.c). */
+void pml_rndv_params(void);
 extern size_t pml_get_chunk;
 extern int pml_get_depth;
 

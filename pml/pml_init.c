@@ -15,12 +15,6 @@ RT_PARAM(p_credits, "PML_CREDITS", RT_PARAM_INT, "64",
 
 struct pml_peer *pml_peers;
 uint32_t pml_credit_window;
-extern struct btl_module **pml_btls;
-extern int pml_nbtls;
-void pml_rndv_params(void);
-bool pml_idle(void);
-int pml_sleep(unsigned timeout_us);
-extern const struct rt_comm_services pml_comm_services;
 
 #define CARD_KEY "rdmpi.pml"
 

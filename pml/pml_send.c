@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pml_frags_stream(struct pml_req *r);
-
 static inline void make_match(struct pml_hdr_match *h, uint8_t type, uint8_t flags, uint16_t seq,
                               const struct pml_comm *pc, int tag)
 {

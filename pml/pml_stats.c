@@ -21,9 +21,6 @@ RT_PARAM(p_report, "REPORT", RT_PARAM_BOOL, "0",
 #define MAX_BTLS       4    /* BTLs a rank may run (self, sm, ofi) */
 #define CLASS_KEY      "rdmpi.pml.class"
 
-extern struct btl_module **pml_btls;
-extern int pml_nbtls;
-
 static struct pml_stats stats[MAX_BTLS];
 
 /* MPI_T performance variables: one counter of every BTL's stats, summed. */

@@ -7,6 +7,7 @@
  * and the launcher's table of environment variables (launcher/envvars.c).
  * --parsable prints one key:value per line for scripts.
  */
+#include "btl_ofi_info.h"
 #include "envvars.h"
 
 #include <mpi.h>
@@ -14,10 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-/* From the library (btl/ofi/btl_ofi_info.c). */
-typedef void rdmpi_info_emit(const char *key, const char *value, void *arg);
-void rdmpi_info_transports(rdmpi_info_emit *emit, void *arg);
 
 #define USAGE "usage: rdmpi_info [--all | --param NAME|LAYER ... | --version] [--parsable]"
 

@@ -4,14 +4,12 @@
 #include "config.h"
 
 #include "btl_ofi.h"
+#include "btl_ofi_info.h"
 #include "btl.h"
 
 #include <infiniband/verbs.h>
 #include <stdio.h>
 #include <string.h>
-
-typedef void rdmpi_info_emit(const char *key, const char *value, void *arg);
-void rdmpi_info_transports(rdmpi_info_emit *emit, void *arg);
 
 /* Appends each distinct provider name of list to buf, comma-separated. */
 static void provider_names(const struct fi_info *list, char *buf, size_t len)

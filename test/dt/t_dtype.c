@@ -556,18 +556,18 @@ static void fixed(void)
     }
     {
         MPI_Status st;
-        int a = 0, b = 0, c = 0;
+        int source = 0, tag = 0, error = 0;
         MPI_Status_set_source(&st, 3);
         MPI_Status_set_tag(&st, 44);
         MPI_Status_set_error(&st, MPI_ERR_TRUNCATE);
-        MPI_Status_get_source(&st, &a);
-        MPI_Status_get_tag(&st, &b);
-        MPI_Status_get_error(&st, &c);
+        MPI_Status_get_source(&st, &source);
+        MPI_Status_get_tag(&st, &tag);
+        MPI_Status_get_error(&st, &error);
         CHECK_ALL("Status_set/get_source, _tag, _error")
         {
-            CHECK_EQ_INT(a, 3);
-            CHECK_EQ_INT(b, 44);
-            CHECK_EQ_INT(c, MPI_ERR_TRUNCATE);
+            CHECK_EQ_INT(source, 3);
+            CHECK_EQ_INT(tag, 44);
+            CHECK_EQ_INT(error, MPI_ERR_TRUNCATE);
         }
     }
     /* Contiguous derived types are flagged to go without packing. */

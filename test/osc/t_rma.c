@@ -393,7 +393,6 @@ static int span_want(int i, int from)
 static void dynamic_span(void)
 {
     int *region = calloc(2 * SPAN_N, sizeof(int)), src[2 * SPAN_N], got[2 * SPAN_N];
-    int next = (mt_rank + 1) % mt_size, prev = (mt_rank + mt_size - 1) % mt_size;
     MPI_Aint base, *bases = malloc((size_t)mt_size * sizeof(MPI_Aint));
     MPI_Datatype every_other;
     MPI_Win dyn;
@@ -586,8 +585,8 @@ static void queries_and_errors(void)
     MPI_Group_free(&g);
     {
         /* Standard hints come back (given or default); unknown keys do not. */
-        char v[64];
-        int vl = sizeof(v), have;
+        char value[64];
+        int vl = sizeof(value), have;
         MPI_Info given;
         MPI_Info_create(&given);
         MPI_Info_set(given, "no_locks", "true");
@@ -595,21 +594,21 @@ static void queries_and_errors(void)
         MPI_Win_set_info(win, given);
         MPI_Info_free(&given);
         MPI_Win_get_info(win, &info);
-        MPI_Info_get_string(info, "no_locks", &vl, v, &have);
-        CHECK_ALL("hint no_locks: %s", have ? v : "(none)")
+        MPI_Info_get_string(info, "no_locks", &vl, value, &have);
+        CHECK_ALL("hint no_locks: %s", have ? value : "(none)")
         {
             CHECK_TRUE(have);
-            CHECK_EQ_STR(v, "true");
+            CHECK_EQ_STR(value, "true");
         }
-        vl = sizeof(v);
-        MPI_Info_get_string(info, "accumulate_ops", &vl, v, &have);
+        vl = sizeof(value);
+        MPI_Info_get_string(info, "accumulate_ops", &vl, value, &have);
         CHECK_ALL("default accumulate_ops")
         {
             CHECK_TRUE(have);
-            CHECK_EQ_STR(v, "same_op_no_op");
+            CHECK_EQ_STR(value, "same_op_no_op");
         }
-        vl = sizeof(v);
-        MPI_Info_get_string(info, "rdmpi_no_such_hint", &vl, v, &have);
+        vl = sizeof(value);
+        MPI_Info_get_string(info, "rdmpi_no_such_hint", &vl, value, &have);
         CHECK_TRUE(!have, "an unknown hint is not returned");
         MPI_Info_free(&info);
     }
