@@ -362,7 +362,7 @@ static int parse_auth(const char *opt, const char *arg, enum ln_auth *out)
         return 0;
 #else
         ln_err("%s: munge: this rdmpi was built without libmunge; install the Debian package "
-               "libmunge-dev and configure --with-munge, or use secret",
+               "libmunge-dev and configure --with-munge, or use secret (--auth=secret)",
                opt);
         return -EINVAL;
 #endif
