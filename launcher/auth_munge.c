@@ -82,8 +82,8 @@ int ln_munge_encode(const char *socket, const struct ln_munge_bind *b, char out[
     }
     e = munge_encode(&cred, ctx, pl, sizeof(pl));
     if (e != EMUNGE_SUCCESS) {
-        snprintf(why, nwhy, "%s", munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx)
-                                                          : munge_strerror(e));
+        snprintf(why, nwhy, "%s",
+                 munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
         goto out;
     }
     if (strlen(cred) > LN_CRED_MAX) {
@@ -141,8 +141,9 @@ int ln_munge_verify(const char *socket, const char *cred, const struct ln_munge_
         snprintf(why, nwhy, "its munge credential is for node %u, not %u",
                  ln_get_u32((uint8_t *)got + 8 + LN_JOBID_LEN), want->node);
     else if (memcmp((uint8_t *)got + 12 + LN_JOBID_LEN, pl + 12 + LN_JOBID_LEN, LN_CHAL_LEN))
-        snprintf(why, nwhy, "its munge credential answers another challenge (recorded from "
-                            "another connection)");
+        snprintf(why, nwhy,
+                 "its munge credential answers another challenge (recorded from "
+                 "another connection)");
     else
         rc = 0;
 out:

@@ -24,8 +24,8 @@
 #define LN_CHAL_LEN 32
 #define LN_PROOF_LEN 32 /* HMAC-SHA256 */
 #define LN_MSG_MAX (256u << 20)
-#define LN_JOBID_LEN 16  /* --auth=munge: random bytes naming the job */
-#define LN_CRED_MAX 512  /* the longest munge credential accepted (ours are ~240) */
+#define LN_JOBID_LEN 16 /* --auth=munge: random bytes naming the job */
+#define LN_CRED_MAX 512 /* the longest munge credential accepted (ours are ~270) */
 
 enum ln_msg {
     LN_MSG_CHALLENGE = 1, /* m->d: LN_CHAL_LEN random bytes */

@@ -133,8 +133,7 @@ static int proven_ok(int munge, const uint8_t *p, size_t len, const uint8_t want
         char cred[LN_CRED_MAX + 1];
 
         if (len > LN_CRED_MAX) {
-            snprintf(why, nwhy, "its munge credential has %zu bytes, at most %d", len,
-                     LN_CRED_MAX);
+            snprintf(why, nwhy, "its munge credential has %zu bytes, at most %d", len, LN_CRED_MAX);
             return 0;
         }
         memcpy(cred, p, len);
@@ -465,8 +464,8 @@ int main(int argc, char **argv)
 #ifdef HAVE_MUNGE
     ma.socket = munge_socket;
     if (munge && parse_job(jobhex, ma.ours.job)) {
-        ln_err("--auth munge needs --job with mpirun's %d hex digits, got '%s'",
-               2 * LN_JOBID_LEN, jobhex ? jobhex : "");
+        ln_err("--auth munge needs --job with mpirun's %d hex digits, got '%s'", 2 * LN_JOBID_LEN,
+               jobhex ? jobhex : "");
         return LN_EXIT_USAGE;
     }
 #else

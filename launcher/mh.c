@@ -105,7 +105,7 @@ struct mh {
     struct pending pend[MH_PENDING_MAX];
     int npend;
     uint32_t gen;
-    enum ln_auth auth; /* LN_AUTH_SECRET or LN_AUTH_MUNGE once chosen */
+    enum ln_auth auth;        /* LN_AUTH_SECRET or LN_AUTH_MUNGE once chosen */
     const char *munge_socket; /* RDMPI_MUNGE_SOCKET, or NULL */
     uint8_t jobid[LN_JOBID_LEN];
     char jobhex[2 * LN_JOBID_LEN + 1];
@@ -593,8 +593,8 @@ static void accept_daemons(struct mh *m)
 
 /* The daemon of node has proved itself: its connection becomes that
  * node's, and gets our proof (of type ptype) and the job. */
-static void admit(struct mh *m, struct pending *p, uint32_t node, uint32_t ptype,
-                  const void *proof, size_t plen)
+static void admit(struct mh *m, struct pending *p, uint32_t node, uint32_t ptype, const void *proof,
+                  size_t plen)
 {
     struct ln_conn c = {.fd = p->fd};
 
@@ -660,8 +660,7 @@ static void hello_munge(struct mh *m, struct pending *p, uint32_t node)
         return;
     }
     if (ln_mungeh_submit(&m->mh, &q)) {
-        refuse(m, p, "mpirun's munge helper cannot take it (ended, or %d checks queued)",
-               m->npend);
+        refuse(m, p, "mpirun's munge helper cannot take it (ended, or %d checks queued)", m->npend);
         return;
     }
     p->checking = 1;
@@ -724,8 +723,8 @@ static void read_pending(struct mh *m, struct pending *p)
     } else if (p->want == 8) {
         if (ln_get_u32(p->buf) < MH_MUNGE_HELLO_MIN - 8 ||
             ln_get_u32(p->buf) > MH_MUNGE_HELLO_MAX - 8) {
-            refuse(m, p, "a munge HELLO of %u bytes announced, it has %d to %d",
-                   ln_get_u32(p->buf), MH_MUNGE_HELLO_MIN - 8, MH_MUNGE_HELLO_MAX - 8);
+            refuse(m, p, "a munge HELLO of %u bytes announced, it has %d to %d", ln_get_u32(p->buf),
+                   MH_MUNGE_HELLO_MIN - 8, MH_MUNGE_HELLO_MAX - 8);
             return;
         }
         p->want = 8 + ln_get_u32(p->buf);

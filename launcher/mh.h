@@ -48,8 +48,8 @@ struct ln_mungeh_req {
 
 struct ln_mungeh_res {
     uint32_t tag, gen;
-    int rc;                     /* 0, or ln_munge_verify's/encode's error */
-    char why[256];              /* when rc */
+    int rc;                      /* 0, or ln_munge_verify's/encode's error */
+    char why[256];               /* when rc */
     char reply[LN_CRED_MAX + 1]; /* mpirun's credential, when 0 */
 };
 

@@ -67,8 +67,7 @@ static void serve(int fd, const char *socket)
     }
 }
 
-int ln_mungeh_start(struct ln_mungeh *h, const char *socket, double timeout, char *why,
-                    size_t nwhy)
+int ln_mungeh_start(struct ln_mungeh *h, const char *socket, double timeout, char *why, size_t nwhy)
 {
     struct ln_mungeh_req q = {.tag = PROBE_TAG};
     struct ln_mungeh_res r;
