@@ -9,8 +9,9 @@
  * 0's input, if rank 0 is here), connects to mpirun, proves the secret and
  * receives the job.  With --auth munge there is no secret: it shows mpirun
  * a munge credential for job ID and mpirun's challenge, and checks
- * mpirun's for its own challenge (auth_munge.c).  Then it is mpirun's single-host machinery for the
- * ranks of host K (job.c, pmix_server.c, iof.c): its PMIx server knows the
+ * mpirun's for its own challenge (auth_munge.c).  Then it is mpirun's
+ * single-host machinery for the ranks of host K (job.c, pmix_server.c,
+ * iof.c): its PMIx server knows the
  * whole job (every host, every rank) and starts only its own ranks.  The
  * differences, all through the control connection:
  *   - a fence that needs the other hosts goes to mpirun, and completes
@@ -431,7 +432,7 @@ int main(int argc, char **argv)
     const char *hostport = NULL, *name = NULL;
     const char *auth = NULL, *jobhex = NULL, *munge_socket = NULL;
     char secret[LN_SECRET_HEX + 1];
-    uint8_t hello[4 + LN_CHAL_LEN + LN_CRED_MAX], want[LN_PROOF_LEN], *p = NULL;
+    uint8_t hello[4 + LN_CHAL_LEN + LN_CRED_MAX], want[LN_PROOF_LEN] = {0}, *p = NULL;
     uint32_t type, proven = LN_MSG_PROVEN, htype = LN_MSG_HELLO;
     size_t len, hlen = 36 + LN_CHAL_LEN;
     int node = -1, code = LN_EXIT_INTERNAL, rc, munge = 0;

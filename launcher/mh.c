@@ -11,8 +11,9 @@
  * itself.
  *
  * Each daemon connects back, proves the secret (or, under --auth=munge,
- * shows a munge credential: auth_munge.c, mh_munge.c), gets the job (LN_MSG_JOB)
- * and serves PMIx to its ranks.  mpirun is the root of a one-level tree:
+ * shows a munge credential: auth_munge.c, mh_munge.c), gets the job
+ * (LN_MSG_JOB) and serves PMIx to its ranks.  mpirun is the root of a
+ * one-level tree:
  * a fence completes when every daemon has sent its hosts' data, and every
  * daemon gets all of it back in node order.  Failures end the job:
  *   - a daemon reports a rank's failure (LN_MSG_FAIL): mpirun prints the
