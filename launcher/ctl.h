@@ -9,7 +9,10 @@
  * daemon answers LN_MSG_HELLO with its node id, its proof and a challenge
  * of its own; mpirun drops a connection that fails, else answers
  * LN_MSG_PROVEN with its proof, which the daemon checks before it takes
- * any job or command.
+ * any job or command.  Under --auth=munge (auth_munge.c) the HELLO and the
+ * PROVEN carry munge credentials instead of proofs (LN_MSG_HELLO_MUNGE,
+ * LN_MSG_PROVEN_MUNGE), each binding the job id and the other side's
+ * challenge.
  */
 #ifndef LN_CTL_H
 #define LN_CTL_H
@@ -21,6 +24,8 @@
 #define LN_CHAL_LEN 32
 #define LN_PROOF_LEN 32 /* HMAC-SHA256 */
 #define LN_MSG_MAX (256u << 20)
+#define LN_JOBID_LEN 16 /* --auth=munge: random bytes naming the job */
+#define LN_CRED_MAX 512 /* the longest munge credential accepted (ours are ~270) */
 
 enum ln_msg {
     LN_MSG_CHALLENGE = 1, /* m->d: LN_CHAL_LEN random bytes */
@@ -33,6 +38,8 @@ enum ln_msg {
     LN_MSG_END,           /* m->d: u32 signal: end the job (ranks get it first) */
     LN_MSG_SIGNAL,        /* m->d: u32 signal to pass to every rank */
     LN_MSG_PROVEN,        /* m->d: mpirun's 32-byte proof */
+    LN_MSG_HELLO_MUNGE,   /* d->m: u32 node, LN_CHAL_LEN challenge, credential text */
+    LN_MSG_PROVEN_MUNGE,  /* m->d: mpirun's credential text */
 };
 
 /* The node id mpirun proves itself under (no daemon has it). */
@@ -65,5 +72,25 @@ int ln_secret_new(char out[LN_SECRET_HEX + 1]);
 int ln_auth_proof(const char secret[LN_SECRET_HEX + 1], const uint8_t chal[LN_CHAL_LEN],
                   uint32_t node, uint8_t out[LN_PROOF_LEN]);
 int ln_auth_equal(const uint8_t a[LN_PROOF_LEN], const uint8_t b[LN_PROOF_LEN]);
+
+/* auth_munge.c (libmunge; only with HAVE_MUNGE).  A credential's payload
+ * binds who it is for: the job, the node that speaks (LN_NODE_MPIRUN for
+ * mpirun) and the challenge it answers. */
+struct ln_munge_bind {
+    uint8_t job[LN_JOBID_LEN];
+    uint32_t node;
+    uint8_t nonce[LN_CHAL_LEN];
+};
+
+/* A credential for *b into out (NUL-terminated), decodable by our uid
+ * only.  socket is munged's, or NULL for libmunge's default.  0, or
+ * -EIO with *why set when munged does not answer or refuses. */
+int ln_munge_encode(const char *socket, const struct ln_munge_bind *b, char out[LN_CRED_MAX + 1],
+                    char *why, size_t nwhy);
+/* Decodes cred and checks it is from our uid, lives at most
+ * LN_MUNGE_TTL_MAX seconds and binds exactly *want.  0; -EIO when munged
+ * does not answer; -EACCES when the credential is refused; *why says why. */
+int ln_munge_verify(const char *socket, const char *cred, const struct ln_munge_bind *want,
+                    char *why, size_t nwhy);
 
 #endif /* LN_CTL_H */

@@ -28,4 +28,11 @@ const struct ln_env_var ln_env_vars[LN_ENV_COUNT] = {
                             "the address the daemons on other hosts reach mpirun at"},
     [LN_ENV_LAUNCH_TIMEOUT] = {"RDMPI_LAUNCH_TIMEOUT", NULL, "30",
                                "seconds every host's daemon has to start and connect"},
+    [LN_ENV_AUTH] = {"RDMPI_AUTH", "--auth", "auto",
+                     "how the daemons and mpirun authenticate each other: munge (munged's "
+                     "credentials), secret (a per-job key on the agent's stdin) or auto "
+                     "(munge when built in and munged answers, else secret)"},
+    [LN_ENV_MUNGE_SOCKET] = {"RDMPI_MUNGE_SOCKET", NULL,
+                             "libmunge's default (/run/munge/munge.socket.2)",
+                             "munged's socket, for --auth=munge and auto, on every host"},
 };

@@ -18,6 +18,8 @@ enum ln_env_id {
     LN_ENV_LAUNCHD,
     LN_ENV_LAUNCH_ADDR,
     LN_ENV_LAUNCH_TIMEOUT,
+    LN_ENV_AUTH,
+    LN_ENV_MUNGE_SOCKET,
     LN_ENV_COUNT
 };
 

@@ -2,12 +2,16 @@
  * launchd.c: rdmpi-launchd, the per-host daemon of a multi-host mpirun.
  *
  *   rdmpi-launchd --ctl ADDR:PORT --node K --name HOST
+ *                 [--auth munge --job ID [--munge-socket PATH]]
  *
  * started by mpirun through the launch agent (mh.c).  It reads the job's
  * secret from the first line of its standard input (what follows is rank
  * 0's input, if rank 0 is here), connects to mpirun, proves the secret and
- * receives the job.  Then it is mpirun's single-host machinery for the
- * ranks of host K (job.c, pmix_server.c, iof.c): its PMIx server knows the
+ * receives the job.  With --auth munge there is no secret: it shows mpirun
+ * a munge credential for job ID and mpirun's challenge, and checks
+ * mpirun's for its own challenge (auth_munge.c).  Then it is mpirun's
+ * single-host machinery for the ranks of host K (job.c, pmix_server.c,
+ * iof.c): its PMIx server knows the
  * whole job (every host, every rank) and starts only its own ranks.  The
  * differences, all through the control connection:
  *   - a fence that needs the other hosts goes to mpirun, and completes
@@ -54,8 +58,93 @@ const char *__lsan_default_options(void)
 
 static void usage(void)
 {
-    ln_err("usage: rdmpi-launchd --ctl ADDR:PORT --node K --name HOST (started by mpirun, "
-           "with the job's secret on standard input)");
+    ln_err("usage: rdmpi-launchd --ctl ADDR:PORT --node K --name HOST [--auth munge --job ID "
+           "[--munge-socket PATH]] (started by mpirun, with the job's secret on standard input "
+           "unless --auth munge)");
+}
+
+/* The handshake's first half under the secret: our proof of it for
+ * mpirun's challenge, and our own challenge, whose answer goes to want. */
+static int hello_secret(const char *secret, uint32_t node, const uint8_t *chal, uint8_t *hello,
+                        uint8_t want[LN_PROOF_LEN])
+{
+    hello[0] = (uint8_t)(node >> 24), hello[1] = (uint8_t)(node >> 16);
+    hello[2] = (uint8_t)(node >> 8), hello[3] = (uint8_t)node;
+    if (ln_auth_proof(secret, chal, node, hello + 4) || ln_random(hello + 36, LN_CHAL_LEN) ||
+        ln_auth_proof(secret, hello + 36, LN_NODE_MPIRUN, want))
+        return -EIO;
+    return 0;
+}
+
+#ifdef HAVE_MUNGE
+static struct munge_auth {
+    const char *socket;
+    struct ln_munge_bind ours; /* what mpirun's answer must bind */
+} ma;
+
+static int parse_job(const char *hex, uint8_t job[LN_JOBID_LEN])
+{
+    if (!hex || strlen(hex) != 2 * LN_JOBID_LEN)
+        return -EINVAL;
+    for (int i = 0; i < LN_JOBID_LEN; i++) {
+        unsigned v;
+
+        if (sscanf(hex + 2 * i, "%2x", &v) != 1 || !strchr("0123456789abcdef", hex[2 * i]) ||
+            !strchr("0123456789abcdef", hex[2 * i + 1]))
+            return -EINVAL;
+        job[i] = (uint8_t)v;
+    }
+    return 0;
+}
+
+/* Under munge: node, our challenge and our credential for mpirun's
+ * challenge; *len gets the HELLO's size. */
+static int hello_munge(struct munge_auth *a, uint32_t node, const uint8_t *chal, uint8_t *hello,
+                       size_t *len)
+{
+    struct ln_munge_bind b = a->ours;
+    char cred[LN_CRED_MAX + 1], why[256];
+
+    b.node = node;
+    memcpy(b.nonce, chal, LN_CHAL_LEN);
+    if (ln_munge_encode(a->socket, &b, cred, why, sizeof(why))) {
+        ln_err("cannot make a munge credential for mpirun: %s (munged's socket: %s)", why,
+               a->socket ? a->socket : "libmunge's default");
+        return -EIO;
+    }
+    a->ours.node = LN_NODE_MPIRUN;
+    if (ln_random(a->ours.nonce, LN_CHAL_LEN))
+        return -EIO;
+    hello[0] = (uint8_t)(node >> 24), hello[1] = (uint8_t)(node >> 16);
+    hello[2] = (uint8_t)(node >> 8), hello[3] = (uint8_t)node;
+    memcpy(hello + 4, a->ours.nonce, LN_CHAL_LEN);
+    memcpy(hello + 4 + LN_CHAL_LEN, cred, strlen(cred));
+    *len = 4 + LN_CHAL_LEN + strlen(cred);
+    return 0;
+}
+#endif
+
+/* mpirun's answer (payload p of len bytes) proves it: the secret's proof
+ * of our challenge, or its munge credential for it.  Else *why says so. */
+static int proven_ok(int munge, const uint8_t *p, size_t len, const uint8_t want[LN_PROOF_LEN],
+                     char *why, size_t nwhy)
+{
+#ifdef HAVE_MUNGE
+    if (munge) {
+        char cred[LN_CRED_MAX + 1];
+
+        if (len > LN_CRED_MAX) {
+            snprintf(why, nwhy, "its munge credential has %zu bytes, at most %d", len, LN_CRED_MAX);
+            return 0;
+        }
+        memcpy(cred, p, len);
+        cred[len] = 0;
+        return ln_munge_verify(ma.socket, cred, &ma.ours, why, nwhy) == 0;
+    }
+#endif
+    (void)munge;
+    snprintf(why, nwhy, "it did not prove the job's secret");
+    return len == LN_PROOF_LEN && ln_auth_equal(want, p);
 }
 
 /* The first line of stdin, read a byte at a time so that nothing after it
@@ -341,11 +430,13 @@ static const struct ln_daemon_ops ops = {.report = report, .fence = fence, .read
 int main(int argc, char **argv)
 {
     const char *hostport = NULL, *name = NULL;
+    const char *auth = NULL, *jobhex = NULL, *munge_socket = NULL;
     char secret[LN_SECRET_HEX + 1];
-    uint8_t proof[36 + LN_CHAL_LEN], want[LN_PROOF_LEN], *p = NULL;
-    uint32_t type;
-    size_t len;
-    int node = -1, code = LN_EXIT_INTERNAL, rc;
+    uint8_t hello[4 + LN_CHAL_LEN + LN_CRED_MAX], want[LN_PROOF_LEN] = {0}, *p = NULL;
+    uint32_t type, proven = LN_MSG_PROVEN, htype = LN_MSG_HELLO;
+    size_t len, hlen = 36 + LN_CHAL_LEN;
+    int node = -1, code = LN_EXIT_INTERNAL, rc, munge = 0;
+    char why[256] = "it sent no answer";
 
     signal(SIGPIPE, SIG_IGN);
     job.devnull = job.sfd = job.ctl_fd = -1;
@@ -357,14 +448,36 @@ int main(int argc, char **argv)
             node = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--name"))
             name = argv[i + 1];
+        else if (!strcmp(argv[i], "--auth"))
+            auth = argv[i + 1];
+        else if (!strcmp(argv[i], "--job"))
+            jobhex = argv[i + 1];
+        else if (!strcmp(argv[i], "--munge-socket"))
+            munge_socket = argv[i + 1];
     }
-    if (!hostport || node < 0 || !name) {
+    if (!hostport || node < 0 || !name || (auth && strcmp(auth, "munge"))) {
         usage();
         return LN_EXIT_USAGE;
     }
     snprintf(prefix, sizeof(prefix), "rdmpi-launchd (host %s)", name);
     ln_prefix = prefix;
-    if (read_secret(secret)) {
+    munge = auth != NULL;
+#ifdef HAVE_MUNGE
+    ma.socket = munge_socket;
+    if (munge && parse_job(jobhex, ma.ours.job)) {
+        ln_err("--auth munge needs --job with mpirun's %d hex digits, got '%s'", 2 * LN_JOBID_LEN,
+               jobhex ? jobhex : "");
+        return LN_EXIT_USAGE;
+    }
+#else
+    (void)jobhex, (void)munge_socket;
+    if (munge) {
+        ln_err("--auth munge: this rdmpi-launchd was built without libmunge (configure "
+               "--with-munge, Debian package libmunge-dev); mpirun's --auth=secret works");
+        return LN_EXIT_USAGE;
+    }
+#endif
+    if (!munge && read_secret(secret)) {
         ln_err("no job secret on standard input (rdmpi-launchd is started by mpirun)");
         return LN_EXIT_USAGE;
     }
@@ -375,22 +488,26 @@ int main(int argc, char **argv)
         ln_err("mpirun at %s did not answer", hostport);
         goto out_conn;
     }
-    proof[0] = (uint8_t)(node >> 24), proof[1] = (uint8_t)(node >> 16);
-    proof[2] = (uint8_t)(node >> 8), proof[3] = (uint8_t)node;
-    rc = ln_auth_proof(secret, p, (uint32_t)node, proof + 4);
+    /* Our challenge: whoever answers must know the secret (or have
+     * munge's credential for it) too. */
+#ifdef HAVE_MUNGE
+    if (munge) {
+        rc = hello_munge(&ma, (uint32_t)node, p, hello, &hlen);
+        htype = LN_MSG_HELLO_MUNGE, proven = LN_MSG_PROVEN_MUNGE;
+    } else
+#endif
+    {
+        rc = hello_secret(secret, (uint32_t)node, p, hello, want);
+        memset(secret, 0, sizeof(secret));
+    }
     free(p);
     p = NULL;
-    /* Our challenge: whoever answers must know the secret too. */
-    if (rc || ln_random(proof + 36, LN_CHAL_LEN) ||
-        ln_auth_proof(secret, proof + 36, LN_NODE_MPIRUN, want))
+    if (rc)
         goto out_conn;
-    memset(secret, 0, sizeof(secret));
-    if (ln_ctl_send(ctl.fd, LN_MSG_HELLO, proof, sizeof(proof)) ||
-        !ln_conn_wait(&ctl, 10, &type, &p, &len) || type != LN_MSG_PROVEN || len != LN_PROOF_LEN ||
-        !ln_auth_equal(want, p)) {
-        ln_err("mpirun at %s refused this daemon, or it is not the job's mpirun (it did not "
-               "prove the job's secret)",
-               hostport);
+    if (ln_ctl_send(ctl.fd, htype, hello, hlen) || !ln_conn_wait(&ctl, 10, &type, &p, &len) ||
+        type != proven || !proven_ok(munge, p, len, want, why, sizeof(why))) {
+        ln_err("mpirun at %s refused this daemon, or it is not the job's mpirun (%s)", hostport,
+               why);
         goto out_conn;
     }
     free(p);

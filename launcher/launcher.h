@@ -44,6 +44,14 @@ enum ln_bind {
     LN_BIND_L3
 };
 
+/* How the daemons and mpirun authenticate each other (mh.c, auth.c,
+ * auth_munge.c). */
+enum ln_auth {
+    LN_AUTH_AUTO, /* munge when built in and munged answers, else the secret */
+    LN_AUTH_SECRET,
+    LN_AUTH_MUNGE
+};
+
 /* One program of the command line: several, separated by ':', make an
  * MPMD job whose ranks are numbered through the programs in order. */
 struct ln_app {
@@ -76,6 +84,7 @@ struct ln_opts {
     int ppn;                  /* -ppn: ranks per host, 0 = by slots */
     int map_by_node;          /* --map-by node: round robin over hosts */
     const char *launch_agent; /* --launch-agent, default "ssh" */
+    enum ln_auth auth;        /* --auth, RDMPI_AUTH */
     int np_given;
 };
 

@@ -10,8 +10,10 @@
  * stderr are mpirun's: each daemon writes its ranks' whole lines there
  * itself.
  *
- * Each daemon connects back, proves the secret, gets the job (LN_MSG_JOB)
- * and serves PMIx to its ranks.  mpirun is the root of a one-level tree:
+ * Each daemon connects back, proves the secret (or, under --auth=munge,
+ * shows a munge credential: auth_munge.c, mh_munge.c), gets the job
+ * (LN_MSG_JOB) and serves PMIx to its ranks.  mpirun is the root of a
+ * one-level tree:
  * a fence completes when every daemon has sent its hosts' data, and every
  * daemon gets all of it back in node order.  Failures end the job:
  *   - a daemon reports a rank's failure (LN_MSG_FAIL): mpirun prints the
@@ -64,9 +66,14 @@ struct daemon {
 
 /* A connection that has not proved the job's secret yet.  It may send one
  * HELLO within MH_HELLO_S seconds and nothing else: it is read without
- * blocking the loop, and never more than the HELLO's bytes. */
+ * blocking the loop, and never more than the HELLO's bytes (a munge
+ * HELLO's credential is at most LN_CRED_MAX). */
 #define MH_HELLO_S 5.0
 #define MH_HELLO_LEN (8 + 36 + LN_CHAL_LEN)
+#define MH_MUNGE_HELLO_MIN (8 + 4 + LN_CHAL_LEN + 1)
+#define MH_MUNGE_HELLO_MAX (8 + 4 + LN_CHAL_LEN + LN_CRED_MAX)
+/* How long munged has to answer mpirun's first credential. */
+#define MH_MUNGE_PROBE_S 2.0
 /* Beyond this many, new connections wait in the listen backlog. */
 #define MH_PENDING_MAX 64
 
@@ -74,8 +81,10 @@ struct pending {
     int fd; /* -1: free */
     double deadline;
     uint8_t chal[LN_CHAL_LEN];
-    uint8_t buf[MH_HELLO_LEN];
-    size_t len;
+    uint8_t buf[MH_MUNGE_HELLO_MAX];
+    size_t len, want; /* read so far, the HELLO's whole size once known */
+    uint32_t gen;     /* tells a munge helper's late answer from this one */
+    int checking;     /* its credential is with the munge helper */
     char peer[INET6_ADDRSTRLEN + 8];
 };
 
@@ -96,6 +105,14 @@ struct mh {
     size_t njob;
     struct pending pend[MH_PENDING_MAX];
     int npend;
+    uint32_t gen;
+    enum ln_auth auth;        /* LN_AUTH_SECRET or LN_AUTH_MUNGE once chosen */
+    const char *munge_socket; /* RDMPI_MUNGE_SOCKET, or NULL */
+    uint8_t jobid[LN_JOBID_LEN];
+    char jobhex[2 * LN_JOBID_LEN + 1];
+#ifdef HAVE_MUNGE
+    struct ln_mungeh mh;
+#endif
 };
 
 static const int mh_signals[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
@@ -280,6 +297,16 @@ static int start_daemon(struct mh *m, int k, const char *launchd)
     argv[argc++] = node;
     argv[argc++] = "--name";
     argv[argc++] = (char *)d->host;
+    if (m->auth == LN_AUTH_MUNGE) {
+        argv[argc++] = "--auth";
+        argv[argc++] = "munge";
+        argv[argc++] = "--job";
+        argv[argc++] = m->jobhex;
+        if (m->munge_socket) {
+            argv[argc++] = "--munge-socket";
+            argv[argc++] = (char *)m->munge_socket;
+        }
+    }
     argv[argc] = NULL;
 
     if (pipe2(in, O_CLOEXEC) < 0) {
@@ -307,10 +334,12 @@ static int start_daemon(struct mh *m, int k, const char *launchd)
     close(in[0]);
     d->agent = pid;
     /* The secret first; the pipe is empty, so this cannot block. */
-    char line[LN_SECRET_HEX + 2];
+    if (m->auth == LN_AUTH_SECRET) {
+        char line[LN_SECRET_HEX + 2];
 
-    snprintf(line, sizeof(line), "%s\n", m->secret);
-    ln_write_all(in[1], line, strlen(line));
+        snprintf(line, sizeof(line), "%s\n", m->secret);
+        ln_write_all(in[1], line, strlen(line));
+    }
     if (m->h->node_of[0] == k) {
         d->stdin_fd = in[1];
         m->relay = 1;
@@ -320,6 +349,47 @@ static int start_daemon(struct mh *m, int k, const char *launchd)
     ln_verbose(&(struct ln_job){.opts = m->o}, "started the daemon for host %s (%s%s)", d->host,
                argv[0], host_is_me(d->host) ? "" : " as launch agent");
     return 0;
+}
+
+/* --auth: the secret, or munge when asked for or (auto) when built in and
+ * munged answers; munge also starts the helper that mh_munge.c is. */
+static int choose_auth(struct mh *m)
+{
+    const char *s = getenv("RDMPI_MUNGE_SOCKET");
+
+    m->munge_socket = s && *s ? s : NULL;
+    m->auth = m->o->auth;
+#ifdef HAVE_MUNGE
+    if (m->auth != LN_AUTH_SECRET) {
+        char why[256];
+
+        if (!ln_mungeh_start(&m->mh, m->munge_socket, MH_MUNGE_PROBE_S, why, sizeof(why))) {
+            m->auth = LN_AUTH_MUNGE;
+        } else if (m->auth == LN_AUTH_MUNGE) {
+            ln_err("--auth=munge: munged does not answer at %s: %s; start munged there, set "
+                   "RDMPI_MUNGE_SOCKET to its socket, or use --auth=secret",
+                   m->munge_socket ? m->munge_socket : "libmunge's default socket", why);
+            return -EIO;
+        } else {
+            ln_verbose(&(struct ln_job){.opts = m->o},
+                       "--auth=auto: munged does not answer (%s); the daemons prove a per-job "
+                       "secret",
+                       why);
+            m->auth = LN_AUTH_SECRET;
+        }
+    }
+#else
+    m->auth = LN_AUTH_SECRET; /* options.c refuses munge */
+#endif
+    if (m->auth == LN_AUTH_SECRET)
+        return ln_secret_new(m->secret);
+    int rc = ln_random(m->jobid, sizeof(m->jobid));
+
+    for (int i = 0; i < LN_JOBID_LEN; i++)
+        snprintf(m->jobhex + 2 * i, 3, "%02x", m->jobid[i]);
+    ln_verbose(&(struct ln_job){.opts = m->o}, "the daemons authenticate with munge (job id %s)",
+               m->jobhex);
+    return rc;
 }
 
 static void send_all(struct mh *m, uint32_t type, uint32_t v, int except)
@@ -506,6 +576,9 @@ static void accept_daemons(struct mh *m)
         if (p->fd < 0)
             return;
         m->npend++;
+        p->gen = ++m->gen;
+        p->checking = 0;
+        p->want = 8;
         if (sa.sin_family == AF_INET)
             inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof(ip));
         snprintf(p->peer, sizeof(p->peer), "%s:%d", ip, ntohs(sa.sin_port));
@@ -519,40 +592,20 @@ static void accept_daemons(struct mh *m)
     }
 }
 
-/* A whole HELLO: the daemon of a node proves the secret under our
- * challenge; it becomes that node's connection and gets our proof and the
- * job. */
-static void hello(struct mh *m, struct pending *p)
+/* The daemon of node has proved itself: its connection becomes that
+ * node's, and gets our proof (of type ptype) and the job. */
+static void admit(struct mh *m, struct pending *p, uint32_t node, uint32_t ptype, const void *proof,
+                  size_t plen)
 {
     struct ln_conn c = {.fd = p->fd};
-    uint8_t want[LN_PROOF_LEN];
-    uint32_t node = ln_get_u32(p->buf + 8);
 
-    if (node >= (uint32_t)m->n) {
-        refuse(m, p, "node %u in its HELLO, the job has %d hosts", node, m->n);
-        return;
-    }
-    if (ln_auth_proof(m->secret, p->chal, node, want)) {
-        refuse(m, p, "cannot check its proof");
-        return;
-    }
-    /* The proof answers this connection's challenge: a HELLO recorded
-     * from another connection or job fails here. */
-    if (!ln_auth_equal(want, p->buf + 12)) {
-        refuse(m, p, "it did not prove the job's secret");
-        return;
-    }
     if (m->d[node].conn.fd >= 0) {
         refuse(m, p, "the daemon of host %s is already connected", m->d[node].host);
         return;
     }
-    if (ln_auth_proof(m->secret, p->buf + 12 + LN_PROOF_LEN, LN_NODE_MPIRUN, want)) {
-        refuse(m, p, "cannot answer its challenge");
-        return;
-    }
     p->fd = -1;
     m->npend--;
-    if (ln_ctl_send(c.fd, LN_MSG_PROVEN, want, sizeof(want))) {
+    if (ln_ctl_send(c.fd, ptype, proof, plen)) {
         ln_conn_close(&c);
         return;
     }
@@ -566,11 +619,86 @@ static void hello(struct mh *m, struct pending *p)
         daemon_gone(m, (int)node);
 }
 
+/* A whole HELLO: the daemon of a node proves the secret under our
+ * challenge. */
+static void hello(struct mh *m, struct pending *p, uint32_t node)
+{
+    uint8_t want[LN_PROOF_LEN];
+
+    if (ln_auth_proof(m->secret, p->chal, node, want)) {
+        refuse(m, p, "cannot check its proof");
+        return;
+    }
+    /* The proof answers this connection's challenge: a HELLO recorded
+     * from another connection or job fails here. */
+    if (!ln_auth_equal(want, p->buf + 12)) {
+        refuse(m, p, "it did not prove the job's secret");
+        return;
+    }
+    if (ln_auth_proof(m->secret, p->buf + 12 + LN_PROOF_LEN, LN_NODE_MPIRUN, want)) {
+        refuse(m, p, "cannot answer its challenge");
+        return;
+    }
+    admit(m, p, node, LN_MSG_PROVEN, want, sizeof(want));
+}
+
+#ifdef HAVE_MUNGE
+/* A whole munge HELLO goes to the helper; the loop goes on meanwhile
+ * (munge_answers takes its verdict). */
+static void hello_munge(struct mh *m, struct pending *p, uint32_t node)
+{
+    struct ln_mungeh_req q = {.tag = (uint32_t)(p - m->pend), .gen = p->gen};
+    size_t clen = p->len - (8 + 4 + LN_CHAL_LEN);
+
+    memcpy(q.want.job, m->jobid, LN_JOBID_LEN);
+    q.want.node = node;
+    memcpy(q.want.nonce, p->chal, LN_CHAL_LEN);
+    memcpy(q.dchal, p->buf + 12, LN_CHAL_LEN);
+    memcpy(q.cred, p->buf + 12 + LN_CHAL_LEN, clen);
+    q.cred[clen] = 0;
+    if (strlen(q.cred) != clen) {
+        refuse(m, p, "a NUL byte in its munge credential");
+        return;
+    }
+    if (ln_mungeh_submit(&m->mh, &q)) {
+        refuse(m, p, "mpirun's munge helper cannot take it (ended, or %d checks queued)", m->npend);
+        return;
+    }
+    p->checking = 1;
+}
+
+static void munge_answers(struct mh *m)
+{
+    struct ln_mungeh_res r;
+    int got;
+
+    while ((got = ln_mungeh_result(&m->mh, &r)) > 0) {
+        struct pending *p = r.tag < MH_PENDING_MAX ? &m->pend[r.tag] : NULL;
+
+        if (!p || p->fd < 0 || p->gen != r.gen || !p->checking)
+            continue; /* refused meanwhile, at its deadline */
+        p->checking = 0;
+        if (r.rc)
+            refuse(m, p, "%s", r.why);
+        else
+            admit(m, p, ln_get_u32(p->buf + 8), LN_MSG_PROVEN_MUNGE, r.reply, strlen(r.reply));
+    }
+    if (got < 0) {
+        ln_err("mpirun's munge helper ended; no more daemons can be checked");
+        ln_mungeh_stop(&m->mh);
+        for (int i = 0; i < MH_PENDING_MAX; i++)
+            if (m->pend[i].fd >= 0 && m->pend[i].checking)
+                refuse(m, &m->pend[i], "mpirun's munge helper ended");
+    }
+}
+#endif
+
 /* Reads what a pending connection sent, up to the HELLO's size; the
  * header alone already tells a HELLO from anything else. */
 static void read_pending(struct mh *m, struct pending *p)
 {
-    ssize_t n = read(p->fd, p->buf + p->len, sizeof(p->buf) - p->len);
+    uint32_t type = m->auth == LN_AUTH_MUNGE ? LN_MSG_HELLO_MUNGE : LN_MSG_HELLO, node;
+    ssize_t n = read(p->fd, p->buf + p->len, p->want - p->len);
 
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         return;
@@ -581,18 +709,41 @@ static void read_pending(struct mh *m, struct pending *p)
     p->len += (size_t)n;
     if (p->len < 8)
         return;
-    if (ln_get_u32(p->buf + 4) != LN_MSG_HELLO) {
-        refuse(m, p, "message type %u where the HELLO (%d) was due", ln_get_u32(p->buf + 4),
-               LN_MSG_HELLO);
+    if (ln_get_u32(p->buf + 4) != type) {
+        refuse(m, p, "message type %u where the %sHELLO (%u) was due", ln_get_u32(p->buf + 4),
+               type == LN_MSG_HELLO ? "" : "munge ", type);
         return;
     }
-    if (ln_get_u32(p->buf) != MH_HELLO_LEN - 8) {
-        refuse(m, p, "a HELLO of %u bytes announced, it has %d", ln_get_u32(p->buf),
-               MH_HELLO_LEN - 8);
+    if (p->want == 8 && type == LN_MSG_HELLO) {
+        if (ln_get_u32(p->buf) != MH_HELLO_LEN - 8) {
+            refuse(m, p, "a HELLO of %u bytes announced, it has %d", ln_get_u32(p->buf),
+                   MH_HELLO_LEN - 8);
+            return;
+        }
+        p->want = MH_HELLO_LEN;
+    } else if (p->want == 8) {
+        if (ln_get_u32(p->buf) < MH_MUNGE_HELLO_MIN - 8 ||
+            ln_get_u32(p->buf) > MH_MUNGE_HELLO_MAX - 8) {
+            refuse(m, p, "a munge HELLO of %u bytes announced, it has %d to %d", ln_get_u32(p->buf),
+                   MH_MUNGE_HELLO_MIN - 8, MH_MUNGE_HELLO_MAX - 8);
+            return;
+        }
+        p->want = 8 + ln_get_u32(p->buf);
+    }
+    if (p->len < p->want)
+        return;
+    node = ln_get_u32(p->buf + 8);
+    if (node >= (uint32_t)m->n) {
+        refuse(m, p, "node %u in its HELLO, the job has %d hosts", node, m->n);
         return;
     }
-    if (p->len == sizeof(p->buf))
-        hello(m, p);
+#ifdef HAVE_MUNGE
+    if (type == LN_MSG_HELLO_MUNGE) {
+        hello_munge(m, p, node);
+        return;
+    }
+#endif
+    hello(m, p, node);
 }
 
 /* Refuses pending connections past their deadline; returns the next one. */
@@ -605,9 +756,11 @@ static double expire_pending(struct mh *m, double now)
 
         if (p->fd < 0)
             continue;
-        if (now >= p->deadline)
-            refuse(m, p, "no HELLO within %g s (%zu of %d bytes)", MH_HELLO_S, p->len,
-                   MH_HELLO_LEN);
+        if (now >= p->deadline && p->checking)
+            refuse(m, p, "munged did not check its credential within %g s", MH_HELLO_S);
+        else if (now >= p->deadline)
+            refuse(m, p, "no HELLO within %g s (%zu of %zu bytes)", MH_HELLO_S, p->len,
+                   p->want == 8 && m->auth == LN_AUTH_SECRET ? (size_t)MH_HELLO_LEN : p->want);
         else if (!next || p->deadline < next)
             next = p->deadline;
     }
@@ -619,7 +772,11 @@ static void reap_agents(struct mh *m)
     pid_t pid;
     int st;
 
-    while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+#ifdef HAVE_MUNGE
+        if (pid == m->mh.pid)
+            m->mh.pid = 0; /* munge_answers sees its end */
+#endif
         for (int k = 0; k < m->n; k++)
             if (m->d[k].agent == pid) {
                 m->d[k].agent = 0;
@@ -627,6 +784,7 @@ static void reap_agents(struct mh *m)
                 daemon_gone(m, k);
                 break;
             }
+    }
 }
 
 static void handle_signals(struct mh *m)
@@ -681,10 +839,13 @@ static void kill_agents(struct mh *m)
             kill(-m->d[k].agent, SIGKILL);
 }
 
+/* Poll slots: -1 signals, -2 the port, -3 stdin, -4 - i pending i. */
+#define MH_WHO_MUNGE (-4 - MH_PENDING_MAX)
+
 static int loop(struct mh *m)
 {
-    struct pollfd *pfd = calloc((size_t)m->n + 3 + MH_PENDING_MAX, sizeof(*pfd));
-    int *who = calloc((size_t)m->n + 3 + MH_PENDING_MAX, sizeof(int));
+    struct pollfd *pfd = calloc((size_t)m->n + 4 + MH_PENDING_MAX, sizeof(*pfd));
+    int *who = calloc((size_t)m->n + 4 + MH_PENDING_MAX, sizeof(int));
     int killed = 0;
 
     if (!pfd || !who) {
@@ -719,9 +880,14 @@ static int loop(struct mh *m)
             pfd[n].fd = m->lfd, pfd[n].events = POLLIN, who[n++] = -2;
         if (m->relay)
             pfd[n].fd = 0, pfd[n].events = POLLIN, who[n++] = -3;
+        /* One being checked is not read: it has sent all it may. */
         for (int i = 0; i < MH_PENDING_MAX; i++)
-            if (m->pend[i].fd >= 0)
+            if (m->pend[i].fd >= 0 && !m->pend[i].checking)
                 pfd[n].fd = m->pend[i].fd, pfd[n].events = POLLIN, who[n++] = -4 - i;
+#ifdef HAVE_MUNGE
+        if (m->mh.fd >= 0)
+            pfd[n].fd = m->mh.fd, pfd[n].events = POLLIN, who[n++] = MH_WHO_MUNGE;
+#endif
         for (int k = 0; k < m->n; k++)
             if (m->d[k].conn.fd >= 0)
                 pfd[n].fd = m->d[k].conn.fd, pfd[n].events = POLLIN, who[n++] = k;
@@ -748,6 +914,10 @@ static int loop(struct mh *m)
                 accept_daemons(m);
             else if (who[i] == -3)
                 relay_stdin(m);
+#ifdef HAVE_MUNGE
+            else if (who[i] == MH_WHO_MUNGE)
+                munge_answers(m);
+#endif
             else if (who[i] <= -4) {
                 if (m->pend[-4 - who[i]].fd == pfd[i].fd)
                     read_pending(m, &m->pend[-4 - who[i]]);
@@ -764,6 +934,9 @@ static int loop(struct mh *m)
 int ln_mh_run(struct ln_opts *o, struct ln_hosts *h)
 {
     struct mh m = {.o = o, .h = h, .n = h->n, .lfd = -1, .sfd = -1};
+#ifdef HAVE_MUNGE
+    m.mh.fd = -1;
+#endif
     char launchd[PATH_MAX];
     sigset_t set;
     int rc = 0;
@@ -789,7 +962,9 @@ int ln_mh_run(struct ln_opts *o, struct ln_hosts *h)
         rc = -EIO;
     }
     pick_addr(&m);
-    if (!rc && (rc = ln_secret_new(m.secret)) == 0 && (rc = listen_ctl(&m)) == 0)
+    if (!rc)
+        rc = choose_auth(&m);
+    if (!rc && (rc = listen_ctl(&m)) == 0)
         rc = build_job(&m);
     if (rc) {
         m.failed = 1; /* so that ln_mh_run returns exit_code */
@@ -826,6 +1001,9 @@ out:
         close(m.lfd);
     if (m.sfd >= 0)
         close(m.sfd);
+#ifdef HAVE_MUNGE
+    ln_mungeh_stop(&m.mh);
+#endif
     free(m.d);
     free(m.job);
     return m.failed ? m.exit_code : 0;

@@ -54,6 +54,7 @@ enum opt_id {
     O_WDIR,
     O_REPORT_BIND,
     O_LAUNCHER,
+    O_AUTH,
 };
 
 struct opt {
@@ -111,6 +112,7 @@ static const struct opt table[] = {
     {"N", O_PPN, 1, "-N 4"},
     {"launcher", O_LAUNCHER, 1, "-launcher ssh"},
     {"launcher-exec", O_AGENT, 1, "-launcher-exec 'ssh -x'"},
+    {"auth", O_AUTH, 1, "--auth munge"},
 };
 
 static const char help_text[] =
@@ -149,14 +151,17 @@ static const char help_text[] =
     "                          ppr:N:node is -ppn N\n"
     "  --launch-agent CMD      starts the per-host daemon: CMD HOST ... (ssh; also\n"
     "                          -launcher-exec; -launcher ssh|rsh|slurm)\n"
+    "  --auth munge|secret|auto   how the daemons and mpirun authenticate each\n"
+    "                          other: munged's credentials, a per-job secret, or\n"
+    "                          munge when built in and munged answers (auto)\n"
     "  -v, --verbose           ranks verbose (RDMPI_VERBOSE); twice: mpirun too\n"
     "  --oversubscribe, --allow-run-as-root, -genvall   accepted, no effect\n"
     "  -h, --help              this text\n"
     "  --version               the version\n"
     "\n"
     "Environment: RDMPI_NP, RDMPI_TIMEOUT (or MPIEXEC_TIMEOUT), RDMPI_TAG_OUTPUT,\n"
-    "RDMPI_OUTPUT_FILENAME, RDMPI_BIND_TO, RDMPI_KILL_GRACE and RDMPI_VERBOSE\n"
-    "set the same things as the options; the command line wins.\n"
+    "RDMPI_OUTPUT_FILENAME, RDMPI_BIND_TO, RDMPI_KILL_GRACE, RDMPI_VERBOSE and\n"
+    "RDMPI_AUTH set the same things as the options; the command line wins.\n"
     "\n"
     "Exit status: 0 when every rank exits 0; otherwise the first failing rank's\n"
     "status (128+N for signal N), the MPI_Abort error code, 124 on timeout,\n"
@@ -345,6 +350,29 @@ static int parse_verbose(const char *opt, const char *arg, int *out)
     return 0;
 }
 
+static int parse_auth(const char *opt, const char *arg, enum ln_auth *out)
+{
+    if (!strcmp(arg, "auto") || !strcmp(arg, "secret")) {
+        *out = !strcmp(arg, "auto") ? LN_AUTH_AUTO : LN_AUTH_SECRET;
+        return 0;
+    }
+    if (!strcmp(arg, "munge")) {
+#ifdef HAVE_MUNGE
+        *out = LN_AUTH_MUNGE;
+        return 0;
+#else
+        ln_err("%s: munge: this rdmpi was built without libmunge; install the Debian package "
+               "libmunge-dev and configure --with-munge, or use secret (--auth=secret)",
+               opt);
+        return -EINVAL;
+#endif
+    }
+    ln_err("%s needs munge, secret or auto, got '%s' (example: mpirun --auth munge --host a,b "
+           "./app)",
+           opt, arg);
+    return -EINVAL;
+}
+
 /* Defaults from the environment (the variables of envvars.c, read nowhere
  * else but mh.c); the command line may override each. */
 static int from_env(struct ln_opts *o)
@@ -370,6 +398,8 @@ static int from_env(struct ln_opts *o)
             rc = parse_seconds(name, v, &o->kill_grace, NO_GRACE, "RDMPI_KILL_GRACE=5");
             break;
         case LN_ENV_VERBOSE: rc = parse_verbose(name, v, &o->verbose); break;
+        case LN_ENV_AUTH: rc = parse_auth(name, v, &o->auth); break;
+        case LN_ENV_MUNGE_SOCKET: /* mh.c's */
         case LN_ENV_LAUNCHD:
         case LN_ENV_LAUNCH_ADDR:
         case LN_ENV_LAUNCH_TIMEOUT: /* mh.c's */
@@ -537,6 +567,7 @@ static int apply(struct ln_opts *o, const struct opt *op, const char *word, cons
     case O_IFACE: return add_env(o, "RDMPI_OFI_IFACE", a1);
     case O_REPORT: return add_env(o, "RDMPI_REPORT", "1");
     case O_BIND: return parse_bind(word, a1, &o->bind);
+    case O_AUTH: return parse_auth(word, a1, &o->auth);
     case O_MCA:
         if (!*a1) {
             ln_err("%s needs a key and a value (example: mpirun %s btl sm,self -n 4 ./app)", word,

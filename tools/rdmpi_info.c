@@ -104,6 +104,10 @@ static void build_facts(void)
     emit("build.pmix", RDMPI_BUILD_PMIX, NULL);
     emit("build.libfabric", RDMPI_BUILD_FABRIC, NULL);
     emit("build.rdma_core", RDMPI_BUILD_IBVERBS " (libibverbs)", NULL);
+    emit("build.munge",
+         strcmp(RDMPI_BUILD_MUNGE, "no") ? RDMPI_BUILD_MUNGE " (libmunge: mpirun --auth=munge)"
+                                         : "no (mpirun --auth=secret only)",
+         NULL);
 }
 
 /* ---- parameters ---- */

@@ -7,8 +7,9 @@
  * Listens on 127.0.0.1, writes its port to PORTFILE, takes one connection
  * (the daemon's, told --ctl 127.0.0.1:THAT_PORT) and relays it both ways
  * to mpirun at ADDR:PORT until either side closes; the daemon's first
- * message after mpirun's challenge, its HELLO, is also written to OUT as
- * it crossed the wire (header and payload).
+ * message after mpirun's challenge, its HELLO (76 bytes, or a munge HELLO
+ * of the length its header says), is also written to OUT as it crossed
+ * the wire (header and payload).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -24,8 +25,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* The HELLO: 8-byte header, u32 node, 32-byte proof, 32-byte challenge. */
-#define HELLO_LEN 76
+/* The HELLO: 8-byte header, u32 node, 32-byte proof, 32-byte challenge;
+ * a munge HELLO is longer, and at most this. */
+#define HELLO_MAX 1024
 
 static int fail(const char *what)
 {
@@ -51,8 +53,8 @@ int main(int argc, char **argv)
 {
     struct sockaddr_in sa = {.sin_family = AF_INET}, up = {.sin_family = AF_INET};
     socklen_t len = sizeof(sa);
-    uint8_t hello[HELLO_LEN], buf[65536];
-    size_t nhello = 0;
+    uint8_t hello[HELLO_MAX], buf[65536];
+    size_t nhello = 0, want = 8; /* the header, then the whole HELLO */
     int lfd, dfd, mfd;
     FILE *f;
 
@@ -90,14 +92,20 @@ int main(int argc, char **argv)
             n = read(dfd, buf, sizeof(buf));
             if (n <= 0)
                 break;
-            if (nhello < HELLO_LEN) {
-                size_t take = (size_t)n < HELLO_LEN - nhello ? (size_t)n : HELLO_LEN - nhello;
+            for (size_t off = 0; nhello < want && off < (size_t)n;) {
+                size_t take = (size_t)n - off < want - nhello ? (size_t)n - off : want - nhello;
 
-                memcpy(hello + nhello, buf, take);
-                nhello += take;
-                if (nhello == HELLO_LEN) {
+                memcpy(hello + nhello, buf + off, take);
+                nhello += take, off += take;
+                if (nhello == 8) {
+                    uint32_t len = (uint32_t)hello[0] << 24 | (uint32_t)hello[1] << 16 |
+                                   (uint32_t)hello[2] << 8 | hello[3];
+
+                    want = len <= HELLO_MAX - 8 ? 8 + len : HELLO_MAX;
+                }
+                if (nhello == want && want > 8) {
                     f = fopen(argv[4], "w");
-                    if (!f || fwrite(hello, 1, HELLO_LEN, f) != HELLO_LEN || fclose(f))
+                    if (!f || fwrite(hello, 1, want, f) != want || fclose(f))
                         return fail(argv[4]);
                 }
             }

@@ -90,7 +90,7 @@ same "rdmpi-bench.1 lists rdmpi-bench-limits' measurements" \
 # rdmpi-launchd: its usage line.
 usage=$("$B/launcher/rdmpi-launchd" 2>&1 </dev/null)
 same "rdmpi-launchd.8 lists the options of rdmpi-launchd's usage" \
-    "$(opts "$M/rdmpi-launchd.8" OPTIONS)" "$(echo "$usage" | grep -o -- '--[a-z]*' | sort -u)"
+    "$(opts "$M/rdmpi-launchd.8" OPTIONS)" "$(echo "$usage" | grep -o -- '--[a-z][a-z-]*' | sort -u)"
 
 # Every .so alias names a page that exists, and each page is installed.
 bad=

@@ -49,6 +49,9 @@ H0=${P}0 H1=${P}1 H2=${P}2 H3=${P}3
 # busy-poll against each other (8x slower); RDMPI_YIELD=1 says so.
 # Every daemon's PMIx directory lands here, so leftovers are easy to see.
 mkdir -p "$T/tmp"
+# These tests are of the secret's handshake (76-byte HELLOs), whether or
+# not munged runs here; t_munge.sh tests --auth=munge.
+export RDMPI_AUTH=secret
 
 # mrun [mpirun args...]: mpirun on host 0 under a safety timeout; sets
 # $rc, $out, $err, $ms and $mpid (its PMIx namespace is rdmpi.<mpid>).
