@@ -82,7 +82,7 @@ static struct munge_auth {
     struct ln_munge_bind ours; /* what mpirun's answer must bind */
 } ma;
 
-static int parse_job(const char *hex, uint8_t job[LN_JOBID_LEN])
+static int parse_job(const char *hex, uint8_t id[LN_JOBID_LEN])
 {
     if (!hex || strlen(hex) != 2 * LN_JOBID_LEN)
         return -EINVAL;
@@ -92,7 +92,7 @@ static int parse_job(const char *hex, uint8_t job[LN_JOBID_LEN])
         if (sscanf(hex + 2 * i, "%2x", &v) != 1 || !strchr("0123456789abcdef", hex[2 * i]) ||
             !strchr("0123456789abcdef", hex[2 * i + 1]))
             return -EINVAL;
-        job[i] = (uint8_t)v;
+        id[i] = (uint8_t)v;
     }
     return 0;
 }

@@ -98,10 +98,10 @@ int main(int argc, char **argv)
                 memcpy(hello + nhello, buf + off, take);
                 nhello += take, off += take;
                 if (nhello == 8) {
-                    uint32_t len = (uint32_t)hello[0] << 24 | (uint32_t)hello[1] << 16 |
-                                   (uint32_t)hello[2] << 8 | hello[3];
+                    uint32_t body = (uint32_t)hello[0] << 24 | (uint32_t)hello[1] << 16 |
+                                    (uint32_t)hello[2] << 8 | hello[3];
 
-                    want = len <= HELLO_MAX - 8 ? 8 + len : HELLO_MAX;
+                    want = body <= HELLO_MAX - 8 ? 8 + body : HELLO_MAX;
                 }
                 if (nhello == want && want > 8) {
                     f = fopen(argv[4], "w");
