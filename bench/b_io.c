@@ -49,8 +49,9 @@ static int open_file(void)
         pid = (int)getpid();
     MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
     snprintf(name, sizeof(name), "%s/rdmpi-bench-io.%d", dir && *dir ? dir : "/tmp", pid);
-    rc = MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR |
-                       MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh);
+    rc = MPI_File_open(MPI_COMM_WORLD, name,
+                       MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                       &fh);
     if (rc == MPI_SUCCESS && viewed) {
         MPI_Datatype run, tiled;
 
@@ -117,19 +118,19 @@ static int run_vread(void)
     return run(1, 0);
 }
 
-#define IO_BENCH(VAR, NAME, WHAT, RUNFN)                                                          \
-    const struct bench VAR = {                                                                   \
-        .name = NAME,                                                                            \
-        .desc = WHAT,                                                                            \
-        .min = 1,                                                                                \
-        .max = 4 << 20,                                                                          \
-        .iters = 1000,                                                                           \
-        .warmup = 100,                                                                           \
-        .large_div = 10,                                                                         \
-        .size_col = "Size",                                                                      \
-        .cols = {{"Avg Latency (us)", 3, AGG_AVG}},                                              \
-        .probe = probe,                                                                          \
-        .run = RUNFN,                                                                            \
+#define IO_BENCH(VAR, NAME, WHAT, RUNFN)                                                           \
+    const struct bench VAR = {                                                                     \
+        .name = NAME,                                                                              \
+        .desc = WHAT,                                                                              \
+        .min = 1,                                                                                  \
+        .max = 4 << 20,                                                                            \
+        .iters = 1000,                                                                             \
+        .warmup = 100,                                                                             \
+        .large_div = 10,                                                                           \
+        .size_col = "Size",                                                                        \
+        .cols = {{"Avg Latency (us)", 3, AGG_AVG}},                                                \
+        .probe = probe,                                                                            \
+        .run = RUNFN,                                                                              \
     };
 
 IO_BENCH(bench_io_write, "io_write", "MPI_File_write_at_all of one block per rank", run_write)

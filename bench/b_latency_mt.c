@@ -78,8 +78,11 @@ static int run(void)
         if (bench_rank < 2) {
             pthread_barrier_init(&start, NULL, (unsigned)nt);
             for (int t = 0; t < nt; t++) {
-                pp[t] = (struct pp){ .n = n, .iters = bench_iters(n), .warm = bench_warmup(n),
-                                     .tag = t, .start = &start };
+                pp[t] = (struct pp){.n = n,
+                                    .iters = bench_iters(n),
+                                    .warm = bench_warmup(n),
+                                    .tag = t,
+                                    .start = &start};
                 pthread_create(&th[t], NULL, thread, &pp[t]);
             }
             v = 0;

@@ -125,8 +125,7 @@ const struct bench bench_pack = {
 
 /* ---- bw with a vector type ---- */
 
-static long stream(char *sbuf, char *rbuf, size_t n, MPI_Datatype t, int count, int peer,
-                   int send)
+static long stream(char *sbuf, char *rbuf, size_t n, MPI_Datatype t, int count, int peer, int send)
 {
     static MPI_Request *req;
     static MPI_Status *stat;

@@ -34,8 +34,7 @@ static int run_rma(int kind)
                 else if (kind == GET)
                     MPI_Get(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, win);
                 else
-                    MPI_Accumulate(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, MPI_SUM,
-                                   win);
+                    MPI_Accumulate(buf, (int)n, MPI_CHAR, 1, 0, (int)n, MPI_CHAR, MPI_SUM, win);
                 MPI_Win_flush(1, win);
             }
             v = (MPI_Wtime() - t) * 1e6 / iters;
@@ -65,19 +64,19 @@ static int run_acc(void)
     return run_rma(ACC);
 }
 
-#define RMA_BENCH(VAR, NAME, WHAT, RUN)                                                           \
-    const struct bench VAR = {                                                                   \
-        .name = NAME,                                                                            \
-        .desc = WHAT " latency: lock once, then op + MPI_Win_flush, ranks 0 and 1",              \
-        .flags = NEED_2,                                                                         \
-        .min = 1,                                                                                \
-        .max = 4 << 20,                                                                          \
-        .iters = 10000,                                                                          \
-        .warmup = 1000,                                                                          \
-        .large_div = 10,                                                                         \
-        .size_col = "Size",                                                                      \
-        .cols = {{"Latency (us)", 3, AGG_AVG}},                                                  \
-        .run = RUN,                                                                              \
+#define RMA_BENCH(VAR, NAME, WHAT, RUN)                                                            \
+    const struct bench VAR = {                                                                     \
+        .name = NAME,                                                                              \
+        .desc = WHAT " latency: lock once, then op + MPI_Win_flush, ranks 0 and 1",                \
+        .flags = NEED_2,                                                                           \
+        .min = 1,                                                                                  \
+        .max = 4 << 20,                                                                            \
+        .iters = 10000,                                                                            \
+        .warmup = 1000,                                                                            \
+        .large_div = 10,                                                                           \
+        .size_col = "Size",                                                                        \
+        .cols = {{"Latency (us)", 3, AGG_AVG}},                                                    \
+        .run = RUN,                                                                                \
     };
 
 RMA_BENCH(bench_put_latency, "put_latency", "MPI_Put", run_put)

@@ -24,12 +24,19 @@ extern char **environ;
 #define EXIT_SKIP 77 /* Automake's code for a skipped test */
 
 static const struct bench *const benches[] = {
-    &bench_latency, &bench_bw,        &bench_bibw,     &bench_mbw_mr,         &bench_multi_lat,
-    &bench_barrier, &bench_bcast,     &bench_reduce,   &bench_allreduce,      &bench_gather,
-    &bench_scatter, &bench_allgather, &bench_alltoall, &bench_reduce_scatter, &bench_iallreduce,
-    &bench_startup,  &bench_pack,      &bench_bw_vector, &bench_put_latency, &bench_get_latency,
-    &bench_acc_latency, &bench_io_write, &bench_io_read, &bench_io_vwrite, &bench_io_vread,
-    &bench_latency_mt,
+    &bench_latency,     &bench_bw,
+    &bench_bibw,        &bench_mbw_mr,
+    &bench_multi_lat,   &bench_barrier,
+    &bench_bcast,       &bench_reduce,
+    &bench_allreduce,   &bench_gather,
+    &bench_scatter,     &bench_allgather,
+    &bench_alltoall,    &bench_reduce_scatter,
+    &bench_iallreduce,  &bench_startup,
+    &bench_pack,        &bench_bw_vector,
+    &bench_put_latency, &bench_get_latency,
+    &bench_acc_latency, &bench_io_write,
+    &bench_io_read,     &bench_io_vwrite,
+    &bench_io_vread,    &bench_latency_mt,
 };
 
 static struct bench_opts opts;

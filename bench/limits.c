@@ -269,7 +269,10 @@ static long exchange_reps(int me, pid_t peer, atomic_long *word, long *round, ch
     long reps = us > 0 ? (long)(20000.0 / us) : cap;
 
     if (me == 0)
-        atomic_store_explicit(&word[64], reps < 4 ? 4 : reps > cap ? cap : reps,
+        atomic_store_explicit(&word[64],
+                              reps < 4     ? 4
+                              : reps > cap ? cap
+                                           : reps,
                               memory_order_relaxed);
     barrier2(word, me, ++*round);
     return atomic_load_explicit(&word[64], memory_order_relaxed);
@@ -313,8 +316,8 @@ static void exchange(size_t min, size_t max)
         double t[XCHG_N][TRIALS];
 
         for (int w = 0; w < XCHG_N; w++) {
-            long reps = exchange_reps(!pid, pid ? pid : me_pid, word, &round, send, recv, shm, s,
-                                      w, cap);
+            long reps =
+                exchange_reps(!pid, pid ? pid : me_pid, word, &round, send, recv, shm, s, w, cap);
 
             for (int k = 0; k < TRIALS; k++)
                 t[w][k] = exchange_side(!pid, pid ? pid : me_pid, word, &round, send, recv, shm, s,

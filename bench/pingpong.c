@@ -25,7 +25,8 @@ int main(int argc, char **argv)
         iters = atoi(argv[1]);
     if (iters <= 0) {
         if (rank == 0)
-            fprintf(stderr, "rdmpi-pingpong: iterations must be a positive number, not '%s'\n", argv[1]);
+            fprintf(stderr, "rdmpi-pingpong: iterations must be a positive number, not '%s'\n",
+                    argv[1]);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     int peer = 1 - rank;

@@ -34,7 +34,7 @@ struct btl_endpoint;
  * buf[0..len) and hands it to send(), which takes ownership. */
 struct btl_desc {
     void *buf;
-    size_t len;      /* bytes the pml will send (<= the size asked of alloc) */
+    size_t len; /* bytes the pml will send (<= the size asked of alloc) */
 };
 
 /* Receive callback: `data` holds the header and payload, valid only during
@@ -63,20 +63,20 @@ struct btl_report {
 };
 
 struct btl_module {
-    size_t size;                 /* sizeof(struct btl_module) of the builder */
-    uint32_t version;            /* BTL_IFACE_VERSION */
-    const char *name;            /* for reports only: the pml never tests it */
+    size_t size;      /* sizeof(struct btl_module) of the builder */
+    uint32_t version; /* BTL_IFACE_VERSION */
+    const char *name; /* for reports only: the pml never tests it */
 
     /* Limits. */
-    size_t eager_limit;          /* largest header + payload send/sendi takes */
-    size_t sendi_limit;          /* largest header + payload sendi may take */
-    size_t get_limit;            /* largest single get; chunk above it */
-    size_t get_align;            /* get offsets/lengths multiple of this */
-    size_t rkey_size;            /* bytes of remote key shipped per region */
-    int exclusivity;             /* per peer, the highest reaching BTL wins */
-    uint32_t latency_ns;         /* rough figures, for reports */
+    size_t eager_limit;  /* largest header + payload send/sendi takes */
+    size_t sendi_limit;  /* largest header + payload sendi may take */
+    size_t get_limit;    /* largest single get; chunk above it */
+    size_t get_align;    /* get offsets/lengths multiple of this */
+    size_t rkey_size;    /* bytes of remote key shipped per region */
+    int exclusivity;     /* per peer, the highest reaching BTL wins */
+    uint32_t latency_ns; /* rough figures, for reports */
     uint32_t bandwidth_mbs;
-    uint32_t flags;              /* BTL_CAP_* */
+    uint32_t flags; /* BTL_CAP_* */
 
     /* Lifecycle: init publishes the business card; connect reads peers'
      * cards and reports which world ranks this BTL reaches (reach[r] = 1).
@@ -89,8 +89,8 @@ struct btl_module {
     /* Eager path. sendi: header + data now, or -EAGAIN. alloc/send: a
      * buffer in the BTL's memory; send never fails once alloc succeeded
      * (the BTL queues internally). alloc returns NULL when out of buffers. */
-    int (*sendi)(struct btl_endpoint *ep, const void *hdr, size_t hlen,
-                 const void *data, size_t dlen);
+    int (*sendi)(struct btl_endpoint *ep, const void *hdr, size_t hlen, const void *data,
+                 size_t dlen);
     struct btl_desc *(*alloc)(struct btl_endpoint *ep, size_t len);
     void (*send)(struct btl_endpoint *ep, struct btl_desc *d);
 
@@ -98,16 +98,14 @@ struct btl_module {
      * into local; cb runs once from progress (or before get returns).
      * Returns 0, or -EAGAIN when out of resources (retry later), or an
      * error. */
-    int (*get)(struct btl_endpoint *ep, void *local, struct btl_reg *lreg,
-               uint64_t raddr, const void *rkey, size_t len, btl_rdma_fn cb,
-               void *ctx);
-    int (*put)(struct btl_endpoint *ep, const void *local, struct btl_reg *lreg,
-               uint64_t raddr, const void *rkey, size_t len, btl_rdma_fn cb,
-               void *ctx);
+    int (*get)(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint64_t raddr,
+               const void *rkey, size_t len, btl_rdma_fn cb, void *ctx);
+    int (*put)(struct btl_endpoint *ep, const void *local, struct btl_reg *lreg, uint64_t raddr,
+               const void *rkey, size_t len, btl_rdma_fn cb, void *ctx);
     /* Registers [base, base+len) for remote access; fills rkey (rkey_size
      * bytes) and *raddr, the address a peer passes to get/put. */
-    int (*register_mem)(struct btl_module *btl, void *base, size_t len,
-                        struct btl_reg **reg, void *rkey, uint64_t *raddr);
+    int (*register_mem)(struct btl_module *btl, void *base, size_t len, struct btl_reg **reg,
+                        void *rkey, uint64_t *raddr);
     void (*deregister_mem)(struct btl_module *btl, struct btl_reg *reg);
 
     /* Polls once; returns the number of events handled. */

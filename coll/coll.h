@@ -97,8 +97,8 @@ struct coll_sched {
     struct rdmpi_op *op; /* reductions: held until the schedule dies */
     struct coll_step *steps;
     int nsteps, cap;
-    int comm_steps;        /* sends/receives since the last fence */
-    int next;              /* next step to issue */
+    int comm_steps;         /* sends/receives since the last fence */
+    int next;               /* next step to issue */
     struct coll_pend *reqs; /* in flight: this round's sends and receives */
     int nreqs, reqcap, reaped;
     int tag; /* this run's internal tag (a persistent one's, for all its runs) */
@@ -109,8 +109,8 @@ struct coll_sched {
     bool oom;             /* building ran out of memory */
     struct coll_mem *mem; /* scratch blocks beyond the inline space */
     size_t scratch_used;
-    bool now;    /* blocking: each step runs as it is built (coll_sched_now) */
-    bool posted; /* now: a send or receive went out */
+    bool now;                         /* blocking: each step runs as it is built (coll_sched_now) */
+    bool posted;                      /* now: a send or receive went out */
     struct coll_req *req;             /* the user's request, if not blocking */
     bool held;                        /* holds pc and lpc (see coll_sched_post) */
     struct coll_sched *anext, *aprev; /* the engine's active list */
@@ -176,10 +176,10 @@ int coll_progress(void);
 /* The layer's slot of a communicator (rdmpi_comm.coll), made by its
  * comm_init and dropped by its comm_fini (coll_comm.c). */
 struct coll_comm {
-    uint32_t seq;          /* collectives started: internal tag source */
-    uint32_t idup_seq;     /* MPI_Comm_idup calls: their internal tags */
-    struct coll_shm *shm;  /* the collectives' shared segment, or NULL */
-    uint32_t shm_calls;    /* calls that count towards setting it up */
+    uint32_t seq;         /* collectives started: internal tag source */
+    uint32_t idup_seq;    /* MPI_Comm_idup calls: their internal tags */
+    struct coll_shm *shm; /* the collectives' shared segment, or NULL */
+    uint32_t shm_calls;   /* calls that count towards setting it up */
 };
 
 static inline struct coll_comm *coll_comm(const struct rdmpi_comm *c)

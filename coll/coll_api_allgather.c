@@ -62,7 +62,7 @@ static void vbuild(struct coll_sched *s, const struct coll_args *a)
     size_t total = coll_sum(a->rcounts, s->size) * a->rdt->size;
 
     coll_choose(&vchoice, s, a, total < coll_threshold(&p_vsmall, &vsmall) ? V_LINEAR : V_RING)(s,
-                                                                                                 a);
+                                                                                                a);
 }
 
 static int check_send(struct coll_call *call, struct coll_args *a, const void *sendbuf,

@@ -46,9 +46,9 @@ static int alltoall(struct rdmpi_comm *c, const void *sbuf, int scount, MPI_Data
     return PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, c->handle);
 }
 
-static int alltoallv(struct rdmpi_comm *c, const void *sbuf, const int *scounts,
-                     const int *sdispls, MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                     const int *rdispls, MPI_Datatype rdt)
+static int alltoallv(struct rdmpi_comm *c, const void *sbuf, const int *scounts, const int *sdispls,
+                     MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,
+                     MPI_Datatype rdt)
 {
     return PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, c->handle);
 }

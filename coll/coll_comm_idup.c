@@ -19,20 +19,20 @@ enum phase { GATHER_FREE, SWAP_FREE, SEND_CHOICE, GATHER_HELD, SWAP_HELD, SEND_V
 
 struct idup {
     struct rdmpi_request base;
-    struct idup *next;          /* the running ones */
-    struct rdmpi_comm *c;       /* the communicator being duplicated */
-    struct rdmpi_comm *over;    /* the members' intracommunicator */
-    struct rdmpi_comm *bridge;  /* c when its leaders must agree too, else NULL */
-    MPI_Info info;              /* hints replacing c's, or MPI_INFO_NULL */
+    struct idup *next;         /* the running ones */
+    struct rdmpi_comm *c;      /* the communicator being duplicated */
+    struct rdmpi_comm *over;   /* the members' intracommunicator */
+    struct rdmpi_comm *bridge; /* c when its leaders must agree too, else NULL */
+    MPI_Info info;             /* hints replacing c's, or MPI_INFO_NULL */
     MPI_Comm *newcomm;
     int tag;
     enum phase phase;
     int attempt, held;
-    int built;                  /* rt_comm_dup_finish ran (it owns the ids then) */
+    int built; /* rt_comm_dup_finish ran (it owns the ids then) */
     unsigned seed;
-    uint32_t c_id, lcid, got_lcid;  /* the choice; the local id once agreed */
+    uint32_t c_id, lcid, got_lcid; /* the choice; the local id once agreed */
     uint32_t mask[NW], theirs[NW];
-    uint32_t *all;              /* first member: everyone's masks or answers */
+    uint32_t *all; /* first member: everyone's masks or answers */
     struct coll_sched s;
 };
 
@@ -162,8 +162,7 @@ static int next_phase(struct idup *d)
             return 0;
         }
         d->built = 1;
-        d->base.status.MPI_ERROR =
-            rt_comm_dup_finish(d->c, d->c_id, d->lcid, d->info, d->newcomm);
+        d->base.status.MPI_ERROR = rt_comm_dup_finish(d->c, d->c_id, d->lcid, d->info, d->newcomm);
         return 1;
     }
     start(d);
@@ -183,7 +182,7 @@ static void finish(struct idup *d)
 
 static int idup_progress(void)
 {
-    static int busy;    /* copy callbacks that make progress do not re-enter */
+    static int busy; /* copy callbacks that make progress do not re-enter */
     int n = 0;
 
     if (busy)
@@ -218,7 +217,7 @@ static int idup_progress(void)
 static int idup_cancel(struct rdmpi_request *r)
 {
     (void)r;
-    return 0;       /* a duplication cannot be cancelled: it runs to its end */
+    return 0; /* a duplication cannot be cancelled: it runs to its end */
 }
 
 static void idup_release(struct rdmpi_request *r)
@@ -231,8 +230,7 @@ static const struct rt_req_ops idup_ops = {.cancel = idup_cancel, .release = idu
 /* Starts duplicating c (an intracommunicator or an intercommunicator);
  * *newcomm is written when the request completes. info (owned by the
  * duplication from now on) replaces c's hints when not MPI_INFO_NULL. */
-static int idup_start(struct rdmpi_comm *c, MPI_Info info, MPI_Comm *newcomm,
-                      MPI_Request *request)
+static int idup_start(struct rdmpi_comm *c, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
     struct idup *d;
 
@@ -293,8 +291,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 }
 
 #pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
-int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
-                             MPI_Request *request)
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
     RT_API_ENTER();
     return idup_common(comm, info, newcomm, request, 1, "MPI_Comm_idup_with_info");

@@ -31,9 +31,13 @@ static int coll_connect(void)
     return agree_oversubscribed();
 }
 
-static struct rt_layer coll_layer = {
-    .name = "coll", .order = 20, .connect = coll_connect, .comm_init = coll_comm_init,
-    .comm_fini = coll_comm_fini, .progress = coll_progress, .services = &coll_comm_services};
+static struct rt_layer coll_layer = {.name = "coll",
+                                     .order = 20,
+                                     .connect = coll_connect,
+                                     .comm_init = coll_comm_init,
+                                     .comm_fini = coll_comm_fini,
+                                     .progress = coll_progress,
+                                     .services = &coll_comm_services};
 
 __attribute__((constructor)) static void coll_register(void)
 {

@@ -292,8 +292,7 @@ static struct coll_pend *pend_new(struct coll_sched *s)
     return &s->reqs[s->nreqs++];
 }
 
-static void fail(struct coll_sched *s, const struct coll_pend *p, int err, size_t got,
-                 size_t want)
+static void fail(struct coll_sched *s, const struct coll_pend *p, int err, size_t got, size_t want)
 {
     if (s->err)
         return;

@@ -31,8 +31,8 @@ RT_PARAM(p_max, "COLL_SHM_MAX", RT_PARAM_SIZE, "16k",
 
 /* Data a segment's slots carry at most (their headers come on top, so
  * that a 4-rank segment holds 16 whole 64 KiB pieces: a 1 MiB bcast). */
-#define BUDGET    (4u << 20)
-#define NEVER     UINT32_MAX
+#define BUDGET (4u << 20)
+#define NEVER  UINT32_MAX
 
 RT_PARAM(p_max_over, "COLL_SHM_MAX_OVERSUB", RT_PARAM_SIZE, "64k",
          "When ranks outnumber cores, slots hold up to this many bytes (within the segment's "
@@ -122,8 +122,8 @@ static void *offer(struct rdmpi_comm *c, struct shm_offer *o)
     if (o->piece_max < max)
         o->piece_max = max;
     o->reduce_max = coll_oversubscribed ? rt_param_size(&p_reduce_max) : COLL_SHM_REDUCE_MAX;
-    o->size = (size_t)c->size * COLL_SHM_LINE +
-              (size_t)c->size * COLL_SHM_SLOTS * COLL_SHM_STRIDE(max);
+    o->size =
+        (size_t)c->size * COLL_SHM_LINE + (size_t)c->size * COLL_SHM_SLOTS * COLL_SHM_STRIDE(max);
     o->name[0] = 0;
     if (rt_shm_name(o->name, sizeof(o->name), ".coll%u.%d", c->cid, rt.rank)) {
         o->name[0] = 0;

@@ -14,7 +14,7 @@
 
 #define COLL_SHM_SLOTS     16 /* collectives a rank may run ahead of the slowest */
 #define COLL_SHM_MAX_RANKS 64 /* larger communicators keep messages */
-#define COLL_SHM_LINE  64
+#define COLL_SHM_LINE      64
 /* A slot: its sequence word, then the data from this offset, so a small
  * collective's data shares the word's cache line (one line moves between
  * cores, not two); 16 keeps every predefined type aligned. The word
@@ -68,29 +68,29 @@
 /* ... or says the writer has put its data straight into the reader's
  * buffer (coll_shm_gatherv). */
 #define COLL_SHM_PUT ((uint64_t)1 << 62)
-#define COLL_SHM_STRIDE(max) \
+#define COLL_SHM_STRIDE(max)                                                                       \
     (((max) + COLL_SHM_DATA + COLL_SHM_LINE - 1) & ~(size_t)(COLL_SHM_LINE - 1))
 
 struct coll_shm {
-    char *base;        /* the mapping: n "done" lines, then n x SLOTS slots */
+    char *base; /* the mapping: n "done" lines, then n x SLOTS slots */
     size_t size;
     size_t max;        /* the largest collective it carries, agreed at setup */
     size_t piece_max;  /* bcast, allgather, alltoall go in pieces of `max` up to this */
     size_t reduce_max; /* reduce and allreduce up to this */
     int n, me;
-    uint64_t op;       /* collectives run through it so far */
-    uint64_t min_done; /* the lowest "done" seen on any rank (a cache) */
+    uint64_t op;         /* collectives run through it so far */
+    uint64_t min_done;   /* the lowest "done" seen on any rank (a cache) */
     uint64_t barrier_op; /* the number of our last barrier through it */
-    bool direct;       /* every rank reads every other's memory by the BTL's get */
-    uint64_t want;     /* the ways we ask for, as in our "done" line (coll_shm_two.c) */
+    bool direct;         /* every rank reads every other's memory by the BTL's get */
+    uint64_t want;       /* the ways we ask for, as in our "done" line (coll_shm_two.c) */
     struct coll_shm_way {
         uint32_t est[2]; /* a call's time by the slot and by a read (0: not yet known) */
         uint32_t low[2]; /* the least of the timed calls of the window under way */
         uint8_t n[2];    /* timed calls in that window */
         uint8_t trying;  /* 1 + the slower way, asked for again to re-time it; else 0 */
         uint32_t calls;
-    } way[5];          /* up to 8 KiB, beyond, reduces, allreduces up to 8 KiB and beyond */
-    int world[];       /* world ranks of the communicator's ranks */
+    } way[5];    /* up to 8 KiB, beyond, reduces, allreduces up to 8 KiB and beyond */
+    int world[]; /* world ranks of the communicator's ranks */
 };
 
 static inline uint64_t *coll_shm_done_line(const struct coll_shm *s, int r)

@@ -247,7 +247,8 @@ bool coll_shm_direct_allreduce(struct coll_shm *s, const void *sbuf, void *rbuf,
     bool inplace = sbuf == MPI_IN_PLACE;
     const char *src = (const char *)(inplace ? rbuf : sbuf) + dt->true_lb;
     char *res = (char *)rbuf + dt->true_lb, *acc, *tmp;
-    size_t lo = count * (size_t)s->me / (size_t)s->n, hi = count * (size_t)(s->me + 1) / (size_t)s->n;
+    size_t lo = count * (size_t)s->me / (size_t)s->n,
+           hi = count * (size_t)(s->me + 1) / (size_t)s->n;
     uint64_t seq, gathered, from[COLL_SHM_MAX_RANKS], res_at[COLL_SHM_MAX_RANKS];
     int n = s->n;
 

@@ -44,27 +44,27 @@ static void call_op_c(int i, void *in, void *inout, MPI_Count *len, MPI_Datatype
     ((f_user_fn_c *)ops[i].fn)(in, inout, len, &fdt);
 }
 
-#define T(i, j)                                                                                  \
-    static void op_##i##_##j(void *in, void *inout, int *len, MPI_Datatype *dt)                  \
-    {                                                                                            \
-        call_op(8 * i + j, in, inout, len, dt);                                                  \
-    }                                                                                            \
-    static void opc_##i##_##j(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)           \
-    {                                                                                            \
-        call_op_c(8 * i + j, in, inout, len, dt);                                                \
+#define T(i, j)                                                                                    \
+    static void op_##i##_##j(void *in, void *inout, int *len, MPI_Datatype *dt)                    \
+    {                                                                                              \
+        call_op(8 * i + j, in, inout, len, dt);                                                    \
+    }                                                                                              \
+    static void opc_##i##_##j(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)             \
+    {                                                                                              \
+        call_op_c(8 * i + j, in, inout, len, dt);                                                  \
     }
 #define T8(i) T(i, 0) T(i, 1) T(i, 2) T(i, 3) T(i, 4) T(i, 5) T(i, 6) T(i, 7)
-T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
+T8(0)
+T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
 #define P8(p, i) p##i##_0, p##i##_1, p##i##_2, p##i##_3, p##i##_4, p##i##_5, p##i##_6, p##i##_7
-static MPI_User_function *const op_tramp[F_OPS] = {P8(op_, 0), P8(op_, 1), P8(op_, 2),
-                                                   P8(op_, 3), P8(op_, 4), P8(op_, 5),
-                                                   P8(op_, 6), P8(op_, 7)};
+    static MPI_User_function *const op_tramp[F_OPS] = {P8(op_, 0), P8(op_, 1), P8(op_, 2),
+                                                       P8(op_, 3), P8(op_, 4), P8(op_, 5),
+                                                       P8(op_, 6), P8(op_, 7)};
 static MPI_User_function_c *const opc_tramp[F_OPS] = {P8(opc_, 0), P8(opc_, 1), P8(opc_, 2),
                                                       P8(opc_, 3), P8(opc_, 4), P8(opc_, 5),
                                                       P8(opc_, 6), P8(opc_, 7)};
 
-static void op_create(void (*fn)(void), int large, MPI_Fint *commute, MPI_Fint *op,
-                      MPI_Fint *ierr)
+static void op_create(void (*fn)(void), int large, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr)
 {
     const char *name = large ? "MPI_Op_create_c" : "MPI_Op_create";
     int i, rc;
@@ -75,8 +75,10 @@ static void op_create(void (*fn)(void), int large, MPI_Fint *commute, MPI_Fint *
         ;
     if (i == F_OPS) {
         pthread_mutex_unlock(&lock);
-        fprintf(stderr, "rdmpi: %s: more than %d Fortran user operations exist at "
-                        "once; free some with MPI_Op_free\n", name, F_OPS);
+        fprintf(stderr,
+                "rdmpi: %s: more than %d Fortran user operations exist at "
+                "once; free some with MPI_Op_free\n",
+                name, F_OPS);
         rc = MPI_ERR_INTERN;
         PMPI_Comm_call_errhandler(MPI_COMM_SELF, rc);
         ret(ierr, rc);
@@ -133,8 +135,8 @@ void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr)
  * the process (reachable from keyvals): attributes of a freed keyval may
  * still be copied or deleted, up to the library's own teardown.
  */
-typedef void(f_copy_fn)(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
-                        MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierr);
+typedef void(f_copy_fn)(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in, MPI_Aint *out,
+                        MPI_Fint *flag, MPI_Fint *ierr);
 typedef void(f_delete_fn)(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *val, MPI_Aint *extra,
                           MPI_Fint *ierr);
 /* The deprecated MPI_KEYVAL_CREATE's callbacks take default INTEGERs. */
@@ -152,8 +154,7 @@ struct f_keyval {
 };
 static struct f_keyval *keyvals;
 
-static struct f_keyval *new_keyval(void (*copy)(void), void (*del)(void), MPI_Aint extra,
-                                   int ints)
+static struct f_keyval *new_keyval(void (*copy)(void), void (*del)(void), MPI_Aint extra, int ints)
 {
     struct f_keyval *k = malloc(sizeof *k);
 
@@ -216,24 +217,24 @@ static int delete_attr(MPI_Fint h, int keyval, struct f_keyval *k, void *val)
     return ierr;
 }
 
-#define KEYVAL(lname, Name, Type, c2f, fname, ints, xtype)                                       \
-    static int lname##_copy(Type old, int keyval, void *extra, void *in, void *out, int *flag)   \
-    {                                                                                            \
-        return copy_attr(c2f(old), keyval, extra, in, out, flag);                                \
-    }                                                                                            \
-    static int lname##_delete(Type h, int keyval, void *val, void *extra)                        \
-    {                                                                                            \
-        return delete_attr(c2f(h), keyval, extra, val);                                          \
-    }                                                                                            \
-    void p##fname##_(void (*copy)(void), void (*del)(void), MPI_Fint *keyval, xtype *extra,      \
-                     MPI_Fint *ierr);                                                            \
-    void p##fname##_(void (*copy)(void), void (*del)(void), MPI_Fint *keyval, xtype *extra,      \
-                     MPI_Fint *ierr)                                                             \
-    {                                                                                            \
-        struct f_keyval *k = new_keyval(copy, del, (MPI_Aint)*extra, ints);                      \
-        int rc = k ? PMPI_##Name##_create_keyval(lname##_copy, lname##_delete, keyval, k)        \
-                   : MPI_ERR_NO_MEM;                                                             \
-        ret(ierr, rc);                                                                           \
+#define KEYVAL(lname, Name, Type, c2f, fname, ints, xtype)                                         \
+    static int lname##_copy(Type old, int keyval, void *extra, void *in, void *out, int *flag)     \
+    {                                                                                              \
+        return copy_attr(c2f(old), keyval, extra, in, out, flag);                                  \
+    }                                                                                              \
+    static int lname##_delete(Type h, int keyval, void *val, void *extra)                          \
+    {                                                                                              \
+        return delete_attr(c2f(h), keyval, extra, val);                                            \
+    }                                                                                              \
+    void p##fname##_(void (*copy)(void), void (*del)(void), MPI_Fint *keyval, xtype *extra,        \
+                     MPI_Fint *ierr);                                                              \
+    void p##fname##_(void (*copy)(void), void (*del)(void), MPI_Fint *keyval, xtype *extra,        \
+                     MPI_Fint *ierr)                                                               \
+    {                                                                                              \
+        struct f_keyval *k = new_keyval(copy, del, (MPI_Aint)*extra, ints);                        \
+        int rc = k ? PMPI_##Name##_create_keyval(lname##_copy, lname##_delete, keyval, k)          \
+                   : MPI_ERR_NO_MEM;                                                               \
+        ret(ierr, rc);                                                                             \
     }
 
 F_ALIASES(comm_create_keyval)
@@ -246,24 +247,24 @@ F_ALIASES(keyval_create)
 KEYVAL(keyval, Comm, MPI_Comm, PMPI_Comm_c2f, mpi_keyval_create, 1, MPI_Fint)
 
 /* The predefined callbacks as Fortran procedures. */
-#define PREDEF_COPY(fname, vtype, dup)                                                           \
-    void fname(MPI_Fint *h, MPI_Fint *keyval, vtype *extra, vtype *in, vtype *out,               \
-               MPI_Fint *flag, MPI_Fint *ierr);                                                  \
-    void fname(MPI_Fint *h, MPI_Fint *keyval, vtype *extra, vtype *in, vtype *out,               \
-               MPI_Fint *flag, MPI_Fint *ierr)                                                   \
-    {                                                                                            \
-        (void)h, (void)keyval, (void)extra;                                                      \
-        if (dup)                                                                                 \
-            *out = *in;                                                                          \
-        *flag = dup;                                                                             \
-        *ierr = MPI_SUCCESS;                                                                     \
+#define PREDEF_COPY(fname, vtype, dup)                                                             \
+    void fname(MPI_Fint *h, MPI_Fint *keyval, vtype *extra, vtype *in, vtype *out, MPI_Fint *flag, \
+               MPI_Fint *ierr);                                                                    \
+    void fname(MPI_Fint *h, MPI_Fint *keyval, vtype *extra, vtype *in, vtype *out, MPI_Fint *flag, \
+               MPI_Fint *ierr)                                                                     \
+    {                                                                                              \
+        (void)h, (void)keyval, (void)extra;                                                        \
+        if (dup)                                                                                   \
+            *out = *in;                                                                            \
+        *flag = dup;                                                                               \
+        *ierr = MPI_SUCCESS;                                                                       \
     }
-#define PREDEF_DELETE(fname, vtype)                                                              \
-    void fname(MPI_Fint *h, MPI_Fint *keyval, vtype *val, vtype *extra, MPI_Fint *ierr);         \
-    void fname(MPI_Fint *h, MPI_Fint *keyval, vtype *val, vtype *extra, MPI_Fint *ierr)          \
-    {                                                                                            \
-        (void)h, (void)keyval, (void)val, (void)extra;                                           \
-        *ierr = MPI_SUCCESS;                                                                     \
+#define PREDEF_DELETE(fname, vtype)                                                                \
+    void fname(MPI_Fint *h, MPI_Fint *keyval, vtype *val, vtype *extra, MPI_Fint *ierr);           \
+    void fname(MPI_Fint *h, MPI_Fint *keyval, vtype *val, vtype *extra, MPI_Fint *ierr)            \
+    {                                                                                              \
+        (void)h, (void)keyval, (void)val, (void)extra;                                             \
+        *ierr = MPI_SUCCESS;                                                                       \
     }
 PREDEF_COPY(mpi_comm_null_copy_fn_, MPI_Aint, 0)
 PREDEF_COPY(mpi_comm_dup_fn_, MPI_Aint, 1)
@@ -287,7 +288,7 @@ typedef void(f_eh_fn)(MPI_Fint *h, MPI_Fint *code);
 static struct eh {
     MPI_Fint eh;
     f_eh_fn *fn;
-} *ehs;
+} * ehs;
 static int n_ehs;
 
 static f_eh_fn *eh_lookup(MPI_Errhandler eh)
@@ -326,28 +327,28 @@ static int eh_register(MPI_Fint eh, f_eh_fn *fn)
     return rc;
 }
 
-#define ERRHANDLER(lname, Name, Type)                                                            \
-    static void lname##_eh(Type *h, int *code, ...)                                              \
-    {                                                                                            \
-        MPI_Errhandler eh = MPI_ERRHANDLER_NULL;                                                 \
-        MPI_Fint fh = PMPI_##Name##_c2f(*h), fcode = *code;                                      \
-        if (PMPI_##Name##_get_errhandler(*h, &eh) != MPI_SUCCESS)                                \
-            return;                                                                              \
-        f_eh_fn *fn = eh_lookup(eh);                                                             \
-        PMPI_Errhandler_free(&eh);                                                               \
-        if (fn)                                                                                  \
-            fn(&fh, &fcode);                                                                     \
-    }                                                                                            \
-    void pmpi_##lname##_create_errhandler_(f_eh_fn *fn, MPI_Fint *errhandler, MPI_Fint *ierr);   \
-    void pmpi_##lname##_create_errhandler_(f_eh_fn *fn, MPI_Fint *errhandler, MPI_Fint *ierr)    \
-    {                                                                                            \
-        MPI_Errhandler c = MPI_ERRHANDLER_NULL;                                                  \
-        int rc = PMPI_##Name##_create_errhandler(lname##_eh, &c);                                \
-        if (rc == MPI_SUCCESS) {                                                                 \
-            *errhandler = PMPI_Errhandler_c2f(c);                                                \
-            rc = eh_register(*errhandler, fn);                                                   \
-        }                                                                                        \
-        ret(ierr, rc);                                                                           \
+#define ERRHANDLER(lname, Name, Type)                                                              \
+    static void lname##_eh(Type *h, int *code, ...)                                                \
+    {                                                                                              \
+        MPI_Errhandler eh = MPI_ERRHANDLER_NULL;                                                   \
+        MPI_Fint fh = PMPI_##Name##_c2f(*h), fcode = *code;                                        \
+        if (PMPI_##Name##_get_errhandler(*h, &eh) != MPI_SUCCESS)                                  \
+            return;                                                                                \
+        f_eh_fn *fn = eh_lookup(eh);                                                               \
+        PMPI_Errhandler_free(&eh);                                                                 \
+        if (fn)                                                                                    \
+            fn(&fh, &fcode);                                                                       \
+    }                                                                                              \
+    void pmpi_##lname##_create_errhandler_(f_eh_fn *fn, MPI_Fint *errhandler, MPI_Fint *ierr);     \
+    void pmpi_##lname##_create_errhandler_(f_eh_fn *fn, MPI_Fint *errhandler, MPI_Fint *ierr)      \
+    {                                                                                              \
+        MPI_Errhandler c = MPI_ERRHANDLER_NULL;                                                    \
+        int rc = PMPI_##Name##_create_errhandler(lname##_eh, &c);                                  \
+        if (rc == MPI_SUCCESS) {                                                                   \
+            *errhandler = PMPI_Errhandler_c2f(c);                                                  \
+            rc = eh_register(*errhandler, fn);                                                     \
+        }                                                                                          \
+        ret(ierr, rc);                                                                             \
     }
 
 F_ALIASES(comm_create_errhandler)

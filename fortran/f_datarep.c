@@ -24,14 +24,14 @@ struct f_datarep {
 
 /* The Fortran null conversions: like C's, called directly they convert
  * nothing and say so; passed to MPI_REGISTER_DATAREP they mean C's. */
-#define CONV_NULL(fname, ctype)                                                                  \
-    void fname(void *u, MPI_Fint *dt, ctype *count, void *f, MPI_Offset *pos, MPI_Aint *extra,   \
-               MPI_Fint *ierr);                                                                  \
-    void fname(void *u, MPI_Fint *dt, ctype *count, void *f, MPI_Offset *pos, MPI_Aint *extra,   \
-               MPI_Fint *ierr)                                                                   \
-    {                                                                                            \
-        (void)u, (void)dt, (void)count, (void)f, (void)pos, (void)extra;                         \
-        *ierr = MPI_ERR_CONVERSION;                                                              \
+#define CONV_NULL(fname, ctype)                                                                    \
+    void fname(void *u, MPI_Fint *dt, ctype *count, void *f, MPI_Offset *pos, MPI_Aint *extra,     \
+               MPI_Fint *ierr);                                                                    \
+    void fname(void *u, MPI_Fint *dt, ctype *count, void *f, MPI_Offset *pos, MPI_Aint *extra,     \
+               MPI_Fint *ierr)                                                                     \
+    {                                                                                              \
+        (void)u, (void)dt, (void)count, (void)f, (void)pos, (void)extra;                           \
+        *ierr = MPI_ERR_CONVERSION;                                                                \
     }
 CONV_NULL(mpi_conversion_fn_null_, MPI_Fint)
 CONV_NULL(mpi_conversion_fn_null_c_, MPI_Count)
@@ -45,8 +45,8 @@ static int conv(void (*fn)(void), void *userbuf, MPI_Datatype dt, int count, voi
     return ierr;
 }
 
-static int conv_c(void (*fn)(void), void *userbuf, MPI_Datatype dt, MPI_Count count,
-                  void *filebuf, MPI_Offset position, struct f_datarep *r)
+static int conv_c(void (*fn)(void), void *userbuf, MPI_Datatype dt, MPI_Count count, void *filebuf,
+                  MPI_Offset position, struct f_datarep *r)
 {
     MPI_Fint fdt = PMPI_Type_c2f(dt), ierr = MPI_SUCCESS;
 
@@ -64,14 +64,12 @@ static int write_conv(void *u, MPI_Datatype dt, int count, void *f, MPI_Offset p
     return conv(((struct f_datarep *)x)->write, u, dt, count, f, pos, x);
 }
 
-static int read_conv_c(void *u, MPI_Datatype dt, MPI_Count count, void *f, MPI_Offset pos,
-                       void *x)
+static int read_conv_c(void *u, MPI_Datatype dt, MPI_Count count, void *f, MPI_Offset pos, void *x)
 {
     return conv_c(((struct f_datarep *)x)->read, u, dt, count, f, pos, x);
 }
 
-static int write_conv_c(void *u, MPI_Datatype dt, MPI_Count count, void *f, MPI_Offset pos,
-                        void *x)
+static int write_conv_c(void *u, MPI_Datatype dt, MPI_Count count, void *f, MPI_Offset pos, void *x)
 {
     return conv_c(((struct f_datarep *)x)->write, u, dt, count, f, pos, x);
 }
@@ -90,8 +88,8 @@ static int datarep(const char *name, int large, char *rep, size_t rep_len, void 
 {
     struct f_datarep *r = malloc(sizeof *r);
     char *c_rep = f_str_in(rep, rep_len, 0);
-    void (*null)(void) = large ? (void (*)(void))mpi_conversion_fn_null_c_
-                               : (void (*)(void))mpi_conversion_fn_null_;
+    void (*null)(void) =
+        large ? (void (*)(void))mpi_conversion_fn_null_c_ : (void (*)(void))mpi_conversion_fn_null_;
     int rc;
 
     if (!r || !c_rep) {
@@ -108,24 +106,24 @@ static int datarep(const char *name, int large, char *rep, size_t rep_len, void 
                                      wr == null ? MPI_CONVERSION_FN_NULL_C : write_conv_c,
                                      file_extent, r);
     else
-        rc = PMPI_Register_datarep(c_rep, rd == null ? MPI_CONVERSION_FN_NULL : read_conv,
-                                   wr == null ? MPI_CONVERSION_FN_NULL : write_conv,
-                                   file_extent, r);
+        rc =
+            PMPI_Register_datarep(c_rep, rd == null ? MPI_CONVERSION_FN_NULL : read_conv,
+                                  wr == null ? MPI_CONVERSION_FN_NULL : write_conv, file_extent, r);
     if (rc != MPI_SUCCESS)
         free(r);
     free(c_rep);
     return rc;
 }
 
-#define REGISTER(fname, large, cname)                                                            \
-    void p##fname(char *rep, void (*rd)(void), void (*wr)(void), f_extent_fn *extent,            \
-                  MPI_Aint *extra, MPI_Fint *ierr, size_t rep_len);                              \
-    void p##fname(char *rep, void (*rd)(void), void (*wr)(void), f_extent_fn *extent,            \
-                  MPI_Aint *extra, MPI_Fint *ierr, size_t rep_len)                               \
-    {                                                                                            \
-        int rc = datarep(cname, large, rep, rep_len, rd, wr, extent, *extra);                    \
-        if (ierr)                                                                                \
-            *ierr = rc;                                                                          \
+#define REGISTER(fname, large, cname)                                                              \
+    void p##fname(char *rep, void (*rd)(void), void (*wr)(void), f_extent_fn *extent,              \
+                  MPI_Aint *extra, MPI_Fint *ierr, size_t rep_len);                                \
+    void p##fname(char *rep, void (*rd)(void), void (*wr)(void), f_extent_fn *extent,              \
+                  MPI_Aint *extra, MPI_Fint *ierr, size_t rep_len)                                 \
+    {                                                                                              \
+        int rc = datarep(cname, large, rep, rep_len, rd, wr, extent, *extra);                      \
+        if (ierr)                                                                                  \
+            *ierr = rc;                                                                            \
     }
 
 F_ALIASES(register_datarep)

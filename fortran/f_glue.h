@@ -16,9 +16,9 @@
  * specific procedures MPI_NAME_f08 and PMPI_NAME_f08, all weak so that a
  * profiling tool may replace them (MPI-4.1 section 19.1.5). */
 #define F_PRAGMA(x) _Pragma(#x)
-#define F_ALIASES(name)                                                                    \
-    F_PRAGMA(weak mpi_##name##_ = pmpi_##name##_)                                          \
-    F_PRAGMA(weak mpi_##name##_f08_ = pmpi_##name##_)                                      \
+#define F_ALIASES(name)                                                                            \
+    F_PRAGMA(weak mpi_##name##_ = pmpi_##name##_)                                                  \
+    F_PRAGMA(weak mpi_##name##_f08_ = pmpi_##name##_)                                              \
     F_PRAGMA(weak pmpi_##name##_f08_ = pmpi_##name##_)
 
 /* Common blocks of mpif.h and the modules (f_util.c defines them): their

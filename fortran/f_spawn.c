@@ -42,13 +42,13 @@ static int is_root(MPI_Comm comm, MPI_Fint root)
     return comm != MPI_COMM_NULL && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == root;
 }
 
-void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info,
-                      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,
-                      MPI_Fint *ierr, size_t command_len, size_t argv_len);
+void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root,
+                      MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes, MPI_Fint *ierr,
+                      size_t command_len, size_t argv_len);
 F_ALIASES(comm_spawn)
-void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info,
-                      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,
-                      MPI_Fint *ierr, size_t command_len, size_t argv_len)
+void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root,
+                      MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes, MPI_Fint *ierr,
+                      size_t command_len, size_t argv_len)
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm), c_inter = MPI_COMM_NULL;
     char *c_command = f_str_in(command, command_len, 0), **c_argv = MPI_ARGV_NULL;
@@ -60,9 +60,9 @@ void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *i
         rc = MPI_ERR_NO_MEM;
         PMPI_Comm_call_errhandler(c_comm, rc);
     } else {
-        rc = PMPI_Comm_spawn(c_command, c_argv, *maxprocs, PMPI_Info_f2c(*info), *root, c_comm,
-                             &c_inter, errcodes == mpi_fortran_errcodes_ignore_
-                                           ? MPI_ERRCODES_IGNORE : errcodes);
+        rc = PMPI_Comm_spawn(
+            c_command, c_argv, *maxprocs, PMPI_Info_f2c(*info), *root, c_comm, &c_inter,
+            errcodes == mpi_fortran_errcodes_ignore_ ? MPI_ERRCODES_IGNORE : errcodes);
         if (rc == MPI_SUCCESS)
             *intercomm = PMPI_Comm_c2f(c_inter);
     }
@@ -75,14 +75,14 @@ void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *i
 
 /* array_of_argv(count, *): the arguments of command i are the row i. */
 void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *argvs, MPI_Fint *maxprocs,
-                               MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm,
-                               MPI_Fint *intercomm, MPI_Fint *errcodes, MPI_Fint *ierr,
-                               size_t commands_len, size_t argvs_len);
+                               MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,
+                               MPI_Fint *errcodes, MPI_Fint *ierr, size_t commands_len,
+                               size_t argvs_len);
 F_ALIASES(comm_spawn_multiple)
 void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *argvs, MPI_Fint *maxprocs,
-                               MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm,
-                               MPI_Fint *intercomm, MPI_Fint *errcodes, MPI_Fint *ierr,
-                               size_t commands_len, size_t argvs_len)
+                               MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,
+                               MPI_Fint *errcodes, MPI_Fint *ierr, size_t commands_len,
+                               size_t argvs_len)
 {
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm), c_inter = MPI_COMM_NULL;
     /* Every array is significant at the root only. */
@@ -108,9 +108,9 @@ void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *argvs, MPI
         rc = MPI_ERR_NO_MEM;
         PMPI_Comm_call_errhandler(c_comm, rc);
     } else {
-        rc = PMPI_Comm_spawn_multiple(*count, c_commands, c_argvs, maxprocs, c_infos, *root,
-                                      c_comm, &c_inter, errcodes == mpi_fortran_errcodes_ignore_
-                                                            ? MPI_ERRCODES_IGNORE : errcodes);
+        rc = PMPI_Comm_spawn_multiple(
+            *count, c_commands, c_argvs, maxprocs, c_infos, *root, c_comm, &c_inter,
+            errcodes == mpi_fortran_errcodes_ignore_ ? MPI_ERRCODES_IGNORE : errcodes);
         if (rc == MPI_SUCCESS)
             *intercomm = PMPI_Comm_c2f(c_inter);
     }

@@ -59,8 +59,7 @@ static MPI_Aint predef_value(int keyval, void *v, int win)
     return (MPI_Aint)v; /* MPI_WIN_BASE is the address itself */
 }
 
-static void get_attr(int rc, int keyval, void *v, int flag, MPI_Aint *val, MPI_Fint *fflag,
-                     int win)
+static void get_attr(int rc, int keyval, void *v, int flag, MPI_Aint *val, MPI_Fint *fflag, int win)
 {
     *fflag = f_logical(flag);
     if (rc != MPI_SUCCESS || !flag)
@@ -81,27 +80,27 @@ static int set_attr(int (*set)(void *h, int keyval, void *v), void *h, int keyva
     return rc;
 }
 
-#define ATTR(lname, Name, Handle, hconv, win)                                                     \
-    static int lname##_set(void *h, int keyval, void *v)                                         \
-    {                                                                                            \
-        return PMPI_##Name##_set_attr(*(Handle *)h, keyval, v);                                  \
-    }                                                                                            \
-    void pmpi_##lname##_set_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *ierr); \
-    void pmpi_##lname##_set_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *ierr)  \
-    {                                                                                            \
-        Handle c = hconv(*h);                                                                    \
-        ret(ierr, set_attr(lname##_set, &c, *keyval, *val));                                     \
-    }                                                                                            \
-    void pmpi_##lname##_get_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,  \
-                                  MPI_Fint *ierr);                                               \
-    void pmpi_##lname##_get_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,  \
-                                  MPI_Fint *ierr)                                                \
-    {                                                                                            \
-        void *v = NULL;                                                                          \
-        int cflag = 0;                                                                           \
-        int rc = PMPI_##Name##_get_attr(hconv(*h), *keyval, &v, &cflag);                         \
-        get_attr(rc, *keyval, v, cflag, val, flag, win);                                         \
-        ret(ierr, rc);                                                                           \
+#define ATTR(lname, Name, Handle, hconv, win)                                                      \
+    static int lname##_set(void *h, int keyval, void *v)                                           \
+    {                                                                                              \
+        return PMPI_##Name##_set_attr(*(Handle *)h, keyval, v);                                    \
+    }                                                                                              \
+    void pmpi_##lname##_set_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *ierr);   \
+    void pmpi_##lname##_set_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *ierr)    \
+    {                                                                                              \
+        Handle c = hconv(*h);                                                                      \
+        ret(ierr, set_attr(lname##_set, &c, *keyval, *val));                                       \
+    }                                                                                              \
+    void pmpi_##lname##_get_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,    \
+                                  MPI_Fint *ierr);                                                 \
+    void pmpi_##lname##_get_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag,    \
+                                  MPI_Fint *ierr)                                                  \
+    {                                                                                              \
+        void *v = NULL;                                                                            \
+        int cflag = 0;                                                                             \
+        int rc = PMPI_##Name##_get_attr(hconv(*h), *keyval, &v, &cflag);                           \
+        get_attr(rc, *keyval, v, cflag, val, flag, win);                                           \
+        ret(ierr, rc);                                                                             \
     }
 
 F_ALIASES(comm_set_attr)
@@ -126,8 +125,7 @@ void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *i
 void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *flag,
                     MPI_Fint *ierr);
 F_ALIASES(attr_get)
-void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *flag,
-                    MPI_Fint *ierr)
+void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *flag, MPI_Fint *ierr)
 {
     void *v = NULL;
     int cflag = 0;
@@ -158,11 +156,11 @@ void rdmpi_f08_f_sync_reg(CFI_cdesc_t *buf)
 
 /* In Fortran, buflen is the value's length without a NUL, and a zero buflen
  * or a key not found leaves value as it was. */
-void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
-                           MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len);
+void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag,
+                           MPI_Fint *ierr, size_t key_len, size_t value_len);
 F_ALIASES(info_get_string)
-void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
-                           MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
+void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag,
+                           MPI_Fint *ierr, size_t key_len, size_t value_len)
 {
     MPI_Info c = PMPI_Info_f2c(*info);
     char *c_key = f_str_in(key, key_len, 1), *tmp = NULL;

@@ -15,24 +15,24 @@
 #define IO_NSCRATCH 5
 
 struct io_file {
-    struct rdmpi_file rt;        /* handle and error handler: first */
-    MPI_Comm comm;               /* private duplicate for the collective steps */
+    struct rdmpi_file rt; /* handle and error handler: first */
+    MPI_Comm comm;        /* private duplicate for the collective steps */
     int rank, size;
     int amode;
     int fd;
-    int atomic;                  /* MPI_File_set_atomicity */
-    char *path;                  /* as opened, with any "ufs:" prefix gone */
-    MPI_Info info;               /* hints given, MPI_INFO_NULL if none */
+    int atomic;    /* MPI_File_set_atomicity */
+    char *path;    /* as opened, with any "ufs:" prefix gone */
+    MPI_Info info; /* hints given, MPI_INFO_NULL if none */
 
     /* The view: etype and filetype each hold a reference. */
     MPI_Offset disp;
     struct rdmpi_datatype *etype, *ftype;
-    int flat;                    /* filetype tiles into one run from disp */
-    size_t run_len;              /* mean bytes per block of the filetype */
+    int flat;       /* filetype tiles into one run from disp */
+    size_t run_len; /* mean bytes per block of the filetype */
     char datarep[MPI_MAX_DATAREP_STRING];
-    int ext32;                   /* datarep "external32": data converted */
+    int ext32;                    /* datarep "external32": data converted */
     const struct io_datarep *rep; /* a datarep of MPI_Register_datarep, or NULL */
-    MPI_Offset pos;              /* individual file pointer, in etypes */
+    MPI_Offset pos;               /* individual file pointer, in etypes */
 
     /* Shared file pointer: a side file opened at first use. */
     char *shfp_path;
@@ -47,7 +47,7 @@ struct io_file {
     } scratch[IO_NSCRATCH];
 
     /* A split collective between its _begin and _end. */
-    const char *split;           /* name of the _begin call, or NULL */
+    const char *split; /* name of the _begin call, or NULL */
     MPI_Status split_status;
 };
 
@@ -88,8 +88,8 @@ int io_transfer(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
 
 /* io_transfer for an access of the API: under the atomic-mode lock, or
  * by two-phase I/O for collective writes that call for it. */
-int io_move(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
-            struct rdmpi_datatype *dt, int write, int coll, size_t *moved);
+int io_move(struct io_file *f, MPI_Offset pos, void *buf, size_t count, struct rdmpi_datatype *dt,
+            int write, int coll, size_t *moved);
 
 /* "external32" files (io_ext32.c): whether type dt can be converted
  * (each member the same size in memory and in external32), and io_move

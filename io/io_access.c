@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define IO_STAGE ((size_t)4 << 20)
-#define IO_SIEVE ((size_t)512 << 10)
+#define IO_STAGE     ((size_t)4 << 20)
+#define IO_SIEVE     ((size_t)512 << 10)
 #define IO_SIEVE_RUN 4096
 
 /* pread/pwrite of exactly len bytes unless a read meets the end of the
@@ -29,7 +29,7 @@ static ssize_t full_io(int fd, char *p, size_t len, MPI_Offset off, int write)
         if (k < 0)
             return -1;
         if (k == 0)
-            break;      /* end of file */
+            break; /* end of file */
         done += (size_t)k;
     }
     return (ssize_t)done;
@@ -104,7 +104,7 @@ int io_transfer(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
 
     *moved = 0;
     if (!f->ftype->size)
-        return 0;       /* an empty view: reads find nothing (writes are refused) */
+        return 0; /* an empty view: reads find nothing (writes are refused) */
     if (!contig) {
         chunk = total < IO_STAGE ? total : IO_STAGE;
         if (total && !(stage = malloc(chunk)))
@@ -130,7 +130,7 @@ int io_transfer(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
 
 int io_atomic_lock(struct io_file *f, MPI_Offset pos, size_t n, int write, int lock)
 {
-    struct flock fl = { .l_whence = SEEK_SET };
+    struct flock fl = {.l_whence = SEEK_SET};
     size_t run;
 
     if (!f->atomic || !n)
@@ -146,8 +146,8 @@ int io_atomic_lock(struct io_file *f, MPI_Offset pos, size_t n, int write, int l
     return 0;
 }
 
-int io_move(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
-            struct rdmpi_datatype *dt, int write, int coll, size_t *moved)
+int io_move(struct io_file *f, MPI_Offset pos, void *buf, size_t count, struct rdmpi_datatype *dt,
+            int write, int coll, size_t *moved)
 {
     size_t n = count * dt->size;
     int e = 0;

@@ -17,8 +17,8 @@ enum io_where { IO_AT, IO_INDIV, IO_SHARED, IO_ORDERED };
 
 #define ERR(cls, ...) rdmpi_err_file(fh, cls, fn, __VA_ARGS__)
 
-static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offset offset,
-                     void *buf, MPI_Count count, MPI_Datatype datatype, int write, int coll,
+static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offset offset, void *buf,
+                     MPI_Count count, MPI_Datatype datatype, int write, int coll,
                      MPI_Status *status)
 {
     struct rdmpi_datatype *dt;
@@ -36,11 +36,14 @@ static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offse
     if (count < 0)
         return ERR(MPI_ERR_COUNT, "count is %lld; it must be >= 0", (long long)count);
     if (f->rep && !io_datarep_ok(f->rep, dt))
-        return ERR(MPI_ERR_UNSUPPORTED_DATAREP, "datatype has members whose extent in datarep "
+        return ERR(MPI_ERR_UNSUPPORTED_DATAREP,
+                   "datatype has members whose extent in datarep "
                    "\"%s\" differs from their extent in memory, which rdmpi does not convert "
-                   "yet", f->datarep);
+                   "yet",
+                   f->datarep);
     if (f->ext32 && !io_ext32_ok(dt))
-        return ERR(MPI_ERR_UNSUPPORTED_DATAREP, "datatype has members whose external32 size "
+        return ERR(MPI_ERR_UNSUPPORTED_DATAREP,
+                   "datatype has members whose external32 size "
                    "differs from their size in memory, which rdmpi's external32 files do not "
                    "convert yet");
     if (write && (f->amode & MPI_MODE_RDONLY))
@@ -48,26 +51,26 @@ static int io_access(MPI_File fh, const char *fn, enum io_where where, MPI_Offse
     if (!write && (f->amode & MPI_MODE_WRONLY))
         return ERR(MPI_ERR_ACCESS, "%s was opened MPI_MODE_WRONLY", f->path);
     if (where <= IO_INDIV && (f->amode & MPI_MODE_SEQUENTIAL))
-        return ERR(MPI_ERR_UNSUPPORTED_OPERATION, "%s was opened MPI_MODE_SEQUENTIAL, which "
-                   "allows only the shared file pointer calls", f->path);
+        return ERR(MPI_ERR_UNSUPPORTED_OPERATION,
+                   "%s was opened MPI_MODE_SEQUENTIAL, which "
+                   "allows only the shared file pointer calls",
+                   f->path);
     if (where == IO_AT && offset < 0)
         return ERR(MPI_ERR_ARG, "offset is %lld; it must be >= 0", (long long)offset);
     es = (MPI_Offset)f->etype->size;
     n = (size_t)count * dt->size;
     if (n && !f->ftype->size && write)
         return ERR(MPI_ERR_IO, "the view has no data (its filetype is empty), so nothing can "
-                   "be written through it");
+                               "be written through it");
     if ((MPI_Offset)n % es)
-        return ERR(MPI_ERR_TYPE, "the data (%zu bytes) is not a whole number of the view's "
-                   "etype (%lld bytes)", n, (long long)es);
+        return ERR(MPI_ERR_TYPE,
+                   "the data (%zu bytes) is not a whole number of the view's "
+                   "etype (%lld bytes)",
+                   n, (long long)es);
 
     switch (where) {
-    case IO_AT:
-        pos = offset * es;
-        break;
-    case IO_INDIV:
-        pos = f->pos * es;
-        break;
+    case IO_AT: pos = offset * es; break;
+    case IO_INDIV: pos = f->pos * es; break;
     case IO_SHARED:
         e = io_shfp_fetch_add(f, (MPI_Offset)n / es, &start);
         pos = start * es;
@@ -121,8 +124,8 @@ static int done_cancel(void *state, int complete)
     return MPI_SUCCESS;
 }
 
-static int io_start(MPI_File fh, const char *fn, enum io_where where, MPI_Offset offset,
-                    void *buf, MPI_Count count, MPI_Datatype datatype, int write, int coll,
+static int io_start(MPI_File fh, const char *fn, enum io_where where, MPI_Offset offset, void *buf,
+                    MPI_Count count, MPI_Datatype datatype, int write, int coll,
                     MPI_Request *request)
 {
     MPI_Status *st;
@@ -153,8 +156,10 @@ static int split_begin(MPI_File fh, const char *fn, const char *name, enum io_wh
     if (!(f = io_file_check(fh, fn, &err)))
         return err;
     if (f->split)
-        return ERR(MPI_ERR_OTHER, "%s is still active on this file; call its _end first "
-                   "(one split collective at a time per file)", f->split);
+        return ERR(MPI_ERR_OTHER,
+                   "%s is still active on this file; call its _end first "
+                   "(one split collective at a time per file)",
+                   f->split);
     err = io_access(fh, fn, where, offset, buf, count, datatype, write, 1, &f->split_status);
     if (!err)
         f->split = name;
@@ -179,56 +184,54 @@ static int split_end(MPI_File fh, const char *fn, const char *name, MPI_Status *
 
 /* ---- the entry points ---- */
 
-#define AT(NAME, BUF, CT, W, C)                                                                  \
-    int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, CT count, MPI_Datatype datatype,    \
-                    MPI_Status *status)                                                          \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return io_access(fh, "MPI_" #NAME, IO_AT, offset, (void *)buf, count, datatype, W, C,    \
-                         status);                                                                \
+#define AT(NAME, BUF, CT, W, C)                                                                    \
+    int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, CT count, MPI_Datatype datatype,      \
+                    MPI_Status *status)                                                            \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return io_access(fh, "MPI_" #NAME, IO_AT, offset, (void *)buf, count, datatype, W, C,      \
+                         status);                                                                  \
     }
-#define PTR(NAME, WHERE, BUF, CT, W, C)                                                          \
-    int PMPI_##NAME(MPI_File fh, BUF buf, CT count, MPI_Datatype datatype, MPI_Status *status)   \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return io_access(fh, "MPI_" #NAME, WHERE, 0, (void *)buf, count, datatype, W, C,         \
-                         status);                                                                \
+#define PTR(NAME, WHERE, BUF, CT, W, C)                                                            \
+    int PMPI_##NAME(MPI_File fh, BUF buf, CT count, MPI_Datatype datatype, MPI_Status *status)     \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return io_access(fh, "MPI_" #NAME, WHERE, 0, (void *)buf, count, datatype, W, C, status);  \
     }
-#define IAT(NAME, BUF, CT, W, C)                                                                 \
-    int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, CT count, MPI_Datatype datatype,    \
-                    MPI_Request *request)                                                        \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return io_start(fh, "MPI_" #NAME, IO_AT, offset, (void *)buf, count, datatype, W, C,     \
-                        request);                                                                \
+#define IAT(NAME, BUF, CT, W, C)                                                                   \
+    int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, CT count, MPI_Datatype datatype,      \
+                    MPI_Request *request)                                                          \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return io_start(fh, "MPI_" #NAME, IO_AT, offset, (void *)buf, count, datatype, W, C,       \
+                        request);                                                                  \
     }
-#define IPTR(NAME, WHERE, BUF, CT, W, C)                                                         \
-    int PMPI_##NAME(MPI_File fh, BUF buf, CT count, MPI_Datatype datatype, MPI_Request *request) \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return io_start(fh, "MPI_" #NAME, WHERE, 0, (void *)buf, count, datatype, W, C,          \
-                        request);                                                                \
+#define IPTR(NAME, WHERE, BUF, CT, W, C)                                                           \
+    int PMPI_##NAME(MPI_File fh, BUF buf, CT count, MPI_Datatype datatype, MPI_Request *request)   \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return io_start(fh, "MPI_" #NAME, WHERE, 0, (void *)buf, count, datatype, W, C, request);  \
     }
-#define BEGIN_AT(NAME, BASE, BUF, CT, W)                                                         \
-    int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, CT count, MPI_Datatype datatype)    \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return split_begin(fh, "MPI_" #NAME, "MPI_" #BASE "_begin", IO_AT, offset, (void *)buf,  \
-                           count, datatype, W);                                                  \
+#define BEGIN_AT(NAME, BASE, BUF, CT, W)                                                           \
+    int PMPI_##NAME(MPI_File fh, MPI_Offset offset, BUF buf, CT count, MPI_Datatype datatype)      \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return split_begin(fh, "MPI_" #NAME, "MPI_" #BASE "_begin", IO_AT, offset, (void *)buf,    \
+                           count, datatype, W);                                                    \
     }
-#define BEGIN_PTR(NAME, BASE, WHERE, BUF, CT, W)                                                 \
-    int PMPI_##NAME(MPI_File fh, BUF buf, CT count, MPI_Datatype datatype)                       \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return split_begin(fh, "MPI_" #NAME, "MPI_" #BASE "_begin", WHERE, 0, (void *)buf,       \
-                           count, datatype, W);                                                  \
+#define BEGIN_PTR(NAME, BASE, WHERE, BUF, CT, W)                                                   \
+    int PMPI_##NAME(MPI_File fh, BUF buf, CT count, MPI_Datatype datatype)                         \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return split_begin(fh, "MPI_" #NAME, "MPI_" #BASE "_begin", WHERE, 0, (void *)buf, count,  \
+                           datatype, W);                                                           \
     }
-#define END(BASE, BUF)                                                                           \
-    int PMPI_##BASE##_end(MPI_File fh, BUF buf, MPI_Status *status)                              \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        (void)buf;                                                                               \
-        return split_end(fh, "MPI_" #BASE "_end", "MPI_" #BASE "_begin", status);                \
+#define END(BASE, BUF)                                                                             \
+    int PMPI_##BASE##_end(MPI_File fh, BUF buf, MPI_Status *status)                                \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        (void)buf;                                                                                 \
+        return split_end(fh, "MPI_" #BASE "_end", "MPI_" #BASE "_begin", status);                  \
     }
 
 typedef void *rbuf;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define IO_CB ((MPI_Offset)4 << 20)    /* bytes a domain owner writes per round */
+#define IO_CB    ((MPI_Offset)4 << 20) /* bytes a domain owner writes per round */
 #define IO_ALIGN 4096
 
 struct span {
@@ -29,7 +29,7 @@ static int by_off(const void *a, const void *b)
 /* Whether the ranks' ranges interleave, and the bounds of their union. */
 static int plan(struct io_file *f, MPI_Offset pos, size_t n, MPI_Offset *lo, MPI_Offset *hi)
 {
-    MPI_Offset mine[4] = { INT64_MAX, 0, (MPI_Offset)n, 0 }, total = 0;
+    MPI_Offset mine[4] = {INT64_MAX, 0, (MPI_Offset)n, 0}, total = 0;
     struct span *r = malloc((size_t)f->size * sizeof(*r));
     MPI_Offset *all = malloc(4 * (size_t)f->size * sizeof(*all));
     int shorts = 0, crossed = 0, k = 0;
@@ -146,8 +146,8 @@ static size_t next_bit(const uint64_t *m, size_t i, size_t nbits, int set)
 /* The owner's half of a round: place the runs received in its window
  * [ws, ws + wl), then write each stretch they cover with one pwrite.
  * Returns 0 or an errno. */
-static int write_window(struct io_file *f, MPI_Offset ws, size_t wl, const MPI_Offset *d,
-                        int nd, const char *data)
+static int write_window(struct io_file *f, MPI_Offset ws, size_t wl, const MPI_Offset *d, int nd,
+                        const char *data)
 {
     char *win = scratch(f, S_WIN, wl);
     size_t words = (wl + 63) / 64, i = 0;
@@ -241,8 +241,8 @@ int io_coll_write(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
             rt_dt_pack(dt, buf, count, (size_t)(s[a] - pos), sdata + bdisp[a], (size_t)bcnt[a]);
         scratch(f, S_DESC, (size_t)(nsd + nrd + 1) * sizeof(MPI_Offset));
         rd = (MPI_Offset *)f->scratch[S_DESC].p + nsd;
-        PMPI_Alltoallv(f->scratch[S_DESC].p, dcnt, ddisp, MPI_OFFSET, rd, rdcnt, rddisp,
-                       MPI_OFFSET, f->comm);
+        PMPI_Alltoallv(f->scratch[S_DESC].p, dcnt, ddisp, MPI_OFFSET, rd, rdcnt, rddisp, MPI_OFFSET,
+                       f->comm);
         PMPI_Alltoallv(sdata, bcnt, bdisp, MPI_BYTE, rdata, rbcnt, rbdisp, MPI_BYTE, f->comm);
         we = ws + IO_CB < lo + (f->rank + 1) * dom ? ws + IO_CB : lo + (f->rank + 1) * dom;
         we = we < hi ? we : hi;

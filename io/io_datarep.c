@@ -35,7 +35,8 @@ int io_datarep_ok(const struct io_datarep *r, const struct rdmpi_datatype *dt)
 
     if (dt->flags & RT_DT_PREDEF)
         return r->extent(rt_dt_handle((struct rdmpi_datatype *)dt), &ext, r->extra) ==
-                   MPI_SUCCESS && ext == dt->extent;
+                   MPI_SUCCESS &&
+               ext == dt->extent;
     for (size_t i = 0; i < dt->nkids; i++)
         if (!io_datarep_ok(r, dt->kids[i].dt))
             return 0;
@@ -104,13 +105,16 @@ static int reg(const char *datarep, MPI_Datarep_conversion_function *rd,
         return rdmpi_err_file(MPI_FILE_NULL, MPI_ERR_ARG, fn, "%s is NULL",
                               datarep ? "dtype_file_extent_fn" : "datarep");
     if (strlen(datarep) >= MPI_MAX_DATAREP_STRING)
-        return rdmpi_err_file(MPI_FILE_NULL, MPI_ERR_ARG, fn, "datarep is longer than "
+        return rdmpi_err_file(MPI_FILE_NULL, MPI_ERR_ARG, fn,
+                              "datarep is longer than "
                               "MPI_MAX_DATAREP_STRING - 1 (%d) characters",
                               MPI_MAX_DATAREP_STRING - 1);
     if (!strcmp(datarep, "native") || !strcmp(datarep, "internal") ||
         !strcmp(datarep, "external32") || io_datarep_find(datarep))
-        return rdmpi_err_file(MPI_FILE_NULL, MPI_ERR_DUP_DATAREP, fn, "datarep \"%s\" is "
-                              "already defined", datarep);
+        return rdmpi_err_file(MPI_FILE_NULL, MPI_ERR_DUP_DATAREP, fn,
+                              "datarep \"%s\" is "
+                              "already defined",
+                              datarep);
     if (!(r = calloc(1, sizeof(*r))))
         return rdmpi_err_file(MPI_FILE_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     strcpy(r->name, datarep);
@@ -131,8 +135,8 @@ int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *
                           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
     RT_API_ENTER();
-    return reg(datarep, read_conversion_fn, write_conversion_fn, NULL, NULL,
-               dtype_file_extent_fn, extra_state, "MPI_Register_datarep");
+    return reg(datarep, read_conversion_fn, write_conversion_fn, NULL, NULL, dtype_file_extent_fn,
+               extra_state, "MPI_Register_datarep");
 }
 
 #pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
@@ -142,6 +146,6 @@ int PMPI_Register_datarep_c(const char *datarep,
                             MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
     RT_API_ENTER();
-    return reg(datarep, NULL, NULL, read_conversion_fn, write_conversion_fn,
-               dtype_file_extent_fn, extra_state, "MPI_Register_datarep_c");
+    return reg(datarep, NULL, NULL, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn,
+               extra_state, "MPI_Register_datarep_c");
 }

@@ -43,8 +43,8 @@ int io_ext32_move(struct io_file *f, MPI_Offset pos, void *buf, size_t count,
 
         if (write)
             rt_dt_ext32(dt, at, k, tmp, true);
-        e = io_move(f, pos + (MPI_Offset)(done * dt->size), tmp, k * dt->size, byte, write,
-                    coll, &got);
+        e = io_move(f, pos + (MPI_Offset)(done * dt->size), tmp, k * dt->size, byte, write, coll,
+                    &got);
         if (!write)
             rt_dt_ext32(dt, at, got / dt->size, tmp, false);
         *moved += got;

@@ -21,40 +21,30 @@ struct io_file *io_file_check(MPI_File fh, const char *fn, int *err)
     RT_CHECK_INIT(fn);
     *err = MPI_SUCCESS;
     if (!(f = rt_file_get(fh)))
-        *err = ERR(fh, MPI_ERR_FILE, "%s", fh == MPI_FILE_NULL
-                   ? "fh is MPI_FILE_NULL; pass a file from MPI_File_open"
-                   : "fh is not a valid file handle (closed, or not a file)");
+        *err = ERR(fh, MPI_ERR_FILE, "%s",
+                   fh == MPI_FILE_NULL ? "fh is MPI_FILE_NULL; pass a file from MPI_File_open"
+                                       : "fh is not a valid file handle (closed, or not a file)");
     return (struct io_file *)f;
 }
 
 int io_errclass(int e)
 {
     switch (e) {
-    case ENOENT:
-        return MPI_ERR_NO_SUCH_FILE;
-    case EEXIST:
-        return MPI_ERR_FILE_EXISTS;
+    case ENOENT: return MPI_ERR_NO_SUCH_FILE;
+    case EEXIST: return MPI_ERR_FILE_EXISTS;
     case EACCES:
-    case EPERM:
-        return MPI_ERR_ACCESS;
-    case EROFS:
-        return MPI_ERR_READ_ONLY;
-    case ENOSPC:
-        return MPI_ERR_NO_SPACE;
-    case EDQUOT:
-        return MPI_ERR_QUOTA;
+    case EPERM: return MPI_ERR_ACCESS;
+    case EROFS: return MPI_ERR_READ_ONLY;
+    case ENOSPC: return MPI_ERR_NO_SPACE;
+    case EDQUOT: return MPI_ERR_QUOTA;
     case ENAMETOOLONG:
     case ENOTDIR:
     case EISDIR:
-    case ELOOP:
-        return MPI_ERR_BAD_FILE;
+    case ELOOP: return MPI_ERR_BAD_FILE;
     case ETXTBSY:
-    case EBUSY:
-        return MPI_ERR_FILE_IN_USE;
-    case ENOMEM:
-        return MPI_ERR_NO_MEM;
-    default:
-        return MPI_ERR_IO;
+    case EBUSY: return MPI_ERR_FILE_IN_USE;
+    case ENOMEM: return MPI_ERR_NO_MEM;
+    default: return MPI_ERR_IO;
     }
 }
 
@@ -80,8 +70,8 @@ int io_info_merge(MPI_Info *to, MPI_Info from)
 /* ROMIO's file-system prefixes ("ufs:/path") name the same file here. */
 static const char *strip_prefix(const char *name)
 {
-    static const char *const fs[] = { "ufs:", "nfs:", "lustre:", "gpfs:", "panfs:", "pvfs2:",
-                                      "xfs:", "testfs:" };
+    static const char *const fs[] = {
+        "ufs:", "nfs:", "lustre:", "gpfs:", "panfs:", "pvfs2:", "xfs:", "testfs:"};
 
     for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
         if (!strncmp(name, fs[i], strlen(fs[i])))
@@ -146,14 +136,15 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     struct rdmpi_comm *c = rt_comm_get(comm);
     struct io_file *f;
     const char *why, *path;
-    int e, fd, same[2] = { amode, -amode };
+    int e, fd, same[2] = {amode, -amode};
     MPI_Comm dup;
 
     RT_CHECK_INIT(fn);
     if (!c)
         return ERR(MPI_FILE_NULL, MPI_ERR_COMM, "comm is not a valid communicator");
     if (c->inter)
-        return ERR(MPI_FILE_NULL, MPI_ERR_COMM, "comm is an intercommunicator; files are "
+        return ERR(MPI_FILE_NULL, MPI_ERR_COMM,
+                   "comm is an intercommunicator; files are "
                    "opened on intracommunicators");
     if (!filename || !fh)
         return ERR(MPI_FILE_NULL, MPI_ERR_ARG, "%s is NULL", filename ? "fh" : "filename");
@@ -168,13 +159,15 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     PMPI_Allreduce(MPI_IN_PLACE, same, 2, MPI_INT, MPI_MAX, dup);
     if (same[0] != -same[1]) {
         PMPI_Comm_free(&dup);
-        return ERR(MPI_FILE_NULL, MPI_ERR_NOT_SAME, "amode differs between the ranks of comm "
-                   "(0x%x here); every rank must pass the same", amode);
+        return ERR(MPI_FILE_NULL, MPI_ERR_NOT_SAME,
+                   "amode differs between the ranks of comm "
+                   "(0x%x here); every rank must pass the same",
+                   amode);
     }
     if ((e = open_all(dup, c->rank, path, amode, &fd))) {
         PMPI_Comm_free(&dup);
-        return ERR(MPI_FILE_NULL, io_errclass(e), "cannot open %s: %s (on at least one rank)",
-                   path, strerror(e));
+        return ERR(MPI_FILE_NULL, io_errclass(e), "cannot open %s: %s (on at least one rank)", path,
+                   strerror(e));
     }
     if (!(f = rt_obj_new(RT_KIND_FILE, sizeof(*f))) || !(f->path = strdup(path)))
         rt_fatal("out of memory opening %s", path);
@@ -203,8 +196,10 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
             MPI_File h = (MPI_File)f;
 
             PMPI_File_close(&h);
-            return ERR(MPI_FILE_NULL, io_errclass(e), "placing the file pointers at the end "
-                       "of %s (MPI_MODE_APPEND): %s", path, strerror(e));
+            return ERR(MPI_FILE_NULL, io_errclass(e),
+                       "placing the file pointers at the end "
+                       "of %s (MPI_MODE_APPEND): %s",
+                       path, strerror(e));
         }
     }
     *fh = (MPI_File)f;
@@ -271,7 +266,7 @@ int PMPI_File_delete(const char *filename, MPI_Info info)
 /* A size every rank must pass alike (set_size, preallocate), or an error. */
 static int same_size(struct io_file *f, MPI_File fh, MPI_Offset size, const char *fn)
 {
-    MPI_Offset mm[2] = { size, -size };
+    MPI_Offset mm[2] = {size, -size};
 
     if (size < 0)
         return ERR(fh, MPI_ERR_ARG, "size is %lld; it must be >= 0", (long long)size);
@@ -279,8 +274,10 @@ static int same_size(struct io_file *f, MPI_File fh, MPI_Offset size, const char
         return ERR(fh, MPI_ERR_READ_ONLY, "the file was opened MPI_MODE_RDONLY");
     PMPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_OFFSET, MPI_MAX, f->comm);
     if (mm[0] != -mm[1])
-        return ERR(fh, MPI_ERR_NOT_SAME, "size differs between the ranks (%lld here); every "
-                   "rank must pass the same", (long long)size);
+        return ERR(fh, MPI_ERR_NOT_SAME,
+                   "size differs between the ranks (%lld here); every "
+                   "rank must pass the same",
+                   (long long)size);
     return MPI_SUCCESS;
 }
 
@@ -310,8 +307,8 @@ static int size_call(MPI_File fh, MPI_Offset size, int grow_only, const char *fn
     if (!(f = io_file_check(fh, fn, &err)) || (err = same_size(f, fh, size, fn)))
         return err;
     if ((err = resize(f, size, grow_only)))
-        return ERR(fh, io_errclass(err), "%s %s to %lld bytes: %s", grow_only ? "allocating"
-                   : "resizing", f->path, (long long)size, strerror(err));
+        return ERR(fh, io_errclass(err), "%s %s to %lld bytes: %s",
+                   grow_only ? "allocating" : "resizing", f->path, (long long)size, strerror(err));
     return MPI_SUCCESS;
 }
 
@@ -372,13 +369,14 @@ int PMPI_File_set_atomicity(MPI_File fh, int flag)
     RT_API_ENTER();
     static const char fn[] = "MPI_File_set_atomicity";
     struct io_file *f;
-    int err, mm[2] = { !!flag, -!!flag };
+    int err, mm[2] = {!!flag, -!!flag};
 
     if (!(f = io_file_check(fh, fn, &err)))
         return err;
     PMPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_INT, MPI_MAX, f->comm);
     if (mm[0] != -mm[1])
-        return ERR(fh, MPI_ERR_NOT_SAME, "flag differs between the ranks; every rank must "
+        return ERR(fh, MPI_ERR_NOT_SAME,
+                   "flag differs between the ranks; every rank must "
                    "pass the same");
     f->atomic = !!flag;
     return MPI_SUCCESS;

@@ -21,8 +21,8 @@ static int eof_etypes(struct io_file *f, MPI_Offset *out)
 }
 
 /* The new pointer for (offset, whence) from cur, or an error. */
-static int target(struct io_file *f, MPI_File fh, MPI_Offset cur, MPI_Offset offset,
-                  int whence, MPI_Offset *to, const char *fn)
+static int target(struct io_file *f, MPI_File fh, MPI_Offset cur, MPI_Offset offset, int whence,
+                  MPI_Offset *to, const char *fn)
 {
     MPI_Offset base = 0;
     int e;
@@ -32,8 +32,10 @@ static int target(struct io_file *f, MPI_File fh, MPI_Offset cur, MPI_Offset off
     else if (whence == MPI_SEEK_END && (e = eof_etypes(f, &base)))
         return ERR(io_errclass(e), "fstat of %s: %s", f->path, strerror(e));
     else if (whence != MPI_SEEK_SET && whence != MPI_SEEK_END)
-        return ERR(MPI_ERR_ARG, "whence is %d; pass MPI_SEEK_SET, MPI_SEEK_CUR or "
-                   "MPI_SEEK_END", whence);
+        return ERR(MPI_ERR_ARG,
+                   "whence is %d; pass MPI_SEEK_SET, MPI_SEEK_CUR or "
+                   "MPI_SEEK_END",
+                   whence);
     if (base + offset < 0)
         return ERR(MPI_ERR_ARG, "the pointer would move to %lld, before the start of the view",
                    (long long)(base + offset));
@@ -52,8 +54,10 @@ int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
     if (!(f = io_file_check(fh, fn, &err)))
         return err;
     if (f->amode & MPI_MODE_SEQUENTIAL)
-        return ERR(MPI_ERR_UNSUPPORTED_OPERATION, "%s was opened MPI_MODE_SEQUENTIAL, which "
-                   "has no individual file pointer", f->path);
+        return ERR(MPI_ERR_UNSUPPORTED_OPERATION,
+                   "%s was opened MPI_MODE_SEQUENTIAL, which "
+                   "has no individual file pointer",
+                   f->path);
     return target(f, fh, f->pos, offset, whence, &f->pos, fn);
 }
 
@@ -78,7 +82,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     RT_API_ENTER();
     static const char fn[] = "MPI_File_seek_shared";
-    MPI_Offset same[4] = { offset, -offset, whence, -whence }, cur, to = 0;
+    MPI_Offset same[4] = {offset, -offset, whence, -whence}, cur, to = 0;
     struct io_file *f;
     int err, e = 0;
 
@@ -87,12 +91,12 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     PMPI_Allreduce(MPI_IN_PLACE, same, 4, MPI_OFFSET, MPI_MAX, f->comm);
     if (same[0] != -same[1] || same[2] != -same[3])
         return ERR(MPI_ERR_NOT_SAME, "offset or whence differs between the ranks; every rank "
-                   "must pass the same");
+                                     "must pass the same");
     /* Rank 0 moves it; the others learn the outcome from its broadcast. */
     if (f->rank == 0) {
         e = io_shfp_fetch_add(f, 0, &cur);
         if (!e && (err = target(f, fh, cur, offset, whence, &to, fn)))
-            e = -err;   /* raised here already; negative tells it from an errno */
+            e = -err; /* raised here already; negative tells it from an errno */
         else if (!e)
             e = io_shfp_set(f, to);
     }

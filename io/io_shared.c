@@ -23,7 +23,8 @@ void io_shfp_name(struct io_file *f)
 
         gethostname(host, sizeof(host) - 1);
         len = snprintf(NULL, 0, "%.*s.%s.shfp.%s.%d.%u", dir, f->path, f->path + dir, host,
-                       (int)getpid(), seq) + 1;
+                       (int)getpid(), seq) +
+              1;
         name = malloc((size_t)len);
         snprintf(name, (size_t)len, "%.*s.%s.shfp.%s.%d.%u", dir, f->path, f->path + dir, host,
                  (int)getpid(), seq++);
@@ -57,7 +58,7 @@ static int side_open(struct io_file *f, int create)
 
 static int side_lock(int fd, short type)
 {
-    struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_len = sizeof(int64_t) };
+    struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_len = sizeof(int64_t)};
 
     while (fcntl(fd, F_OFD_SETLKW, &fl) < 0)
         if (errno != EINTR)
@@ -79,7 +80,7 @@ int io_shfp_fetch_add(struct io_file *f, MPI_Offset add, MPI_Offset *old)
     if ((k = pread(f->shfp_fd, &v, sizeof(v), 0)) < 0)
         err = errno;
     else if (k != sizeof(v))
-        v = 0;      /* just created */
+        v = 0; /* just created */
     if (!err && add) {
         int64_t nv = v + add;
 

@@ -15,7 +15,7 @@ MPI_Offset io_view_map(const struct io_file *f, MPI_Offset pos, size_t *run)
     const struct rt_dt_seg *s;
 
     if (f->flat || !ft->size) {
-        *run = SIZE_MAX;    /* an empty view maps nothing; callers move no data */
+        *run = SIZE_MAX; /* an empty view maps nothing; callers move no data */
         return f->disp + ft->lb + pos;
     }
     e = pos / (MPI_Offset)ft->size;
@@ -73,12 +73,13 @@ MPI_Offset io_view_bytes_before(const struct io_file *f, MPI_Offset end)
         MPI_Offset nb, last;
 
         if (s->off >= rem)
-            break;      /* segments only move forward (checked in set_view) */
+            break; /* segments only move forward (checked in set_view) */
         nb = s->count > 1 ? (rem - s->off + s->stride - 1) / s->stride : 1;
         if (nb > (MPI_Offset)s->count)
             nb = (MPI_Offset)s->count;
         last = rem - (s->off + (nb - 1) * s->stride);
-        data += (nb - 1) * (MPI_Offset)s->len + (last < (MPI_Offset)s->len ? last : (MPI_Offset)s->len);
+        data +=
+            (nb - 1) * (MPI_Offset)s->len + (last < (MPI_Offset)s->len ? last : (MPI_Offset)s->len);
     }
     return data;
 }
@@ -156,24 +157,27 @@ static int view_problem(struct io_file *f, MPI_Offset disp, MPI_Datatype etype,
     if (!datarep)
         PROBLEM(MPI_ERR_ARG, "datarep is NULL; pass \"native\"");
     rep = io_datarep_find(datarep);
-    if (strcmp(datarep, "native") && strcmp(datarep, "internal") &&
-        strcmp(datarep, "external32") && !rep)
-        PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"%s\" is not known; use \"native\", "
-                "\"internal\", \"external32\" or one of MPI_Register_datarep", datarep);
+    if (strcmp(datarep, "native") && strcmp(datarep, "internal") && strcmp(datarep, "external32") &&
+        !rep)
+        PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP,
+                "datarep \"%s\" is not known; use \"native\", "
+                "\"internal\", \"external32\" or one of MPI_Register_datarep",
+                datarep);
     if (rep && (!io_datarep_ok(rep, *et) || !io_datarep_ok(rep, *ft)))
-        PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"%s\" gives etype or filetype members "
+        PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP,
+                "datarep \"%s\" gives etype or filetype members "
                 "another extent in the file than in memory, which rdmpi does not convert yet",
                 datarep);
     if (!strcmp(datarep, "external32") && (!io_ext32_ok(*et) || !io_ext32_ok(*ft)))
-        PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP, "etype or filetype has members whose external32 "
+        PROBLEM(MPI_ERR_UNSUPPORTED_DATAREP,
+                "etype or filetype has members whose external32 "
                 "size differs from their size in memory, which rdmpi's external32 files do "
                 "not convert yet");
     if (disp == MPI_DISPLACEMENT_CURRENT && !(f->amode & MPI_MODE_SEQUENTIAL))
         PROBLEM(MPI_ERR_ARG, "the displacement is MPI_DISPLACEMENT_CURRENT, which only files "
-                "opened with MPI_MODE_SEQUENTIAL accept");
+                             "opened with MPI_MODE_SEQUENTIAL accept");
     if (disp < 0 && disp != MPI_DISPLACEMENT_CURRENT)
-        PROBLEM(MPI_ERR_ARG, "the displacement (disp) is %lld; it must be >= 0",
-                (long long)disp);
+        PROBLEM(MPI_ERR_ARG, "the displacement (disp) is %lld; it must be >= 0", (long long)disp);
     /* ROMIO's class for types that cannot shape a view; MPICH's tests expect it. */
     if (!(*et)->size)
         PROBLEM(MPI_ERR_IO, "etype has no data");
@@ -182,13 +186,14 @@ static int view_problem(struct io_file *f, MPI_Offset disp, MPI_Datatype etype,
     if ((why = shape_problem(*ft, writable)))
         PROBLEM(MPI_ERR_IO, "filetype cannot shape a file view: %s", why);
     if ((*ft)->size % (*et)->size)
-        PROBLEM(MPI_ERR_IO, "filetype holds %zu bytes, not a multiple of etype's %zu; build "
-                "the filetype from etype", (*ft)->size, (*et)->size);
+        PROBLEM(MPI_ERR_IO,
+                "filetype holds %zu bytes, not a multiple of etype's %zu; build "
+                "the filetype from etype",
+                (*ft)->size, (*et)->size);
     if (info != MPI_INFO_NULL && !rt_info_get(info))
         PROBLEM(MPI_ERR_INFO, "info is not a valid info object");
     if (f->split)
-        PROBLEM(MPI_ERR_OTHER, "%s is still active on this file; call its _end first",
-                f->split);
+        PROBLEM(MPI_ERR_OTHER, "%s is still active on this file; call its _end first", f->split);
 #undef USABLE
 #undef PROBLEM
     return 0;
@@ -220,8 +225,10 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         size_t run;
 
         if ((err = io_shfp_fetch_add(f, 0, &cur)))
-            return rdmpi_err_file(fh, io_errclass(err), fn, "reading the shared file pointer "
-                                  "of %s: %s", f->path, strerror(err));
+            return rdmpi_err_file(fh, io_errclass(err), fn,
+                                  "reading the shared file pointer "
+                                  "of %s: %s",
+                                  f->path, strerror(err));
         disp = io_view_map(f, cur * (MPI_Offset)f->etype->size, &run);
     }
     if (info != MPI_INFO_NULL)
@@ -236,14 +243,16 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     PMPI_Allreduce(MPI_IN_PLACE, out, 2, MPI_INT, MPI_MAX, f->comm);
     f->short_runs = out[1];
     if ((err = out[0]))
-        return rdmpi_err_file(fh, io_errclass(err), fn, "resetting the shared file pointer of "
-                              "%s: %s", f->path, strerror(err));
+        return rdmpi_err_file(fh, io_errclass(err), fn,
+                              "resetting the shared file pointer of "
+                              "%s: %s",
+                              f->path, strerror(err));
     return MPI_SUCCESS;
 }
 
 #pragma weak MPI_File_get_view = PMPI_File_get_view
-int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype,
-                       MPI_Datatype *filetype, char *datarep)
+int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype,
+                       char *datarep)
 {
     RT_API_ENTER();
     static const char fn[] = "MPI_File_get_view";
@@ -278,7 +287,7 @@ static int type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent, con
         return rdmpi_err_file(fh, MPI_ERR_TYPE, fn, "datatype is not a valid datatype");
     if (!extent)
         return rdmpi_err_file(fh, MPI_ERR_ARG, fn, "extent is NULL");
-    *extent = d->extent;    /* "native": the file holds memory's layout */
+    *extent = d->extent; /* "native": the file holds memory's layout */
     return MPI_SUCCESS;
 }
 

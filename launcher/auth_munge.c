@@ -30,11 +30,11 @@
 
 /* Long enough for a handshake on a loaded host; a credential that claims
  * longer was not made by us. */
-#define LN_MUNGE_TTL 10
+#define LN_MUNGE_TTL     10
 #define LN_MUNGE_TTL_MAX 60
 
 #define PAYLOAD_MAGIC "rdmpi-c1"
-#define PAYLOAD_LEN (8 + LN_JOBID_LEN + 4 + LN_CHAL_LEN)
+#define PAYLOAD_LEN   (8 + LN_JOBID_LEN + 4 + LN_CHAL_LEN)
 
 static void payload(const struct ln_munge_bind *b, uint8_t out[PAYLOAD_LEN])
 {

@@ -146,8 +146,8 @@ void ln_shm_remove_job(const struct ln_job *job)
             continue;
         /* Several hosts may share /dev/shm (namespace test hosts): take
          * only this host's, <nodeid>.<node rank> and ofi<local rank>. */
-        if (job->nnodes > 1 && ((!strncmp(rest, "ofi", 3) &&
-                                 (atoi(rest + 3) >= job->size || !ln_is_local(job, atoi(rest + 3)))) ||
+        if (job->nnodes > 1 && ((!strncmp(rest, "ofi", 3) && (atoi(rest + 3) >= job->size ||
+                                                              !ln_is_local(job, atoi(rest + 3)))) ||
                                 (isdigit((unsigned char)*rest) && atoi(rest) != job->nodeid)))
             continue;
         snprintf(path, sizeof(path), SHM_DIR "/%s", e->d_name);

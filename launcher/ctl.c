@@ -92,8 +92,7 @@ int ln_conn_next(struct ln_conn *c, uint32_t *type, uint8_t **payload, size_t *l
     return 1;
 }
 
-int ln_conn_wait(struct ln_conn *c, double timeout, uint32_t *type, uint8_t **payload,
-                 size_t *len)
+int ln_conn_wait(struct ln_conn *c, double timeout, uint32_t *type, uint8_t **payload, size_t *len)
 {
     double end = ln_now() + timeout;
 

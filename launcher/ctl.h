@@ -21,11 +21,11 @@
 #include <stdint.h>
 
 #define LN_SECRET_HEX 64 /* the secret: 32 random bytes as hex */
-#define LN_CHAL_LEN 32
-#define LN_PROOF_LEN 32 /* HMAC-SHA256 */
-#define LN_MSG_MAX (256u << 20)
-#define LN_JOBID_LEN 16 /* --auth=munge: random bytes naming the job */
-#define LN_CRED_MAX 512 /* the longest munge credential accepted (ours are ~270) */
+#define LN_CHAL_LEN   32
+#define LN_PROOF_LEN  32 /* HMAC-SHA256 */
+#define LN_MSG_MAX    (256u << 20)
+#define LN_JOBID_LEN  16  /* --auth=munge: random bytes naming the job */
+#define LN_CRED_MAX   512 /* the longest munge credential accepted (ours are ~270) */
 
 enum ln_msg {
     LN_MSG_CHALLENGE = 1, /* m->d: LN_CHAL_LEN random bytes */
@@ -59,8 +59,7 @@ int ln_conn_fill(struct ln_conn *c);
 /* Take the next whole message: 1 and *payload malloc'd (free it), or 0. */
 int ln_conn_next(struct ln_conn *c, uint32_t *type, uint8_t **payload, size_t *len);
 /* Blocking read of one message within timeout seconds: 1, 0 on timeout or EOF. */
-int ln_conn_wait(struct ln_conn *c, double timeout, uint32_t *type, uint8_t **payload,
-                 size_t *len);
+int ln_conn_wait(struct ln_conn *c, double timeout, uint32_t *type, uint8_t **payload, size_t *len);
 void ln_conn_close(struct ln_conn *c);
 uint32_t ln_get_u32(const uint8_t *p);
 

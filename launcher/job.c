@@ -299,8 +299,9 @@ static void reap(struct ln_job *job)
  * "MPI_Fn on COMM: ..." (runtime/errors.c), not MPI_Abort's "MPI_Abort(". */
 static int is_mpi_error(const char *m)
 {
-    size_t n = strncmp(m, "MPI_", 4) ? 0 : 4 + strspn(m + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                          "abcdefghijklmnopqrstuvwxyz0123456789_");
+    size_t n = strncmp(m, "MPI_", 4) ? 0
+                                     : 4 + strspn(m + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                         "abcdefghijklmnopqrstuvwxyz0123456789_");
 
     return n > 4 && (m[n] == ':' || !strncmp(m + n, " on ", 4));
 }
@@ -315,8 +316,8 @@ static void report_abort(struct ln_job *job, int r, int code, const char *m)
         fail(job, code, r, 0, "rank %d (pid %d) on host %s: MPI error in %s", r, (int)rk->pid,
              job->host, m);
     else if (!m || !strncmp(m, "MPI_Abort(", 10))
-        fail(job, code, r, 0, "rank %d (pid %d) on host %s called MPI_Abort with error code %d",
-             r, (int)rk->pid, job->host, code);
+        fail(job, code, r, 0, "rank %d (pid %d) on host %s called MPI_Abort with error code %d", r,
+             (int)rk->pid, job->host, code);
     else
         fail(job, code, r, 0, "rank %d (pid %d) on host %s aborted the job with status %d: %s", r,
              (int)rk->pid, job->host, code, m);
@@ -451,8 +452,8 @@ static void check_timers(struct ln_job *job, double now)
     }
     if (job->timeout_at && now >= job->timeout_at && !job->failed && job->nlive > 0) {
         running(job, list, pids);
-        ln_err("timeout after %g s; ranks still running: %s (pids %s)", job->opts->timeout,
-               list, pids);
+        ln_err("timeout after %g s; ranks still running: %s (pids %s)", job->opts->timeout, list,
+               pids);
         job->failed = 1;
         job->exit_code = LN_EXIT_TIMEOUT;
         /* MPI ranks answer SIGUSR1 with a hang report (what each waits for);
@@ -484,8 +485,11 @@ static void check_timers(struct ln_job *job, double now)
 static int next_timeout_ms(struct ln_job *job, double now)
 {
     double t = 0;
-    double cand[6] = {job->failed ? 0 : job->timeout_at, job->kill_at, job->report_at,
-                      job->nlive == 0 ? job->drain_at : 0, job->failed ? 0 : job->nofin_at,
+    double cand[6] = {job->failed ? 0 : job->timeout_at,
+                      job->kill_at,
+                      job->report_at,
+                      job->nlive == 0 ? job->drain_at : 0,
+                      job->failed ? 0 : job->nofin_at,
                       job->end_at};
 
     for (int i = 0; i < 6; i++)
@@ -588,8 +592,8 @@ int ln_job_run(struct ln_job *job)
     free(pfd);
     free(who);
     if (job->nofin_count > 1 && !job->failed)
-        ln_err("warning: %d ranks on host %s exited without calling MPI_Finalize",
-               job->nofin_count, job->host);
+        ln_err("warning: %d ranks on host %s exited without calling MPI_Finalize", job->nofin_count,
+               job->host);
     ln_verbose(job, "job done after %.1f ms, exit status %d", (ln_now() - job->t0) * 1e3,
                job->exit_code);
     return job->exit_code;

@@ -323,8 +323,8 @@ static int read_job(char *payload, size_t len, int node, const char *name)
 
 static void report(struct ln_job *j, int code, const char *msg)
 {
-    if (j->ctl_fd < 0 || ln_ctl_send_u32(j->ctl_fd, LN_MSG_FAIL, (uint32_t)code, msg,
-                                         strlen(msg) + 1))
+    if (j->ctl_fd < 0 ||
+        ln_ctl_send_u32(j->ctl_fd, LN_MSG_FAIL, (uint32_t)code, msg, strlen(msg) + 1))
         ln_err("%s", msg);
 }
 
@@ -378,9 +378,7 @@ static void read_ctl(struct ln_job *j)
                 j->exit_code = 128 + (int)v;
             ln_job_end(j, (int)v);
             break;
-        case LN_MSG_SIGNAL:
-            ln_job_signal(j, (int)v);
-            break;
+        case LN_MSG_SIGNAL: ln_job_signal(j, (int)v); break;
         default: break;
         }
         free(p);

@@ -71,9 +71,9 @@ struct ln_opts {
     const char *output_dir; /* --output-filename, or NULL */
     enum ln_bind bind;
     int report_bindings; /* say where each rank is bound */
-    int verbose;       /* mpirun's own chatter at >= 2 */
-    double kill_grace; /* seconds between SIGTERM and SIGKILL */
-    char **rank_env;   /* "VAR=value" for ranks, in command order */
+    int verbose;         /* mpirun's own chatter at >= 2 */
+    double kill_grace;   /* seconds between SIGTERM and SIGKILL */
+    char **rank_env;     /* "VAR=value" for ranks, in command order */
     size_t nrank_env;
     const char *wdir;    /* -wdir before the first program, or NULL */
     struct ln_app *apps; /* the programs, at least one */
@@ -152,18 +152,18 @@ struct ln_job {
     double drain_at;   /* give up on output pipes after this */
     double nofin_at;   /* a rank exited 0 without MPI_Finalize: fail if others outlive this */
     int nofin_rank, nofin_count; /* the first such rank, and how many */
-    int signals_seen;  /* SIGINT/TERM/HUP received */
-    int sfd;           /* signalfd */
-    double t0;         /* start time, for -v -v timings */
+    int signals_seen;            /* SIGINT/TERM/HUP received */
+    int sfd;                     /* signalfd */
+    double t0;                   /* start time, for -v -v timings */
 
     /* A job over several hosts, seen by the daemon of one of them
      * (launchd.c); one host: nnodes 1 and node_of, node_names NULL. */
     int nnodes, nodeid;
-    int *node_of;      /* host of each rank */
-    char **node_names; /* host names, in node order */
-    int nlocal;        /* ranks on this host */
-    int ctl_fd;        /* control connection to mpirun, -1 if none */
-    struct ln_event *fence; /* a fence waiting for the other hosts */
+    int *node_of;                       /* host of each rank */
+    char **node_names;                  /* host names, in node order */
+    int nlocal;                         /* ranks on this host */
+    int ctl_fd;                         /* control connection to mpirun, -1 if none */
+    struct ln_event *fence;             /* a fence waiting for the other hosts */
     const struct ln_daemon_ops *daemon; /* NULL in mpirun itself */
 };
 

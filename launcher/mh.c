@@ -55,7 +55,7 @@ struct daemon {
     const char *host;
     pid_t agent; /* 0 once reaped */
     int agent_status;
-    int stdin_fd; /* write end of the agent's stdin, -1 */
+    int stdin_fd;        /* write end of the agent's stdin, -1 */
     struct ln_conn conn; /* fd -1 until the daemon has proved itself */
     int connected;       /* proved the secret */
     int done;            /* sent LN_MSG_DONE */
@@ -68,8 +68,8 @@ struct daemon {
  * HELLO within MH_HELLO_S seconds and nothing else: it is read without
  * blocking the loop, and never more than the HELLO's bytes (a munge
  * HELLO's credential is at most LN_CRED_MAX). */
-#define MH_HELLO_S 5.0
-#define MH_HELLO_LEN (8 + 36 + LN_CHAL_LEN)
+#define MH_HELLO_S         5.0
+#define MH_HELLO_LEN       (8 + 36 + LN_CHAL_LEN)
 #define MH_MUNGE_HELLO_MIN (8 + 4 + LN_CHAL_LEN + 1)
 #define MH_MUNGE_HELLO_MAX (8 + 4 + LN_CHAL_LEN + LN_CRED_MAX)
 /* How long munged has to answer mpirun's first credential. */
@@ -326,8 +326,8 @@ static int start_daemon(struct mh *m, int k, const char *launchd)
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         dup2(in[0], 0);
         execvp(argv[0], argv);
-        fprintf(stderr, "mpirun: cannot start the daemon for host %s: %s: %s\n", d->host,
-                argv[0], strerror(errno));
+        fprintf(stderr, "mpirun: cannot start the daemon for host %s: %s: %s\n", d->host, argv[0],
+                strerror(errno));
         _exit(127);
     }
     setpgid(pid, pid);
@@ -921,8 +921,7 @@ static int loop(struct mh *m)
             else if (who[i] <= -4) {
                 if (m->pend[-4 - who[i]].fd == pfd[i].fd)
                     read_pending(m, &m->pend[-4 - who[i]]);
-            }
-            else if (m->d[who[i]].conn.fd == pfd[i].fd)
+            } else if (m->d[who[i]].conn.fd == pfd[i].fd)
                 read_daemon(m, who[i]);
         }
     }

@@ -385,7 +385,10 @@ static int from_env(struct ln_opts *o)
         if (!v || (!*v && id != LN_ENV_TAG_OUTPUT))
             continue;
         switch ((enum ln_env_id)id) {
-        case LN_ENV_NP: o->np_given = 1; rc = parse_np(name, v, &o->np); break;
+        case LN_ENV_NP:
+            o->np_given = 1;
+            rc = parse_np(name, v, &o->np);
+            break;
         case LN_ENV_TIMEOUT:
         case LN_ENV_MPIEXEC_TIMEOUT: /* RDMPI_TIMEOUT wins */
             if (!timeout_set++)

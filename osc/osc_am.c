@@ -46,8 +46,8 @@ static void push(struct osc_queue *q, struct osc_op *op)
     q->tail = op;
 }
 
-struct osc_op *osc_send(struct osc_win *o, int t, struct osc_hdr *h, size_t hlen,
-                        const void *data, size_t dcount, MPI_Datatype ddt, MPI_Request reply)
+struct osc_op *osc_send(struct osc_win *o, int t, struct osc_hdr *h, size_t hlen, const void *data,
+                        size_t dcount, MPI_Datatype ddt, MPI_Request reply)
 {
     bool inline_data = h->dlen && h->dlen <= OSC_INLINE_MAX;
     size_t len = hlen + (inline_data ? h->dlen : 0);
@@ -186,8 +186,7 @@ static void reply(struct osc_win *o, int dst, uint32_t id, void *buf, size_t len
         rt_fatal("osc: out of memory answering an RMA operation");
     op->buf = buf;
     op->req[1] = op->req[2] = op->greq = MPI_REQUEST_NULL;
-    PMPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, dst, OSC_TAG_REPLY + (int)id, o->comm,
-                 &op->req[0]);
+    PMPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, dst, OSC_TAG_REPLY + (int)id, o->comm, &op->req[0]);
     push(&replies, op);
 }
 
@@ -384,9 +383,7 @@ static void apply(struct osc_win *o, struct osc_in *in)
         walk(base, h, old, false);
     }
     switch (h->kind) {
-    case OSC_PUT:
-        walk(base, h, in->payload, true);
-        break;
+    case OSC_PUT: walk(base, h, in->payload, true); break;
     case OSC_ACC:
     case OSC_GACC:
         if (h->dlen)
@@ -397,21 +394,11 @@ static void apply(struct osc_win *o, struct osc_in *in)
         if (!memcmp(old, in->payload, len))
             walk(base, h, in->payload + len, true);
         break;
-    case OSC_LOCK:
-        lock(o, in->src, h->lock, h->reply);
-        return;
-    case OSC_UNLOCK:
-        unlock(o, in->src, h);
-        return;
-    case OSC_FLUSH:
-        reply(o, in->src, h->reply, NULL, 0);
-        return;
-    case OSC_POST:
-        o->posts[in->src]++;
-        return;
-    case OSC_COMPLETE:
-        o->completes++;
-        return;
+    case OSC_LOCK: lock(o, in->src, h->lock, h->reply); return;
+    case OSC_UNLOCK: unlock(o, in->src, h); return;
+    case OSC_FLUSH: reply(o, in->src, h->reply, NULL, 0); return;
+    case OSC_POST: o->posts[in->src]++; return;
+    case OSC_COMPLETE: o->completes++; return;
     }
     if (old)
         reply(o, in->src, h->reply, old, len);

@@ -28,8 +28,10 @@ static int type_of(struct rma *a, MPI_Count count, MPI_Datatype h, const char *w
     if (!(*dt = rt_dt_get(h)))
         return rdmpi_err_win(a->win, MPI_ERR_TYPE, a->fn, "%s datatype is not valid", what);
     if (!((*dt)->flags & RT_DT_COMMITTED))
-        return rdmpi_err_win(a->win, MPI_ERR_TYPE, a->fn, "%s datatype is not committed; "
-                             "call MPI_Type_commit first", what);
+        return rdmpi_err_win(a->win, MPI_ERR_TYPE, a->fn,
+                             "%s datatype is not committed; "
+                             "call MPI_Type_commit first",
+                             what);
     return MPI_SUCCESS;
 }
 
@@ -58,26 +60,31 @@ static int check(struct rma *a, MPI_Datatype tdt, bool passive_only, int *err)
     if (a->t == MPI_PROC_NULL)
         return 1;
     if (a->t < 0 || a->t >= o->size) {
-        *err = rdmpi_err_win(a->win, MPI_ERR_RANK, a->fn, "target_rank %d is not in the "
-                             "window (0..%d)", a->t, o->size - 1);
+        *err = rdmpi_err_win(a->win, MPI_ERR_RANK, a->fn,
+                             "target_rank %d is not in the "
+                             "window (0..%d)",
+                             a->t, o->size - 1);
         return -1;
     }
     if ((*err = type_of(a, a->tcount, tdt, "target", &a->tdt)))
         return -1;
     if (!in_epoch(o, a->t, passive_only)) {
-        *err = rdmpi_err_win(a->win, MPI_ERR_RMA_SYNC, a->fn, "no %s epoch to rank %d is open; "
-                             "call %s first", passive_only ? "passive-target" : "access",
-                             a->t, passive_only ? "MPI_Win_lock or MPI_Win_lock_all"
-                                                : "MPI_Win_fence, MPI_Win_start or MPI_Win_lock");
+        *err = rdmpi_err_win(a->win, MPI_ERR_RMA_SYNC, a->fn,
+                             "no %s epoch to rank %d is open; "
+                             "call %s first",
+                             passive_only ? "passive-target" : "access", a->t,
+                             passive_only ? "MPI_Win_lock or MPI_Win_lock_all"
+                                          : "MPI_Win_fence, MPI_Win_start or MPI_Win_lock");
         return -1;
     }
     if (!o->dynamic && a->tcount > 0) {
         MPI_Aint lo = a->disp * o->disp_units[a->t] + a->tdt->true_lb;
         MPI_Aint hi = lo + (MPI_Aint)(a->tcount - 1) * a->tdt->extent + a->tdt->true_extent;
         if (a->disp < 0 || lo < 0 || hi > o->sizes[a->t]) {
-            *err = rdmpi_err_win(a->win, MPI_ERR_RMA_RANGE, a->fn, "bytes %lld..%lld of rank "
-                                 "%d's window are outside it (%lld bytes)", (long long)lo,
-                                 (long long)hi, a->t, (long long)o->sizes[a->t]);
+            *err = rdmpi_err_win(a->win, MPI_ERR_RMA_RANGE, a->fn,
+                                 "bytes %lld..%lld of rank "
+                                 "%d's window are outside it (%lld bytes)",
+                                 (long long)lo, (long long)hi, a->t, (long long)o->sizes[a->t]);
             return -1;
         }
     }
@@ -90,8 +97,10 @@ static int same_size(struct rma *a, size_t bytes, const char *what)
 
     if (bytes == tb)
         return MPI_SUCCESS;
-    return rdmpi_err_win(a->win, MPI_ERR_TYPE, a->fn, "the %s data is %zu bytes and the "
-                         "target's %zu; their type signatures must match", what, bytes, tb);
+    return rdmpi_err_win(a->win, MPI_ERR_TYPE, a->fn,
+                         "the %s data is %zu bytes and the "
+                         "target's %zu; their type signatures must match",
+                         what, bytes, tb);
 }
 
 /* The header of an operation on a's target data (free it after sending).
@@ -105,8 +114,7 @@ static struct osc_hdr *header(const struct rma *a, int kind, size_t *hlen)
     if (!h)
         rt_fatal("osc: out of memory for an RMA header");
     h->kind = (uint8_t)kind;
-    h->addr = a->o->dynamic ? (uint64_t)a->disp
-                            : (uint64_t)(a->disp * a->o->disp_units[a->t]);
+    h->addr = a->o->dynamic ? (uint64_t)a->disp : (uint64_t)(a->disp * a->o->disp_units[a->t]);
     h->nsegs = ns;
     if (contig) {
         struct rt_dt_seg whole = {a->tdt->lb, 0, (size_t)a->tcount * a->tdt->size, 1};
@@ -230,8 +238,8 @@ static bool direct(struct rma *a, void *obuf, MPI_Count ocount, struct rdmpi_dat
         char *p = (o->shm ? o->shm + o->shm_off[a->t] : o->mem) + off;
         memcpy(write ? p : local, write ? local : p, len);
     } else {
-        rc = pml_rdma(rt_comm_world_rank(rt_comm_get(o->comm), a->t), local,
-                      o->bases[a->t] + off, len, write);
+        rc = pml_rdma(rt_comm_world_rank(rt_comm_get(o->comm), a->t), local, o->bases[a->t] + off,
+                      len, write);
         o->direct[a->t] = rc == 0; /* refused (ptrace rules): messages from now on */
     }
     if (!rc && !write && tmp)
@@ -241,8 +249,7 @@ static bool direct(struct rma *a, void *obuf, MPI_Count ocount, struct rdmpi_dat
 }
 
 static int put(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, int t, MPI_Aint disp,
-               MPI_Count tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *req,
-               const char *fn)
+               MPI_Count tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *req, const char *fn)
 {
     struct rma a = {fn, win, NULL, t, disp, tcount, NULL};
     struct rdmpi_datatype *od;
@@ -264,8 +271,7 @@ static int put(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, int t, MPI
 }
 
 static int get(void *oaddr, MPI_Count ocount, MPI_Datatype odt, int t, MPI_Aint disp,
-               MPI_Count tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *req,
-               const char *fn)
+               MPI_Count tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *req, const char *fn)
 {
     struct rma a = {fn, win, NULL, t, disp, tcount, NULL};
     struct rdmpi_datatype *od;
@@ -300,13 +306,15 @@ static int acc_check(struct rma *a, MPI_Op op, struct rdmpi_datatype *od, struct
     const char *why;
 
     if (!p || p->index < 0 || (p->index == COLL_OP_NO_OP && !fetch))
-        return rdmpi_err_win(a->win, MPI_ERR_OP, a->fn, "op must be a predefined operation "
+        return rdmpi_err_win(a->win, MPI_ERR_OP, a->fn,
+                             "op must be a predefined operation "
                              "(MPI_NO_OP only in the fetching forms); user operations cannot "
                              "be used in RMA");
     if ((*none = !a->tcount || !a->tdt->size))
         return MPI_SUCCESS;
     if (!basic || (od && od->size && od->basic != basic))
-        return rdmpi_err_win(a->win, MPI_ERR_TYPE, a->fn, "origin and target data must be "
+        return rdmpi_err_win(a->win, MPI_ERR_TYPE, a->fn,
+                             "origin and target data must be "
                              "made of one and the same predefined type");
     if (p->index < COLL_OP_REPLACE && (why = coll_op_unsupported(p, basic)))
         return rdmpi_err_win(a->win, MPI_ERR_OP, a->fn, "%s", why);
@@ -315,9 +323,9 @@ static int acc_check(struct rma *a, MPI_Op op, struct rdmpi_datatype *od, struct
     return MPI_SUCCESS;
 }
 
-static int accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, int t,
-                      MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win win,
-                      MPI_Request *req, const char *fn)
+static int accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, int t, MPI_Aint disp,
+                      MPI_Count tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win win, MPI_Request *req,
+                      const char *fn)
 {
     struct rma a = {fn, win, NULL, t, disp, tcount, NULL};
     struct rdmpi_datatype *od;
@@ -373,89 +381,89 @@ static int get_accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype odt,
     return MPI_SUCCESS;
 }
 
-#define PUT_API(NAME, CT)                                                                         \
-    int PMPI_##NAME(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,      \
-                    int target_rank, MPI_Aint target_disp, CT target_count,                      \
-                    MPI_Datatype target_datatype, MPI_Win win)                                   \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,         \
-                   target_count, target_datatype, win, NULL, "MPI_" #NAME);                      \
+#define PUT_API(NAME, CT)                                                                          \
+    int PMPI_##NAME(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,        \
+                    int target_rank, MPI_Aint target_disp, CT target_count,                        \
+                    MPI_Datatype target_datatype, MPI_Win win)                                     \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,           \
+                   target_count, target_datatype, win, NULL, "MPI_" #NAME);                        \
     }
-#define RPUT_API(NAME, CT)                                                                        \
-    int PMPI_##NAME(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,      \
-                    int target_rank, MPI_Aint target_disp, CT target_count,                      \
-                    MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)             \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        if (!request)                                                                            \
-            return rdmpi_err_win(win, MPI_ERR_ARG, "MPI_" #NAME, "request is NULL");             \
-        return put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,         \
-                   target_count, target_datatype, win, request, "MPI_" #NAME);                   \
+#define RPUT_API(NAME, CT)                                                                         \
+    int PMPI_##NAME(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,        \
+                    int target_rank, MPI_Aint target_disp, CT target_count,                        \
+                    MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)               \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        if (!request)                                                                              \
+            return rdmpi_err_win(win, MPI_ERR_ARG, "MPI_" #NAME, "request is NULL");               \
+        return put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,           \
+                   target_count, target_datatype, win, request, "MPI_" #NAME);                     \
     }
-#define GET_API(NAME, CT)                                                                         \
-    int PMPI_##NAME(void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,            \
-                    int target_rank, MPI_Aint target_disp, CT target_count,                      \
-                    MPI_Datatype target_datatype, MPI_Win win)                                   \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,         \
-                   target_count, target_datatype, win, NULL, "MPI_" #NAME);                      \
+#define GET_API(NAME, CT)                                                                          \
+    int PMPI_##NAME(void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,              \
+                    int target_rank, MPI_Aint target_disp, CT target_count,                        \
+                    MPI_Datatype target_datatype, MPI_Win win)                                     \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,           \
+                   target_count, target_datatype, win, NULL, "MPI_" #NAME);                        \
     }
-#define RGET_API(NAME, CT)                                                                        \
-    int PMPI_##NAME(void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,            \
-                    int target_rank, MPI_Aint target_disp, CT target_count,                      \
-                    MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)             \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        if (!request)                                                                            \
-            return rdmpi_err_win(win, MPI_ERR_ARG, "MPI_" #NAME, "request is NULL");             \
-        return get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,         \
-                   target_count, target_datatype, win, request, "MPI_" #NAME);                   \
+#define RGET_API(NAME, CT)                                                                         \
+    int PMPI_##NAME(void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,              \
+                    int target_rank, MPI_Aint target_disp, CT target_count,                        \
+                    MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)               \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        if (!request)                                                                              \
+            return rdmpi_err_win(win, MPI_ERR_ARG, "MPI_" #NAME, "request is NULL");               \
+        return get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,           \
+                   target_count, target_datatype, win, request, "MPI_" #NAME);                     \
     }
-#define ACC_API(NAME, CT)                                                                         \
-    int PMPI_##NAME(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,      \
-                    int target_rank, MPI_Aint target_disp, CT target_count,                      \
-                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)                        \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, \
-                          target_count, target_datatype, op, win, NULL, "MPI_" #NAME);          \
+#define ACC_API(NAME, CT)                                                                          \
+    int PMPI_##NAME(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,        \
+                    int target_rank, MPI_Aint target_disp, CT target_count,                        \
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)                          \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp,    \
+                          target_count, target_datatype, op, win, NULL, "MPI_" #NAME);             \
     }
-#define RACC_API(NAME, CT)                                                                        \
-    int PMPI_##NAME(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,      \
-                    int target_rank, MPI_Aint target_disp, CT target_count,                      \
-                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)  \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        if (!request)                                                                            \
-            return rdmpi_err_win(win, MPI_ERR_ARG, "MPI_" #NAME, "request is NULL");             \
-        return accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, \
-                          target_count, target_datatype, op, win, request, "MPI_" #NAME);       \
+#define RACC_API(NAME, CT)                                                                         \
+    int PMPI_##NAME(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,        \
+                    int target_rank, MPI_Aint target_disp, CT target_count,                        \
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)    \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        if (!request)                                                                              \
+            return rdmpi_err_win(win, MPI_ERR_ARG, "MPI_" #NAME, "request is NULL");               \
+        return accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp,    \
+                          target_count, target_datatype, op, win, request, "MPI_" #NAME);          \
     }
-#define GACC_API(NAME, CT)                                                                        \
-    int PMPI_##NAME(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,      \
-                    void *result_addr, CT result_count, MPI_Datatype result_datatype,            \
-                    int target_rank, MPI_Aint target_disp, CT target_count,                      \
-                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)                        \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return get_accumulate(origin_addr, origin_count, origin_datatype, result_addr,          \
-                              result_count, result_datatype, target_rank, target_disp,          \
-                              target_count, target_datatype, op, win, NULL, "MPI_" #NAME);      \
+#define GACC_API(NAME, CT)                                                                         \
+    int PMPI_##NAME(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,        \
+                    void *result_addr, CT result_count, MPI_Datatype result_datatype,              \
+                    int target_rank, MPI_Aint target_disp, CT target_count,                        \
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)                          \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return get_accumulate(origin_addr, origin_count, origin_datatype, result_addr,             \
+                              result_count, result_datatype, target_rank, target_disp,             \
+                              target_count, target_datatype, op, win, NULL, "MPI_" #NAME);         \
     }
-#define RGACC_API(NAME, CT)                                                                       \
-    int PMPI_##NAME(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,      \
-                    void *result_addr, CT result_count, MPI_Datatype result_datatype,            \
-                    int target_rank, MPI_Aint target_disp, CT target_count,                      \
-                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)  \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        if (!request)                                                                            \
-            return rdmpi_err_win(win, MPI_ERR_ARG, "MPI_" #NAME, "request is NULL");             \
-        return get_accumulate(origin_addr, origin_count, origin_datatype, result_addr,          \
-                              result_count, result_datatype, target_rank, target_disp,          \
-                              target_count, target_datatype, op, win, request, "MPI_" #NAME);   \
+#define RGACC_API(NAME, CT)                                                                        \
+    int PMPI_##NAME(const void *origin_addr, CT origin_count, MPI_Datatype origin_datatype,        \
+                    void *result_addr, CT result_count, MPI_Datatype result_datatype,              \
+                    int target_rank, MPI_Aint target_disp, CT target_count,                        \
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)    \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        if (!request)                                                                              \
+            return rdmpi_err_win(win, MPI_ERR_ARG, "MPI_" #NAME, "request is NULL");               \
+        return get_accumulate(origin_addr, origin_count, origin_datatype, result_addr,             \
+                              result_count, result_datatype, target_rank, target_disp,             \
+                              target_count, target_datatype, op, win, request, "MPI_" #NAME);      \
     }
 
 #pragma weak MPI_Put = PMPI_Put
@@ -502,8 +510,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
-                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
-                          MPI_Win win)
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     RT_API_ENTER();
     struct rma a = {"MPI_Compare_and_swap", win, NULL, target_rank, target_disp, 1, NULL};
@@ -520,7 +527,8 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
      * types. Floating types are taken too and compared bit for bit, as
      * Open MPI does: OSU's osu_cas_latency offers MPI_FLOAT (-T). */
     if (!(a.tdt->flags & RT_DT_PREDEF) || !(a.tdt->flags & RT_DT_CONTIG))
-        return rdmpi_err_win(win, MPI_ERR_TYPE, a.fn, "datatype must be a predefined integer, "
+        return rdmpi_err_win(win, MPI_ERR_TYPE, a.fn,
+                             "datatype must be a predefined integer, "
                              "logical, byte or floating type, not a derived one");
     n = a.tdt->size;
     if (!(data = malloc(2 * n + 1)))
@@ -530,8 +538,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     h = header(&a, OSC_CAS, &hlen);
     h->dlen = 2 * n;
     h->reply = osc_reply_id(a.o);
-    PMPI_Irecv(result_addr, 1, datatype, target_rank, OSC_TAG_REPLY + (int)h->reply, a.o->comm,
-               &r);
+    PMPI_Irecv(result_addr, 1, datatype, target_rank, OSC_TAG_REPLY + (int)h->reply, a.o->comm, &r);
     op = osc_send(a.o, target_rank, h, hlen, data, 2 * n, MPI_BYTE, r);
     op->buf = data;
     settle_self(&a, op);

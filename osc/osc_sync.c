@@ -28,7 +28,8 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     if (!(o = osc_get(win, fn, &err)))
         return err;
     if (o->nstart || o->npost >= 0 || o->lock_all)
-        return epoch_err(win, fn, "a post/start or lock_all epoch is open on this window; "
+        return epoch_err(win, fn,
+                         "a post/start or lock_all epoch is open on this window; "
                          "close it before MPI_Win_fence");
     osc_complete_local(o);
     PMPI_Reduce_scatter_block(o->sent, &expected, 1, MPI_UINT64_T, MPI_SUM, o->comm);
@@ -38,7 +39,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     /* No rank reads or writes in the next epoch before every rank has
      * applied what it was sent in this one. */
     PMPI_Barrier(o->comm);
-    o->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    o->fence_open = !(assert &MPI_MODE_NOSUCCEED);
     return MPI_SUCCESS;
 }
 
@@ -196,8 +197,8 @@ int PMPI_Win_test(MPI_Win win, int *flag)
 static int check_rank(struct osc_win *o, MPI_Win win, int rank, const char *fn)
 {
     if (rank < 0 || rank >= o->size)
-        return rdmpi_err_win(win, MPI_ERR_RANK, fn, "rank %d is not in the window (0..%d)",
-                             rank, o->size - 1);
+        return rdmpi_err_win(win, MPI_ERR_RANK, fn, "rank %d is not in the window (0..%d)", rank,
+                             o->size - 1);
     return MPI_SUCCESS;
 }
 
@@ -243,8 +244,10 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (!(o = osc_get(win, fn, &err)))
         return err;
     if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
-        return rdmpi_err_win(win, MPI_ERR_LOCKTYPE, fn, "lock_type is %d; pass "
-                             "MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED", lock_type);
+        return rdmpi_err_win(win, MPI_ERR_LOCKTYPE, fn,
+                             "lock_type is %d; pass "
+                             "MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED",
+                             lock_type);
     if (rank == MPI_PROC_NULL) /* a valid target that needs nothing (MPI-4.1 sec. 12.5) */
         return MPI_SUCCESS;
     if ((err = check_rank(o, win, rank, fn)))
@@ -252,13 +255,14 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (o->locked[rank] || o->lock_all)
         return epoch_err(win, fn, "this process holds a lock on that rank already");
     if (o->start_ranks)
-        return epoch_err(win, fn, "an access epoch (MPI_Win_start) is open on this window; "
+        return epoch_err(win, fn,
+                         "an access epoch (MPI_Win_start) is open on this window; "
                          "MPI_Win_complete it before locking");
     /* MPI_MODE_NOCHECK: the user promises no conflicting lock; skip it. */
-    if (!(assert & MPI_MODE_NOCHECK))
+    if (!(assert &MPI_MODE_NOCHECK))
         osc_control(o, rank, OSC_LOCK, lock_type);
     o->locked[rank] = (uint8_t)lock_type;
-    o->nocheck[rank] = (assert & MPI_MODE_NOCHECK) != 0;
+    o->nocheck[rank] = (assert &MPI_MODE_NOCHECK) != 0;
     /* A fence opens an epoch only for RMA calls that follow it (MPI 4.1
      * sec. 12.5.1): a lock instead means it opened none. */
     o->fence_open = false;
@@ -280,7 +284,8 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     if ((err = check_rank(o, win, rank, fn)))
         return err;
     if (!o->locked[rank])
-        return epoch_err(win, fn, "this process holds no lock on that rank; MPI_Win_lock "
+        return epoch_err(win, fn,
+                         "this process holds no lock on that rank; MPI_Win_lock "
                          "first");
     osc_complete_local(o);
     if (o->nocheck[rank]) {
@@ -306,17 +311,19 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (!(o = osc_get(win, fn, &err)))
         return err;
     if (o->lock_all)
-        return epoch_err(win, fn, "MPI_Win_lock_all was called already; MPI_Win_unlock_all "
+        return epoch_err(win, fn,
+                         "MPI_Win_lock_all was called already; MPI_Win_unlock_all "
                          "first");
     if (o->start_ranks)
-        return epoch_err(win, fn, "an access epoch (MPI_Win_start) is open on this window; "
+        return epoch_err(win, fn,
+                         "an access epoch (MPI_Win_start) is open on this window; "
                          "MPI_Win_complete it before locking");
     for (int t = 0; t < o->size; t++)
         if (o->locked[t])
             return epoch_err(win, fn, "this process holds a lock on a rank already");
-    if (!(assert & MPI_MODE_NOCHECK))
+    if (!(assert &MPI_MODE_NOCHECK))
         control_all(o, OSC_LOCK, MPI_LOCK_SHARED);
-    o->lock_all = 1 + ((assert & MPI_MODE_NOCHECK) != 0);
+    o->lock_all = 1 + ((assert &MPI_MODE_NOCHECK) != 0);
     o->fence_open = false; /* as in MPI_Win_lock */
     return MPI_SUCCESS;
 }
@@ -352,7 +359,8 @@ static int passive(struct osc_win *o, MPI_Win win, int rank, bool all, const cha
         for (int t = 0; all && t < o->size; t++)
             any |= o->locked[t] != 0;
         if (!any)
-            return epoch_err(win, fn, "no passive-target epoch is open; MPI_Win_lock or "
+            return epoch_err(win, fn,
+                             "no passive-target epoch is open; MPI_Win_lock or "
                              "MPI_Win_lock_all first");
     }
     return MPI_SUCCESS;

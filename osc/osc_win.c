@@ -30,8 +30,8 @@ struct osc_win *osc_get(MPI_Win win, const char *fn, int *err)
     return (w = rt_win_check(win, fn, err)) ? w->osc : NULL;
 }
 
-static int check_args(MPI_Comm comm, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                      MPI_Win *win, const char *fn)
+static int check_args(MPI_Comm comm, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Win *win,
+                      const char *fn)
 {
     struct rdmpi_comm *c;
     int err;
@@ -40,10 +40,12 @@ static int check_args(MPI_Comm comm, MPI_Aint size, MPI_Aint disp_unit, MPI_Info
     if (!(c = rt_comm_check(comm, fn, &err)))
         return err;
     if (c->inter)
-        return rdmpi_err_comm(comm, MPI_ERR_COMM, fn, "comm is an intercommunicator; windows "
+        return rdmpi_err_comm(comm, MPI_ERR_COMM, fn,
+                              "comm is an intercommunicator; windows "
                               "are made over intracommunicators");
     if (!win)
-        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "win is NULL; pass the address of an "
+        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn,
+                              "win is NULL; pass the address of an "
                               "MPI_Win");
     if (size < 0)
         return rdmpi_err_comm(comm, MPI_ERR_SIZE, fn, "size is %lld; it must be >= 0",
@@ -116,20 +118,21 @@ static struct osc_win *win_new(MPI_Comm comm, void *mem, MPI_Aint size, int disp
     return o;
 }
 
-#define CREATE_API(NAME, DT)                                                                      \
-    int PMPI_##NAME(void *base, MPI_Aint size, DT disp_unit, MPI_Info info, MPI_Comm comm,       \
-                    MPI_Win *win)                                                                \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        int err = check_args(comm, size, disp_unit, info, win, "MPI_" #NAME);                   \
-        if (err)                                                                                 \
-            return err;                                                                          \
-        if (size > 0 && !base)                                                                   \
-            return rdmpi_err_comm(comm, MPI_ERR_BASE, "MPI_" #NAME, "base is NULL with size "  \
-                                  "%lld", (long long)size);                                      \
-        *win = (MPI_Win)win_new(comm, base, size, (int)disp_unit, info,                          \
-                                MPI_WIN_FLAVOR_CREATE)->w;                                       \
-        return MPI_SUCCESS;                                                                      \
+#define CREATE_API(NAME, DT)                                                                       \
+    int PMPI_##NAME(void *base, MPI_Aint size, DT disp_unit, MPI_Info info, MPI_Comm comm,         \
+                    MPI_Win *win)                                                                  \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        int err = check_args(comm, size, disp_unit, info, win, "MPI_" #NAME);                      \
+        if (err)                                                                                   \
+            return err;                                                                            \
+        if (size > 0 && !base)                                                                     \
+            return rdmpi_err_comm(comm, MPI_ERR_BASE, "MPI_" #NAME,                                \
+                                  "base is NULL with size "                                        \
+                                  "%lld",                                                          \
+                                  (long long)size);                                                \
+        *win = (MPI_Win)win_new(comm, base, size, (int)disp_unit, info, MPI_WIN_FLAVOR_CREATE)->w; \
+        return MPI_SUCCESS;                                                                        \
     }
 
 #pragma weak MPI_Win_create = PMPI_Win_create
@@ -137,26 +140,26 @@ CREATE_API(Win_create, int)
 #pragma weak MPI_Win_create_c = PMPI_Win_create_c
 CREATE_API(Win_create_c, MPI_Aint)
 
-#define ALLOCATE_API(NAME, DT)                                                                    \
-    int PMPI_##NAME(MPI_Aint size, DT disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,    \
-                    MPI_Win *win)                                                                \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        int err = check_args(comm, size, disp_unit, info, win, "MPI_" #NAME);                   \
-        struct osc_win *o;                                                                       \
-        void *mem;                                                                               \
-        if (err)                                                                                 \
-            return err;                                                                          \
-        if (!baseptr)                                                                            \
-            return rdmpi_err_comm(comm, MPI_ERR_ARG, "MPI_" #NAME, "baseptr is NULL");           \
-        if (posix_memalign(&mem, 64, (size_t)size ? (size_t)size : 1))                          \
-            return rdmpi_err_comm(comm, MPI_ERR_NO_MEM, "MPI_" #NAME,                            \
-                                  "out of memory for %lld bytes", (long long)size);              \
-        o = win_new(comm, mem, size, (int)disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE);             \
-        o->own_mem = true;                                                                       \
-        *(void **)baseptr = mem;                                                                 \
-        *win = (MPI_Win)o->w;                                                                    \
-        return MPI_SUCCESS;                                                                      \
+#define ALLOCATE_API(NAME, DT)                                                                     \
+    int PMPI_##NAME(MPI_Aint size, DT disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,      \
+                    MPI_Win *win)                                                                  \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        int err = check_args(comm, size, disp_unit, info, win, "MPI_" #NAME);                      \
+        struct osc_win *o;                                                                         \
+        void *mem;                                                                                 \
+        if (err)                                                                                   \
+            return err;                                                                            \
+        if (!baseptr)                                                                              \
+            return rdmpi_err_comm(comm, MPI_ERR_ARG, "MPI_" #NAME, "baseptr is NULL");             \
+        if (posix_memalign(&mem, 64, (size_t)size ? (size_t)size : 1))                             \
+            return rdmpi_err_comm(comm, MPI_ERR_NO_MEM, "MPI_" #NAME,                              \
+                                  "out of memory for %lld bytes", (long long)size);                \
+        o = win_new(comm, mem, size, (int)disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE);               \
+        o->own_mem = true;                                                                         \
+        *(void **)baseptr = mem;                                                                   \
+        *win = (MPI_Win)o->w;                                                                      \
+        return MPI_SUCCESS;                                                                        \
     }
 
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
@@ -194,7 +197,8 @@ static int allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm
     int ok, all_ok = 0;
 
     if (!one_host(comm))
-        return rdmpi_err_comm(comm, MPI_ERR_RMA_SHARED, fn, "the ranks of comm are on more "
+        return rdmpi_err_comm(comm, MPI_ERR_RMA_SHARED, fn,
+                              "the ranks of comm are on more "
                               "than one host; make comm with MPI_Comm_split_type("
                               "MPI_COMM_TYPE_SHARED)");
     o = win_new(comm, NULL, size, disp_unit, info, MPI_WIN_FLAVOR_SHARED);
@@ -230,17 +234,17 @@ static int allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm
     return MPI_SUCCESS;
 }
 
-#define SHARED_API(NAME, DT)                                                                      \
-    int PMPI_##NAME(MPI_Aint size, DT disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,    \
-                    MPI_Win *win)                                                                \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        int err = check_args(comm, size, disp_unit, info, win, "MPI_" #NAME);                   \
-        if (err)                                                                                 \
-            return err;                                                                          \
-        if (!baseptr)                                                                            \
-            return rdmpi_err_comm(comm, MPI_ERR_ARG, "MPI_" #NAME, "baseptr is NULL");           \
-        return allocate_shared(size, (int)disp_unit, info, comm, baseptr, win, "MPI_" #NAME);   \
+#define SHARED_API(NAME, DT)                                                                       \
+    int PMPI_##NAME(MPI_Aint size, DT disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,      \
+                    MPI_Win *win)                                                                  \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        int err = check_args(comm, size, disp_unit, info, win, "MPI_" #NAME);                      \
+        if (err)                                                                                   \
+            return err;                                                                            \
+        if (!baseptr)                                                                              \
+            return rdmpi_err_comm(comm, MPI_ERR_ARG, "MPI_" #NAME, "baseptr is NULL");             \
+        return allocate_shared(size, (int)disp_unit, info, comm, baseptr, win, "MPI_" #NAME);      \
     }
 
 #pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
@@ -248,8 +252,8 @@ SHARED_API(Win_allocate_shared, int)
 #pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
 SHARED_API(Win_allocate_shared_c, MPI_Aint)
 
-static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
-                        void *baseptr, const char *fn)
+static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr,
+                        const char *fn)
 {
     struct osc_win *o;
     int err;
@@ -257,13 +261,15 @@ static int shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_un
     if (!(o = osc_get(win, fn, &err)))
         return err;
     if (o->dynamic)
-        return rdmpi_err_win(win, MPI_ERR_RMA_FLAVOR, fn, "the window was made by "
+        return rdmpi_err_win(win, MPI_ERR_RMA_FLAVOR, fn,
+                             "the window was made by "
                              "MPI_Win_create_dynamic; it has no segments to query");
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= o->size))
-        return rdmpi_err_win(win, MPI_ERR_RANK, fn, "rank %d is not in the window (0..%d)",
-                             rank, o->size - 1);
+        return rdmpi_err_win(win, MPI_ERR_RANK, fn, "rank %d is not in the window (0..%d)", rank,
+                             o->size - 1);
     if (!size || !disp_unit || !baseptr)
-        return rdmpi_err_win(win, MPI_ERR_ARG, fn, "size, disp_unit and baseptr must not "
+        return rdmpi_err_win(win, MPI_ERR_ARG, fn,
+                             "size, disp_unit and baseptr must not "
                              "be NULL");
     /* MPI-4.1 allows created and allocated windows too: only our own
      * segment is in our address space; the others read as size 0, NULL. */
@@ -292,8 +298,8 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 {
     RT_API_ENTER();
     MPI_Aint du = 0;
-    int err = shared_query(win, rank, size, disp_unit ? &du : NULL, baseptr,
-                           "MPI_Win_shared_query");
+    int err =
+        shared_query(win, rank, size, disp_unit ? &du : NULL, baseptr, "MPI_Win_shared_query");
 
     if (!err)
         *disp_unit = (int)du;
@@ -331,7 +337,8 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     if (!(o = osc_get(win, fn, &err)))
         return err;
     if (!o->dynamic)
-        return rdmpi_err_win(win, MPI_ERR_RMA_FLAVOR, fn, "the window was not made by "
+        return rdmpi_err_win(win, MPI_ERR_RMA_FLAVOR, fn,
+                             "the window was not made by "
                              "MPI_Win_create_dynamic");
     if (size < 0 || (size > 0 && !base))
         return rdmpi_err_win(win, MPI_ERR_RMA_ATTACH, fn, "invalid base %p or size %lld", base,
@@ -363,8 +370,10 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
             o->regions[r] = o->regions[--o->nregions];
             return MPI_SUCCESS;
         }
-    return rdmpi_err_win(win, MPI_ERR_RMA_ATTACH, fn, "%p is not the base of memory "
-                         "attached to this window", base);
+    return rdmpi_err_win(win, MPI_ERR_RMA_ATTACH, fn,
+                         "%p is not the base of memory "
+                         "attached to this window",
+                         base);
 }
 
 /* MPI_Win_free needs this process's lock and post/start epochs closed
@@ -384,8 +393,10 @@ static int epochs_closed(const struct osc_win *o, MPI_Win win, const char *fn)
             open = "a lock (MPI_Win_lock)", close = "MPI_Win_unlock";
     if (!open)
         return MPI_SUCCESS;
-    return rdmpi_err_win(win, MPI_ERR_RMA_SYNC, fn, "%s is open on this window; end it with %s "
-                         "before freeing the window", open, close);
+    return rdmpi_err_win(win, MPI_ERR_RMA_SYNC, fn,
+                         "%s is open on this window; end it with %s "
+                         "before freeing the window",
+                         open, close);
 }
 
 #pragma weak MPI_Win_free = PMPI_Win_free

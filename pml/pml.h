@@ -57,7 +57,7 @@ static inline void pml_list_remove(struct pml_link *e)
     e->next = e->prev = e;
 }
 
-#define pml_container(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define pml_container(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 /* ---- transport report counters (pml_stats.c) ---- */
 
@@ -77,17 +77,17 @@ struct pml_stats {
 /* ---- peers (by world rank) ---- */
 
 struct pml_peer {
-    struct btl_module *btl;     /* the BTL with the highest exclusivity reaching it */
+    struct btl_module *btl; /* the BTL with the highest exclusivity reaching it */
     struct btl_endpoint *ep;
-    struct pml_stats *stats;    /* that BTL's counters */
-    uint32_t credits;           /* eager credit units we may still spend on it */
-    uint32_t owed;              /* units of its eager messages we consumed, not yet returned */
-    bool stalled;               /* it returned no credits within the wait; reset by a CREDIT */
-    double credit_until;        /* a queued send waits for its credits until then, 0 = none */
-    int npending;               /* sends to it waiting for resources: keep order */
-    int rndv_out;               /* our rendezvous sends it may still be reading */
-    struct pml_link pending;    /* those sends, oldest first (set up on first use) */
-    struct pml_link busy;       /* in the list of peers with pending sends */
+    struct pml_stats *stats; /* that BTL's counters */
+    uint32_t credits;        /* eager credit units we may still spend on it */
+    uint32_t owed;           /* units of its eager messages we consumed, not yet returned */
+    bool stalled;            /* it returned no credits within the wait; reset by a CREDIT */
+    double credit_until;     /* a queued send waits for its credits until then, 0 = none */
+    int npending;            /* sends to it waiting for resources: keep order */
+    int rndv_out;            /* our rendezvous sends it may still be reading */
+    struct pml_link pending; /* those sends, oldest first (set up on first use) */
+    struct pml_link busy;    /* in the list of peers with pending sends */
 };
 
 extern struct pml_peer *pml_peers;
@@ -99,58 +99,58 @@ enum pml_mode { PML_STANDARD, PML_SYNC, PML_READY, PML_BUFFERED };
 
 enum pml_state {
     PML_S_IDLE,
-    PML_S_POSTED,      /* recv: in a posted queue */
-    PML_S_PENDING,     /* send: waiting for BTL resources (pending list) */
-    PML_S_WAIT_FIN,    /* send: rendezvous started, waiting for FIN or CTS */
-    PML_S_FRAGS,       /* send: streaming FRAGs; recv: receiving them */
-    PML_S_GET,         /* recv: RDMA reads in flight */
-    PML_S_PAIR,        /* waiting for others: its halves (Isendrecv, a partitioned
-                        * round) or a buffer's messages (iflush) */
+    PML_S_POSTED,   /* recv: in a posted queue */
+    PML_S_PENDING,  /* send: waiting for BTL resources (pending list) */
+    PML_S_WAIT_FIN, /* send: rendezvous started, waiting for FIN or CTS */
+    PML_S_FRAGS,    /* send: streaming FRAGs; recv: receiving them */
+    PML_S_GET,      /* recv: RDMA reads in flight */
+    PML_S_PAIR,     /* waiting for others: its halves (Isendrecv, a partitioned
+                     * round) or a buffer's messages (iflush) */
     PML_S_DONE,
 };
 
 struct pml_comm;
 
 struct pml_req {
-    struct rdmpi_request base;  /* what the runtime's Wait/Test see */
-    uint32_t slot, gen;         /* the wire handle */
-    uint8_t send;               /* 1 send, 0 receive */
-    uint8_t mode;               /* enum pml_mode */
-    uint8_t state;              /* enum pml_state */
-    uint8_t internal;           /* no user handle: release at completion */
-    uint8_t in_issue;           /* recv GET: inside the issue loop (no recursion) */
-    uint8_t detached;           /* send: runs from a private copy (tmp) */
-    uint8_t exposed;            /* send: counted in its peer's rndv_out */
-    uint8_t cancel_asked;       /* send: a CANCEL for this round is out */
-    uint8_t cancel_wanted;      /* send: MPI_Cancel came while it waited in its peer's queue */
-    uint16_t seq;               /* send: the sequence number it was given */
-    void *buf;                  /* user buffer */
+    struct rdmpi_request base; /* what the runtime's Wait/Test see */
+    uint32_t slot, gen;        /* the wire handle */
+    uint8_t send;              /* 1 send, 0 receive */
+    uint8_t mode;              /* enum pml_mode */
+    uint8_t state;             /* enum pml_state */
+    uint8_t internal;          /* no user handle: release at completion */
+    uint8_t in_issue;          /* recv GET: inside the issue loop (no recursion) */
+    uint8_t detached;          /* send: runs from a private copy (tmp) */
+    uint8_t exposed;           /* send: counted in its peer's rndv_out */
+    uint8_t cancel_asked;      /* send: a CANCEL for this round is out */
+    uint8_t cancel_wanted;     /* send: MPI_Cancel came while it waited in its peer's queue */
+    uint16_t seq;              /* send: the sequence number it was given */
+    void *buf;                 /* user buffer */
     size_t count;
     struct rdmpi_datatype *dt;
-    size_t len;                 /* send: message bytes; recv: buffer capacity */
-    int peer;                   /* comm rank: destination, or source (ANY_SOURCE) */
+    size_t len; /* send: message bytes; recv: buffer capacity */
+    int peer;   /* comm rank: destination, or source (ANY_SOURCE) */
     int tag;
     struct pml_comm *pc;
-    struct pml_req *pair;       /* a half (pml_pair_half): the request it reports to */
-    struct pml_link link;       /* posted queue or pending list */
-    uint64_t stamp;             /* posting order, for ANY_SOURCE */
+    struct pml_req *pair; /* a half (pml_pair_half): the request it reports to */
+    struct pml_link link; /* posted queue or pending list */
+    uint64_t stamp;       /* posting order, for ANY_SOURCE */
 
     /* Rendezvous, either side. */
-    int wpeer;                  /* world rank of the other side */
-    uint64_t other;             /* the other side's request handle */
-    size_t msg_len;             /* recv: bytes the sender has */
-    size_t done;                /* bytes moved so far */
-    size_t issued;              /* recv GET: bytes requested so far */
-    size_t get_end;             /* recv GET: our reads stop here (the sender puts the rest) */
-    uint8_t put_wait;           /* recv GET: the sender's part is not written yet */
-    int inflight;               /* recv GET: reads outstanding */
-    int error;                  /* first error seen (MPI class) */
-    void *tmp;                  /* packed copy for non-contiguous data */
+    int wpeer;        /* world rank of the other side */
+    uint64_t other;   /* the other side's request handle */
+    size_t msg_len;   /* recv: bytes the sender has */
+    size_t done;      /* bytes moved so far */
+    size_t issued;    /* recv GET: bytes requested so far */
+    size_t get_end;   /* recv GET: our reads stop here (the sender puts the rest) */
+    uint8_t put_wait; /* recv GET: the sender's part is not written yet */
+    int inflight;     /* recv GET: reads outstanding */
+    int error;        /* first error seen (MPI class) */
+    void *tmp;        /* packed copy for non-contiguous data */
     struct btl_reg *reg;
     uint64_t raddr;
     uint8_t rkey[32];
-    void *bsend_buf;            /* PML_BUFFERED: the copy in the attached buffer */
-    struct pml_part *part;      /* a partitioned request's partitions (pml_part.c) */
+    void *bsend_buf;       /* PML_BUFFERED: the copy in the attached buffer */
+    struct pml_part *part; /* a partitioned request's partitions (pml_part.c) */
 };
 
 /* A handle naming no request (its slot is beyond any pool). */
@@ -189,11 +189,11 @@ int pml_req_cancel(struct rdmpi_request *r);
 /* An arrival that found no receive, or arrived out of order. */
 struct pml_frag {
     struct pml_link link;
-    int wsrc;                   /* sender's world rank */
-    size_t len;                 /* eager: payload bytes here; RNDV: message bytes */
-    struct pml_hdr_rndv hdr;    /* envelope (RNDV fields valid for RNDV) */
+    int wsrc;                /* sender's world rank */
+    size_t len;              /* eager: payload bytes here; RNDV: message bytes */
+    struct pml_hdr_rndv hdr; /* envelope (RNDV fields valid for RNDV) */
     uint8_t rkey[32];
-    char data[];                /* eager (or inline) payload */
+    char data[]; /* eager (or inline) payload */
 };
 
 struct pml_comm_peer {
@@ -206,17 +206,17 @@ struct pml_comm_peer {
 
 struct pml_comm {
     uint32_t cid;
-    int rank;                   /* ours, as peers see it (local group) */
-    int size;                   /* peers: the remote group of an intercomm */
-    const int *world;           /* peer rank -> world rank; NULL: identity */
+    int rank;         /* ours, as peers see it (local group) */
+    int size;         /* peers: the remote group of an intercomm */
+    const int *world; /* peer rank -> world rank; NULL: identity */
     MPI_Comm handle;
     struct pml_link any_posted; /* ANY_SOURCE receives */
     uint64_t next_stamp;
-    int last_probed;            /* ANY_SOURCE scans start after it */
-    int holds;                  /* layers above (schedules) still using it */
-    int ops;                    /* their operations under way (pml_comm_op_start) */
-    bool freed;                 /* its communicator is gone; lingers for requests */
-    struct pml_bbuf *bbuf;      /* MPI_Comm_attach_buffer's, or NULL (pml_bsend.c) */
+    int last_probed;               /* ANY_SOURCE scans start after it */
+    int holds;                     /* layers above (schedules) still using it */
+    int ops;                       /* their operations under way (pml_comm_op_start) */
+    bool freed;                    /* its communicator is gone; lingers for requests */
+    struct pml_bbuf *bbuf;         /* MPI_Comm_attach_buffer's, or NULL (pml_bsend.c) */
     struct pml_part_seq *part_seq; /* partitioned inits per peer and tag (pml_part.c) */
     struct pml_comm_peer peers[];
 };
@@ -328,8 +328,8 @@ void pml_stats_report(void);
 /* A blocking send out of eager credits completes from a private copy, so
  * programs that count on small sends being buffered still run; the bytes
  * so held are bounded by RDMPI_PML_DETACH_LIMIT. */
-bool pml_send_detached(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst,
-                       int tag, struct pml_comm *pc);
+bool pml_send_detached(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst, int tag,
+                       struct pml_comm *pc);
 extern size_t pml_detached_bytes;
 
 /* Buffered sends: the attached buffer's region goes back on completion. */

@@ -75,8 +75,8 @@ void pml_int_release(struct rdmpi_request *r);
 
 /* A blocking exchange of bytes on an internal tag; dst or src may be
  * MPI_PROC_NULL. An MPI error class; a short receive is MPI_ERR_INTERN. */
-int pml_comm_sendrecv(struct rdmpi_comm *c, const void *sbuf, size_t slen, int dst,
-                      void *rbuf, size_t rlen, int src, int tag);
+int pml_comm_sendrecv(struct rdmpi_comm *c, const void *sbuf, size_t slen, int dst, void *rbuf,
+                      size_t rlen, int src, int tag);
 
 /* A layer that will post requests on pc later (a collective schedule)
  * holds it, so a communicator freed meanwhile keeps its matching state. */
@@ -112,8 +112,7 @@ static inline int pml_check_comm(MPI_Comm comm, const char *fn, struct rdmpi_com
 }
 
 static inline int pml_check_buf(MPI_Comm comm, const void *buf, MPI_Count count,
-                                MPI_Datatype datatype, const char *fn,
-                                struct rdmpi_datatype **dt)
+                                MPI_Datatype datatype, const char *fn, struct rdmpi_datatype **dt)
 {
     *dt = NULL;
     if (RT_UNLIKELY(count < 0))

@@ -3,8 +3,8 @@
  * (_c) twin sharing one body. */
 #include "pml_check.h"
 
-static int send_common(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                       int tag, MPI_Comm comm, enum pml_mode mode, const char *fn)
+static int send_common(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                       MPI_Comm comm, enum pml_mode mode, const char *fn)
 {
     struct rdmpi_comm *c;
     struct rdmpi_datatype *dt;
@@ -38,9 +38,8 @@ static int send_common(const void *buf, MPI_Count count, MPI_Datatype datatype, 
     return MPI_SUCCESS;
 }
 
-static int isend_common(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                        int tag, MPI_Comm comm, enum pml_mode mode, MPI_Request *request,
-                        const char *fn)
+static int isend_common(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                        MPI_Comm comm, enum pml_mode mode, MPI_Request *request, const char *fn)
 {
     struct rdmpi_comm *c;
     struct rdmpi_datatype *dt;
@@ -158,19 +157,19 @@ struct pml_req *pml_req_done(MPI_Comm comm, int proc_null)
     return r;
 }
 
-#define SEND_API(NAME, CT, MODE)                                                                  \
-    int PMPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag,         \
-                    MPI_Comm comm)                                                              \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return send_common(buf, count, datatype, dest, tag, comm, MODE, "MPI_" #NAME);           \
+#define SEND_API(NAME, CT, MODE)                                                                   \
+    int PMPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag,           \
+                    MPI_Comm comm)                                                                 \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return send_common(buf, count, datatype, dest, tag, comm, MODE, "MPI_" #NAME);             \
     }
-#define ISEND_API(NAME, CT, MODE)                                                                 \
-    int PMPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag,         \
-                    MPI_Comm comm, MPI_Request *request)                                         \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return isend_common(buf, count, datatype, dest, tag, comm, MODE, request, "MPI_" #NAME); \
+#define ISEND_API(NAME, CT, MODE)                                                                  \
+    int PMPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag,           \
+                    MPI_Comm comm, MPI_Request *request)                                           \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return isend_common(buf, count, datatype, dest, tag, comm, MODE, request, "MPI_" #NAME);   \
     }
 
 #pragma weak MPI_Send = PMPI_Send
@@ -273,9 +272,9 @@ static int sendrecv_common(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
 }
 
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                  int recvtag, MPI_Comm comm, MPI_Status *status)
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
 {
     RT_API_ENTER();
     return sendrecv_common(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,

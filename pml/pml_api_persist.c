@@ -29,8 +29,7 @@ static int persist_start(struct rdmpi_request *br)
     }
     if (r->send) {
         if (r->mode == PML_BUFFERED) {
-            int err = pml_bsend_start(r->buf, r->count, r->dt, r->peer, r->tag, r->pc,
-                                      "MPI_Start");
+            int err = pml_bsend_start(r->buf, r->count, r->dt, r->peer, r->tag, r->pc, "MPI_Start");
             rt_status_empty(&r->base.status);
             r->base.complete = 1;
             return err;
@@ -52,8 +51,7 @@ static int send_init(const void *buf, MPI_Count count, MPI_Datatype datatype, in
     RT_CHECK_INIT(fn);
     if ((err = pml_check_comm(comm, fn, &c)) ||
         (err = pml_check_buf(comm, buf, count, datatype, fn, &dt)) ||
-        (err = pml_check_dest(comm, c, dest, tag, fn)) ||
-        (err = pml_check_reqp(comm, request, fn)))
+        (err = pml_check_dest(comm, c, dest, tag, fn)) || (err = pml_check_reqp(comm, request, fn)))
         return err;
     if (!(r = pml_req_alloc()))
         return rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of requests");
@@ -96,12 +94,12 @@ static int recv_init(void *buf, MPI_Count count, MPI_Datatype datatype, int sour
     return MPI_SUCCESS;
 }
 
-#define SEND_INIT_API(NAME, CT, MODE)                                                             \
-    int PMPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag,         \
-                    MPI_Comm comm, MPI_Request *request)                                         \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return send_init(buf, count, datatype, dest, tag, comm, MODE, request, "MPI_" #NAME);    \
+#define SEND_INIT_API(NAME, CT, MODE)                                                              \
+    int PMPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag,           \
+                    MPI_Comm comm, MPI_Request *request)                                           \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return send_init(buf, count, datatype, dest, tag, comm, MODE, request, "MPI_" #NAME);      \
     }
 
 #pragma weak MPI_Send_init = PMPI_Send_init
@@ -122,8 +120,8 @@ SEND_INIT_API(Bsend_init, int, PML_BUFFERED)
 SEND_INIT_API(Bsend_init_c, MPI_Count, PML_BUFFERED)
 
 #pragma weak MPI_Recv_init = PMPI_Recv_init
-int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                   MPI_Comm comm, MPI_Request *request)
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
 {
     RT_API_ENTER();
     return recv_init(buf, count, datatype, source, tag, comm, request, "MPI_Recv_init");

@@ -110,7 +110,8 @@ static int mrecv_start(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Me
         r = pml_req_done(MPI_COMM_SELF, 1);
         *message = MPI_MESSAGE_NULL;
         *out = r;
-        return r ? MPI_SUCCESS : rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_NO_MEM, fn, "out of requests");
+        return r ? MPI_SUCCESS
+                 : rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_NO_MEM, fn, "out of requests");
     }
     m = (struct rdmpi_message *)*message;
     if ((uintptr_t)*message < RDMPI_PREDEF_LIMIT || m->obj.kind != RT_KIND_MESSAGE)
@@ -149,8 +150,8 @@ static int mrecv_common(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_M
     return err ? rdmpi_err_comm(comm, err, fn, "the matched receive failed") : MPI_SUCCESS;
 }
 
-static int imrecv_common(void *buf, MPI_Count count, MPI_Datatype datatype,
-                         MPI_Message *message, MPI_Request *request, const char *fn)
+static int imrecv_common(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                         MPI_Request *request, const char *fn)
 {
     struct pml_req *r;
     int err;

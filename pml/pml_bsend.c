@@ -11,18 +11,18 @@
 #include <string.h>
 
 struct pml_bbuf {
-    char *buf;                  /* the user's, or MPI_BUFFER_AUTOMATIC; NULL: none */
+    char *buf; /* the user's, or MPI_BUFFER_AUTOMATIC; NULL: none */
     size_t size;
     struct bregion *regions;
-    int inflight;               /* messages sent from it, not yet complete */
-    struct pml_link flushes;    /* MPI_*_iflush_buffer requests waiting for inflight 0 */
+    int inflight;            /* messages sent from it, not yet complete */
+    struct pml_link flushes; /* MPI_*_iflush_buffer requests waiting for inflight 0 */
 };
 
 /* Each message's space starts with this header (within MPI_BSEND_OVERHEAD). */
 struct bregion {
-    size_t size;              /* bytes including this header */
+    size_t size; /* bytes including this header */
     int used;
-    struct bregion *next;     /* next region by address */
+    struct bregion *next; /* next region by address */
     struct pml_bbuf *owner;
 };
 
@@ -125,8 +125,8 @@ int pml_bsend_start(const void *buf, size_t count, struct rdmpi_datatype *dt, in
                               "no room for %zu bytes in the attached buffer (%zu bytes, %s); "
                               "attach a larger one with MPI_Buffer_attach (each message needs "
                               "its size plus MPI_BSEND_OVERHEAD) or attach "
-                              "MPI_BUFFER_AUTOMATIC", len, bb->size,
-                              bb->buf ? "partly in use" : "none attached");
+                              "MPI_BUFFER_AUTOMATIC",
+                              len, bb->size, bb->buf ? "partly in use" : "none attached");
     if (!(r = pml_req_alloc())) {
         bfree(copy);
         return rdmpi_err_comm(pc->handle, MPI_ERR_NO_MEM, fn, "out of requests");
@@ -263,7 +263,8 @@ static struct pml_bbuf *comm_buffer(MPI_Comm comm, bool make, const char *fn, in
     if (make && !pc->bbuf && !(pc->bbuf = bbuf_new()))
         *err = rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     else if (!make && (!pc->bbuf || !pc->bbuf->buf))
-        *err = rdmpi_err_comm(comm, MPI_ERR_BUFFER, fn, "no buffer is attached to this "
+        *err = rdmpi_err_comm(comm, MPI_ERR_BUFFER, fn,
+                              "no buffer is attached to this "
                               "communicator; MPI_Comm_attach_buffer one first");
     return *err ? NULL : pc->bbuf;
 }
@@ -276,12 +277,14 @@ static struct pml_bbuf *session_buffer(MPI_Session session, bool make, const cha
 
     *err = MPI_SUCCESS;
     if (!s)
-        *err = rdmpi_err_session(session, MPI_ERR_SESSION, fn, "session is not a valid "
+        *err = rdmpi_err_session(session, MPI_ERR_SESSION, fn,
+                                 "session is not a valid "
                                  "session (MPI_SESSION_NULL, finalized, or not a session)");
     else if (make && !s->bbuf && !(s->bbuf = bbuf_new()))
         *err = rdmpi_err_session(session, MPI_ERR_NO_MEM, fn, "out of memory");
     else if (!make && (!(bb = s->bbuf) || !bb->buf))
-        *err = rdmpi_err_session(session, MPI_ERR_BUFFER, fn, "no buffer is attached to this "
+        *err = rdmpi_err_session(session, MPI_ERR_BUFFER, fn,
+                                 "no buffer is attached to this "
                                  "session; MPI_Session_attach_buffer one first");
     return *err ? NULL : s->bbuf;
 }
@@ -344,23 +347,24 @@ int PMPI_Buffer_iflush(MPI_Request *request)
 }
 
 #define COMM_API(NAME, MAKE, CALL)                                                                 \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        int err;                                                                                 \
-        struct pml_bbuf *bb = comm_buffer(comm, MAKE, "MPI_" #NAME, &err);                       \
-        return bb ? CALL : err;                                                                  \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        int err;                                                                                   \
+        struct pml_bbuf *bb = comm_buffer(comm, MAKE, "MPI_" #NAME, &err);                         \
+        return bb ? CALL : err;                                                                    \
     }
 
 #pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
 int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
-COMM_API(Comm_attach_buffer, true, attach(bb, comm, buffer, size, "MPI_Comm_attach_buffer"))
+    COMM_API(Comm_attach_buffer, true, attach(bb, comm, buffer, size, "MPI_Comm_attach_buffer"))
 
 #pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
-COMM_API(Comm_attach_buffer_c, true, attach(bb, comm, buffer, size, "MPI_Comm_attach_buffer_c"))
+        int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+            COMM_API(Comm_attach_buffer_c, true,
+                     attach(bb, comm, buffer, size, "MPI_Comm_attach_buffer_c"))
 
 #pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+                int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
     RT_API_ENTER();
     MPI_Count s = 0;
@@ -375,39 +379,44 @@ int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 
 #pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
 int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
-COMM_API(Comm_detach_buffer_c, false,
-         detach(bb, comm, buffer_addr, size, "MPI_Comm_detach_buffer_c"))
+    COMM_API(Comm_detach_buffer_c, false,
+             detach(bb, comm, buffer_addr, size, "MPI_Comm_detach_buffer_c"))
 
 #pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
-int PMPI_Comm_flush_buffer(MPI_Comm comm)
-COMM_API(Comm_flush_buffer, false, (flush(bb), MPI_SUCCESS))
+        int PMPI_Comm_flush_buffer(MPI_Comm comm)
+            COMM_API(Comm_flush_buffer, false, (flush(bb), MPI_SUCCESS))
 
 #pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
-int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
-COMM_API(Comm_iflush_buffer, false, iflush(bb, comm, request, "MPI_Comm_iflush_buffer"))
+                int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+                    COMM_API(Comm_iflush_buffer, false,
+                             iflush(bb, comm, request, "MPI_Comm_iflush_buffer"))
 
 #define SESSION_API(NAME, MAKE, CALL)                                                              \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        int err;                                                                                 \
-        struct pml_bbuf *bb;                                                                     \
-        RT_CHECK_INIT("MPI_" #NAME);                                                             \
-        bb = session_buffer(session, MAKE, "MPI_" #NAME, &err);                                  \
-        return bb ? CALL : err;                                                                  \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        int err;                                                                                   \
+        struct pml_bbuf *bb;                                                                       \
+        RT_CHECK_INIT("MPI_" #NAME);                                                               \
+        bb = session_buffer(session, MAKE, "MPI_" #NAME, &err);                                    \
+        return bb ? CALL : err;                                                                    \
     }
 
 #pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
-int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
-SESSION_API(Session_attach_buffer, true,
-            attach(bb, MPI_COMM_SELF, buffer, size, "MPI_Session_attach_buffer"))
+                        int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+                            SESSION_API(Session_attach_buffer, true,
+                                        attach(bb, MPI_COMM_SELF, buffer, size,
+                                               "MPI_Session_attach_buffer"))
 
 #pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
-int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
-SESSION_API(Session_attach_buffer_c, true,
-            attach(bb, MPI_COMM_SELF, buffer, size, "MPI_Session_attach_buffer_c"))
+                                int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer,
+                                                                 MPI_Count size)
+                                    SESSION_API(Session_attach_buffer_c, true,
+                                                attach(bb, MPI_COMM_SELF, buffer, size,
+                                                       "MPI_Session_attach_buffer_c"))
 
 #pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
-int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+                                        int PMPI_Session_detach_buffer(MPI_Session session,
+                                                                       void *buffer_addr, int *size)
 {
     RT_API_ENTER();
     MPI_Count s = 0;
@@ -416,8 +425,8 @@ int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size
 
     RT_CHECK_INIT("MPI_Session_detach_buffer");
     if (!(bb = session_buffer(session, false, "MPI_Session_detach_buffer", &err)) ||
-        (err = detach(bb, MPI_COMM_SELF, buffer_addr, size ? &s : NULL,
-                      "MPI_Session_detach_buffer")))
+        (err =
+             detach(bb, MPI_COMM_SELF, buffer_addr, size ? &s : NULL, "MPI_Session_detach_buffer")))
         return err;
     *size = (int)s;
     return MPI_SUCCESS;
@@ -425,14 +434,14 @@ int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size
 
 #pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
 int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
-SESSION_API(Session_detach_buffer_c, false,
-            detach(bb, MPI_COMM_SELF, buffer_addr, size, "MPI_Session_detach_buffer_c"))
+    SESSION_API(Session_detach_buffer_c, false,
+                detach(bb, MPI_COMM_SELF, buffer_addr, size, "MPI_Session_detach_buffer_c"))
 
 #pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
-int PMPI_Session_flush_buffer(MPI_Session session)
-SESSION_API(Session_flush_buffer, false, (flush(bb), MPI_SUCCESS))
+        int PMPI_Session_flush_buffer(MPI_Session session)
+            SESSION_API(Session_flush_buffer, false, (flush(bb), MPI_SUCCESS))
 
 #pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
-int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
-SESSION_API(Session_iflush_buffer, false,
-            iflush(bb, MPI_COMM_SELF, request, "MPI_Session_iflush_buffer"))
+                int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+                    SESSION_API(Session_iflush_buffer, false,
+                                iflush(bb, MPI_COMM_SELF, request, "MPI_Session_iflush_buffer"))

@@ -12,8 +12,8 @@ static inline int pml_check_dest(MPI_Comm comm, const struct rdmpi_comm *c, int 
     if (RT_UNLIKELY(dest != MPI_PROC_NULL && (dest < 0 || dest >= c->remote_size)))
         return rdmpi_err_comm(comm, MPI_ERR_RANK, fn,
                               "dest is %d but the communicator has %d %sranks; pass 0..%d or "
-                              "MPI_PROC_NULL", dest, c->remote_size, c->inter ? "remote " : "",
-                              c->remote_size - 1);
+                              "MPI_PROC_NULL",
+                              dest, c->remote_size, c->inter ? "remote " : "", c->remote_size - 1);
     if (RT_UNLIKELY(tag < 0 || tag > PML_TAG_UB))
         return rdmpi_err_comm(comm, MPI_ERR_TAG, fn,
                               "tag is %d; send tags must be in 0..MPI_TAG_UB (%d)", tag,
@@ -21,19 +21,21 @@ static inline int pml_check_dest(MPI_Comm comm, const struct rdmpi_comm *c, int 
     return MPI_SUCCESS;
 }
 
-static inline int pml_check_source(MPI_Comm comm, const struct rdmpi_comm *c, int source,
-                                   int tag, const char *fn)
+static inline int pml_check_source(MPI_Comm comm, const struct rdmpi_comm *c, int source, int tag,
+                                   const char *fn)
 {
     if (RT_UNLIKELY(source != MPI_PROC_NULL && source != MPI_ANY_SOURCE &&
                     (source < 0 || source >= c->remote_size)))
         return rdmpi_err_comm(comm, MPI_ERR_RANK, fn,
                               "source is %d but the communicator has %d %sranks; pass 0..%d, "
-                              "MPI_ANY_SOURCE or MPI_PROC_NULL", source, c->remote_size,
-                              c->inter ? "remote " : "", c->remote_size - 1);
+                              "MPI_ANY_SOURCE or MPI_PROC_NULL",
+                              source, c->remote_size, c->inter ? "remote " : "",
+                              c->remote_size - 1);
     if (RT_UNLIKELY(tag != MPI_ANY_TAG && (tag < 0 || tag > PML_TAG_UB)))
         return rdmpi_err_comm(comm, MPI_ERR_TAG, fn,
                               "tag is %d; receive tags must be in 0..MPI_TAG_UB (%d) or "
-                              "MPI_ANY_TAG", tag, PML_TAG_UB);
+                              "MPI_ANY_TAG",
+                              tag, PML_TAG_UB);
     return MPI_SUCCESS;
 }
 

@@ -26,8 +26,9 @@ static void dump_comm(FILE *out, struct pml_comm *pc)
 
         if (!np && !nu && !no)
             continue;
-        fprintf(out, "rdmpi[%d]:   cid %u peer %d: sent seq %u, next expected %u, "
-                     "%d posted, %d unexpected, %d early\n",
+        fprintf(out,
+                "rdmpi[%d]:   cid %u peer %d: sent seq %u, next expected %u, "
+                "%d posted, %d unexpected, %d early\n",
                 rt.rank, pc->cid, p, cp->send_seq, cp->recv_seq, np, nu, no);
         for (struct pml_link *e = cp->posted.next; e != &cp->posted; e = e->next) {
             struct pml_req *r = pml_container(e, struct pml_req, link);
@@ -59,8 +60,9 @@ void pml_dump(FILE *out)
     }
     for (int w = 0; w < rt.size; w++)
         if (pml_peers[w].npending)
-            fprintf(out, "rdmpi[%d]:   %d sends to rank %d wait for transport resources "
-                         "(%u credits left)\n",
+            fprintf(out,
+                    "rdmpi[%d]:   %d sends to rank %d wait for transport resources "
+                    "(%u credits left)\n",
                     rt.rank, pml_peers[w].npending, w, pml_peers[w].credits);
     fflush(out);
 }

@@ -12,15 +12,15 @@
 
 /* Header types: the first byte of every message, the BTL's dispatch key. */
 enum pml_hdr_type {
-    PML_HDR_MATCH = 1,  /* eager: envelope + payload */
-    PML_HDR_RNDV = 2,   /* envelope + length + sender handle (+ inline data or RDMA address) */
-    PML_HDR_CTS = 3,    /* receiver is ready: send FRAGs */
-    PML_HDR_FRAG = 4,   /* copy-pipeline data */
-    PML_HDR_FIN = 5,    /* rendezvous done (or the Ssend match ack) */
-    PML_HDR_CREDIT = 6, /* eager credits returned */
-    PML_HDR_PUT = 7,    /* receiver asks the sender to write part of an RGET itself */
-    PML_HDR_PUTFIN = 8, /* sender: that part is written */
-    PML_HDR_CANCEL = 9, /* sender: drop my unmatched rendezvous, if you still can */
+    PML_HDR_MATCH = 1,     /* eager: envelope + payload */
+    PML_HDR_RNDV = 2,      /* envelope + length + sender handle (+ inline data or RDMA address) */
+    PML_HDR_CTS = 3,       /* receiver is ready: send FRAGs */
+    PML_HDR_FRAG = 4,      /* copy-pipeline data */
+    PML_HDR_FIN = 5,       /* rendezvous done (or the Ssend match ack) */
+    PML_HDR_CREDIT = 6,    /* eager credits returned */
+    PML_HDR_PUT = 7,       /* receiver asks the sender to write part of an RGET itself */
+    PML_HDR_PUTFIN = 8,    /* sender: that part is written */
+    PML_HDR_CANCEL = 9,    /* sender: drop my unmatched rendezvous, if you still can */
     PML_HDR_CANCELED = 10, /* receiver: whether it could (a FIN-shaped answer) */
 };
 
@@ -36,12 +36,12 @@ enum {
 
 /* The envelope every matchable message starts with. */
 struct pml_hdr_match {
-    uint8_t type;   /* PML_HDR_MATCH or PML_HDR_RNDV */
-    uint8_t flags;  /* PML_F_* */
-    uint16_t seq;   /* per (communicator, sender) order, wraps */
-    uint32_t cid;   /* context id of the communicator */
-    int32_t src;    /* sender's rank in the communicator */
-    int32_t tag;    /* MPI tag (negative: internal traffic) */
+    uint8_t type;  /* PML_HDR_MATCH or PML_HDR_RNDV */
+    uint8_t flags; /* PML_F_* */
+    uint16_t seq;  /* per (communicator, sender) order, wraps */
+    uint32_t cid;  /* context id of the communicator */
+    int32_t src;   /* sender's rank in the communicator */
+    int32_t tag;   /* MPI tag (negative: internal traffic) */
 };
 static_assert(sizeof(struct pml_hdr_match) == 16, "MATCH header is 16 bytes");
 
@@ -56,24 +56,24 @@ struct pml_hdr_rndv {
 static_assert(sizeof(struct pml_hdr_rndv) == 40, "RNDV header is 40 bytes");
 
 struct pml_hdr_cts {
-    uint8_t type;   /* PML_HDR_CTS */
+    uint8_t type; /* PML_HDR_CTS */
     uint8_t pad[7];
-    uint64_t sreq;  /* the sender's request */
-    uint64_t rreq;  /* the receiver's request, named by every FRAG */
+    uint64_t sreq; /* the sender's request */
+    uint64_t rreq; /* the receiver's request, named by every FRAG */
 };
 static_assert(sizeof(struct pml_hdr_cts) == 24, "CTS header is 24 bytes");
 
 struct pml_hdr_frag {
-    uint8_t type;   /* PML_HDR_FRAG */
+    uint8_t type; /* PML_HDR_FRAG */
     uint8_t pad[7];
-    uint64_t rreq;  /* the receiver's request */
-    uint64_t offset;/* where this data starts in the packed message */
+    uint64_t rreq;   /* the receiver's request */
+    uint64_t offset; /* where this data starts in the packed message */
     /* data follows, up to the BTL's eager limit */
 };
 static_assert(sizeof(struct pml_hdr_frag) == 24, "FRAG header is 24 bytes");
 
 struct pml_hdr_fin {
-    uint8_t type;   /* PML_HDR_FIN or PML_HDR_PUTFIN */
+    uint8_t type; /* PML_HDR_FIN or PML_HDR_PUTFIN */
     uint8_t pad[7];
     uint64_t sreq;  /* the request it completes (PUTFIN: the receiver's) */
     int64_t status; /* bytes delivered (>= 0) or a negative errno */
@@ -84,30 +84,30 @@ static_assert(sizeof(struct pml_hdr_fin) == 24, "FIN header is 24 bytes");
  * sender writes the tail straight into the receiver's buffer, so both
  * processes copy at once. */
 struct pml_hdr_put {
-    uint8_t type;   /* PML_HDR_PUT */
+    uint8_t type; /* PML_HDR_PUT */
     uint8_t pad[7];
-    uint64_t sreq;  /* the sender's request */
-    uint64_t rreq;  /* the receiver's, named by the PUTFIN */
-    uint64_t offset;/* first byte of the part the sender writes */
-    uint64_t raddr; /* where that byte goes in the receiver */
+    uint64_t sreq;   /* the sender's request */
+    uint64_t rreq;   /* the receiver's, named by the PUTFIN */
+    uint64_t offset; /* first byte of the part the sender writes */
+    uint64_t raddr;  /* where that byte goes in the receiver */
 };
 static_assert(sizeof(struct pml_hdr_put) == 40, "PUT header is 40 bytes");
 
 /* MPI_Cancel of a rendezvous send; the answer is a pml_hdr_fin whose
  * status is 1 if the envelope was still unmatched and is now gone. */
 struct pml_hdr_cancel {
-    uint8_t type;   /* PML_HDR_CANCEL */
+    uint8_t type; /* PML_HDR_CANCEL */
     uint8_t pad[3];
-    uint32_t cid;   /* the envelope's communicator */
-    int32_t src;    /* and sender rank in it */
-    uint16_t seq;   /* the envelope's sequence number: says whether it came yet */
+    uint32_t cid; /* the envelope's communicator */
+    int32_t src;  /* and sender rank in it */
+    uint16_t seq; /* the envelope's sequence number: says whether it came yet */
     uint16_t pad2;
-    uint64_t sreq;  /* the send, as its RNDV header named it */
+    uint64_t sreq; /* the send, as its RNDV header named it */
 };
 static_assert(sizeof(struct pml_hdr_cancel) == 24, "CANCEL header is 24 bytes");
 
 struct pml_hdr_credit {
-    uint8_t type;     /* PML_HDR_CREDIT */
+    uint8_t type; /* PML_HDR_CREDIT */
     uint8_t pad[3];
     uint32_t credits; /* eager messages the receiver has consumed */
 };
@@ -115,8 +115,8 @@ static_assert(sizeof(struct pml_hdr_credit) == 8, "CREDIT header is 8 bytes");
 
 /* What every rank publishes, so both sides of a pair agree on limits. */
 struct pml_card {
-    uint32_t version;  /* PML_PROTO_VERSION */
-    uint32_t credits;  /* eager window this rank grants each peer */
+    uint32_t version; /* PML_PROTO_VERSION */
+    uint32_t credits; /* eager window this rank grants each peer */
 };
 
 #endif

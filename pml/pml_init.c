@@ -65,7 +65,8 @@ static uint32_t peer_credits(int r)
         return n;
     if (len != sizeof(*c) || c->version != PML_PROTO_VERSION)
         rt_fatal("rank %d speaks pml protocol %u, this rank %u: every rank must run "
-                 "the same rdmpi build", r, len >= 4 ? c->version : 0, PML_PROTO_VERSION);
+                 "the same rdmpi build",
+                 r, len >= 4 ? c->version : 0, PML_PROTO_VERSION);
     n = c->credits;
     free(c);
     return n;
@@ -108,14 +109,14 @@ static int pml_connect(void)
         if (!pml_peers[r].btl)
             rt_fatal("MPI_Init: no transport reaches rank %d from rank %d (%s); "
                      "the BTLs tried were those in RDMPI_BTL (default: all); "
-                     "add ofi for ranks on other hosts", r, rt.rank, rt.hostname);
+                     "add ofi for ranks on other hosts",
+                     r, rt.rank, rt.hostname);
         pml_peers[r].credits = peer_credits(r);
     }
     pml_stats_connect();
     if (rt_verbosity >= 1 && rt.rank == 0)
         for (int i = 0; i < pml_nbtls; i++)
-            rt_info(1, "btl %s: eager limit %zu, %s", pml_btls[i]->name,
-                    pml_btls[i]->eager_limit,
+            rt_info(1, "btl %s: eager limit %zu, %s", pml_btls[i]->name, pml_btls[i]->eager_limit,
                     pml_btls[i]->flags & BTL_CAP_GET ? "rendezvous by RDMA read"
                                                      : "rendezvous by copy pipeline");
     rt_progress_set_dump(pml_dump);
@@ -150,9 +151,15 @@ static int pml_finalize(void)
 }
 
 static struct rt_layer pml_layer = {
-    .name = "pml", .order = 10, .init = pml_init, .connect = pml_connect,
-    .finalize = pml_finalize, .comm_init = pml_comm_add, .comm_fini = pml_comm_remove,
-    .progress = pml_progress, .services = &pml_comm_services,
+    .name = "pml",
+    .order = 10,
+    .init = pml_init,
+    .connect = pml_connect,
+    .finalize = pml_finalize,
+    .comm_init = pml_comm_add,
+    .comm_fini = pml_comm_remove,
+    .progress = pml_progress,
+    .services = &pml_comm_services,
 };
 
 __attribute__((constructor)) static void pml_register(void)

@@ -121,8 +121,7 @@ static void rndv_matched(struct pml_req *r, int wsrc, const struct pml_hdr_rndv 
         r->state = PML_S_GET;
         pml_get_start(r);
     } else {
-        struct pml_hdr_cts cts = {.type = PML_HDR_CTS, .sreq = rh->sreq,
-                                  .rreq = pml_req_handle(r)};
+        struct pml_hdr_cts cts = {.type = PML_HDR_CTS, .sreq = rh->sreq, .rreq = pml_req_handle(r)};
         r->state = PML_S_FRAGS;
         r->done = 0;
         pml_send_ctl(wsrc, &cts, sizeof(cts));
@@ -164,8 +163,8 @@ void pml_recv_from_frag(struct pml_req *r, struct pml_frag *f)
         pml_credit_consumed(f->wsrc, f->len);
         pml_req_complete(r);
     } else {
-        rndv_matched(r, f->wsrc, &f->hdr, (f->hdr.m.flags & PML_F_INLINE) ? (void *)f->data
-                                                                          : (void *)f->rkey);
+        rndv_matched(r, f->wsrc, &f->hdr,
+                     (f->hdr.m.flags & PML_F_INLINE) ? (void *)f->data : (void *)f->rkey);
     }
     free(f);
 }

@@ -18,9 +18,9 @@
 
 struct pml_part {
     int partitions;
-    int tag;                    /* the user's */
-    int nready;                 /* sender: partitions ready this round */
-    uint8_t ready[];            /* sender: which */
+    int tag;         /* the user's */
+    int nready;      /* sender: partitions ready this round */
+    uint8_t ready[]; /* sender: which */
 };
 
 /* Inits made so far on one communicator to or from one peer with one tag. */
@@ -126,7 +126,8 @@ static void part_release(struct rdmpi_request *br)
  * complete is erroneous; say so rather than leave a Wait that never ends. */
 static int part_cancel(struct rdmpi_request *br)
 {
-    return rdmpi_err_comm(br->comm, MPI_ERR_REQUEST, "MPI_Cancel", "the partitioned request "
+    return rdmpi_err_comm(br->comm, MPI_ERR_REQUEST, "MPI_Cancel",
+                          "the partitioned request "
                           "is active and not complete; canceling it is erroneous (MPI-4.1 "
                           "chapter 4)");
 }
@@ -137,18 +138,21 @@ static int part_free_check(struct rdmpi_request *br)
 {
     if (!br->active || br->complete)
         return MPI_SUCCESS;
-    return rdmpi_err_comm(br->comm, MPI_ERR_REQUEST, "MPI_Request_free", "the partitioned "
+    return rdmpi_err_comm(br->comm, MPI_ERR_REQUEST, "MPI_Request_free",
+                          "the partitioned "
                           "request is active and not complete; freeing it is erroneous "
                           "(MPI-4.1 chapter 4)");
 }
 
-static const struct rt_req_ops part_ops = {
-    .start = part_start, .cancel = part_cancel, .release = part_release, .query = part_query,
-    .free_check = part_free_check};
+static const struct rt_req_ops part_ops = {.start = part_start,
+                                           .cancel = part_cancel,
+                                           .release = part_release,
+                                           .query = part_query,
+                                           .free_check = part_free_check};
 
-static int part_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
-                     int peer, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request,
-                     bool send, const char *fn)
+static int part_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int peer,
+                     int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request, bool send,
+                     const char *fn)
 {
     struct rdmpi_comm *c;
     struct rdmpi_datatype *dt;
@@ -157,15 +161,16 @@ static int part_init(void *buf, int partitions, MPI_Count count, MPI_Datatype da
     int err;
 
     RT_CHECK_INIT(fn);
-    if ((err = pml_check_comm(comm, fn, &c)) ||
-        (err = pml_check_reqp(comm, request, fn)))
+    if ((err = pml_check_comm(comm, fn, &c)) || (err = pml_check_reqp(comm, request, fn)))
         return err;
     if (partitions < 0)
         return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "partitions is %d; pass 0 or more",
                               partitions);
     if (count >= 0 && (MPI_Count)partitions > LLONG_MAX / (count ? count : 1))
-        return rdmpi_err_comm(comm, MPI_ERR_COUNT, fn, "%d partitions of %lld elements "
-                              "overflow", partitions, (long long)count);
+        return rdmpi_err_comm(comm, MPI_ERR_COUNT, fn,
+                              "%d partitions of %lld elements "
+                              "overflow",
+                              partitions, (long long)count);
     if ((err = pml_check_buf(comm, buf, count * partitions, datatype, fn, &dt)) ||
         (err = send ? pml_check_dest(comm, c, peer, tag, fn)
                     : pml_check_source(comm, c, peer, tag, fn)))
@@ -173,8 +178,8 @@ static int part_init(void *buf, int partitions, MPI_Count count, MPI_Datatype da
     if (peer == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)
         return rdmpi_err_comm(comm, peer == MPI_ANY_SOURCE ? MPI_ERR_RANK : MPI_ERR_TAG, fn,
                               "%s is not allowed in partitioned receives; name the sender "
-                              "and the tag", peer == MPI_ANY_SOURCE ? "MPI_ANY_SOURCE"
-                                                                    : "MPI_ANY_TAG");
+                              "and the tag",
+                              peer == MPI_ANY_SOURCE ? "MPI_ANY_SOURCE" : "MPI_ANY_TAG");
     if (info != MPI_INFO_NULL && !rt_info_get(info))
         return rdmpi_err_comm(comm, MPI_ERR_INFO, fn,
                               "info is not a valid info object; pass one or MPI_INFO_NULL");
@@ -188,8 +193,8 @@ static int part_init(void *buf, int partitions, MPI_Count count, MPI_Datatype da
     }
     r->part->partitions = partitions;
     r->part->tag = tag;
-    pml_recv_setup(r, buf, (size_t)(count * partitions), dt, peer,
-                   part_tag(tag, (uint32_t)seq), c->pml);
+    pml_recv_setup(r, buf, (size_t)(count * partitions), dt, peer, part_tag(tag, (uint32_t)seq),
+                   c->pml);
     r->send = send;
     r->base.type = send ? RT_REQ_SEND : RT_REQ_RECV;
     r->base.comm = comm;
@@ -205,13 +210,13 @@ int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Dataty
                     int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     RT_API_ENTER();
-    return part_init((void *)buf, partitions, count, datatype, dest, tag, comm, info, request,
-                     true, "MPI_Psend_init");
+    return part_init((void *)buf, partitions, count, datatype, dest, tag, comm, info, request, true,
+                     "MPI_Psend_init");
 }
 
 #pragma weak MPI_Precv_init = PMPI_Precv_init
-int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
-                    int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                    int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     RT_API_ENTER();
     return part_init(buf, partitions, count, datatype, source, tag, comm, info, request, false,
@@ -228,9 +233,10 @@ static struct pml_req *active_part(MPI_Request request, bool send, const char *f
     if (!br)
         return NULL;
     if (br->ops != &part_ops || r->send != send) {
-        *err = rdmpi_err_comm(br->comm, MPI_ERR_REQUEST, fn, "request is not a partitioned "
-                              "%s request (from MPI_P%s_init)", send ? "send" : "receive",
-                              send ? "send" : "recv");
+        *err = rdmpi_err_comm(br->comm, MPI_ERR_REQUEST, fn,
+                              "request is not a partitioned "
+                              "%s request (from MPI_P%s_init)",
+                              send ? "send" : "receive", send ? "send" : "recv");
         return NULL;
     }
     if (!br->active) {
@@ -244,8 +250,10 @@ static struct pml_req *active_part(MPI_Request request, bool send, const char *f
 static int check_partition(struct pml_req *r, int p, const char *fn)
 {
     if (p < 0 || p >= r->part->partitions)
-        return rdmpi_err_comm(r->base.comm, MPI_ERR_ARG, fn, "partition %d is out of range "
-                              "(0..%d)", p, r->part->partitions - 1);
+        return rdmpi_err_comm(r->base.comm, MPI_ERR_ARG, fn,
+                              "partition %d is out of range "
+                              "(0..%d)",
+                              p, r->part->partitions - 1);
     return MPI_SUCCESS;
 }
 
@@ -260,8 +268,10 @@ static int ready(struct pml_req *r, int p, const char *fn)
     if (r->peer == MPI_PROC_NULL)
         return MPI_SUCCESS;
     if (pt->ready[p])
-        return rdmpi_err_comm(r->base.comm, MPI_ERR_ARG, fn, "partition %d is ready already "
-                              "in this round; mark each partition once per MPI_Start", p);
+        return rdmpi_err_comm(r->base.comm, MPI_ERR_ARG, fn,
+                              "partition %d is ready already "
+                              "in this round; mark each partition once per MPI_Start",
+                              p);
     pt->ready[p] = 1;
     if (++pt->nready < pt->partitions)
         return MPI_SUCCESS;
@@ -314,8 +324,8 @@ int PMPI_Pready_list(int length, const int *array_of_partitions, MPI_Request req
     if (!(r = active_part(request, true, fn, &err)))
         return err;
     if (length < 0 || (length && !array_of_partitions))
-        return rdmpi_err_comm(r->base.comm, MPI_ERR_ARG, fn, "%s", length < 0
-                              ? "length is negative" : "array_of_partitions is NULL");
+        return rdmpi_err_comm(r->base.comm, MPI_ERR_ARG, fn, "%s",
+                              length < 0 ? "length is negative" : "array_of_partitions is NULL");
     for (int i = 0; i < length; i++)
         if ((err = ready(r, array_of_partitions[i], fn)))
             return err;
@@ -338,8 +348,8 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
     /* A null or inactive partitioned receive has nothing pending; other
      * inactive requests still get the error below. */
     br = rt_req_get(request);
-    if (request == MPI_REQUEST_NULL || (br && br->ops == &part_ops &&
-                                        !((struct pml_req *)br)->send && !br->active)) {
+    if (request == MPI_REQUEST_NULL ||
+        (br && br->ops == &part_ops && !((struct pml_req *)br)->send && !br->active)) {
         *flag = 1;
         return MPI_SUCCESS;
     }

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK 256
+#define CHUNK      256
 #define MAX_CHUNKS 16384 /* 4 M requests outstanding */
 
 static struct pml_req *chunks[MAX_CHUNKS];
 static uint32_t nslots;
-static struct pml_req *free_list;   /* linked through base.comm */
+static struct pml_req *free_list; /* linked through base.comm */
 
 static void req_release_op(struct rdmpi_request *r);
 static const struct rt_req_ops req_ops = {.cancel = pml_req_cancel, .release = req_release_op};
@@ -153,8 +153,10 @@ int pml_req_cancel(struct rdmpi_request *br)
         return half ? pml_req_cancel(&half->base) : MPI_SUCCESS;
     }
     if (r->send && r->state == PML_S_WAIT_FIN && !r->cancel_asked) {
-        struct pml_hdr_cancel h = {.type = PML_HDR_CANCEL, .cid = r->pc->cid,
-                                   .src = r->pc->rank, .seq = r->seq,
+        struct pml_hdr_cancel h = {.type = PML_HDR_CANCEL,
+                                   .cid = r->pc->cid,
+                                   .src = r->pc->rank,
+                                   .seq = r->seq,
                                    .sreq = pml_req_handle(r)};
         r->cancel_asked = 1;
         pml_send_ctl(r->wpeer, &h, sizeof(h));

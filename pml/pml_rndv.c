@@ -10,8 +10,7 @@
 
 RT_PARAM(p_get_chunk, "PML_GET_CHUNK", RT_PARAM_SIZE, "4m",
          "Bytes per RDMA read of a rendezvous (the BTL's own limit also applies)")
-RT_PARAM(p_get_depth, "PML_GET_DEPTH", RT_PARAM_INT, "8",
-         "RDMA reads in flight per rendezvous")
+RT_PARAM(p_get_depth, "PML_GET_DEPTH", RT_PARAM_INT, "8", "RDMA reads in flight per rendezvous")
 RT_PARAM(p_split_min, "PML_SPLIT_MIN", RT_PARAM_SIZE, "32k",
          "Rendezvous of at least this many bytes over a BTL that can write a peer's memory "
          "without registration (sm) are copied by both sides at once, the sender writing "
@@ -61,10 +60,8 @@ static void get_finish(struct pml_req *r)
 
     if (r->error) {
         /* One fallback, never a retry loop: ask for the copy pipeline. */
-        struct pml_hdr_cts cts = {.type = PML_HDR_CTS, .sreq = r->other,
-                                  .rreq = pml_req_handle(r)};
-        rt_info(1, "RDMA read from rank %d failed; falling back to the copy pipeline",
-                r->wpeer);
+        struct pml_hdr_cts cts = {.type = PML_HDR_CTS, .sreq = r->other, .rreq = pml_req_handle(r)};
+        rt_info(1, "RDMA read from rank %d failed; falling back to the copy pipeline", r->wpeer);
         pml_peers[r->wpeer].stats->fb_read++;
         r->error = 0;
         r->state = PML_S_FRAGS;
@@ -145,10 +142,12 @@ void pml_get_start(struct pml_req *r)
     r->get_end = r->len;
     if (min && r->len >= min && r->len == r->msg_len && r->wpeer != rt.rank &&
         pml_direct_ok(r->wpeer) && rt_dt_contig(r->dt, r->count) && half) {
-        struct pml_hdr_put put = {.type = PML_HDR_PUT, .sreq = r->other,
-                                  .rreq = pml_req_handle(r), .offset = half,
-                                  .raddr = (uint64_t)(uintptr_t)((char *)r->buf + r->dt->lb +
-                                                                 half)};
+        struct pml_hdr_put put = {.type = PML_HDR_PUT,
+                                  .sreq = r->other,
+                                  .rreq = pml_req_handle(r),
+                                  .offset = half,
+                                  .raddr =
+                                      (uint64_t)(uintptr_t)((char *)r->buf + r->dt->lb + half)};
         r->get_end = half;
         r->put_wait = 1;
         pml_send_ctl(r->wpeer, &put, sizeof(put));
@@ -199,8 +198,7 @@ void pml_recv_put(int peer, const void *data, size_t len)
                  (unsigned long long)h->sreq);
     r->other = h->rreq;
     src = r->tmp ? r->tmp : (const char *)r->buf + r->dt->lb;
-    rc = p->btl->put(p->ep, src + h->offset, NULL, h->raddr, NULL, r->len - h->offset,
-                     put_done, r);
+    rc = p->btl->put(p->ep, src + h->offset, NULL, h->raddr, NULL, r->len - h->offset, put_done, r);
     if (rc)
         put_done(r, rc < 0 ? rc : -rc);
 }
@@ -215,7 +213,8 @@ void pml_recv_frag(int peer, const void *data, size_t len)
 
     if (!r || r->send)
         rt_fatal("a data fragment from rank %d names no receive (handle %#llx); "
-                 "the peers disagree on the protocol", peer, (unsigned long long)h->rreq);
+                 "the peers disagree on the protocol",
+                 peer, (unsigned long long)h->rreq);
     /* Data past the receive buffer (truncation) is dropped. */
     if (h->offset < r->len) {
         size_t keep = r->len - h->offset < n ? r->len - h->offset : n;

@@ -91,8 +91,8 @@ static bool await_credits(struct pml_peer *p, size_t len)
     return true;
 }
 
-bool pml_send_detached(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst,
-                       int tag, struct pml_comm *pc)
+bool pml_send_detached(const void *buf, size_t count, struct rdmpi_datatype *dt, int dst, int tag,
+                       struct pml_comm *pc)
 {
     static size_t limit = (size_t)-1;
     struct pml_peer *p = &pml_peers[pml_world(pc, dst)];

@@ -36,9 +36,9 @@ struct pml_req *pml_pair_half(struct pml_req *r)
 /* Takes both halves first (nothing is posted unless all are there), then
  * posts the receive and the send; r counts one guard until both are
  * posted, so a half that finishes at once cannot complete it early. */
-static int start(struct pml_req *r, const void *sbuf, size_t scount,
-                 struct rdmpi_datatype *sdt, int dest, int stag, void *rbuf, size_t rcount,
-                 struct rdmpi_datatype *rdt, int source, int rtag, struct pml_comm *pc)
+static int start(struct pml_req *r, const void *sbuf, size_t scount, struct rdmpi_datatype *sdt,
+                 int dest, int stag, void *rbuf, size_t rcount, struct rdmpi_datatype *rdt,
+                 int source, int rtag, struct pml_comm *pc)
 {
     struct pml_req *rh = source != MPI_PROC_NULL ? pml_pair_half(r) : NULL;
     struct pml_req *sh = dest != MPI_PROC_NULL ? pml_pair_half(r) : NULL;
@@ -130,8 +130,8 @@ static int isendrecv_replace_common(void *buf, MPI_Count count, MPI_Datatype dat
         }
         rt_dt_pack(dt, buf, (size_t)count, 0, r->tmp, bytes);
     }
-    if (start(r, r->tmp, bytes, rt_dt_get(MPI_BYTE), dest, sendtag, buf, (size_t)count, dt,
-              source, recvtag, c->pml)) {
+    if (start(r, r->tmp, bytes, rt_dt_get(MPI_BYTE), dest, sendtag, buf, (size_t)count, dt, source,
+              recvtag, c->pml)) {
         free(r->tmp);
         pml_req_release(r);
         return rdmpi_err_comm(comm, MPI_ERR_NO_MEM, fn, "out of requests");
@@ -141,9 +141,9 @@ static int isendrecv_replace_common(void *buf, MPI_Count count, MPI_Datatype dat
 }
 
 #pragma weak MPI_Isendrecv = PMPI_Isendrecv
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                   int recvtag, MPI_Comm comm, MPI_Request *request)
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request)
 {
     RT_API_ENTER();
     return isendrecv_common(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
@@ -187,8 +187,8 @@ static int sendrecv_replace_common(void *buf, MPI_Count count, MPI_Datatype data
     struct pml_req *r;
     int err;
 
-    if ((err = isendrecv_replace_common(buf, count, datatype, dest, sendtag, source, recvtag,
-                                        comm, &q, fn)))
+    if ((err = isendrecv_replace_common(buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                                        &q, fn)))
         return err;
     r = (struct pml_req *)q;
     pml_wait(r);
@@ -197,8 +197,7 @@ static int sendrecv_replace_common(void *buf, MPI_Count count, MPI_Datatype data
     err = r->base.status.MPI_ERROR;
     pml_req_release(r);
     if (err)
-        return rdmpi_err_comm(comm, err, fn, "the exchange failed (count %lld)",
-                              (long long)count);
+        return rdmpi_err_comm(comm, err, fn, "the exchange failed (count %lld)", (long long)count);
     return MPI_SUCCESS;
 }
 
@@ -213,8 +212,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 
 #pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                            int sendtag, int source, int recvtag, MPI_Comm comm,
-                            MPI_Status *status)
+                            int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     RT_API_ENTER();
     return sendrecv_replace_common(buf, count, datatype, dest, sendtag, source, recvtag, comm,

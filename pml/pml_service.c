@@ -63,8 +63,8 @@ void pml_int_release(struct rdmpi_request *r)
     pml_req_release((struct pml_req *)r);
 }
 
-int pml_comm_sendrecv(struct rdmpi_comm *c, const void *sbuf, size_t slen, int dst,
-                      void *rbuf, size_t rlen, int src, int tag)
+int pml_comm_sendrecv(struct rdmpi_comm *c, const void *sbuf, size_t slen, int dst, void *rbuf,
+                      size_t rlen, int src, int tag)
 {
     struct rdmpi_datatype *byte = rt_dt_get(MPI_BYTE);
     struct pml_req *s = NULL, *r = NULL;

@@ -18,8 +18,8 @@ RT_PARAM(p_report, "REPORT", RT_PARAM_BOOL, "0",
          "messages and bytes sent eagerly and by rendezvous, RDMA reads, fallbacks taken "
          "(mpirun --report-transport). Set it for every rank")
 
-#define MAX_BTLS       4    /* BTLs a rank may run (self, sm, ofi) */
-#define CLASS_KEY      "rdmpi.pml.class"
+#define MAX_BTLS  4 /* BTLs a rank may run (self, sm, ofi) */
+#define CLASS_KEY "rdmpi.pml.class"
 
 static struct pml_stats stats[MAX_BTLS];
 
@@ -33,8 +33,8 @@ static uint64_t stats_total(const struct rt_pvar *v)
     return n;
 }
 
-#define PML_PVAR(field, dsc)                                                                     \
-    RT_PVAR(pv_##field, "rdmpi_pml_" #field, "rdmpi_pml", MPI_T_PVAR_CLASS_COUNTER, stats_total, \
+#define PML_PVAR(field, dsc)                                                                       \
+    RT_PVAR(pv_##field, "rdmpi_pml_" #field, "rdmpi_pml", MPI_T_PVAR_CLASS_COUNTER, stats_total,   \
             offsetof(struct pml_stats, field), dsc)
 PML_PVAR(eager_msgs, "MPI messages this process sent eagerly (payload in the first packet)")
 PML_PVAR(eager_bytes, "Payload bytes of the messages this process sent eagerly")

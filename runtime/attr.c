@@ -12,15 +12,15 @@
 #include <stdlib.h>
 
 struct rt_attr {
-    struct rt_attr *next;   /* lists are newest first */
+    struct rt_attr *next; /* lists are newest first */
     int keyval;
     void *value;
 };
 
 struct keyval {
-    int kind;               /* RT_KIND_*; 0 while the slot is unused */
-    int freed;              /* the user freed it; attributes may still use it */
-    int refs;               /* the user's handle until freed, plus one per attribute */
+    int kind;  /* RT_KIND_*; 0 while the slot is unused */
+    int freed; /* the user freed it; attributes may still use it */
+    int refs;  /* the user's handle until freed, plus one per attribute */
     rt_attr_fn copy, del;
     void *extra;
 };
@@ -67,8 +67,9 @@ int rt_keyval_create(int kind, rt_attr_fn copy, rt_attr_fn del, void *extra, int
 
 static const char *kind_name(int kind)
 {
-    return kind == RT_KIND_COMM ? "communicators" : kind == RT_KIND_DATATYPE ? "datatypes"
-                                                                             : "windows";
+    return kind == RT_KIND_COMM       ? "communicators"
+           : kind == RT_KIND_DATATYPE ? "datatypes"
+                                      : "windows";
 }
 
 static const char *check(int kind, int keyval, int held_ok)
@@ -79,8 +80,7 @@ static const char *check(int kind, int keyval, int held_ok)
     if (keyval == MPI_KEYVAL_INVALID)
         return "keyval is MPI_KEYVAL_INVALID; create one with the matching *_create_keyval";
     if (!k || (k->freed && !held_ok)) {
-        snprintf(why, sizeof(why), "keyval %d is not a keyval (never created, or freed)",
-                 keyval);
+        snprintf(why, sizeof(why), "keyval %d is not a keyval (never created, or freed)", keyval);
         return why;
     }
     if (k->kind != kind) {
@@ -115,7 +115,7 @@ void rt_keyval_free(int keyval)
 {
     struct keyval *k = kv_of(keyval);
 
-    if (k->freed)           /* freed before, kept alive by its attributes */
+    if (k->freed) /* freed before, kept alive by its attributes */
         return;
     k->freed = 1;
     keyval_release(keyval);
@@ -149,10 +149,8 @@ static int run_delete(int kind, void *handle, int keyval, void *value)
     case RT_KIND_COMM:
         return ((MPI_Comm_delete_attr_function *)del)((MPI_Comm)handle, keyval, value, extra);
     case RT_KIND_DATATYPE:
-        return ((MPI_Type_delete_attr_function *)del)((MPI_Datatype)handle, keyval, value,
-                                                       extra);
-    default:
-        return ((MPI_Win_delete_attr_function *)del)((MPI_Win)handle, keyval, value, extra);
+        return ((MPI_Type_delete_attr_function *)del)((MPI_Datatype)handle, keyval, value, extra);
+    default: return ((MPI_Win_delete_attr_function *)del)((MPI_Win)handle, keyval, value, extra);
     }
 }
 
@@ -170,11 +168,10 @@ static int run_copy(int kind, void *handle, int keyval, void *in, void **out, in
         return ((MPI_Comm_copy_attr_function *)copy)((MPI_Comm)handle, keyval, extra, in, out,
                                                      flag);
     case RT_KIND_DATATYPE:
-        return ((MPI_Type_copy_attr_function *)copy)((MPI_Datatype)handle, keyval, extra, in,
-                                                     out, flag);
+        return ((MPI_Type_copy_attr_function *)copy)((MPI_Datatype)handle, keyval, extra, in, out,
+                                                     flag);
     default:
-        return ((MPI_Win_copy_attr_function *)copy)((MPI_Win)handle, keyval, extra, in, out,
-                                                    flag);
+        return ((MPI_Win_copy_attr_function *)copy)((MPI_Win)handle, keyval, extra, in, out, flag);
     }
 }
 
@@ -275,7 +272,7 @@ int rt_attr_copy(int kind, void *old_handle, struct rt_attr *src, void *new_hand
     struct {
         int keyval;
         void *value;
-    } *snap;
+    } * snap;
     struct rt_attr *a;
     size_t n = 0, i;
     int rc = MPI_SUCCESS;
@@ -320,18 +317,21 @@ int rt_attr_finalize(void)
     if (self && (rc = rt_attr_delete_all(RT_KIND_COMM, MPI_COMM_SELF, &self->attrs)))
         return rdmpi_err_comm(MPI_COMM_SELF, rc, "MPI_Finalize",
                               "a delete callback of an attribute on MPI_COMM_SELF failed "
-                              "(returned %d)", rc);
+                              "(returned %d)",
+                              rc);
     if (world && (rc = rt_attr_delete_all(RT_KIND_COMM, MPI_COMM_WORLD, &world->attrs)))
         return rdmpi_err_comm(MPI_COMM_SELF, rc, "MPI_Finalize",
                               "a delete callback of an attribute on MPI_COMM_WORLD failed "
-                              "(returned %d)", rc);
+                              "(returned %d)",
+                              rc);
     for (int i = 0; i < RDMPI_DATATYPE_COUNT; i++) {
         MPI_Datatype t = (MPI_Datatype)(uintptr_t)(RDMPI_DATATYPE_BASE + 1 + i);
 
         if ((rc = rt_attr_delete_all(RT_KIND_DATATYPE, t, &rt_dt_predef[i].attrs)))
             return rdmpi_err_comm(MPI_COMM_SELF, rc, "MPI_Finalize",
                                   "a delete callback of an attribute on predefined datatype "
-                                  "%s failed (returned %d)", rt_dt_predef[i].name, rc);
+                                  "%s failed (returned %d)",
+                                  rt_dt_predef[i].name, rc);
     }
     return MPI_SUCCESS;
 }

@@ -19,8 +19,8 @@ struct rt_attr;
  * NULL.  No error handler runs: the caller raises the code on the old
  * object, e.g. rdmpi_err_comm(comm, rc, "MPI_Comm_dup", "...").
  */
-int rt_attr_copy(int kind, void *old_handle, struct rt_attr *src,
-                 void *new_handle, struct rt_attr **dst);
+int rt_attr_copy(int kind, void *old_handle, struct rt_attr *src, void *new_handle,
+                 struct rt_attr **dst);
 
 /*
  * Deletes every attribute of an object being freed, running the delete
@@ -39,7 +39,7 @@ int rt_attr_finalize(void);
 
 /* ---- For the MPI functions of attr_api.c ---- */
 
-typedef void (*rt_attr_fn)(void);   /* a callback, cast back by kind */
+typedef void (*rt_attr_fn)(void); /* a callback, cast back by kind */
 
 /* A new keyval for objects of `kind`; MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int rt_keyval_create(int kind, rt_attr_fn copy, rt_attr_fn del, void *extra, int *keyval);

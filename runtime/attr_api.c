@@ -14,7 +14,7 @@
 /* An object attributes hang on, as the shared code below sees it. */
 struct target {
     int kind;
-    void *handle;              /* what callbacks receive */
+    void *handle; /* what callbacks receive */
     struct rt_attr **list;
 };
 
@@ -40,9 +40,9 @@ static int attr_err(const struct target *t, int cls, const char *fn, const char 
 /* ---- predefined attributes ---- */
 
 /* The values live here so that the pointers handed out stay valid. */
-static int tag_ub = INT_MAX;           /* the pml's PML_TAG_UB */
-static int host = MPI_PROC_NULL;       /* no process is "the host" */
-static int io = MPI_ANY_SOURCE;        /* every process can do language I/O */
+static int tag_ub = INT_MAX;     /* the pml's PML_TAG_UB */
+static int host = MPI_PROC_NULL; /* no process is "the host" */
+static int io = MPI_ANY_SOURCE;  /* every process can do language I/O */
 static int wtime_is_global, universe_size, appnum;
 
 /* 1 and the value's address if keyval is a predefined communicator
@@ -134,10 +134,10 @@ static int check_user_keyval(const struct target *t, int keyval, int deleting, c
 
     if (predefined(keyval))
         return attr_err(t, MPI_ERR_KEYVAL, fn,
-                     "keyval %d is a predefined attribute, which the user cannot set or "
-                     "delete", keyval);
-    if ((why = deleting ? rt_keyval_check_held(t->kind, keyval)
-                        : rt_keyval_check(t->kind, keyval)))
+                        "keyval %d is a predefined attribute, which the user cannot set or "
+                        "delete",
+                        keyval);
+    if ((why = deleting ? rt_keyval_check_held(t->kind, keyval) : rt_keyval_check(t->kind, keyval)))
         return attr_err(t, MPI_ERR_KEYVAL, fn, "%s", why);
     return MPI_SUCCESS;
 }
@@ -154,7 +154,8 @@ static int set_attr(const struct target *t, int keyval, void *value, const char 
     if (rc)
         return attr_err(t, rc, fn,
                         "the delete callback of keyval %d, run on the value being replaced, "
-                        "returned %d; the old value stays", keyval, rc);
+                        "returned %d; the old value stays",
+                        keyval, rc);
     return MPI_SUCCESS;
 }
 
@@ -166,8 +167,8 @@ static int delete_attr(const struct target *t, int keyval, const char *fn)
         return rc;
     if ((rc = rt_attr_delete(t->kind, t->handle, t->list, keyval)))
         return attr_err(t, rc, fn,
-                     "the delete callback of keyval %d returned %d; the attribute stays",
-                     keyval, rc);
+                        "the delete callback of keyval %d returned %d; the attribute stays", keyval,
+                        rc);
     return MPI_SUCCESS;
 }
 
@@ -178,7 +179,7 @@ static int get_attr(const struct target *t, int keyval, void *value, int *flag, 
 
     if (!value || !flag)
         return attr_err(t, MPI_ERR_ARG, fn, "%s is NULL; pass the address of %s",
-                     value ? "flag" : "attribute_val", value ? "an int" : "a pointer");
+                        value ? "flag" : "attribute_val", value ? "an int" : "a pointer");
     if (predefined(keyval)) {
         /* MPI-4.1: communicators built from a session's groups carry only
          * MPI_TAG_UB; the rest describe the world model's environment. */
@@ -187,12 +188,13 @@ static int get_attr(const struct target *t, int keyval, void *value, int *flag, 
             *flag = 0;
             return MPI_SUCCESS;
         }
-        if (!(t->kind == RT_KIND_COMM ? predef_comm_attr(keyval, &v)
-                                      : t->kind == RT_KIND_WIN &&
-                                            predef_win_attr(t->handle, keyval, &v)))
+        if (!(t->kind == RT_KIND_COMM
+                  ? predef_comm_attr(keyval, &v)
+                  : t->kind == RT_KIND_WIN && predef_win_attr(t->handle, keyval, &v)))
             return attr_err(t, MPI_ERR_KEYVAL, fn,
-                         "keyval %d is a predefined attribute of %s, not of this kind of "
-                         "object", keyval, keyval >= MPI_WIN_BASE ? "windows" : "communicators");
+                            "keyval %d is a predefined attribute of %s, not of this kind of "
+                            "object",
+                            keyval, keyval >= MPI_WIN_BASE ? "windows" : "communicators");
     } else if ((why = rt_keyval_check_held(t->kind, keyval))) {
         return attr_err(t, MPI_ERR_KEYVAL, fn, "%s", why);
     } else if (!rt_attr_find(*t->list, keyval, &v)) {
@@ -393,8 +395,7 @@ static int win_target(MPI_Win win, const char *fn, struct target *t)
 
 #pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
-                           MPI_Win_delete_attr_function *delete_fn, int *keyval,
-                           void *extra_state)
+                           MPI_Win_delete_attr_function *delete_fn, int *keyval, void *extra_state)
 {
     RT_API_ENTER();
     return create_keyval(RT_KIND_WIN, (rt_attr_fn)copy_fn, (rt_attr_fn)delete_fn, keyval,

@@ -11,25 +11,25 @@
 
 struct rdmpi_comm {
     struct rt_obj obj;
-    uint32_t cid;                   /* context id: the matching key on the wire */
-    int rank;                       /* in the local group */
-    int size;                       /* of the local group */
-    const int *world;               /* comm rank -> world rank; NULL: identity */
+    uint32_t cid;     /* context id: the matching key on the wire */
+    int rank;         /* in the local group */
+    int size;         /* of the local group */
+    const int *world; /* comm rank -> world rank; NULL: identity */
     /* Peers: the remote group of an intercommunicator, else the local one. */
     int remote_size;
     const int *remote_world;
     int inter;
     struct rdmpi_group *group, *remote_group; /* NULL for predefined until asked */
-    struct rdmpi_comm *local;       /* intercomm: hidden intracomm of the local group */
+    struct rdmpi_comm *local;                 /* intercomm: hidden intracomm of the local group */
     struct rdmpi_errhandler *errh;
-    MPI_Comm handle;                /* what the user holds (a constant for predefined) */
+    MPI_Comm handle; /* what the user holds (a constant for predefined) */
     /* The layers' slots: one pointer load from the communicator. */
-    void *pml;                      /* matching state (struct pml_comm) */
-    void *coll;                     /* collectives' state (struct coll_comm) */
-    void *topo;                     /* virtual topology (struct rt_topo), or NULL */
-    struct rt_attr *attrs;          /* cached attributes */
-    MPI_Info info;                  /* hints set by the user, or MPI_INFO_NULL */
-    MPI_Session session;            /* the session it derives from, or MPI_SESSION_NULL */
+    void *pml;             /* matching state (struct pml_comm) */
+    void *coll;            /* collectives' state (struct coll_comm) */
+    void *topo;            /* virtual topology (struct rt_topo), or NULL */
+    struct rt_attr *attrs; /* cached attributes */
+    MPI_Info info;         /* hints set by the user, or MPI_INFO_NULL */
+    MPI_Session session;   /* the session it derives from, or MPI_SESSION_NULL */
     char name[MPI_MAX_OBJECT_NAME];
     /* For messages about an unnamed one: its nearest named ancestor when it
      * was made, and whether it is a plain duplicate of that ancestor. */
@@ -95,7 +95,7 @@ int rt_inter_create(struct rdmpi_comm *c, struct rdmpi_group *g, MPI_Comm *out);
  * collectives (-1024 and below, 2^20 of them); MPI_Comm_create_group's
  * user tag t maps to RT_TAG_COMM_GROUP - (t mod 2^20), the string tag of
  * MPI_Comm_create_from_group to RT_TAG_FROM_GROUP - (its hash mod 2^20). */
-#define RT_TAG_COMM (-3)
+#define RT_TAG_COMM       (-3)
 #define RT_TAG_COMM_GROUP (-(1 << 21))
 #define RT_TAG_FROM_GROUP (-(1 << 22))
 /* The n-th MPI_Comm_idup of a communicator agrees on RT_TAG_IDUP - (n mod
@@ -117,8 +117,7 @@ int rt_from_group_check(MPI_Errhandler h, MPI_Info info, const char *fn);
  * bridge (tag btag), so two groups end with the same id. Each member marks
  * the id used when `keep` is set. */
 int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
-                 struct rdmpi_comm *bridge, int bridge_peer, int btag, int keep,
-                 uint32_t *cid);
+                 struct rdmpi_comm *bridge, int bridge_peer, int btag, int keep, uint32_t *cid);
 void rt_cid_release(uint32_t cid);
 
 /* The pieces of that agreement, for the non-blocking one
@@ -145,8 +144,8 @@ int rt_comm_dup_check(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_
 int rt_comm_dup_finish(struct rdmpi_comm *c, uint32_t cid, uint32_t lcid, MPI_Info info,
                        MPI_Comm *newcomm);
 /* Binomial broadcast of len bytes from members[0] over intracomm `over`. */
-int rt_comm_bcast(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
-                  void *buf, size_t len);
+int rt_comm_bcast(struct rdmpi_comm *over, const int *members, int n, int me, int tag, void *buf,
+                  size_t len);
 
 /* ---- communicator services (comm_svc.c) ---- */
 
@@ -162,9 +161,9 @@ struct rt_comm_services {
                      void *rbuf, int rcount, MPI_Datatype rdt);
     int (*alltoall)(struct rdmpi_comm *c, const void *sbuf, int scount, MPI_Datatype sdt,
                     void *rbuf, int rcount, MPI_Datatype rdt);
-    int (*alltoallv)(struct rdmpi_comm *c, const void *sbuf, const int *scounts,
-                     const int *sdispls, MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                     const int *rdispls, MPI_Datatype rdt);
+    int (*alltoallv)(struct rdmpi_comm *c, const void *sbuf, const int *scounts, const int *sdispls,
+                     MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,
+                     MPI_Datatype rdt);
 };
 
 /* init.c adds a layer's services when it connects and removes them at its

@@ -22,7 +22,8 @@ static int cid_error(MPI_Comm comm, int err, const char *fn)
         return rdmpi_err_comm(comm, MPI_ERR_INTERN, fn,
                               "no context id is free at every member (16384 communicators "
                               "in use); free communicators with MPI_Comm_free");
-    return rdmpi_err_comm(comm, err, fn, "agreeing on a context id with the other members "
+    return rdmpi_err_comm(comm, err, fn,
+                          "agreeing on a context id with the other members "
                           "failed");
 }
 
@@ -92,7 +93,7 @@ int rt_comm_dup_finish(struct rdmpi_comm *c, uint32_t cid, uint32_t lcid, MPI_In
     if ((err = inherit(c, nc, info))) {
         rt_attr_delete_all(RT_KIND_COMM, nc->handle, &nc->attrs);
         rt_comm_destroy(nc);
-        *newcomm = MPI_COMM_NULL;       /* no half-made communicator escapes */
+        *newcomm = MPI_COMM_NULL; /* no half-made communicator escapes */
         return err;
     }
     *newcomm = nc->handle;
@@ -108,7 +109,8 @@ int rt_comm_dup_check(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_
     if (!(*c = rt_comm_check(comm, fn, &err)) || (err = check_newcomm(comm, newcomm, fn)))
         return err;
     if (with_info && info != MPI_INFO_NULL && !info_valid(info))
-        return rdmpi_err_comm(comm, MPI_ERR_INFO, fn, "info is not a valid info object; pass "
+        return rdmpi_err_comm(comm, MPI_ERR_INFO, fn,
+                              "info is not a valid info object; pass "
                               "one from MPI_Info_create, or MPI_INFO_NULL");
     return MPI_SUCCESS;
 }
@@ -122,8 +124,8 @@ static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_
 
     if ((err = rt_comm_dup_check(comm, info, newcomm, with_info, fn, &c)))
         return err;
-    if (c->inter && (err = rt_cid_agree(c->local, NULL, c->size, c->rank, RT_TAG_COMM, NULL, 0,
-                                        0, 1, &lcid)))
+    if (c->inter &&
+        (err = rt_cid_agree(c->local, NULL, c->size, c->rank, RT_TAG_COMM, NULL, 0, 0, 1, &lcid)))
         return cid_error(comm, err, fn);
     if ((err = agree_all(c, 1, &cid))) {
         if (c->inter)
@@ -131,10 +133,11 @@ static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, int with_
         return cid_error(comm, err, fn);
     }
     if ((err = rt_comm_dup_finish(c, cid, lcid, with_info ? info : MPI_INFO_NULL, newcomm)))
-        return rdmpi_err_comm(comm, err, fn, err == MPI_ERR_NO_MEM
-                              ? "out of memory for a communicator"
-                              : "copying the communicator's attributes, topology or info "
-                                "failed (an attribute copy callback returned an error?)");
+        return rdmpi_err_comm(comm, err, fn,
+                              err == MPI_ERR_NO_MEM
+                                  ? "out of memory for a communicator"
+                                  : "copying the communicator's attributes, topology or info "
+                                    "failed (an attribute copy callback returned an error?)");
     return MPI_SUCCESS;
 }
 
@@ -174,8 +177,8 @@ static int build_comm(struct rdmpi_comm *c, const int *w, int n, uint32_t cid, M
     return MPI_SUCCESS;
 }
 
-static int make_comm(struct rdmpi_comm *c, const int *w, int n, uint32_t cid,
-                     MPI_Comm *newcomm, const char *fn)
+static int make_comm(struct rdmpi_comm *c, const int *w, int n, uint32_t cid, MPI_Comm *newcomm,
+                     const char *fn)
 {
     int err = build_comm(c, w, n, cid, newcomm);
 
@@ -248,8 +251,10 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (!(c = rt_comm_check(comm, fn, &err)) || (err = check_newcomm(comm, newcomm, fn)))
         return err;
     if (color < 0 && color != MPI_UNDEFINED)
-        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "color is %d; it must be non-negative "
-                              "or MPI_UNDEFINED", color);
+        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn,
+                              "color is %d; it must be non-negative "
+                              "or MPI_UNDEFINED",
+                              color);
     if (c->inter && (err = rt_inter_split(c, color, key, newcomm)))
         return rdmpi_err_comm(comm, err, fn, "splitting the intercommunicator failed");
     return c->inter ? MPI_SUCCESS : split(c, color, key, newcomm, fn);
@@ -280,8 +285,7 @@ static int hw_type_is_shared(MPI_Info info)
 }
 
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-                         MPI_Comm *newcomm)
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     RT_API_ENTER();
     static const char fn[] = "MPI_Comm_split_type";
@@ -293,12 +297,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
         (err = check_intra(comm, c, fn)))
         return err;
     switch (split_type) {
-    case MPI_UNDEFINED:
-        color = MPI_UNDEFINED;
-        break;
-    case MPI_COMM_TYPE_SHARED:
-        color = rt.nodeid;
-        break;
+    case MPI_UNDEFINED: color = MPI_UNDEFINED; break;
+    case MPI_COMM_TYPE_SHARED: color = rt.nodeid; break;
     case MPI_COMM_TYPE_HW_GUIDED:
         /* The only hardware level we know is the node (shared memory). */
         color = hw_type_is_shared(info) ? rt.nodeid : MPI_UNDEFINED;
@@ -307,25 +307,25 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
         /* A strict subset of comm: the node, unless comm is one node already. */
         color = all_on_my_node(c) ? MPI_UNDEFINED : rt.nodeid;
         break;
-    case MPI_COMM_TYPE_RESOURCE_GUIDED:
-        color = MPI_UNDEFINED;
-        break;
+    case MPI_COMM_TYPE_RESOURCE_GUIDED: color = MPI_UNDEFINED; break;
     default:
-        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "split_type is %d; pass "
+        return rdmpi_err_comm(comm, MPI_ERR_ARG, fn,
+                              "split_type is %d; pass "
                               "MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
                               "MPI_COMM_TYPE_HW_UNGUIDED, MPI_COMM_TYPE_RESOURCE_GUIDED or "
-                              "MPI_UNDEFINED", split_type);
+                              "MPI_UNDEFINED",
+                              split_type);
     }
     return split(c, color, key, newcomm, fn);
 }
 
-static struct rdmpi_group *check_group_arg(MPI_Comm comm, MPI_Group group, const char *fn,
-                                           int *err)
+static struct rdmpi_group *check_group_arg(MPI_Comm comm, MPI_Group group, const char *fn, int *err)
 {
     struct rdmpi_group *g = rt_group_get(group);
 
     if (!g)
-        *err = rdmpi_err_comm(comm, MPI_ERR_GROUP, fn, "group is not a valid group (null, "
+        *err = rdmpi_err_comm(comm, MPI_ERR_GROUP, fn,
+                              "group is not a valid group (null, "
                               "freed, or not a group handle)");
     return g;
 }
@@ -345,9 +345,11 @@ static int *ranks_in(struct rdmpi_comm *c, struct rdmpi_group *g, const char *fn
     for (int i = 0; i < g->size; i++) {
         if ((m[i] = rt_group_find(cg, g->world[i])) == MPI_UNDEFINED) {
             free(m);
-            *err = rdmpi_err_comm(c->handle, MPI_ERR_GROUP, fn, "group rank %d (world rank "
+            *err = rdmpi_err_comm(c->handle, MPI_ERR_GROUP, fn,
+                                  "group rank %d (world rank "
                                   "%d) is not a member of comm; the group must be a subset "
-                                  "of comm's group", i, g->world[i]);
+                                  "of comm's group",
+                                  i, g->world[i]);
             return NULL;
         }
     }
@@ -400,15 +402,18 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         !(g = check_group_arg(comm, group, fn, &err)))
         return err;
     if (tag < 0)
-        return rdmpi_err_comm(comm, MPI_ERR_TAG, fn, "tag is %d; it must be in "
-                              "0..MPI_TAG_UB", tag);
+        return rdmpi_err_comm(comm, MPI_ERR_TAG, fn,
+                              "tag is %d; it must be in "
+                              "0..MPI_TAG_UB",
+                              tag);
     *newcomm = MPI_COMM_NULL;
     if (g->rank == MPI_UNDEFINED)
         return MPI_SUCCESS;
     over = c->inter ? c->local : c;
     if (!(m = ranks_in(over, g, fn, &err)))
         return err;
-    err = rt_cid_agree(over, m, g->size, g->rank, RT_TAG_COMM_GROUP - (tag & 0xfffff), NULL, 0, 0, 1, &cid);
+    err = rt_cid_agree(over, m, g->size, g->rank, RT_TAG_COMM_GROUP - (tag & 0xfffff), NULL, 0, 0,
+                       1, &cid);
     free(m);
     if (err)
         return cid_error(comm, err, fn);
@@ -474,10 +479,12 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     if (g->size == 0)
         return MPI_SUCCESS;
     if (g->rank == MPI_UNDEFINED)
-        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_GROUP, fn, "this process is not in "
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_GROUP, fn,
+                              "this process is not in "
                               "group; only its members make the communicator");
     if ((err = rt_comm_from_group(g, rt_stringtag(stringtag), newcomm)))
-        return rdmpi_err_errh(h, RT_ERRH_COMM, err, fn, "agreeing on a context id with the "
+        return rdmpi_err_errh(h, RT_ERRH_COMM, err, fn,
+                              "agreeing on a context id with the "
                               "other members failed (all ids in use, or out of memory)");
     nc = rt_comm_get(*newcomm);
     nc->session = g->session;
@@ -503,7 +510,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return rdmpi_err_comm(*comm, MPI_ERR_COMM, fn, "%s cannot be freed",
                               *comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
     if ((err = rt_attr_delete_all(RT_KIND_COMM, *comm, &c->attrs)))
-        return rdmpi_err_comm(*comm, err, fn, "an attribute delete callback returned an "
+        return rdmpi_err_comm(*comm, err, fn,
+                              "an attribute delete callback returned an "
                               "error; the communicator was not freed");
     rt_comm_destroy(c);
     *comm = MPI_COMM_NULL;

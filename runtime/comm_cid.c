@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#define CID_MAX 16384
+#define CID_MAX   16384
 #define CID_WORDS (CID_MAX / 32)
 _Static_assert(CID_WORDS == RT_CID_WORDS, "comm.h's RT_CID_WORDS is CID_MAX / 32");
 
@@ -35,23 +35,23 @@ static int lowbit(int i)
     return i & -i;
 }
 
-int rt_comm_bcast(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
-                  void *buf, size_t len)
+int rt_comm_bcast(struct rdmpi_comm *over, const int *members, int n, int me, int tag, void *buf,
+                  size_t len)
 {
     int err, d;
 
     if (me) {
         d = lowbit(me);
-        if ((err = rt_comm_sendrecv(over, NULL, 0, MPI_PROC_NULL, buf, len,
-                                    member(members, me - d), tag)))
+        if ((err = rt_comm_sendrecv(over, NULL, 0, MPI_PROC_NULL, buf, len, member(members, me - d),
+                                    tag)))
             return err;
     } else {
         for (d = 1; d < n; d <<= 1)
             ;
     }
     for (d >>= 1; d > 0; d >>= 1)
-        if (me + d < n && (err = rt_comm_sendrecv(over, buf, len, member(members, me + d),
-                                                  NULL, 0, MPI_PROC_NULL, tag)))
+        if (me + d < n && (err = rt_comm_sendrecv(over, buf, len, member(members, me + d), NULL, 0,
+                                                  MPI_PROC_NULL, tag)))
             return err;
     return MPI_SUCCESS;
 }
@@ -134,8 +134,7 @@ void rt_cid_reserve(uint32_t c)
  * communicators in different orders on different ranks cannot block each
  * other. */
 int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
-                 struct rdmpi_comm *bridge, int bridge_peer, int btag, int keep,
-                 uint32_t *cid)
+                 struct rdmpi_comm *bridge, int bridge_peer, int btag, int keep, uint32_t *cid)
 {
     uint32_t mask[CID_WORDS + 1];
     unsigned spins = 0, seed = (unsigned)rt.rank * 2654435761u ^ (unsigned)tag;
@@ -149,7 +148,7 @@ int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int
         if ((err = reduce_band(over, members, n, me, tag, mask)))
             return err;
         if (me == 0) {
-            if (bridge) {       /* both leaders pick from the same ids */
+            if (bridge) { /* both leaders pick from the same ids */
                 uint32_t theirs[CID_WORDS + 1];
 
                 if ((err = rt_comm_sendrecv(bridge, mask, sizeof(theirs), bridge_peer, theirs,
@@ -165,7 +164,7 @@ int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int
             return err;
         c = mask[CID_WORDS];
         if (c == UINT32_MAX)
-            return MPI_ERR_INTERN;      /* no id is free at every member */
+            return MPI_ERR_INTERN; /* no id is free at every member */
         /* Second round: is c still free at every member? */
         held = rt_cid_hold(c);
         memset(mask, 0, sizeof(mask));

@@ -24,10 +24,9 @@ static int *rotated(const struct rdmpi_comm *c, int leader)
  * local communicator, then one for the intercommunicator, whose first member
  * also agrees with bridge_peer on bridge (tag btag). A process with either
  * side empty gets MPI_COMM_NULL but still takes part in the agreements. */
-static int make_intercomm(struct rdmpi_comm *over, const int *m, int me,
-                          struct rdmpi_comm *bridge, int bridge_peer, int btag,
-                          struct rdmpi_comm *parent, const int *lw, int ln, const int *rw, int rn,
-                          MPI_Comm *out)
+static int make_intercomm(struct rdmpi_comm *over, const int *m, int me, struct rdmpi_comm *bridge,
+                          int bridge_peer, int btag, struct rdmpi_comm *parent, const int *lw,
+                          int ln, const int *rw, int rn, MPI_Comm *out)
 {
     int part = ln > 0 && rn > 0, err;
     struct rdmpi_group *lg, *rg;
@@ -37,8 +36,8 @@ static int make_intercomm(struct rdmpi_comm *over, const int *m, int me,
     *out = MPI_COMM_NULL;
     if ((err = rt_cid_agree(over, m, over->size, me, RT_TAG_COMM, NULL, 0, 0, part, &lcid)))
         return err;
-    if ((err = rt_cid_agree(over, m, over->size, me, RT_TAG_COMM, bridge, bridge_peer, btag,
-                            part, &cid))) {
+    if ((err = rt_cid_agree(over, m, over->size, me, RT_TAG_COMM, bridge, bridge_peer, btag, part,
+                            &cid))) {
         if (part)
             rt_cid_release(lcid);
         return err;
@@ -99,8 +98,8 @@ static int intercomm_create(struct rdmpi_comm *c, int local_leader, struct rdmpi
     if (!rt_comm_group(c))
         err = MPI_ERR_NO_MEM;
     else
-        err = make_intercomm(c, m, me, pc, remote_leader, tag, c, c->group->world, c->size, rw,
-                             rn, newintercomm);
+        err = make_intercomm(c, m, me, pc, remote_leader, tag, c, c->group->world, c->size, rw, rn,
+                             newintercomm);
 fail:
     free(m);
     free(rw);
@@ -120,17 +119,22 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     if (!(c = rt_comm_check(local_comm, fn, &err)))
         return err;
     if (c->inter)
-        return rdmpi_err_comm(local_comm, MPI_ERR_COMM, fn, "local_comm is an "
+        return rdmpi_err_comm(local_comm, MPI_ERR_COMM, fn,
+                              "local_comm is an "
                               "intercommunicator; pass an intracommunicator");
     if (!newintercomm)
         return rdmpi_err_comm(local_comm, MPI_ERR_ARG, fn,
                               "newintercomm is NULL; pass the address of an MPI_Comm");
     if (local_leader < 0 || local_leader >= c->size)
-        return rdmpi_err_comm(local_comm, MPI_ERR_RANK, fn, "local_leader is %d; pass a rank "
-                              "of local_comm (0..%d)", local_leader, c->size - 1);
+        return rdmpi_err_comm(local_comm, MPI_ERR_RANK, fn,
+                              "local_leader is %d; pass a rank "
+                              "of local_comm (0..%d)",
+                              local_leader, c->size - 1);
     if (tag < 0)
-        return rdmpi_err_comm(local_comm, MPI_ERR_TAG, fn, "tag is %d; it must be in "
-                              "0..MPI_TAG_UB", tag);
+        return rdmpi_err_comm(local_comm, MPI_ERR_TAG, fn,
+                              "tag is %d; it must be in "
+                              "0..MPI_TAG_UB",
+                              tag);
     if (c->rank == local_leader) {
         if (!(pc = rt_comm_check(peer_comm, fn, &err)))
             return err;
@@ -140,12 +144,14 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
                                   "one from a session, one from the world model); they cannot "
                                   "meet in one call");
         if (remote_leader < 0 || remote_leader >= pc->remote_size)
-            return rdmpi_err_comm(local_comm, MPI_ERR_RANK, fn, "remote_leader is %d; pass a "
-                                  "rank of peer_comm (0..%d)", remote_leader,
-                                  pc->remote_size - 1);
+            return rdmpi_err_comm(local_comm, MPI_ERR_RANK, fn,
+                                  "remote_leader is %d; pass a "
+                                  "rank of peer_comm (0..%d)",
+                                  remote_leader, pc->remote_size - 1);
     }
     if ((err = intercomm_create(c, local_leader, pc, remote_leader, tag, newintercomm)))
-        return rdmpi_err_comm(local_comm, err, fn, "building the intercommunicator failed "
+        return rdmpi_err_comm(local_comm, err, fn,
+                              "building the intercommunicator failed "
                               "(out of context ids or memory, or a leader exchange failed)");
     return MPI_SUCCESS;
 }
@@ -165,18 +171,19 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     if (!(c = rt_comm_check(intercomm, fn, &err)))
         return err;
     if (!c->inter)
-        return rdmpi_err_comm(intercomm, MPI_ERR_COMM, fn, "intercomm is an "
+        return rdmpi_err_comm(intercomm, MPI_ERR_COMM, fn,
+                              "intercomm is an "
                               "intracommunicator; pass an intercommunicator");
     if (!newintracomm)
         return rdmpi_err_comm(intercomm, MPI_ERR_ARG, fn,
                               "newintracomm is NULL; pass the address of an MPI_Comm");
     mine[0] = !!high;
     mine[1] = c->world[0];
-    if (c->rank == 0 && (err = rt_comm_sendrecv(c, mine, sizeof(mine), 0, theirs,
-                                                sizeof(theirs), 0, RT_TAG_COMM)))
+    if (c->rank == 0 &&
+        (err = rt_comm_sendrecv(c, mine, sizeof(mine), 0, theirs, sizeof(theirs), 0, RT_TAG_COMM)))
         return rdmpi_err_comm(intercomm, err, fn, "the leaders' exchange failed");
-    if ((err = rt_comm_bcast(c->local, NULL, c->size, c->rank, RT_TAG_COMM, theirs,
-                             sizeof(theirs))))
+    if ((err =
+             rt_comm_bcast(c->local, NULL, c->size, c->rank, RT_TAG_COMM, theirs, sizeof(theirs))))
         return rdmpi_err_comm(intercomm, err, fn, "the local broadcast failed");
     /* The low group goes first; on a tie, the group whose leader has the
      * lower world rank (both sides compute the same answer). */
@@ -285,8 +292,8 @@ int rt_inter_create(struct rdmpi_comm *c, struct rdmpi_group *g, MPI_Comm *out)
         return MPI_ERR_NO_MEM;
     if (!(err = swap_and_share(c, g->world, g->size, rw, rn))) {
         n = g->rank == MPI_UNDEFINED ? 0 : g->size;
-        err = make_intercomm(c->local, NULL, c->rank, c, 0, RT_TAG_COMM, c, g->world, n, rw, rn,
-                             out);
+        err =
+            make_intercomm(c->local, NULL, c->rank, c, 0, RT_TAG_COMM, c, g->world, n, rw, rn, out);
     }
     free(rw);
     return err;
@@ -315,28 +322,33 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
         return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_ARG, fn, "%s is NULL",
                               newintercomm ? "stringtag" : "newintercomm");
     if (!lg || !rg || !lg->size || !rg->size)
-        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_GROUP, fn, "%s is not a valid, "
-                              "non-empty group", !lg || !lg->size ? "local_group"
-                                                                  : "remote_group");
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_GROUP, fn,
+                              "%s is not a valid, "
+                              "non-empty group",
+                              !lg || !lg->size ? "local_group" : "remote_group");
     if ((err = rt_from_group_check(h, info, fn)))
         return err;
     if (local_leader < 0 || local_leader >= lg->size || remote_leader < 0 ||
         remote_leader >= rg->size)
-        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_RANK, fn, "local_leader %d or "
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_RANK, fn,
+                              "local_leader %d or "
                               "remote_leader %d is not a rank of its group (sizes %d and %d)",
                               local_leader, remote_leader, lg->size, rg->size);
     if (lg->rank == MPI_UNDEFINED)
-        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_GROUP, fn, "this process is not in "
+        return rdmpi_err_errh(h, RT_ERRH_COMM, MPI_ERR_GROUP, fn,
+                              "this process is not in "
                               "local_group; only its members call this");
     tag = rt_stringtag(stringtag);
     if ((err = rt_comm_from_group(lg, tag, &local)))
-        return rdmpi_err_errh(h, RT_ERRH_COMM, err, fn, "making the local group's "
+        return rdmpi_err_errh(h, RT_ERRH_COMM, err, fn,
+                              "making the local group's "
                               "communicator failed (all ids in use, or out of memory)");
     err = intercomm_create(rt_comm_get(local), local_leader, rt_comm_predef[0],
                            rg->world[remote_leader], tag - (1 << 20), newintercomm);
     rt_comm_destroy(rt_comm_get(local));
     if (err)
-        return rdmpi_err_errh(h, RT_ERRH_COMM, err, fn, "building the intercommunicator "
+        return rdmpi_err_errh(h, RT_ERRH_COMM, err, fn,
+                              "building the intercommunicator "
                               "failed (out of context ids or memory, or a leader exchange "
                               "failed)");
     ic = rt_comm_get(*newintercomm);

@@ -4,23 +4,23 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CHECK(comm, fn, c, err)                                                                 \
-    do {                                                                                        \
-        RT_CHECK_INIT(fn);                                                                      \
-        if (!((c) = rt_comm_check(comm, fn, &(err))))                                           \
-            return err;                                                                         \
+#define CHECK(comm, fn, c, err)                                                                    \
+    do {                                                                                           \
+        RT_CHECK_INIT(fn);                                                                         \
+        if (!((c) = rt_comm_check(comm, fn, &(err))))                                              \
+            return err;                                                                            \
     } while (0)
 
 static int out_null(MPI_Comm comm, const char *fn, const char *arg)
 {
-    return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "%s is NULL; pass the address of the result",
-                          arg);
+    return rdmpi_err_comm(comm, MPI_ERR_ARG, fn, "%s is NULL; pass the address of the result", arg);
 }
 
 static int need_inter(MPI_Comm comm, const struct rdmpi_comm *c, const char *fn)
 {
     if (!c->inter)
-        return rdmpi_err_comm(comm, MPI_ERR_COMM, fn, "comm is an intracommunicator; only "
+        return rdmpi_err_comm(comm, MPI_ERR_COMM, fn,
+                              "comm is an intracommunicator; only "
                               "intercommunicators have a remote group");
     return MPI_SUCCESS;
 }
@@ -118,7 +118,8 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     /* MPI-4.1 sessions model: objects of different sessions, or of a
      * session and the world model, are never mixed in one call. */
     if (a->session != b->session)
-        return rdmpi_err_comm(comm1, MPI_ERR_COMM, fn, "comm1 and comm2 come from different "
+        return rdmpi_err_comm(comm1, MPI_ERR_COMM, fn,
+                              "comm1 and comm2 come from different "
                               "sessions (or one from a session, one from the world model); "
                               "they cannot meet in one call");
     if (a == b) {
@@ -211,7 +212,8 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 
     CHECK(comm, fn, c, err);
     if (info == MPI_INFO_NULL)
-        return rdmpi_err_comm(comm, MPI_ERR_INFO, fn, "info is MPI_INFO_NULL; pass an info "
+        return rdmpi_err_comm(comm, MPI_ERR_INFO, fn,
+                              "info is MPI_INFO_NULL; pass an info "
                               "object");
     if (c->info == MPI_INFO_NULL && (err = PMPI_Info_create(&c->info)))
         return rdmpi_err_comm(comm, err, fn, "creating the communicator's info failed");
@@ -231,8 +233,8 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
     CHECK(comm, fn, c, err);
     if (!info_used)
         return out_null(comm, fn, "info_used");
-    err = c->info == MPI_INFO_NULL ? PMPI_Info_create(info_used)
-                                   : PMPI_Info_dup(c->info, info_used);
+    err =
+        c->info == MPI_INFO_NULL ? PMPI_Info_create(info_used) : PMPI_Info_dup(c->info, info_used);
     if (err)
         return rdmpi_err_comm(comm, err, fn, "copying the communicator's hints failed");
     return MPI_SUCCESS;

@@ -14,11 +14,11 @@ static struct rt_comm_services svc;
 
 int rt_comm_services_add(const struct rt_comm_services *s)
 {
-#define CLASH(f)                                                                                 \
-    if (s->f && svc.f)                                                                           \
+#define CLASH(f)                                                                                   \
+    if (s->f && svc.f)                                                                             \
         return -EEXIST;
-#define TAKE(f)                                                                                  \
-    if (s->f)                                                                                    \
+#define TAKE(f)                                                                                    \
+    if (s->f)                                                                                      \
         svc.f = s->f;
     SVC_ENTRIES(CLASH)
     SVC_ENTRIES(TAKE)
@@ -27,8 +27,8 @@ int rt_comm_services_add(const struct rt_comm_services *s)
 
 void rt_comm_services_remove(const struct rt_comm_services *s)
 {
-#define DROP(f)                                                                                  \
-    if (s->f && svc.f == s->f)                                                                   \
+#define DROP(f)                                                                                    \
+    if (s->f && svc.f == s->f)                                                                     \
         svc.f = NULL;
     SVC_ENTRIES(DROP)
 }
@@ -44,15 +44,16 @@ static uint64_t read_nservices(const struct rt_pvar *v)
     SVC_ENTRIES(COUNT)
     return n;
 }
-RT_PVAR(pv_services, "rdmpi_comm_services", "rdmpi_runtime", MPI_T_PVAR_CLASS_LEVEL,
-        read_nservices, 0,
+RT_PVAR(pv_services, "rdmpi_comm_services", "rdmpi_runtime", MPI_T_PVAR_CLASS_LEVEL, read_nservices,
+        0,
         "Communicator services the layers provide now (exchange, allgather, alltoall, "
         "alltoallv while up; 0 otherwise)")
 
 static int missing(const char *what)
 {
     rt_warn("communicator construction needs %s, which no layer provides now "
-            "(the library is not initialised)", what);
+            "(the library is not initialised)",
+            what);
     return MPI_ERR_INTERN;
 }
 

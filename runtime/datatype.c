@@ -17,7 +17,7 @@ static size_t void_size(const char *name)
         const char *name;
         size_t size;
     } sizes[] = {
-        {"MPI_INTEGER16", 16}, {"MPI_REAL2", 2},     {"MPI_REAL16", 16},
+        {"MPI_INTEGER16", 16}, {"MPI_REAL2", 2},      {"MPI_REAL16", 16},
         {"MPI_COMPLEX4", 4},   {"MPI_COMPLEX32", 32},
     };
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
@@ -91,8 +91,8 @@ static void set_pair(MPI_Datatype h, MPI_Datatype vt, size_t vsize, size_t ioff,
     d->cum[d->nsegs] = d->size;
 }
 
-#define PAIR(h, vt, it, st) set_pair(h, vt, sizeof(((st *)0)->value), offsetof(st, index), it, \
-                                     sizeof(((st *)0)->index))
+#define PAIR(h, vt, it, st)                                                                        \
+    set_pair(h, vt, sizeof(((st *)0)->value), offsetof(st, index), it, sizeof(((st *)0)->index))
 
 void rt_dt_init(void)
 {
@@ -112,8 +112,7 @@ void rt_dt_init(void)
     PAIR(MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE, MPI_INT, struct rdmpi_long_double_int);
     PAIR(MPI_2INTEGER, MPI_INTEGER, MPI_INTEGER, struct rdmpi_2int);
     PAIR(MPI_2REAL, MPI_REAL, MPI_REAL, struct rdmpi_2float);
-    PAIR(MPI_2DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION,
-         struct rdmpi_2double);
+    PAIR(MPI_2DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, struct rdmpi_2double);
 }
 
 /* The last reference to a derived type went. */

@@ -15,18 +15,18 @@
 #include <string.h>
 
 enum {
-    RT_DT_CONTIG = 1u << 0,    /* one element is `size` bytes at lb */
+    RT_DT_CONTIG = 1u << 0, /* one element is `size` bytes at lb */
     RT_DT_COMMITTED = 1u << 1,
     RT_DT_PREDEF = 1u << 2,
-    RT_DT_RESIZED = 1u << 3,   /* lb/ub set explicitly: no alignment padding */
-    RT_DT_F90 = 1u << 4,       /* from MPI_Type_create_f90_*: predefined, never freed */
+    RT_DT_RESIZED = 1u << 3, /* lb/ub set explicitly: no alignment padding */
+    RT_DT_F90 = 1u << 4,     /* from MPI_Type_create_f90_*: predefined, never freed */
 };
 
 struct rt_dt_seg {
-    MPI_Aint off;              /* from the element's origin */
-    MPI_Aint stride;           /* between blocks (count > 1) */
-    size_t len;                /* bytes per block */
-    size_t count;              /* blocks */
+    MPI_Aint off;    /* from the element's origin */
+    MPI_Aint stride; /* between blocks (count > 1) */
+    size_t len;      /* bytes per block */
+    size_t count;    /* blocks */
 };
 
 /* A constituent in type-map order: `reps` consecutive copies of dt (used
@@ -40,11 +40,11 @@ struct rt_attr;
 
 struct rdmpi_datatype {
     struct rt_obj obj;
-    size_t size;               /* bytes of data in one element */
-    MPI_Aint lb, extent;       /* extent = ub - lb */
+    size_t size;         /* bytes of data in one element */
+    MPI_Aint lb, extent; /* extent = ub - lb */
     MPI_Aint true_lb, true_extent;
     uint32_t flags;
-    int refs;                  /* the handle, derived types, requests */
+    int refs; /* the handle, derived types, requests */
     char name[MPI_MAX_OBJECT_NAME];
 
     /* Flattened form: segs in type-map order; cum[i] is the packed bytes
@@ -52,15 +52,15 @@ struct rdmpi_datatype {
     struct rt_dt_seg *segs;
     size_t *cum;
     size_t nsegs;
-    struct rt_dt_seg seg1;     /* storage when there is at most one segment */
+    struct rt_dt_seg seg1; /* storage when there is at most one segment */
     size_t cum1[2];
 
-    size_t nbasic;             /* predefined items in one element (reductions) */
-    size_t nelems;             /* basic elements in one element: a pair type
-                                * (MPI_DOUBLE_INT) counts two, as the struct
-                                * the standard defines it to be */
+    size_t nbasic;                /* predefined items in one element (reductions) */
+    size_t nelems;                /* basic elements in one element: a pair type
+                                   * (MPI_DOUBLE_INT) counts two, as the struct
+                                   * the standard defines it to be */
     struct rdmpi_datatype *basic; /* the one predefined type all data is of, or NULL */
-    size_t align;              /* for the padding of MPI_Type_create_struct */
+    size_t align;                 /* for the padding of MPI_Type_create_struct */
     struct rt_dt_kid *kids;
     size_t nkids;
 
@@ -70,7 +70,7 @@ struct rdmpi_datatype {
     int *ints;
     MPI_Aint *aints;
     MPI_Count *counts;
-    struct rdmpi_datatype **types;  /* each holds a reference */
+    struct rdmpi_datatype **types; /* each holds a reference */
 
     struct rt_attr *attrs;
 };
@@ -123,10 +123,10 @@ static inline void rt_dt_release(struct rdmpi_datatype *dt)
 
 /* Packs bytes [offset, offset + len) of the packed form of (buf, count, dt)
  * into out; unpack is the inverse. Both return the bytes moved. */
-size_t rt_dt_pack(const struct rdmpi_datatype *dt, const void *buf, size_t count,
-                  size_t offset, void *out, size_t len);
-size_t rt_dt_unpack(const struct rdmpi_datatype *dt, void *buf, size_t count,
-                    size_t offset, const void *in, size_t len);
+size_t rt_dt_pack(const struct rdmpi_datatype *dt, const void *buf, size_t count, size_t offset,
+                  void *out, size_t len);
+size_t rt_dt_unpack(const struct rdmpi_datatype *dt, void *buf, size_t count, size_t offset,
+                    const void *in, size_t len);
 
 /* Basic elements wholly inside the first `bytes` packed bytes of a run of
  * dt elements, and the inverse (bytes holding n basic elements). */

@@ -10,8 +10,7 @@
 #define DT_ERR(cls, fn, ...) rdmpi_err_comm(MPI_COMM_SELF, cls, fn, __VA_ARGS__)
 
 /* A live type (predefined or derived, committed or not). */
-static inline int dt_arg(MPI_Datatype h, const char *fn, const char *arg,
-                         struct rdmpi_datatype **d)
+static inline int dt_arg(MPI_Datatype h, const char *fn, const char *arg, struct rdmpi_datatype **d)
 {
     if ((*d = rt_dt_get(h)))
         return MPI_SUCCESS;

@@ -10,8 +10,8 @@
 
 struct arr {
     int ndims, order;
-    const MPI_Count *sizes;        /* global sizes */
-    const MPI_Count *subsizes;     /* subarray */
+    const MPI_Count *sizes;    /* global sizes */
+    const MPI_Count *subsizes; /* subarray */
     const MPI_Count *starts;
     const int *distribs, *dargs, *psizes; /* darray */
     int size, rank;
@@ -23,8 +23,8 @@ static const struct dt_env no_env = {-1, 0, 0, 0, 0, NULL, NULL, NULL, NULL};
  * whose slices are `slice` bytes apart, resized to cover `n` slices. */
 static struct rdmpi_datatype *dim_type(struct rdmpi_datatype *t, MPI_Aint slice, size_t nblocks,
                                        const MPI_Count *starts, const MPI_Count *lens,
-                                       MPI_Count first, MPI_Count step, MPI_Count k,
-                                       MPI_Count n, MPI_Aint disp0)
+                                       MPI_Count first, MPI_Count step, MPI_Count k, MPI_Count n,
+                                       MPI_Aint disp0)
 {
     struct rdmpi_datatype *d;
     struct dt_build b;
@@ -68,32 +68,31 @@ static int check(const struct arr *a, const char *fn)
         if (a->sizes[d] <= 0)
             return DT_ERR(MPI_ERR_ARG, fn, "size of dimension %d is %lld; it must be > 0", d,
                           (long long)a->sizes[d]);
-        if (a->subsizes && (a->subsizes[d] < 0 || a->starts[d] < 0 ||
-                            a->starts[d] + a->subsizes[d] > a->sizes[d]))
-            return DT_ERR(MPI_ERR_ARG, fn,
-                          "dimension %d: start %lld and subsize %lld do not fit size %lld", d,
-                          (long long)a->starts[d], (long long)a->subsizes[d],
-                          (long long)a->sizes[d]);
+        if (a->subsizes &&
+            (a->subsizes[d] < 0 || a->starts[d] < 0 || a->starts[d] + a->subsizes[d] > a->sizes[d]))
+            return DT_ERR(
+                MPI_ERR_ARG, fn, "dimension %d: start %lld and subsize %lld do not fit size %lld",
+                d, (long long)a->starts[d], (long long)a->subsizes[d], (long long)a->sizes[d]);
         if (a->distribs) {
             int dist = a->distribs[d], darg = a->dargs[d], p = a->psizes[d];
             if (p <= 0)
                 return DT_ERR(MPI_ERR_ARG, fn, "array_of_psizes[%d] is %d; it must be > 0", d, p);
             if (dist != MPI_DISTRIBUTE_BLOCK && dist != MPI_DISTRIBUTE_CYCLIC &&
                 dist != MPI_DISTRIBUTE_NONE)
-                return DT_ERR(MPI_ERR_ARG, fn, "array_of_distribs[%d] is %d; not a distribution",
-                              d, dist);
+                return DT_ERR(MPI_ERR_ARG, fn, "array_of_distribs[%d] is %d; not a distribution", d,
+                              dist);
             if (dist == MPI_DISTRIBUTE_NONE && p != 1)
                 return DT_ERR(MPI_ERR_ARG, fn,
                               "dimension %d is MPI_DISTRIBUTE_NONE but its psize is %d, not 1", d,
                               p);
             if (darg != MPI_DISTRIBUTE_DFLT_DARG && darg <= 0)
-                return DT_ERR(MPI_ERR_ARG, fn, "array_of_dargs[%d] is %d; it must be > 0", d,
-                              darg);
+                return DT_ERR(MPI_ERR_ARG, fn, "array_of_dargs[%d] is %d; it must be > 0", d, darg);
             if (dist == MPI_DISTRIBUTE_BLOCK && darg != MPI_DISTRIBUTE_DFLT_DARG &&
                 (MPI_Count)darg * p < a->sizes[d])
                 return DT_ERR(MPI_ERR_ARG, fn,
                               "dimension %d: block size %d times %d processes does not cover "
-                              "%lld elements", d, darg, p, (long long)a->sizes[d]);
+                              "%lld elements",
+                              d, darg, p, (long long)a->sizes[d]);
             nprocs *= p;
         }
     }
@@ -116,8 +115,7 @@ static struct rdmpi_datatype *one_dim(const struct arr *a, int d, struct rdmpi_d
     r = coord(a, d);
     darg = a->dargs[d];
     switch (a->distribs[d]) {
-    case MPI_DISTRIBUTE_NONE:
-        return dim_type(t, slice, 1, NULL, NULL, 0, 0, n, n, 0);
+    case MPI_DISTRIBUTE_NONE: return dim_type(t, slice, 1, NULL, NULL, 0, 0, n, n, 0);
     case MPI_DISTRIBUTE_BLOCK: {
         MPI_Count k = darg == MPI_DISTRIBUTE_DFLT_DARG ? (n + p - 1) / p : darg;
         MPI_Count s = (MPI_Count)r * k;
@@ -210,8 +208,7 @@ int PMPI_Type_create_subarray(int ndims, const int *array_of_sizes, const int *a
     }
     {
         struct arr a = {.ndims = ndims, .order = order, .sizes = s, .subsizes = ss, .starts = st};
-        struct dt_env env = {MPI_COMBINER_SUBARRAY, 3 * ndims + 2, 0, 0, 1, ints, NULL, NULL,
-                             &old};
+        struct dt_env env = {MPI_COMBINER_SUBARRAY, 3 * ndims + 2, 0, 0, 1, ints, NULL, NULL, &old};
         err = build(&a, oldtype, newtype, &env, fn);
     }
 out:
@@ -222,8 +219,8 @@ out:
 #pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count *array_of_sizes,
                                 const MPI_Count *array_of_subsizes,
-                                const MPI_Count *array_of_starts, int order,
-                                MPI_Datatype oldtype, MPI_Datatype *newtype)
+                                const MPI_Count *array_of_starts, int order, MPI_Datatype oldtype,
+                                MPI_Datatype *newtype)
 {
     RT_API_ENTER();
     static const char fn[] = "MPI_Type_create_subarray_c";
@@ -241,8 +238,11 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count *array_of_sizes,
         c[2 * ndims + i] = array_of_starts[i];
     }
     {
-        struct arr a = {.ndims = ndims, .order = order, .sizes = array_of_sizes,
-                        .subsizes = array_of_subsizes, .starts = array_of_starts};
+        struct arr a = {.ndims = ndims,
+                        .order = order,
+                        .sizes = array_of_sizes,
+                        .subsizes = array_of_subsizes,
+                        .starts = array_of_starts};
         struct dt_env env = {MPI_COMBINER_SUBARRAY, 2, 0, 3 * ndims, 1, ints, NULL, c, &old};
         err = build(&a, oldtype, newtype, &env, fn);
     }
@@ -272,9 +272,15 @@ static int darray(int size, int rank, int ndims, const MPI_Count *gsizes, const 
     k += 3 * (int)n;
     ints[k++] = order;
     {
-        struct arr a = {.ndims = ndims, .order = order, .sizes = gsizes, .distribs = distribs,
-                        .dargs = dargs, .psizes = psizes, .size = size, .rank = rank};
-        struct dt_env env = {MPI_COMBINER_DARRAY, k, 0, large ? ndims : 0, 1, ints, NULL,
+        struct arr a = {.ndims = ndims,
+                        .order = order,
+                        .sizes = gsizes,
+                        .distribs = distribs,
+                        .dargs = dargs,
+                        .psizes = psizes,
+                        .size = size,
+                        .rank = rank};
+        struct dt_env env = {MPI_COMBINER_DARRAY,   k,   0, large ? ndims : 0, 1, ints, NULL,
                              large ? gsizes : NULL, &old};
         err = build(&a, oldtype, newtype, &env, fn);
     }

@@ -52,8 +52,8 @@ static void add_seg(struct dt_build *b, MPI_Aint off, size_t len, size_t count, 
         b->segs = n;
         b->cap = cap;
     }
-    b->segs[b->nsegs++] = (struct rt_dt_seg){.off = off, .len = len, .count = count,
-                                             .stride = count > 1 ? stride : 0};
+    b->segs[b->nsegs++] = (struct rt_dt_seg){
+        .off = off, .len = len, .count = count, .stride = count > 1 ? stride : 0};
 }
 
 static void add_kid(struct dt_build *b, struct rdmpi_datatype *dt, size_t reps)
@@ -96,7 +96,7 @@ void dtb_blocks(struct dt_build *b, struct rdmpi_datatype *old, MPI_Aint disp, s
         bl *= count; /* adjacent blocks: one block */
         count = 1;
     }
-    last = (MPI_Aint)(bl - 1) * ext;      /* last copy within a block */
+    last = (MPI_Aint)(bl - 1) * ext;       /* last copy within a block */
     span = (MPI_Aint)(count - 1) * stride; /* last block */
     bound(disp + (span < 0 ? span : 0) + old->lb + (last < 0 ? last : 0),
           disp + (span > 0 ? span : 0) + old->lb + ext + (last > 0 ? last : 0), &b->lb, &b->ub,

@@ -11,9 +11,9 @@
 
 struct blocks {
     MPI_Count count;
-    const MPI_Count *bls;          /* per block, or NULL: bl each */
+    const MPI_Count *bls; /* per block, or NULL: bl each */
     MPI_Count bl;
-    const MPI_Aint *disps;         /* bytes per block, or NULL: i * stride */
+    const MPI_Aint *disps; /* bytes per block, or NULL: i * stride */
     MPI_Aint stride;
     struct rdmpi_datatype *const *olds; /* per block (struct), or NULL: old */
     struct rdmpi_datatype *old;
@@ -133,8 +133,8 @@ int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
     MPI_Count c[3] = {count, blocklength, stride};
     struct dt_env env = {MPI_COMBINER_VECTOR, 0, 0, 3, 1, NULL, NULL, c, &old};
 
-    return vec(count, blocklength, old ? (MPI_Aint)stride * old->extent : 0, oldtype, newtype,
-               &env, "MPI_Type_vector_c");
+    return vec(count, blocklength, old ? (MPI_Aint)stride * old->extent : 0, oldtype, newtype, &env,
+               "MPI_Type_vector_c");
 }
 
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
@@ -262,8 +262,8 @@ int PMPI_Type_indexed(int count, const int *array_of_blocklengths,
                       MPI_Datatype *newtype)
 {
     RT_API_ENTER();
-    return idx_int(count, array_of_blocklengths, 0, array_of_displacements, false, oldtype,
-                   newtype, MPI_COMBINER_INDEXED, "MPI_Type_indexed");
+    return idx_int(count, array_of_blocklengths, 0, array_of_displacements, false, oldtype, newtype,
+                   MPI_COMBINER_INDEXED, "MPI_Type_indexed");
 }
 
 #pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
@@ -272,8 +272,8 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count *array_of_blocklengths,
                         MPI_Datatype *newtype)
 {
     RT_API_ENTER();
-    return idx_c(count, array_of_blocklengths, 0, array_of_displacements, false, oldtype,
-                 newtype, MPI_COMBINER_INDEXED, "MPI_Type_indexed_c");
+    return idx_c(count, array_of_blocklengths, 0, array_of_displacements, false, oldtype, newtype,
+                 MPI_COMBINER_INDEXED, "MPI_Type_indexed_c");
 }
 
 #pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
@@ -282,8 +282,8 @@ int PMPI_Type_create_hindexed(int count, const int *array_of_blocklengths,
                               MPI_Datatype *newtype)
 {
     RT_API_ENTER();
-    return idx_int(count, array_of_blocklengths, 0, array_of_displacements, true, oldtype,
-                   newtype, MPI_COMBINER_HINDEXED, "MPI_Type_create_hindexed");
+    return idx_int(count, array_of_blocklengths, 0, array_of_displacements, true, oldtype, newtype,
+                   MPI_COMBINER_HINDEXED, "MPI_Type_create_hindexed");
 }
 
 #pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
@@ -307,8 +307,8 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int *array_
 
 #pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
 int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                     const MPI_Count *array_of_displacements,
-                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
+                                     const MPI_Count *array_of_displacements, MPI_Datatype oldtype,
+                                     MPI_Datatype *newtype)
 {
     RT_API_ENTER();
     return idx_c(count, NULL, blocklength, array_of_displacements, false, oldtype, newtype,
@@ -327,8 +327,8 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 
 #pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
 int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                      const MPI_Count *array_of_displacements,
-                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
+                                      const MPI_Count *array_of_displacements, MPI_Datatype oldtype,
+                                      MPI_Datatype *newtype)
 {
     RT_API_ENTER();
     return idx_c(count, NULL, blocklength, array_of_displacements, true, oldtype, newtype,
@@ -393,8 +393,8 @@ int PMPI_Type_create_struct(int count, const int *array_of_blocklengths,
     for (int i = 0; i < count; i++)
         bls[i] = ints[i + 1] = array_of_blocklengths[i];
     {
-        struct dt_env env = {MPI_COMBINER_STRUCT, count + 1, count, 0, 0, ints,
-                             array_of_displacements, NULL, NULL};
+        struct dt_env env = {MPI_COMBINER_STRUCT,    count + 1, count, 0, 0, ints,
+                             array_of_displacements, NULL,      NULL};
         err = strct(count, bls, array_of_displacements, array_of_types, &env, newtype, fn);
     }
     free(bls), free(ints);
@@ -429,8 +429,8 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count *array_of_blockle
         wd[i] = (MPI_Aint)array_of_displacements[i];
     }
     {
-        struct dt_env env = {MPI_COMBINER_STRUCT, 0, 0, (int)(2 * count + 1), 0, NULL, NULL, c,
-                             NULL};
+        struct dt_env env = {
+            MPI_COMBINER_STRUCT, 0, 0, (int)(2 * count + 1), 0, NULL, NULL, c, NULL};
         err = strct(count, array_of_blocklengths, wd, array_of_types, &env, newtype, fn);
     }
     free(wd), free(c);
@@ -505,8 +505,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
                (old->flags & (RT_DT_RESIZED | RT_DT_COMMITTED));
     d->true_lb = old->true_lb;
     d->true_extent = old->true_extent;
-    err = rt_attr_copy(RT_KIND_DATATYPE, (void *)oldtype, old->attrs, (void *)*newtype,
-                       &d->attrs);
+    err = rt_attr_copy(RT_KIND_DATATYPE, (void *)oldtype, old->attrs, (void *)*newtype, &d->attrs);
     if (err) {
         rt_dt_release(d);
         *newtype = MPI_DATATYPE_NULL;

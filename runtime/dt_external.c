@@ -11,14 +11,14 @@ enum conv { C_SWAP, C_NARROW_S, C_NARROW_U, C_LDOUBLE };
 
 struct ent {
     uint8_t kind;
-    uint8_t nsize, esize;      /* native and external bytes */
+    uint8_t nsize, esize; /* native and external bytes */
     size_t count;
 };
 
 struct map {
     struct ent *e;
     size_t n, cap;
-    size_t nbytes, ebytes;     /* per element */
+    size_t nbytes, ebytes; /* per element */
     bool oom;
 };
 
@@ -69,9 +69,8 @@ static void predef(struct map *m, const struct rdmpi_datatype *d, size_t reps)
     else if (h == MPI_C_LONG_DOUBLE_COMPLEX || h == MPI_CXX_LONG_DOUBLE_COMPLEX)
         put(m, C_LDOUBLE, s / 2, 16, 2 * reps);
     else if (h == MPI_C_FLOAT_COMPLEX || h == MPI_C_DOUBLE_COMPLEX || h == MPI_COMPLEX ||
-             h == MPI_DOUBLE_COMPLEX || h == MPI_CXX_FLOAT_COMPLEX ||
-             h == MPI_CXX_DOUBLE_COMPLEX || h == MPI_COMPLEX4 || h == MPI_COMPLEX8 ||
-             h == MPI_COMPLEX16 || h == MPI_COMPLEX32)
+             h == MPI_DOUBLE_COMPLEX || h == MPI_CXX_FLOAT_COMPLEX || h == MPI_CXX_DOUBLE_COMPLEX ||
+             h == MPI_COMPLEX4 || h == MPI_COMPLEX8 || h == MPI_COMPLEX16 || h == MPI_COMPLEX32)
         put(m, C_SWAP, s / 2, s / 2, 2 * reps);
     else if (h == MPI_FLOAT_INT || h == MPI_2INT || h == MPI_2INTEGER || h == MPI_2REAL) {
         PAIR(4, 4)
@@ -212,8 +211,7 @@ static void convert(const struct map *m, unsigned char *nat, unsigned char *ext,
         }
 }
 
-int rt_dt_ext32(const struct rdmpi_datatype *d, void *buf, size_t count, void *ext,
-                bool to_ext)
+int rt_dt_ext32(const struct rdmpi_datatype *d, void *buf, size_t count, void *ext, bool to_ext)
 {
     struct map m = {0};
     unsigned char *tmp;

@@ -11,24 +11,24 @@ static inline void blocks(char *mem, MPI_Aint stride, size_t blen, size_t nb, ch
 {
     size_t i = 0;
 
-#define COPY(m, p, n)                                                          \
-    do {                                                                       \
-        if (unpack)                                                            \
-            memcpy((m), (p), (n));                                             \
-        else                                                                   \
-            memcpy((p), (m), (n));                                             \
+#define COPY(m, p, n)                                                                              \
+    do {                                                                                           \
+        if (unpack)                                                                                \
+            memcpy((m), (p), (n));                                                                 \
+        else                                                                                       \
+            memcpy((p), (m), (n));                                                                 \
     } while (0)
     /* Small fixed sizes: four blocks per iteration keep the loads and
      * stores independent. */
-#define LOOP(n)                                                                \
-    for (; i + 4 <= nb; i += 4, mem += 4 * stride, packed += 4 * (n)) {        \
-        COPY(mem, packed, (n));                                                \
-        COPY(mem + stride, packed + (n), (n));                                 \
-        COPY(mem + 2 * stride, packed + 2 * (n), (n));                         \
-        COPY(mem + 3 * stride, packed + 3 * (n), (n));                         \
-    }                                                                          \
-    for (; i < nb; i++, mem += stride, packed += (n))                          \
-        COPY(mem, packed, (n));                                                \
+#define LOOP(n)                                                                                    \
+    for (; i + 4 <= nb; i += 4, mem += 4 * stride, packed += 4 * (n)) {                            \
+        COPY(mem, packed, (n));                                                                    \
+        COPY(mem + stride, packed + (n), (n));                                                     \
+        COPY(mem + 2 * stride, packed + 2 * (n), (n));                                             \
+        COPY(mem + 3 * stride, packed + 3 * (n), (n));                                             \
+    }                                                                                              \
+    for (; i < nb; i++, mem += stride, packed += (n))                                              \
+        COPY(mem, packed, (n));                                                                    \
     return;
     switch (blen) {
     case 1: LOOP(1)
@@ -109,8 +109,8 @@ static inline void run(const struct rt_dt_seg *segs, size_t nsegs, MPI_Aint exte
     }
 }
 
-static inline size_t walk(const struct rdmpi_datatype *dt, char *buf, size_t count,
-                          size_t offset, char *packed, size_t len, int unpack)
+static inline size_t walk(const struct rdmpi_datatype *dt, char *buf, size_t count, size_t offset,
+                          char *packed, size_t len, int unpack)
 {
     size_t total = dt->size * count, elem, si, k, b;
     const struct rt_dt_seg *s0 = &dt->segs[0];
@@ -146,19 +146,19 @@ static inline size_t walk(const struct rdmpi_datatype *dt, char *buf, size_t cou
         return len;
     }
     run(dt->segs, dt->nsegs, dt->extent,
-        (char *)((uintptr_t)buf + (uintptr_t)((MPI_Aint)elem * dt->extent)), si, k, b, packed,
-        len, unpack);
+        (char *)((uintptr_t)buf + (uintptr_t)((MPI_Aint)elem * dt->extent)), si, k, b, packed, len,
+        unpack);
     return len;
 }
 
-size_t rt_dt_pack(const struct rdmpi_datatype *dt, const void *buf, size_t count,
-                  size_t offset, void *out, size_t len)
+size_t rt_dt_pack(const struct rdmpi_datatype *dt, const void *buf, size_t count, size_t offset,
+                  void *out, size_t len)
 {
     return walk(dt, (char *)buf, count, offset, out, len, 0);
 }
 
-size_t rt_dt_unpack(const struct rdmpi_datatype *dt, void *buf, size_t count,
-                    size_t offset, const void *in, size_t len)
+size_t rt_dt_unpack(const struct rdmpi_datatype *dt, void *buf, size_t count, size_t offset,
+                    const void *in, size_t len)
 {
     return walk(dt, buf, count, offset, (char *)in, len, 1);
 }

@@ -91,8 +91,8 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 {
     RT_API_ENTER();
     MPI_Count pos = position ? *position : 0;
-    int err = pack(inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL, comm,
-                   "MPI_Pack");
+    int err =
+        pack(inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL, comm, "MPI_Pack");
 
     return err ? err : narrow(pos, position, "MPI_Pack");
 }
@@ -212,13 +212,13 @@ static int unpack_ext(const char *rep, const void *inbuf, MPI_Count insize, MPI_
 }
 
 #pragma weak MPI_Pack_external = PMPI_Pack_external
-int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
-                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype,
+                       void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
     RT_API_ENTER();
     MPI_Count pos = position ? *position : 0;
-    int err = pack_ext(datarep, inbuf, incount, datatype, outbuf, outsize,
-                       position ? &pos : NULL, "MPI_Pack_external");
+    int err = pack_ext(datarep, inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL,
+                       "MPI_Pack_external");
 
     if (!err)
         *position = (MPI_Aint)pos;
@@ -241,8 +241,8 @@ int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize
 {
     RT_API_ENTER();
     MPI_Count pos = position ? *position : 0;
-    int err = unpack_ext(datarep, inbuf, insize, position ? &pos : NULL, outbuf, outcount,
-                         datatype, "MPI_Unpack_external");
+    int err = unpack_ext(datarep, inbuf, insize, position ? &pos : NULL, outbuf, outcount, datatype,
+                         "MPI_Unpack_external");
 
     if (!err)
         *position = (MPI_Aint)pos;
@@ -259,8 +259,8 @@ int PMPI_Unpack_external_c(const char *datarep, const void *inbuf, MPI_Count ins
                       "MPI_Unpack_external_c");
 }
 
-static int ext_size_api(const char *rep, MPI_Count incount, MPI_Datatype datatype,
-                        MPI_Count *size, const char *fn)
+static int ext_size_api(const char *rep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size,
+                        const char *fn)
 {
     struct rdmpi_datatype *d;
     int err;
@@ -273,8 +273,7 @@ static int ext_size_api(const char *rep, MPI_Count incount, MPI_Datatype datatyp
 }
 
 #pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
-int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
-                            MPI_Aint *size)
+int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
     RT_API_ENTER();
     MPI_Count s = 0;

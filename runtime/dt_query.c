@@ -192,7 +192,8 @@ static int contents(MPI_Datatype datatype, MPI_Count max_i, MPI_Count max_a, MPI
     if (max_i < d->ni || max_a < d->na || max_c < d->nc || max_d < d->nd)
         return DT_ERR(MPI_ERR_ARG, fn,
                       "the arrays are too small (the envelope says %d integers, %d addresses, "
-                      "%d large counts, %d datatypes)", d->ni, d->na, d->nc, d->nd);
+                      "%d large counts, %d datatypes)",
+                      d->ni, d->na, d->nc, d->nd);
     if ((d->ni && !ints) || (d->na && !aints) || (d->nc && !counts) || (d->nd && !types))
         return DT_ERR(MPI_ERR_ARG, fn, "an output array is NULL");
     if (d->ni)
@@ -211,8 +212,8 @@ static int contents(MPI_Datatype datatype, MPI_Count max_i, MPI_Count max_a, MPI
 
 #pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                           int max_datatypes, int *array_of_integers,
-                           MPI_Aint *array_of_addresses, MPI_Datatype *array_of_datatypes)
+                           int max_datatypes, int *array_of_integers, MPI_Aint *array_of_addresses,
+                           MPI_Datatype *array_of_datatypes)
 {
     RT_API_ENTER();
     struct rdmpi_datatype *d = rt_dt_get(datatype);
@@ -226,11 +227,10 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 }
 
 #pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
-int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
-                             MPI_Count max_addresses, MPI_Count max_large_counts,
-                             MPI_Count max_datatypes, int *array_of_integers,
-                             MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts,
-                             MPI_Datatype *array_of_datatypes)
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes,
+                             int *array_of_integers, MPI_Aint *array_of_addresses,
+                             MPI_Count *array_of_large_counts, MPI_Datatype *array_of_datatypes)
 {
     RT_API_ENTER();
     return contents(datatype, max_integers, max_addresses, max_large_counts, max_datatypes,
@@ -249,12 +249,12 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
         int cls, size;
         MPI_Datatype t;
     } map[] = {
-        {MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1}, {MPI_TYPECLASS_INTEGER, 2, MPI_INTEGER2},
-        {MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4}, {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
+        {MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1},   {MPI_TYPECLASS_INTEGER, 2, MPI_INTEGER2},
+        {MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4},   {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
         {MPI_TYPECLASS_INTEGER, 16, MPI_INTEGER16}, {MPI_TYPECLASS_REAL, 2, MPI_REAL2},
-        {MPI_TYPECLASS_REAL, 4, MPI_REAL4},       {MPI_TYPECLASS_REAL, 8, MPI_REAL8},
-        {MPI_TYPECLASS_REAL, 16, MPI_REAL16},     {MPI_TYPECLASS_COMPLEX, 4, MPI_COMPLEX4},
-        {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8}, {MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16},
+        {MPI_TYPECLASS_REAL, 4, MPI_REAL4},         {MPI_TYPECLASS_REAL, 8, MPI_REAL8},
+        {MPI_TYPECLASS_REAL, 16, MPI_REAL16},       {MPI_TYPECLASS_COMPLEX, 4, MPI_COMPLEX4},
+        {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8},   {MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16},
         {MPI_TYPECLASS_COMPLEX, 32, MPI_COMPLEX32},
     };
     int err;
@@ -290,8 +290,8 @@ static int f90_make(int combiner, int p, int r, MPI_Datatype base, MPI_Datatype 
                     const char *fn)
 {
     int ints[2] = {combiner == MPI_COMBINER_F90_INTEGER ? r : p, r};
-    struct dt_env env = {combiner, combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2, 0, 0, 0, ints,
-                         NULL, NULL, NULL};
+    struct dt_env env = {
+        combiner, combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2, 0, 0, 0, ints, NULL, NULL, NULL};
     struct f90_type *f;
     struct rdmpi_datatype *d;
     int err;

@@ -10,14 +10,14 @@
 enum { UNUSED, USER_CLASS, USER_CODE };
 
 struct ucode {
-    int what;       /* UNUSED (never added, or removed), USER_CLASS, USER_CODE */
-    int cls;        /* its class: itself for a class */
-    int ncodes;     /* of a class: codes added to it and not removed */
-    char *string;   /* from MPI_Add_error_string, or NULL */
+    int what;     /* UNUSED (never added, or removed), USER_CLASS, USER_CODE */
+    int cls;      /* its class: itself for a class */
+    int ncodes;   /* of a class: codes added to it and not removed */
+    char *string; /* from MPI_Add_error_string, or NULL */
 };
 
 int rt_err_lastusedcode = MPI_ERR_LASTCODE;
-static struct ucode *ucodes;   /* by value - MPI_ERR_LASTCODE - 1 */
+static struct ucode *ucodes; /* by value - MPI_ERR_LASTCODE - 1 */
 static int nucodes, capucodes;
 
 static struct ucode *ucode_of(int code)
@@ -91,14 +91,15 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
         (u ? u->what != USER_CLASS : rt_err_class_of(errorclass) != errorclass))
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
                               "errorclass %d is not an error class; pass a predefined "
-                              "class or one from MPI_Add_error_class", errorclass);
+                              "class or one from MPI_Add_error_class",
+                              errorclass);
     if (!errorcode)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
                               "errorcode is NULL; pass the address of an int");
     if ((v = add(USER_CODE, errorclass)) < 0)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_NO_MEM, fn,
                               "no memory (or no value) left for another error code");
-    if ((u = ucode_of(errorclass)))  /* re-read: add() moved the table */
+    if ((u = ucode_of(errorclass))) /* re-read: add() moved the table */
         u->ncodes++;
     *errorcode = v;
     return MPI_SUCCESS;
@@ -122,7 +123,8 @@ int PMPI_Add_error_string(int errorcode, const char *string)
     if (strlen(string) >= MPI_MAX_ERROR_STRING)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
                               "string is %zu characters; at most MPI_MAX_ERROR_STRING - 1 "
-                              "(%d) fit", strlen(string), MPI_MAX_ERROR_STRING - 1);
+                              "(%d) fit",
+                              strlen(string), MPI_MAX_ERROR_STRING - 1);
     if (!(copy = strdup(string)))
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_NO_MEM, fn, "out of memory");
     free(u->string);
@@ -158,7 +160,8 @@ int PMPI_Remove_error_code(int errorcode)
     if (u->string)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
                               "errorcode %d still has a string; call "
-                              "MPI_Remove_error_string first", errorcode);
+                              "MPI_Remove_error_string first",
+                              errorcode);
     if ((c = ucode_of(u->cls)))
         c->ncodes--;
     u->what = UNUSED;
@@ -178,12 +181,13 @@ int PMPI_Remove_error_class(int errorclass)
     if (u->ncodes)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
                               "errorclass %d still has %d error code%s; remove them with "
-                              "MPI_Remove_error_code first", errorclass, u->ncodes,
-                              u->ncodes == 1 ? "" : "s");
+                              "MPI_Remove_error_code first",
+                              errorclass, u->ncodes, u->ncodes == 1 ? "" : "s");
     if (u->string)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
                               "errorclass %d still has a string; call "
-                              "MPI_Remove_error_string first", errorclass);
+                              "MPI_Remove_error_string first",
+                              errorclass);
     u->what = UNUSED;
     return MPI_SUCCESS;
 }

@@ -28,8 +28,7 @@ static int create(enum rt_errh_kind kind, void (*fn)(void), MPI_Errhandler *errh
     return MPI_SUCCESS;
 }
 
-struct rdmpi_errhandler *rt_errh_usable(MPI_Errhandler h, enum rt_errh_kind kind,
-                                       const char **why)
+struct rdmpi_errhandler *rt_errh_usable(MPI_Errhandler h, enum rt_errh_kind kind, const char **why)
 {
     struct rdmpi_errhandler *e = rt_errh_get(h);
 
@@ -179,12 +178,10 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 }
 
 #pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
-int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn,
-                                   MPI_Errhandler *errhandler)
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
     RT_API_ENTER();
-    return create(RT_ERRH_SESSION, (void (*)(void))fn, errhandler,
-                  "MPI_Session_create_errhandler");
+    return create(RT_ERRH_SESSION, (void (*)(void))fn, errhandler, "MPI_Session_create_errhandler");
 }
 
 #pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler

@@ -28,7 +28,8 @@ static const struct {
     [MPI_ERR_DIMS] = {"MPI_ERR_DIMS", "invalid dimension argument"},
     [MPI_ERR_ARG] = {"MPI_ERR_ARG", "invalid argument"},
     [MPI_ERR_UNKNOWN] = {"MPI_ERR_UNKNOWN", "unknown error"},
-    [MPI_ERR_TRUNCATE] = {"MPI_ERR_TRUNCATE", "message truncated: the receive buffer is smaller than the message"},
+    [MPI_ERR_TRUNCATE] = {"MPI_ERR_TRUNCATE",
+                          "message truncated: the receive buffer is smaller than the message"},
     [MPI_ERR_OTHER] = {"MPI_ERR_OTHER", "known error not in this list"},
     [MPI_ERR_INTERN] = {"MPI_ERR_INTERN", "internal error in the MPI library"},
     [MPI_ERR_PENDING] = {"MPI_ERR_PENDING", "pending request"},
@@ -70,29 +71,43 @@ static const struct {
     [MPI_ERR_SESSION] = {"MPI_ERR_SESSION", "invalid session"},
     [MPI_ERR_SIZE] = {"MPI_ERR_SIZE", "invalid size argument"},
     [MPI_ERR_SPAWN] = {"MPI_ERR_SPAWN", "error spawning processes"},
-    [MPI_ERR_UNSUPPORTED_DATAREP] = {"MPI_ERR_UNSUPPORTED_DATAREP", "unsupported data representation"},
+    [MPI_ERR_UNSUPPORTED_DATAREP] = {"MPI_ERR_UNSUPPORTED_DATAREP",
+                                     "unsupported data representation"},
     [MPI_ERR_UNSUPPORTED_OPERATION] = {"MPI_ERR_UNSUPPORTED_OPERATION", "operation not supported"},
     [MPI_ERR_VALUE_TOO_LARGE] = {"MPI_ERR_VALUE_TOO_LARGE", "value too large to store"},
     [MPI_ERR_WIN] = {"MPI_ERR_WIN", "invalid window"},
     [MPI_ERR_ERRHANDLER] = {"MPI_ERR_ERRHANDLER", "invalid error handler"},
     [MPI_T_ERR_MEMORY] = {"MPI_T_ERR_MEMORY", "out of memory in the tool interface"},
-    [MPI_T_ERR_NOT_INITIALIZED] = {"MPI_T_ERR_NOT_INITIALIZED", "the tool interface is not initialized"},
+    [MPI_T_ERR_NOT_INITIALIZED] = {"MPI_T_ERR_NOT_INITIALIZED",
+                                   "the tool interface is not initialized"},
     [MPI_T_ERR_CANNOT_INIT] = {"MPI_T_ERR_CANNOT_INIT", "the tool interface cannot be initialized"},
     [MPI_T_ERR_INVALID] = {"MPI_T_ERR_INVALID", "invalid use of the tool interface"},
-    [MPI_T_ERR_INVALID_INDEX] = {"MPI_T_ERR_INVALID_INDEX", "invalid tool variable or category index"},
-    [MPI_T_ERR_INVALID_ITEM] = {"MPI_T_ERR_INVALID_ITEM", "invalid item index in a tool enumeration"},
+    [MPI_T_ERR_INVALID_INDEX] = {"MPI_T_ERR_INVALID_INDEX",
+                                 "invalid tool variable or category index"},
+    [MPI_T_ERR_INVALID_ITEM] = {"MPI_T_ERR_INVALID_ITEM",
+                                "invalid item index in a tool enumeration"},
     [MPI_T_ERR_INVALID_HANDLE] = {"MPI_T_ERR_INVALID_HANDLE", "invalid tool handle"},
-    [MPI_T_ERR_INVALID_NAME] = {"MPI_T_ERR_INVALID_NAME", "no tool variable or category of that name"},
-    [MPI_T_ERR_INVALID_SESSION] = {"MPI_T_ERR_INVALID_SESSION", "invalid performance variable session"},
+    [MPI_T_ERR_INVALID_NAME] = {"MPI_T_ERR_INVALID_NAME",
+                                "no tool variable or category of that name"},
+    [MPI_T_ERR_INVALID_SESSION] = {"MPI_T_ERR_INVALID_SESSION",
+                                   "invalid performance variable session"},
     [MPI_T_ERR_OUT_OF_HANDLES] = {"MPI_T_ERR_OUT_OF_HANDLES", "no more tool handles available"},
-    [MPI_T_ERR_OUT_OF_SESSIONS] = {"MPI_T_ERR_OUT_OF_SESSIONS", "no more performance variable sessions available"},
-    [MPI_T_ERR_CVAR_SET_NOT_NOW] = {"MPI_T_ERR_CVAR_SET_NOT_NOW", "the control variable cannot be set now"},
-    [MPI_T_ERR_CVAR_SET_NEVER] = {"MPI_T_ERR_CVAR_SET_NEVER", "the control variable can never be set"},
-    [MPI_T_ERR_PVAR_NO_STARTSTOP] = {"MPI_T_ERR_PVAR_NO_STARTSTOP", "the performance variable cannot be started or stopped"},
-    [MPI_T_ERR_PVAR_NO_WRITE] = {"MPI_T_ERR_PVAR_NO_WRITE", "the performance variable cannot be written or reset"},
-    [MPI_T_ERR_PVAR_NO_ATOMIC] = {"MPI_T_ERR_PVAR_NO_ATOMIC", "the performance variable cannot be read and reset atomically"},
-    [MPI_T_ERR_NOT_ACCESSIBLE] = {"MPI_T_ERR_NOT_ACCESSIBLE", "the requested tool information is not accessible"},
-    [MPI_T_ERR_NOT_SUPPORTED] = {"MPI_T_ERR_NOT_SUPPORTED", "the requested tool functionality is not supported"},
+    [MPI_T_ERR_OUT_OF_SESSIONS] = {"MPI_T_ERR_OUT_OF_SESSIONS",
+                                   "no more performance variable sessions available"},
+    [MPI_T_ERR_CVAR_SET_NOT_NOW] = {"MPI_T_ERR_CVAR_SET_NOT_NOW",
+                                    "the control variable cannot be set now"},
+    [MPI_T_ERR_CVAR_SET_NEVER] = {"MPI_T_ERR_CVAR_SET_NEVER",
+                                  "the control variable can never be set"},
+    [MPI_T_ERR_PVAR_NO_STARTSTOP] = {"MPI_T_ERR_PVAR_NO_STARTSTOP",
+                                     "the performance variable cannot be started or stopped"},
+    [MPI_T_ERR_PVAR_NO_WRITE] = {"MPI_T_ERR_PVAR_NO_WRITE",
+                                 "the performance variable cannot be written or reset"},
+    [MPI_T_ERR_PVAR_NO_ATOMIC] = {"MPI_T_ERR_PVAR_NO_ATOMIC",
+                                  "the performance variable cannot be read and reset atomically"},
+    [MPI_T_ERR_NOT_ACCESSIBLE] = {"MPI_T_ERR_NOT_ACCESSIBLE",
+                                  "the requested tool information is not accessible"},
+    [MPI_T_ERR_NOT_SUPPORTED] = {"MPI_T_ERR_NOT_SUPPORTED",
+                                 "the requested tool functionality is not supported"},
 };
 
 /* The detail of the last error raised on this thread, so MPI_Error_string
@@ -140,8 +155,7 @@ void rt_errh_retain(struct rdmpi_errhandler *e)
 
 void rt_errh_release(struct rdmpi_errhandler *e)
 {
-    if (__atomic_sub_fetch(&e->refs, 1, __ATOMIC_ACQ_REL) == 0 &&
-        e->builtin == RT_ERRH_USER)
+    if (__atomic_sub_fetch(&e->refs, 1, __ATOMIC_ACQ_REL) == 0 && e->builtin == RT_ERRH_USER)
         rt_obj_delete(e);
 }
 
@@ -164,22 +178,22 @@ _Noreturn void rt_not_initialized(const char *func)
 {
     char msg[256];
 
-    snprintf(msg, sizeof(msg), "%s was called %s; call it between MPI_Init and MPI_Finalize "
+    snprintf(msg, sizeof(msg),
+             "%s was called %s; call it between MPI_Init and MPI_Finalize "
              "(or MPI_Session_init and MPI_Session_finalize)",
              func, rt.finalized ? "after MPI_Finalize" : "before MPI_Init");
     rt_abort_job(1, msg);
 }
 
-int rt_errh_run(struct rdmpi_errhandler *e, void *handle, int code,
-                       const char *func, const char *msg)
+int rt_errh_run(struct rdmpi_errhandler *e, void *handle, int code, const char *func,
+                const char *msg)
 {
     char line[1024];
 
     last.code = code;
     snprintf(last.msg, sizeof(last.msg), "%s: %s", func, msg);
     switch (e ? e->builtin : RT_ERRH_FATAL) {
-    case RT_ERRH_RETURN:
-        return code;
+    case RT_ERRH_RETURN: return code;
     case RT_ERRH_USER: {
         int orig = code;
         switch (e->kind) {
@@ -193,8 +207,7 @@ int rt_errh_run(struct rdmpi_errhandler *e, void *handle, int code,
         return code ? code : orig;
     }
     case RT_ERRH_FATAL:
-    case RT_ERRH_ABORT:
-        break;
+    case RT_ERRH_ABORT: break;
     }
     snprintf(line, sizeof(line), "%s: %s (%s, error %d)", func, msg,
              rt_err_class_name(rt_err_class_of(code)), code);
@@ -220,13 +233,13 @@ int rt_err_raise_comm(MPI_Comm comm, int code, const char *func, const char *msg
     return rt_errh_run(c ? c->errh : NULL, &comm, code, func, msg);
 }
 
-#define FORMAT(buf, fmt)                                                     \
-    char buf[768];                                                           \
-    do {                                                                     \
-        va_list ap;                                                          \
-        va_start(ap, fmt);                                                   \
-        vsnprintf(buf, sizeof(buf), fmt, ap);                                \
-        va_end(ap);                                                          \
+#define FORMAT(buf, fmt)                                                                           \
+    char buf[768];                                                                                 \
+    do {                                                                                           \
+        va_list ap;                                                                                \
+        va_start(ap, fmt);                                                                         \
+        vsnprintf(buf, sizeof(buf), fmt, ap);                                                      \
+        va_end(ap);                                                                                \
     } while (0)
 
 int rdmpi_err_comm(MPI_Comm comm, int errclass, const char *func, const char *fmt, ...)
@@ -311,16 +324,16 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     if (!string || !resultlen)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Error_string",
                               "%s is NULL; pass a buffer of MPI_MAX_ERROR_STRING chars "
-                              "and the address of an int", string ? "resultlen" : "string");
+                              "and the address of an int",
+                              string ? "resultlen" : "string");
     /* A user code says what its MPI_Add_error_string said, "" if nothing. */
     if ((user = rt_err_user_string(errorcode)))
         n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", user);
     else if (c != MPI_SUCCESS && last.code == errorcode && last.msg[0])
-        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s (last: %s)",
-                     classes[c].name, classes[c].text, last.msg);
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s (last: %s)", classes[c].name,
+                     classes[c].text, last.msg);
     else
-        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", classes[c].name,
-                     classes[c].text);
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", classes[c].name, classes[c].text);
     *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
     return MPI_SUCCESS;
 }

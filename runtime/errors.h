@@ -14,9 +14,9 @@ enum rt_errh_builtin { RT_ERRH_USER, RT_ERRH_FATAL, RT_ERRH_RETURN, RT_ERRH_ABOR
 struct rdmpi_errhandler {
     struct rt_obj obj;
     enum rt_errh_builtin builtin;
-    enum rt_errh_kind kind;     /* which object type a user handler serves */
-    void (*fn)(void);           /* the user function, cast back by kind */
-    int refs;                   /* the handle plus each object using it */
+    enum rt_errh_kind kind; /* which object type a user handler serves */
+    void (*fn)(void);       /* the user function, cast back by kind */
+    int refs;               /* the handle plus each object using it */
 };
 
 struct rdmpi_errhandler *rt_errh_get(MPI_Errhandler h);
@@ -33,19 +33,18 @@ extern struct rdmpi_errhandler *rt_errh_file_default;
 
 /* Each returns the error code to hand back to the user (after the handler
  * ran; a fatal handler does not return). `func` is the MPI function name. */
-int rdmpi_err_comm(MPI_Comm comm, int errclass, const char *func,
-                   const char *fmt, ...) RT_PRINTF(4, 5);
-int rdmpi_err_win(MPI_Win win, int errclass, const char *func,
-                  const char *fmt, ...) RT_PRINTF(4, 5);
-int rdmpi_err_file(MPI_File fh, int errclass, const char *func,
-                   const char *fmt, ...) RT_PRINTF(4, 5);
-int rdmpi_err_session(MPI_Session s, int errclass, const char *func,
-                      const char *fmt, ...) RT_PRINTF(4, 5);
+int rdmpi_err_comm(MPI_Comm comm, int errclass, const char *func, const char *fmt, ...)
+    RT_PRINTF(4, 5);
+int rdmpi_err_win(MPI_Win win, int errclass, const char *func, const char *fmt, ...)
+    RT_PRINTF(4, 5);
+int rdmpi_err_file(MPI_File fh, int errclass, const char *func, const char *fmt, ...)
+    RT_PRINTF(4, 5);
+int rdmpi_err_session(MPI_Session s, int errclass, const char *func, const char *fmt, ...)
+    RT_PRINTF(4, 5);
 /* The handler to install on an object served by `kind`, or NULL with *why
  * set: predefined handlers serve every kind, user ones the kind they were
  * created for (errhandler.c). */
-struct rdmpi_errhandler *rt_errh_usable(MPI_Errhandler h, enum rt_errh_kind kind,
-                                       const char **why);
+struct rdmpi_errhandler *rt_errh_usable(MPI_Errhandler h, enum rt_errh_kind kind, const char **why);
 /* For calls that create the object they report on (MPI_Session_init,
  * MPI_Comm_create_from_group): runs the handler h they were given, with a
  * null handle, if it is valid for objects of `kind`; else MPI_COMM_SELF's. */
@@ -70,10 +69,10 @@ const char *rt_err_user_string(int code);
 /* Calls while neither MPI_Init nor a session has the layers up are fatal,
  * as the standard leaves them undefined; this names the function. Only a
  * handful of functions may be called then (MPI_Initialized, ...). */
-#define RT_CHECK_INIT(func)                                                  \
-    do {                                                                     \
-        if (RT_UNLIKELY(!rt.up))                                             \
-            rt_not_initialized(func);                                        \
+#define RT_CHECK_INIT(func)                                                                        \
+    do {                                                                                           \
+        if (RT_UNLIKELY(!rt.up))                                                                   \
+            rt_not_initialized(func);                                                              \
     } while (0)
 _Noreturn void rt_not_initialized(const char *func);
 

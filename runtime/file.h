@@ -8,7 +8,7 @@
 
 struct rdmpi_file {
     struct rt_obj obj;
-    struct rdmpi_errhandler *errh;   /* a copy of MPI_FILE_NULL's at open */
+    struct rdmpi_errhandler *errh; /* a copy of MPI_FILE_NULL's at open */
 };
 
 /* Handle to object, or NULL for MPI_FILE_NULL, closed or foreign handles. */

@@ -42,12 +42,13 @@ static void greq_release(struct rdmpi_request *r)
 }
 
 static const struct rt_req_ops greq_ops = {
-    .cancel = greq_cancel, .release = greq_release, .query = greq_query,
+    .cancel = greq_cancel,
+    .release = greq_release,
+    .query = greq_query,
 };
 
 #pragma weak MPI_Grequest_start = PMPI_Grequest_start
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
-                        MPI_Grequest_free_function *free_fn,
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
                         MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
                         MPI_Request *request)
 {

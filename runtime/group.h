@@ -7,11 +7,11 @@
 
 struct rdmpi_group {
     struct rt_obj obj;
-    int refs;                  /* handles and communicators holding it */
+    int refs; /* handles and communicators holding it */
     int size;
-    int rank;                  /* this process's rank in it, or MPI_UNDEFINED */
-    int *world;                /* group rank -> world rank (owned) */
-    MPI_Session session;       /* the session it derives from, or MPI_SESSION_NULL */
+    int rank;            /* this process's rank in it, or MPI_UNDEFINED */
+    int *world;          /* group rank -> world rank (owned) */
+    MPI_Session session; /* the session it derives from, or MPI_SESSION_NULL */
 };
 
 /* Handle to object, or NULL for null, freed or foreign handles. */

@@ -12,9 +12,12 @@ static struct rdmpi_group *check_group(MPI_Group h, const char *fn, const char *
     struct rdmpi_group *g = rt_group_get(h);
 
     if (!g)
-        *err = GERR(MPI_ERR_GROUP, fn, "%s is %s; pass a group from MPI_Comm_group or a "
-                    "group constructor", arg, h == MPI_GROUP_NULL ? "MPI_GROUP_NULL"
-                    : "not a valid group (freed, or not a group handle)");
+        *err = GERR(MPI_ERR_GROUP, fn,
+                    "%s is %s; pass a group from MPI_Comm_group or a "
+                    "group constructor",
+                    arg,
+                    h == MPI_GROUP_NULL ? "MPI_GROUP_NULL"
+                                        : "not a valid group (freed, or not a group handle)");
     return g;
 }
 
@@ -34,8 +37,7 @@ static int *rank_table(const struct rdmpi_group *g)
 
 /* A group made from others keeps the session of the first (MPI-4.1:
  * communicators from it are derived from that session). */
-static int new_group(const int *world, int n, MPI_Session session, MPI_Group *out,
-                     const char *fn)
+static int new_group(const int *world, int n, MPI_Session session, MPI_Group *out, const char *fn)
 {
     struct rdmpi_group *g = rt_group_new(world, n);
 
@@ -118,8 +120,8 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
         return GERR(MPI_ERR_ARG, fn, "ranks1 or ranks2 is NULL with n = %d", n);
     for (int i = 0; i < n; i++)
         if (ranks1[i] != MPI_PROC_NULL && (ranks1[i] < 0 || ranks1[i] >= g1->size))
-            return GERR(MPI_ERR_RANK, fn, "ranks1[%d] is %d, outside group1 of size %d",
-                        i, ranks1[i], g1->size);
+            return GERR(MPI_ERR_RANK, fn, "ranks1[%d] is %d, outside group1 of size %d", i,
+                        ranks1[i], g1->size);
     if (!(t = rank_table(g2)))
         return GERR(MPI_ERR_NO_MEM, fn, "out of memory");
     for (int i = 0; i < n; i++) {
@@ -166,8 +168,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 
 enum setop { UNION, INTERSECTION, DIFFERENCE };
 
-static int set_op(MPI_Group group1, MPI_Group group2, MPI_Group *out, enum setop op,
-                  const char *fn)
+static int set_op(MPI_Group group1, MPI_Group group2, MPI_Group *out, enum setop op, const char *fn)
 {
     struct rdmpi_group *g1, *g2;
     int err, *t, *w, n = 0;
@@ -233,17 +234,19 @@ static int select_ranks(const struct rdmpi_group *g, int n, const int ranks[], i
                         const char *fn)
 {
     if (n < 0 || n > g->size)
-        return GERR(MPI_ERR_ARG, fn, "n is %d; it must be between 0 and the group size %d",
-                    n, g->size);
+        return GERR(MPI_ERR_ARG, fn, "n is %d; it must be between 0 and the group size %d", n,
+                    g->size);
     if (n > 0 && !ranks)
         return GERR(MPI_ERR_ARG, fn, "ranks is NULL with n = %d", n);
     for (int i = 0; i < n; i++) {
         if (ranks[i] < 0 || ranks[i] >= g->size)
-            return GERR(MPI_ERR_RANK, fn, "ranks[%d] is %d, outside the group of size %d",
-                        i, ranks[i], g->size);
+            return GERR(MPI_ERR_RANK, fn, "ranks[%d] is %d, outside the group of size %d", i,
+                        ranks[i], g->size);
         if (sel[ranks[i]])
-            return GERR(MPI_ERR_RANK, fn, "ranks[%d] = %d appears twice; ranks must be "
-                        "distinct", i, ranks[i]);
+            return GERR(MPI_ERR_RANK, fn,
+                        "ranks[%d] = %d appears twice; ranks must be "
+                        "distinct",
+                        i, ranks[i]);
         sel[ranks[i]] = i + 1;
     }
     return MPI_SUCCESS;
@@ -297,8 +300,8 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 }
 
 /* Expands (first, last, stride) triplets into a rank list. */
-static int expand_ranges(const struct rdmpi_group *g, int n, int ranges[][3], int **out,
-                         int *count, const char *fn)
+static int expand_ranges(const struct rdmpi_group *g, int n, int ranges[][3], int **out, int *count,
+                         const char *fn)
 {
     int m = 0, *r;
 
@@ -311,14 +314,18 @@ static int expand_ranges(const struct rdmpi_group *g, int n, int ranges[][3], in
         if (s == 0)
             return GERR(MPI_ERR_ARG, fn, "ranges[%d] has stride 0", i);
         if (f < 0 || f >= g->size || l < 0 || l >= g->size)
-            return GERR(MPI_ERR_RANK, fn, "ranges[%d] = (%d, %d, %d) names a rank outside "
-                        "the group of size %d", i, f, l, s, g->size);
+            return GERR(MPI_ERR_RANK, fn,
+                        "ranges[%d] = (%d, %d, %d) names a rank outside "
+                        "the group of size %d",
+                        i, f, l, s, g->size);
         if ((s > 0 && f > l) || (s < 0 && f < l))
             continue;
         m += (l - f) / s + 1;
         if (m > g->size)
-            return GERR(MPI_ERR_RANK, fn, "the ranges name more ranks than the group has "
-                        "(%d); a rank appears twice", g->size);
+            return GERR(MPI_ERR_RANK, fn,
+                        "the ranges name more ranks than the group has "
+                        "(%d); a rank appears twice",
+                        g->size);
     }
     r = malloc(((size_t)m + 1) * sizeof(int));
     if (!r)

@@ -24,16 +24,16 @@ static void *from_f(MPI_Fint f, enum rt_kind kind)
     return rt_obj_from_findex(kind, f - RDMPI_PREDEF_LIMIT);
 }
 
-#define CONVERT(Name, Type, kind)                                                                 \
-    MPI_Fint PMPI_##Name##_c2f(Type h)                                                            \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return to_f(h);                                                                          \
-    }                                                                                            \
-    Type PMPI_##Name##_f2c(MPI_Fint f)                                                            \
-    {                                                                                            \
-        RT_API_ENTER();                                                                          \
-        return (Type)from_f(f, kind);                                                            \
+#define CONVERT(Name, Type, kind)                                                                  \
+    MPI_Fint PMPI_##Name##_c2f(Type h)                                                             \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return to_f(h);                                                                            \
+    }                                                                                              \
+    Type PMPI_##Name##_f2c(MPI_Fint f)                                                             \
+    {                                                                                              \
+        RT_API_ENTER();                                                                            \
+        return (Type)from_f(f, kind);                                                              \
     }
 
 #pragma weak MPI_Comm_c2f = PMPI_Comm_c2f

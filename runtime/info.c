@@ -12,7 +12,7 @@
 #include <string.h>
 
 static struct rdmpi_info info_env = {.obj = {RT_KIND_INFO, 1}, .readonly = 1};
-static int info_env_filled;     /* 1: before MPI_Init, 2: after */
+static int info_env_filled; /* 1: before MPI_Init, 2: after */
 
 struct rdmpi_info *rt_info_get(MPI_Info h)
 {
@@ -101,7 +101,8 @@ static int check_key(const char *key, const char *fn)
     if (n >= MPI_MAX_INFO_KEY)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_INFO_KEY, fn,
                               "key is %zu chars long; keys are at most MPI_MAX_INFO_KEY - 1 "
-                              "(%d)", n, MPI_MAX_INFO_KEY - 1);
+                              "(%d)",
+                              n, MPI_MAX_INFO_KEY - 1);
     return MPI_SUCCESS;
 }
 
@@ -126,8 +127,7 @@ int PMPI_Info_create(MPI_Info *info)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Info_create",
                               "info is NULL; pass the address of an MPI_Info");
     if (!(i = rt_obj_new(RT_KIND_INFO, sizeof(*i))))
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_NO_MEM, "MPI_Info_create",
-                              "out of memory");
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_NO_MEM, "MPI_Info_create", "out of memory");
     *info = (MPI_Info)i;
     return MPI_SUCCESS;
 }
@@ -148,7 +148,8 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
     if (strlen(value) >= MPI_MAX_INFO_VAL)
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_INFO_VALUE, fn,
                               "value is %zu chars long; values are at most "
-                              "MPI_MAX_INFO_VAL - 1 (%d)", strlen(value), MPI_MAX_INFO_VAL - 1);
+                              "MPI_MAX_INFO_VAL - 1 (%d)",
+                              strlen(value), MPI_MAX_INFO_VAL - 1);
     if (rt_info_put(i, key, value))
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_NO_MEM, fn, "out of memory");
     return MPI_SUCCESS;
@@ -211,10 +212,10 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
         return rc;
     if (!buflen || *buflen < 0 || !flag || (*buflen > 0 && !value))
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn, "%s",
-                              !buflen     ? "buflen is NULL; pass the address of an int"
+                              !buflen       ? "buflen is NULL; pass the address of an int"
                               : *buflen < 0 ? "*buflen is negative"
-                              : !flag     ? "flag is NULL; pass the address of an int"
-                                          : "value is NULL but *buflen is not 0");
+                              : !flag       ? "flag is NULL; pass the address of an int"
+                                            : "value is NULL but *buflen is not 0");
     if (!(*flag = (k = find(i, key)) >= 0))
         return MPI_SUCCESS;
     /* Truncated to the buffer; *buflen then says what the whole needs. */
@@ -336,7 +337,8 @@ int PMPI_Info_create_env(int argc, char **argv, MPI_Info *info)
     if (argc < 0 || (argc > 0 && !argv))
         return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, fn,
                               "argc is %d and argv %s; pass main's argc and argv, or 0 and "
-                              "NULL", argc, argv ? "is set" : "is NULL");
+                              "NULL",
+                              argc, argv ? "is set" : "is NULL");
     if ((rc = PMPI_Info_create(info)))
         return rc;
     if (rt_info_env_fill((struct rdmpi_info *)*info, argc, argv)) {

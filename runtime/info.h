@@ -13,7 +13,7 @@ struct rdmpi_info {
     struct rt_obj obj;
     int n, cap;
     struct rt_info_entry *e;
-    int readonly;               /* MPI_INFO_ENV */
+    int readonly; /* MPI_INFO_ENV */
 };
 
 /* Handle to object (MPI_INFO_ENV filled on first use), or NULL. */

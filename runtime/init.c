@@ -92,8 +92,7 @@ static int init_layers(void)
         if (l->progress && (rc = rt_progress_register(l->progress)))
             return rc;
         if (l->services && (rc = rt_comm_services_add(l->services))) {
-            rt_warn("layer %s offers a communicator service another layer offers already",
-                    l->name);
+            rt_warn("layer %s offers a communicator service another layer offers already", l->name);
             return rc;
         }
     }
@@ -165,8 +164,9 @@ void rt_up(int required, const char *fn)
     if ((rc = init_layers()))
         rt_fatal("%s: start-up failed (error %d); run with RDMPI_VERBOSE=1 for detail", fn, rc);
 
-    rt.thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
-                      : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    rt.thread_level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
+                      : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                       : required;
     rt_mt = rt.thread_level == MPI_THREAD_MULTIPLE;
     rt.up = 1;
 }
@@ -220,7 +220,8 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     (void)argv;
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
         rt_fatal("MPI_Init_thread: required=%d is not a thread level; pass "
-                 "MPI_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE", required);
+                 "MPI_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE",
+                 required);
     if (!provided)
         rt_fatal("MPI_Init_thread: provided is NULL; pass the address of an int");
     return do_init(required, provided, "MPI_Init_thread");
@@ -309,8 +310,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 
     /* mpirun tells MPI_Abort from other errors by the "MPI_Abort(" start. */
     if (c && c->name[0])
-        snprintf(msg, sizeof(msg), "MPI_Abort(%s, %d) called: ending the job", c->name,
-                 errorcode);
+        snprintf(msg, sizeof(msg), "MPI_Abort(%s, %d) called: ending the job", c->name, errorcode);
     else
         snprintf(msg, sizeof(msg), "MPI_Abort(comm, %d) called on %s: ending the job", errorcode,
                  c ? rt_comm_describe(c, who, sizeof(who)) : "an invalid communicator");
@@ -348,9 +348,9 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 {
     RT_API_ENTER();
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-                     "rdmpi %s (MPI %d.%d), PMIx %s, built with libfabric %d.%d",
-                     PACKAGE_VERSION, MPI_VERSION, MPI_SUBVERSION, PMIx_Get_version(),
-                     FI_MAJOR_VERSION, FI_MINOR_VERSION);
+                     "rdmpi %s (MPI %d.%d), PMIx %s, built with libfabric %d.%d", PACKAGE_VERSION,
+                     MPI_VERSION, MPI_SUBVERSION, PMIx_Get_version(), FI_MAJOR_VERSION,
+                     FI_MINOR_VERSION);
 
     *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
     return MPI_SUCCESS;

@@ -60,8 +60,8 @@ static void refuse_singleton(pmix_status_t rc)
                      "no PMIx server answered (%s), so it would run as a lone "
                      "singleton; %s (rdmpi's: %s -n N ./prog), or run the "
                      "program directly for one rank",
-                     launchers[i].who, (int)strcspn(*e, "="), *e,
-                     PMIx_Error_string(rc), launchers[i].fix, path);
+                     launchers[i].who, (int)strcspn(*e, "="), *e, PMIx_Error_string(rc),
+                     launchers[i].fix, path);
         }
     }
 }

@@ -16,19 +16,19 @@ struct rt_pvar {
     const char *name;     /* "rdmpi_pml_eager_msgs" */
     const char *category; /* a category of mpit.c, "rdmpi_pml" */
     const char *desc;
-    int var_class;        /* MPI_T_PVAR_CLASS_* */
+    int var_class; /* MPI_T_PVAR_CLASS_* */
     uint64_t (*read)(const struct rt_pvar *v);
-    size_t arg;           /* for read: which counter */
+    size_t arg; /* for read: which counter */
     struct rt_pvar *next;
 };
 
 /* Declares a performance variable at file scope, like RT_PARAM. */
-#define RT_PVAR(var, nm, cat, cls, fn, a, dsc)                                                   \
-    static struct rt_pvar var = {                                                                \
-        .name = nm, .category = cat, .desc = dsc, .var_class = cls, .read = fn, .arg = a};       \
-    __attribute__((constructor)) static void var##_register(void)                                \
-    {                                                                                            \
-        rt_pvar_register(&var);                                                                  \
+#define RT_PVAR(var, nm, cat, cls, fn, a, dsc)                                                     \
+    static struct rt_pvar var = {                                                                  \
+        .name = nm, .category = cat, .desc = dsc, .var_class = cls, .read = fn, .arg = a};         \
+    __attribute__((constructor)) static void var##_register(void)                                  \
+    {                                                                                              \
+        rt_pvar_register(&var);                                                                    \
     }
 
 void rt_pvar_register(struct rt_pvar *v);
@@ -40,10 +40,10 @@ void rt_pvar_register(struct rt_pvar *v);
 int mpit_lock(void);
 void mpit_unlock(const int *held);
 extern int mpit_refs; /* MPI_T_init_thread calls not yet finalized */
-#define MPIT_ENTER()                                                                             \
-    RT_API_ENTER();                                                                              \
-    int mpit_held_ __attribute__((cleanup(mpit_unlock), unused)) = mpit_lock();                 \
-    if (!mpit_refs)                                                                              \
+#define MPIT_ENTER()                                                                               \
+    RT_API_ENTER();                                                                                \
+    int mpit_held_ __attribute__((cleanup(mpit_unlock), unused)) = mpit_lock();                    \
+    if (!mpit_refs)                                                                                \
     return MPI_T_ERR_NOT_INITIALIZED
 
 /* MPI-4.1 15.3.3's string convention: copy at most *len - 1 characters and

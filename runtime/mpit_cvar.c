@@ -228,9 +228,7 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
             return MPI_T_ERR_INVALID;
         snprintf(text, sizeof(text), "%s", v < 0 ? "auto" : v ? "1" : "0");
         break;
-    default:
-        snprintf(text, sizeof(text), "%d", *(const int *)buf);
-        break;
+    default: snprintf(text, sizeof(text), "%d", *(const int *)buf); break;
     }
     if (rt_param_parse(p, text, &v))
         return MPI_T_ERR_INVALID;

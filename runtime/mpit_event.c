@@ -65,10 +65,10 @@ int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
 }
 
 /* Registrations: none can exist. */
-#define NO_REGISTRATION()                                                                        \
-    do {                                                                                         \
-        MPIT_ENTER();                                                                            \
-        return MPI_T_ERR_INVALID_HANDLE;                                                         \
+#define NO_REGISTRATION()                                                                          \
+    do {                                                                                           \
+        MPIT_ENTER();                                                                              \
+        return MPI_T_ERR_INVALID_HANDLE;                                                           \
     } while (0)
 
 #pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free
@@ -82,8 +82,7 @@ int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *
 }
 
 #pragma weak MPI_T_event_handle_get_info = PMPI_T_event_handle_get_info
-int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration,
-                                 MPI_Info *info_used)
+int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used)
 {
     (void)event_registration;
     (void)info_used;
@@ -188,9 +187,9 @@ int PMPI_T_source_get_num(int *num_sources)
 }
 
 #pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
-int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc,
-                           int *desc_len, MPI_T_source_order *ordering,
-                           MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info)
+int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
+                           MPI_T_source_order *ordering, MPI_Count *ticks_per_second,
+                           MPI_Count *max_ticks, MPI_Info *info)
 {
     MPIT_ENTER();
 

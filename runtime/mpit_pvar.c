@@ -24,8 +24,8 @@ static struct rdmpi_t_pvar_session *sessions; /* live ones: a session is checked
  * others report a current state. */
 static int relative(const struct rt_pvar *v)
 {
-    return v->var_class == MPI_T_PVAR_CLASS_COUNTER ||
-           v->var_class == MPI_T_PVAR_CLASS_AGGREGATE || v->var_class == MPI_T_PVAR_CLASS_TIMER;
+    return v->var_class == MPI_T_PVAR_CLASS_COUNTER || v->var_class == MPI_T_PVAR_CLASS_AGGREGATE ||
+           v->var_class == MPI_T_PVAR_CLASS_TIMER;
 }
 
 static int is_session(MPI_T_pvar_session s)
@@ -77,9 +77,9 @@ int PMPI_T_pvar_get_num(int *num_pvar)
 }
 
 #pragma weak MPI_T_pvar_get_info = PMPI_T_pvar_get_info
-int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity,
-                         int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc,
-                         int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
+int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+                         MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                         int *bind, int *readonly, int *continuous, int *atomic)
 {
     MPIT_ENTER();
     const struct rt_pvar *v = mpit_pvar(pvar_index);

@@ -9,10 +9,10 @@
 #define FIRST_USER_INDEX 64
 
 struct pool {
-    struct rt_obj **all;   /* by Fortran index - FIRST_USER_INDEX */
-    size_t *sizes;         /* each object's size: requests of one kind differ */
+    struct rt_obj **all; /* by Fortran index - FIRST_USER_INDEX */
+    size_t *sizes;       /* each object's size: requests of one kind differ */
     int n, cap;
-    int *free;             /* indices of dead objects */
+    int *free; /* indices of dead objects */
     int nfree;
 };
 

@@ -34,8 +34,7 @@ const char *rt_param_text(const struct rt_param *p)
 
 static int parse_bool(const char *v, long long *out)
 {
-    static const char *const words[][4] = {{"0", "no", "false", "off"},
-                                           {"1", "yes", "true", "on"}};
+    static const char *const words[][4] = {{"0", "no", "false", "off"}, {"1", "yes", "true", "on"}};
 
     for (int b = 0; b < 2; b++)
         for (int i = 0; i < 4; i++)
@@ -59,9 +58,18 @@ static int parse_size(const char *v, long long *out)
     if (errno || end == v || *v == '-')
         return -1;
     switch (tolower((unsigned char)*end)) {
-    case 'k': n <<= 10; end++; break;
-    case 'm': n <<= 20; end++; break;
-    case 'g': n <<= 30; end++; break;
+    case 'k':
+        n <<= 10;
+        end++;
+        break;
+    case 'm':
+        n <<= 20;
+        end++;
+        break;
+    case 'g':
+        n <<= 30;
+        end++;
+        break;
     default: break;
     }
     if (*end == 'b' || *end == 'B')
@@ -81,13 +89,9 @@ int rt_param_parse(const struct rt_param *p, const char *v, long long *out)
         errno = 0;
         *out = strtol(v, &end, 0);
         return errno || end == v || *end ? -1 : 0;
-    case RT_PARAM_BOOL:
-        return parse_bool(v, out);
-    case RT_PARAM_SIZE:
-        return parse_size(v, out);
-    case RT_PARAM_STRING:
-        *out = 0;
-        return 0;
+    case RT_PARAM_BOOL: return parse_bool(v, out);
+    case RT_PARAM_SIZE: return parse_size(v, out);
+    case RT_PARAM_STRING: *out = 0; return 0;
     }
     return -1;
 }
@@ -101,8 +105,8 @@ static long long value(const struct rt_param *p)
     long long n;
 
     if (rt_param_parse(p, v, &n))
-        rt_fatal("RDMPI_%s=%s is not %s; unset it or see `rdmpi_info` for its meaning",
-                 p->name, v, want[p->type]);
+        rt_fatal("RDMPI_%s=%s is not %s; unset it or see `rdmpi_info` for its meaning", p->name, v,
+                 want[p->type]);
     return n;
 }
 

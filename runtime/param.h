@@ -8,21 +8,20 @@
 enum rt_param_type { RT_PARAM_INT, RT_PARAM_BOOL, RT_PARAM_SIZE, RT_PARAM_STRING };
 
 struct rt_param {
-    const char *name;     /* upper case, without the RDMPI_ prefix */
+    const char *name; /* upper case, without the RDMPI_ prefix */
     enum rt_param_type type;
-    const char *def;      /* default, as text */
+    const char *def; /* default, as text */
     const char *help;
     struct rt_param *next;
 };
 
 /* Declares a parameter at file scope and registers it before main() runs,
  * so `rdmpi_info` lists every tunable without a central table. */
-#define RT_PARAM(var, nm, ty, dflt, hlp)                                     \
-    static struct rt_param var = {.name = nm, .type = ty, .def = dflt,      \
-                                  .help = hlp};                             \
-    __attribute__((constructor)) static void var##_register(void)           \
-    {                                                                       \
-        rt_param_register(&var);                                            \
+#define RT_PARAM(var, nm, ty, dflt, hlp)                                                           \
+    static struct rt_param var = {.name = nm, .type = ty, .def = dflt, .help = hlp};               \
+    __attribute__((constructor)) static void var##_register(void)                                  \
+    {                                                                                              \
+        rt_param_register(&var);                                                                   \
     }
 
 void rt_param_register(struct rt_param *p);

@@ -57,7 +57,8 @@ static int finish(MPI_Request *h, MPI_Status *status)
 static int check_array(int count, MPI_Request *reqs, const char *func, int *err)
 {
     if (count < 0) {
-        *err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_COUNT, func, "count is %d; it must be >= 0", count);
+        *err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_COUNT, func, "count is %d; it must be >= 0",
+                              count);
         return -1;
     }
     if (count && !reqs) {
@@ -161,8 +162,7 @@ static int finish_many(int count, MPI_Request *reqs, MPI_Status *statuses, int *
 
         if (is_idle(reqs[i]) || !r->complete)
             continue;
-        st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
-                                             : &statuses[indices ? n : i];
+        st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[indices ? n : i];
         MPI_Comm comm = r->comm;
         if ((err = retire ? finish(&reqs[i], st) : status_of(r, st))) {
             failed = 1;
@@ -352,8 +352,8 @@ int PMPI_Testany(int count, MPI_Request *array_of_requests, int *indx, int *flag
 }
 
 #pragma weak MPI_Waitsome = PMPI_Waitsome
-int PMPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount,
-                  int *array_of_indices, MPI_Status *array_of_statuses)
+int PMPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices,
+                  MPI_Status *array_of_statuses)
 {
     RT_API_ENTER();
     static const char fn[] = "MPI_Waitsome";
@@ -374,8 +374,8 @@ int PMPI_Waitsome(int incount, MPI_Request *array_of_requests, int *outcount,
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
-    return finish_many(incount, array_of_requests, array_of_statuses, outcount,
-                       array_of_indices, true, fn);
+    return finish_many(incount, array_of_requests, array_of_statuses, outcount, array_of_indices,
+                       true, fn);
 }
 
 /* Testsome; with retire false, Request_get_status_some. */
@@ -402,8 +402,8 @@ static int test_some(int incount, MPI_Request *reqs, int *outcount, int *indices
 }
 
 #pragma weak MPI_Testsome = PMPI_Testsome
-int PMPI_Testsome(int incount, MPI_Request *array_of_requests, int *outcount,
-                  int *array_of_indices, MPI_Status *array_of_statuses)
+int PMPI_Testsome(int incount, MPI_Request *array_of_requests, int *outcount, int *array_of_indices,
+                  MPI_Status *array_of_statuses)
 {
     RT_API_ENTER();
     return test_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
@@ -478,7 +478,8 @@ int PMPI_Request_free(MPI_Request *request)
 
     RT_CHECK_INIT(fn);
     if (!request || !(r = rt_req_check(*request, fn, &err)))
-        return request ? err : rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, fn, "request is NULL");
+        return request ? err
+                       : rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, fn, "request is NULL");
     if (r->ops->free_check && (err = r->ops->free_check(r)))
         return err;
     *request = MPI_REQUEST_NULL;
@@ -501,7 +502,8 @@ int PMPI_Cancel(MPI_Request *request)
 
     RT_CHECK_INIT(fn);
     if (!request || !(r = rt_req_check(*request, fn, &err)))
-        return request ? err : rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, fn, "request is NULL");
+        return request ? err
+                       : rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, fn, "request is NULL");
     if (r->persistent && !r->active)
         return rdmpi_err_comm(r->comm, MPI_ERR_REQUEST, fn,
                               "the persistent request is not active; MPI_Start it first");
@@ -521,10 +523,12 @@ int PMPI_Start(MPI_Request *request)
 
     RT_CHECK_INIT(fn);
     if (!request || !(r = rt_req_check(*request, fn, &err)))
-        return request ? err : rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, fn, "request is NULL");
+        return request ? err
+                       : rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_REQUEST, fn, "request is NULL");
     if (!r->persistent || !r->ops->start)
-        return rdmpi_err_comm(r->comm, MPI_ERR_REQUEST, fn,
-                              "the request is not persistent; only MPI_*_init requests can be started");
+        return rdmpi_err_comm(
+            r->comm, MPI_ERR_REQUEST, fn,
+            "the request is not persistent; only MPI_*_init requests can be started");
     if (r->active)
         return rdmpi_err_comm(r->comm, MPI_ERR_REQUEST, fn,
                               "the request is already active; complete it before starting again");

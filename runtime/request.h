@@ -8,10 +8,10 @@
 struct rdmpi_request;
 
 struct rt_req_ops {
-    int (*start)(struct rdmpi_request *r);   /* persistent: begin one round */
-    int (*cancel)(struct rdmpi_request *r);  /* 0, or the request is done */
-    void (*release)(struct rdmpi_request *r);/* back to its owner's pool */
-    int (*query)(struct rdmpi_request *r);   /* optional: fill status at completion */
+    int (*start)(struct rdmpi_request *r);      /* persistent: begin one round */
+    int (*cancel)(struct rdmpi_request *r);     /* 0, or the request is done */
+    void (*release)(struct rdmpi_request *r);   /* back to its owner's pool */
+    int (*query)(struct rdmpi_request *r);      /* optional: fill status at completion */
     int (*free_check)(struct rdmpi_request *r); /* optional: raises and returns an
                                                     error when MPI_Request_free must refuse */
 };
@@ -20,13 +20,13 @@ enum rt_req_type { RT_REQ_SEND, RT_REQ_RECV, RT_REQ_COLL, RT_REQ_GREQ };
 
 struct rdmpi_request {
     struct rt_obj obj;
-    volatile int complete;       /* set last, once status is filled */
-    uint8_t type;                /* enum rt_req_type */
-    uint8_t persistent;          /* MPI_*_init: survives completion */
-    uint8_t active;              /* started and not yet waited for */
-    uint8_t freed;               /* MPI_Request_free came before completion */
+    volatile int complete; /* set last, once status is filled */
+    uint8_t type;          /* enum rt_req_type */
+    uint8_t persistent;    /* MPI_*_init: survives completion */
+    uint8_t active;        /* started and not yet waited for */
+    uint8_t freed;         /* MPI_Request_free came before completion */
     MPI_Status status;
-    MPI_Comm comm;               /* whose handler sees completion errors */
+    MPI_Comm comm; /* whose handler sees completion errors */
     const struct rt_req_ops *ops;
 };
 

@@ -8,31 +8,31 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#define RT_EXPORT __attribute__((visibility("default")))
-#define RT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RT_EXPORT      __attribute__((visibility("default")))
+#define RT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* Process and job facts, filled by MPI_Init from PMIx (or the singleton). */
 struct rt_state {
-    int rank;            /* in MPI_COMM_WORLD; -1 before init */
+    int rank; /* in MPI_COMM_WORLD; -1 before init */
     int size;
-    int local_rank;      /* among the ranks on this host */
+    int local_rank; /* among the ranks on this host */
     int local_size;
     int node_rank;
-    int *local_peers;    /* world ranks on this host, ascending */
+    int *local_peers; /* world ranks on this host, ascending */
     int nodeid;
     int num_nodes;
     int univ_size;
     int appnum;
     int singleton;
-    int oversubscribed;  /* more local ranks than cores: blocked ranks yield */
+    int oversubscribed; /* more local ranks than cores: blocked ranks yield */
     int ncpus;
     char hostname[MPI_MAX_PROCESSOR_NAME];
     char nspace[256];
-    int initialized;     /* MPI_Init returned */
-    int finalized;       /* MPI_Finalize returned */
-    int up;              /* the layers are up: MPI_Init or a session started them */
-    int sessions;        /* MPI_Session_init calls not yet finalized */
+    int initialized; /* MPI_Init returned */
+    int finalized;   /* MPI_Finalize returned */
+    int up;          /* the layers are up: MPI_Init or a session started them */
+    int sessions;    /* MPI_Session_init calls not yet finalized */
     int thread_level;
     pthread_t main_thread;
 };
@@ -56,8 +56,8 @@ enum rt_kind {
 };
 
 struct rt_obj {
-    uint32_t kind;       /* enum rt_kind while live, 0 once freed */
-    int32_t findex;      /* Fortran index (MPI_*_c2f) */
+    uint32_t kind;  /* enum rt_kind while live, 0 once freed */
+    int32_t findex; /* Fortran index (MPI_*_c2f) */
 };
 
 /* A layer (btl, pml, coll, ...) plugs into init, finalize and progress by
@@ -67,10 +67,10 @@ struct rt_comm_services;
 
 struct rt_layer {
     const char *name;
-    int order;                       /* lower initialises first */
-    int (*init)(void);               /* job facts known: publish cards */
-    int (*connect)(void);            /* cards exchanged: reach the peers */
-    int (*finalize)(void);           /* before the last fence */
+    int order;             /* lower initialises first */
+    int (*init)(void);     /* job facts known: publish cards */
+    int (*connect)(void);  /* cards exchanged: reach the peers */
+    int (*finalize)(void); /* before the last fence */
     /* Per-communicator state in the layer's own slot of struct rdmpi_comm:
      * comm_init runs in layer order on every new communicator (and, before
      * connect, on the predefined ones); a failure undoes the layers before.
@@ -80,7 +80,7 @@ struct rt_layer {
      * itself later (traffic still in flight), else 0. */
     int (*comm_init)(struct rdmpi_comm *c);
     int (*comm_fini)(struct rdmpi_comm *c);
-    int (*progress)(void);           /* polled from connect until finalize */
+    int (*progress)(void); /* polled from connect until finalize */
     /* What communicator construction needs from this layer (comm.h): in
      * the runtime's table from connect until finalize. */
     const struct rt_comm_services *services;
@@ -150,7 +150,7 @@ static inline void rt_api_unlock(const int *held)
         rt_api_release();
 }
 
-#define RT_API_ENTER()                                                                           \
+#define RT_API_ENTER()                                                                             \
     int rt_api_held_ __attribute__((cleanup(rt_api_unlock), unused)) = rt_api_lock()
 void rt_progress_setup(void);
 /* What a stuck rank prints on SIGUSR1 (its pending operations). */

@@ -34,9 +34,11 @@ static struct rdmpi_session *check(MPI_Session h, const char *fn, int *err)
     struct rdmpi_session *s = rt_session_get(h);
 
     if (!s)
-        *err = rdmpi_err_session(h, MPI_ERR_SESSION, fn, "%s", h == MPI_SESSION_NULL
-            ? "session is MPI_SESSION_NULL; pass a session from MPI_Session_init"
-            : "session is not a valid session (finalized, or not a session handle)");
+        *err = rdmpi_err_session(
+            h, MPI_ERR_SESSION, fn, "%s",
+            h == MPI_SESSION_NULL
+                ? "session is MPI_SESSION_NULL; pass a session from MPI_Session_init"
+                : "session is not a valid session (finalized, or not a session handle)");
     return s;
 }
 
@@ -57,8 +59,8 @@ static int thread_level_wanted(MPI_Info info, char v[64])
 {
     int len = 64, flag = 0;
 
-    if (info == MPI_INFO_NULL ||
-        PMPI_Info_get_string(info, "thread_level", &len, v, &flag) || !flag)
+    if (info == MPI_INFO_NULL || PMPI_Info_get_string(info, "thread_level", &len, v, &flag) ||
+        !flag)
         return MPI_THREAD_SINGLE;
     for (int l = MPI_THREAD_SINGLE; l <= MPI_THREAD_MULTIPLE; l++)
         if (!strcasecmp(v, rt_thread_level_name(l)))
@@ -190,8 +192,10 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
     if (!check(session, fn, &err))
         return err;
     if (n < 0 || n >= NPSETS)
-        return rdmpi_err_session(session, MPI_ERR_ARG, fn, "n is %d; this session has %d "
-                                 "process sets (0..%d)", n, NPSETS, NPSETS - 1);
+        return rdmpi_err_session(session, MPI_ERR_ARG, fn,
+                                 "n is %d; this session has %d "
+                                 "process sets (0..%d)",
+                                 n, NPSETS, NPSETS - 1);
     if (!pset_len || (*pset_len > 0 && !pset_name))
         return rdmpi_err_session(session, MPI_ERR_ARG, fn, "%s is NULL",
                                  pset_len ? "pset_name" : "pset_len");
@@ -221,7 +225,8 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
         return rdmpi_err_session(session, MPI_ERR_ARG, fn,
                                  "info is NULL; pass the address of an MPI_Info");
     if ((i = pset_index(pset_name)) < 0)
-        return rdmpi_err_session(session, MPI_ERR_ARG, fn, "no process set named \"%s\"; "
+        return rdmpi_err_session(session, MPI_ERR_ARG, fn,
+                                 "no process set named \"%s\"; "
                                  "there are mpi://WORLD and mpi://SELF",
                                  pset_name ? pset_name : "(null)");
     snprintf(v, sizeof(v), "%d", pset_size(i));
@@ -244,7 +249,8 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
         return rdmpi_err_session(session, MPI_ERR_ARG, fn,
                                  "newgroup is NULL; pass the address of an MPI_Group");
     if ((i = pset_index(pset_name)) < 0)
-        return rdmpi_err_session(session, MPI_ERR_ARG, fn, "no process set named \"%s\"; "
+        return rdmpi_err_session(session, MPI_ERR_ARG, fn,
+                                 "no process set named \"%s\"; "
                                  "there are mpi://WORLD and mpi://SELF",
                                  pset_name ? pset_name : "(null)");
     /* A group of its own, which carries the session to communicators. */

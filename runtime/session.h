@@ -9,8 +9,8 @@
 struct rdmpi_session {
     struct rt_obj obj;
     struct rdmpi_errhandler *errh;
-    MPI_Info info;              /* what MPI_Session_get_info hands out copies of */
-    void *bbuf;                 /* its buffer for buffered sends (the pml's) */
+    MPI_Info info; /* what MPI_Session_get_info hands out copies of */
+    void *bbuf;    /* its buffer for buffered sends (the pml's) */
 };
 
 /* Set by the pml: detaches a session's send buffer at MPI_Session_finalize. */

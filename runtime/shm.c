@@ -39,7 +39,7 @@ int rt_shm_name(char *name, size_t size, const char *fmt, ...)
  * what to do about it. */
 #define SHM_REPORT(flags, ...)                                                                     \
     do {                                                                                           \
-        if ((flags) & RT_SHM_QUIET)                                                                \
+        if ((flags)&RT_SHM_QUIET)                                                                  \
             rt_info(1, __VA_ARGS__);                                                               \
         else                                                                                       \
             rt_warn(__VA_ARGS__);                                                                  \
@@ -53,8 +53,10 @@ static int shm_map(struct rt_shm *s, const char *who, int fd, size_t size, int f
 
     close(fd);
     if (p == MAP_FAILED) {
-        SHM_REPORT(flags, "%s: cannot map /dev/shm%s (%zu bytes): %s (ulimit -v, or a smaller "
-                   "segment)", who, s->name, size, strerror(-rc));
+        SHM_REPORT(flags,
+                   "%s: cannot map /dev/shm%s (%zu bytes): %s (ulimit -v, or a smaller "
+                   "segment)",
+                   who, s->name, size, strerror(-rc));
         return rc;
     }
     s->base = p;
@@ -83,16 +85,19 @@ int rt_shm_create(struct rt_shm *s, const char *who, const char *name, size_t si
     }
     if (fd < 0) {
         rc = -errno;
-        SHM_REPORT(flags, "%s: cannot create /dev/shm%s (%zu bytes): %s (is /dev/shm mounted "
-                   "and writable? ls -ld /dev/shm)", who, name, size, strerror(-rc));
+        SHM_REPORT(flags,
+                   "%s: cannot create /dev/shm%s (%zu bytes): %s (is /dev/shm mounted "
+                   "and writable? ls -ld /dev/shm)",
+                   who, name, size, strerror(-rc));
         return rc;
     }
     /* Reserve the pages now: a full /dev/shm is an error here, not a
      * SIGBUS in the middle of a copy. */
     if ((err = posix_fallocate(fd, 0, (off_t)size))) {
-        SHM_REPORT(flags, "%s: cannot reserve %zu bytes in /dev/shm for %s: %s (is /dev/shm "
-                   "full? df -h /dev/shm%s%s)", who, size, name, strerror(err), fix ? "; " : "",
-                   fix ? fix : "");
+        SHM_REPORT(flags,
+                   "%s: cannot reserve %zu bytes in /dev/shm for %s: %s (is /dev/shm "
+                   "full? df -h /dev/shm%s%s)",
+                   who, size, name, strerror(err), fix ? "; " : "", fix ? fix : "");
         close(fd);
         rt_shm_unlink(who, name);
         return -err;
@@ -115,14 +120,16 @@ int rt_shm_attach(struct rt_shm *s, const char *who, const char *name, size_t si
     snprintf(s->name, sizeof(s->name), "%s", name);
     if ((fd = shm_open(name, O_RDWR, 0)) < 0) {
         rc = -errno;
-        SHM_REPORT(flags, "%s: cannot open /dev/shm%s (%zu bytes): %s (its owner died, or runs "
+        SHM_REPORT(flags,
+                   "%s: cannot open /dev/shm%s (%zu bytes): %s (its owner died, or runs "
                    "in another container: share /dev/shm between the ranks of one host)",
                    who, name, size, strerror(-rc));
         return rc;
     }
     /* Shorter than its owner said: mapping it would SIGBUS on first touch. */
     if (fstat(fd, &st) || (size_t)st.st_size < size) {
-        SHM_REPORT(flags, "%s: /dev/shm%s has %lld bytes, not the %zu its owner announced "
+        SHM_REPORT(flags,
+                   "%s: /dev/shm%s has %lld bytes, not the %zu its owner announced "
                    "(another job's file of that name? every rank must run the same rdmpi)",
                    who, name, (long long)st.st_size, size);
         close(fd);

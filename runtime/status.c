@@ -160,7 +160,8 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     RT_API_ENTER();
     if (!status || status == MPI_STATUS_IGNORE)
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Status_set_cancelled", "status is NULL");
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Status_set_cancelled",
+                              "status is NULL");
     status->rdmpi_cancelled = flag != 0;
     return MPI_SUCCESS;
 }
@@ -170,8 +171,8 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
     RT_API_ENTER();
     if (!status || status == MPI_STATUS_IGNORE || !flag)
-        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Test_cancelled",
-                              "%s is NULL", flag ? "status" : "flag");
+        return rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_ARG, "MPI_Test_cancelled", "%s is NULL",
+                              flag ? "status" : "flag");
     *flag = status->rdmpi_cancelled;
     return MPI_SUCCESS;
 }

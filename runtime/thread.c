@@ -11,8 +11,8 @@
 int rt_mt;
 __thread int rt_api_depth;
 static pthread_mutex_t big = PTHREAD_MUTEX_INITIALIZER;
-static int waiting;         /* threads blocked on `big` */
-static unsigned acquired;   /* times `big` was taken: tells a yielder it was handed over */
+static int waiting;       /* threads blocked on `big` */
+static unsigned acquired; /* times `big` was taken: tells a yielder it was handed over */
 
 void rt_api_acquire(void)
 {

@@ -17,8 +17,9 @@ struct rdmpi_win *rt_win_check(MPI_Win h, const char *fn, int *err)
     struct rdmpi_win *w = rt_win_get(h);
 
     if (!w)
-        *err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_WIN, fn, "%s", h == MPI_WIN_NULL
-                              ? "win is MPI_WIN_NULL; pass a window"
-                              : "win is not a valid window (freed, or not a window handle)");
+        *err = rdmpi_err_comm(MPI_COMM_SELF, MPI_ERR_WIN, fn, "%s",
+                              h == MPI_WIN_NULL
+                                  ? "win is MPI_WIN_NULL; pass a window"
+                                  : "win is not a valid window (freed, or not a window handle)");
     return w;
 }

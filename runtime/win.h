@@ -13,14 +13,14 @@ struct rdmpi_win {
     struct rdmpi_errhandler *errh;
     struct rt_attr *attrs;
     char name[MPI_MAX_OBJECT_NAME];
-    MPI_Info info;              /* hints given, or MPI_INFO_NULL */
+    MPI_Info info; /* hints given, or MPI_INFO_NULL */
     /* What the predefined attributes point at. */
     void *base;
     MPI_Aint size;
     int disp_unit;
-    int flavor;                 /* MPI_WIN_FLAVOR_* */
-    int model;                  /* MPI_WIN_UNIFIED */
-    void *osc;                  /* the osc layer's state */
+    int flavor; /* MPI_WIN_FLAVOR_* */
+    int model;  /* MPI_WIN_UNIFIED */
+    void *osc;  /* the osc layer's state */
 };
 
 /* Windows alive in this process (counted by osc/). While there are any,

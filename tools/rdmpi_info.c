@@ -20,20 +20,20 @@
 
 static const char help_text[] =
     USAGE "\n"
-    "\n"
-    "Without options: the version, the build configuration and the transports\n"
-    "found on this host.\n"
-    "\n"
-    "  -a, --all               also every parameter, with default, value and help\n"
-    "  --param NAME|LAYER      only the parameter NAME (RDMPI_SM_EAGER_LIMIT or\n"
-    "                          SM_EAGER_LIMIT) or every parameter of LAYER (runtime,\n"
-    "                          btl, btl_sm, btl_ofi, pml, coll, osc, launcher); all:\n"
-    "                          every parameter; may be repeated\n"
-    "  --parsable, --parseable one key:value line per fact, for scripts\n"
-    "  -V, --version           the version only\n"
-    "  -h, --help              this text\n"
-    "\n"
-    "Exit status: 0, or 2 for a bad command line. See rdmpi_info(1).\n";
+          "\n"
+          "Without options: the version, the build configuration and the transports\n"
+          "found on this host.\n"
+          "\n"
+          "  -a, --all               also every parameter, with default, value and help\n"
+          "  --param NAME|LAYER      only the parameter NAME (RDMPI_SM_EAGER_LIMIT or\n"
+          "                          SM_EAGER_LIMIT) or every parameter of LAYER (runtime,\n"
+          "                          btl, btl_sm, btl_ofi, pml, coll, osc, launcher); all:\n"
+          "                          every parameter; may be repeated\n"
+          "  --parsable, --parseable one key:value line per fact, for scripts\n"
+          "  -V, --version           the version only\n"
+          "  -h, --help              this text\n"
+          "\n"
+          "Exit status: 0, or 2 for a bad command line. See rdmpi_info(1).\n";
 
 static int parsable;
 static char section[32]; /* the human format's current heading */
@@ -119,10 +119,10 @@ struct param {
     const char *option; /* the launcher's option for it, or NULL */
     char def[256];
     char help[1024];
-    const char *value;  /* from the environment, or the default */
+    const char *value; /* from the environment, or the default */
     int from_env;
-    int malformed;      /* the library would refuse the value */
-    int cvar;           /* MPI_T index, or -1 */
+    int malformed; /* the library would refuse the value */
+    int cvar;      /* MPI_T index, or -1 */
 };
 
 static struct param *params;
@@ -239,7 +239,9 @@ static void print_param(const struct param *p)
         printf("param.%s.default:%s\n", p->name, p->def);
         printf("param.%s.value:%s\n", p->name, p->value);
         printf("param.%s.source:%s\n", p->name,
-               p->malformed ? "environment (malformed)" : p->from_env ? "environment" : "default");
+               p->malformed  ? "environment (malformed)"
+               : p->from_env ? "environment"
+                             : "default");
         printf("param.%s.help:%s\n", p->name, p->help);
         return;
     }
@@ -254,8 +256,7 @@ static void print_param(const struct param *p)
 
 static int name_is(const char *want, const char *name)
 {
-    return !strcasecmp(want, name) ||
-           (!strncmp(name, "RDMPI_", 6) && !strcasecmp(want, name + 6));
+    return !strcasecmp(want, name) || (!strncmp(name, "RDMPI_", 6) && !strcasecmp(want, name + 6));
 }
 
 static int matches(const struct param *p, const char *want)

@@ -151,16 +151,16 @@ struct btl_ofi_held {
 struct btl_ofi_peer {
     fi_addr_t addr;
     int world;
-    uint16_t tx_seq;                     /* the next message's number */
-    uint16_t rx_seq;                     /* the number the pml gets next */
-    uint32_t credits;                    /* messages we may still send it */
-    uint32_t owed;                       /* its messages consumed, credits not yet returned */
-    int due;                             /* on the list of peers owed a credit message */
-    uint8_t used;                        /* a message went either way */
-    uint8_t await_hello;                 /* one_way_connect: a lower rank; send nothing
-                                            until its first message came */
-    uint8_t hello_due;                   /* one_way_connect: a higher rank; say hello */
-    uint8_t bye_out, bye_in;             /* finalize: our last message sent, its received */
+    uint16_t tx_seq;         /* the next message's number */
+    uint16_t rx_seq;         /* the number the pml gets next */
+    uint32_t credits;        /* messages we may still send it */
+    uint32_t owed;           /* its messages consumed, credits not yet returned */
+    int due;                 /* on the list of peers owed a credit message */
+    uint8_t used;            /* a message went either way */
+    uint8_t await_hello;     /* one_way_connect: a lower rank; send nothing
+                                until its first message came */
+    uint8_t hello_due;       /* one_way_connect: a higher rank; say hello */
+    uint8_t bye_out, bye_in; /* finalize: our last message sent, its received */
     /* A read from it failed. rxm (tcp, verbs) closes the connection then,
      * and fi_inject into a closed one loses the message without a word,
      * so its messages go by fi_senddata: a dead connection then fails a

@@ -336,7 +336,8 @@ static int make_buffers(size_t eager)
         return -ENOMEM;
     }
     if ((btl_ofi.mr_mode & FI_MR_LOCAL) &&
-        (rc = btl_ofi_mr_reg(btl_ofi.pool, btl_ofi.pool_size, FI_SEND | FI_RECV, &btl_ofi.pool_mr))) {
+        (rc = btl_ofi_mr_reg(btl_ofi.pool, btl_ofi.pool_size, FI_SEND | FI_RECV,
+                             &btl_ofi.pool_mr))) {
         char text[400];
 
         btl_ofi_reg_text(text, sizeof(text), btl_ofi.pool_size, rc);

@@ -31,7 +31,8 @@ static void load(void)
 
     if (!h) {
         rt_warn("btl/ofi: cannot load %s (%s); install the Debian package libfabric1, or "
-                "leave ofi out with RDMPI_BTL=^ofi", LIBFABRIC, dlerror());
+                "leave ofi out with RDMPI_BTL=^ofi",
+                LIBFABRIC, dlerror());
         return;
     }
 #define SYM(name) (*(void **)&fn.name = dlsym(h, "fi_" #name))

@@ -9,13 +9,13 @@
 #ifndef BTL_OFI_DL_H
 #define BTL_OFI_DL_H
 
-#define fi_getinfo btl_ofi_dl_getinfo
+#define fi_getinfo  btl_ofi_dl_getinfo
 #define fi_freeinfo btl_ofi_dl_freeinfo
-#define fi_dupinfo btl_ofi_dl_dupinfo
-#define fi_fabric btl_ofi_dl_fabric
+#define fi_dupinfo  btl_ofi_dl_dupinfo
+#define fi_fabric   btl_ofi_dl_fabric
 #define fi_strerror btl_ofi_dl_strerror
-#define fi_version btl_ofi_dl_version
-#define fi_tostr btl_ofi_dl_tostr
+#define fi_version  btl_ofi_dl_version
+#define fi_tostr    btl_ofi_dl_tostr
 
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>

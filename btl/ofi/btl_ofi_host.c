@@ -63,10 +63,13 @@ static void ib_rate(const struct ibv_port_attr *pa, char *buf, size_t len)
         int code;
         const char *name;
         double gbps;
-    } speeds[] = {{1, "SDR", 2.5}, {2, "DDR", 5},  {4, "QDR", 10},  {8, "FDR10", 10},
+    } speeds[] = {{1, "SDR", 2.5}, {2, "DDR", 5},   {4, "QDR", 10},  {8, "FDR10", 10},
                   {16, "FDR", 14}, {32, "EDR", 25}, {64, "HDR", 50}, {128, "NDR", 100}};
-    int width = pa->active_width == 1 ? 1 : pa->active_width == 2 ? 4
-              : pa->active_width == 4 ? 8 : pa->active_width == 8 ? 12 : 2;
+    int width = pa->active_width == 1   ? 1
+                : pa->active_width == 2 ? 4
+                : pa->active_width == 4 ? 8
+                : pa->active_width == 8 ? 12
+                                        : 2;
 
     for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
         if (speeds[i].code == pa->active_speed) {

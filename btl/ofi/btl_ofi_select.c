@@ -41,7 +41,8 @@ static const struct btl_ofi_quirks table[] = {
     {"shm", 6, 4 << 10, "shared memory", "fi_shm://", 1000, 5000, 1, 0, 1, 0, 0},
     {"sockets", 0, 64 << 10, "Ethernet (sockets)", NULL, 50000, 300, 0, 0, 1, 0, 0},
 };
-static const struct btl_ofi_quirks other = {NULL, 0, 8 << 10, "unknown", NULL, 50000, 100, 0, 0, 0, 0, 0};
+static const struct btl_ofi_quirks other = {NULL, 0, 8 << 10, "unknown", NULL, 50000,
+                                            100,  0, 0,       0,         0,    0};
 
 #define ORDER_TEXT "verbs, efa, cxi, psm3, tcp, shm"
 

@@ -31,9 +31,9 @@ struct btl_ofi_quirks {
     const char *name_prefix; /* endpoint names are ours to choose: prefix + name */
     uint32_t latency_ns;     /* rough figures for reports */
     uint32_t bandwidth_mbs;
-    unsigned local_only : 1;    /* reaches ranks on this host only */
-    unsigned pins : 1;          /* registration pins pages: RLIMIT_MEMLOCK matters */
-    unsigned no_multi_recv : 1; /* FI_MULTI_RECV offered but not to be trusted */
+    unsigned local_only : 1;      /* reaches ranks on this host only */
+    unsigned pins : 1;            /* registration pins pages: RLIMIT_MEMLOCK matters */
+    unsigned no_multi_recv : 1;   /* FI_MULTI_RECV offered but not to be trusted */
     unsigned one_way_connect : 1; /* simultaneous connects break it: the lower rank
                                      of a pair connects first (btl_ofi_component.c) */
     unsigned no_close : 1;        /* closing crashes its peers: finalize leaves the
@@ -72,7 +72,7 @@ struct btl_ofi_choice {
     enum btl_ofi_link link;
     char link_detail[64]; /* verbs: LID and rate, or GID index; else "" */
     char iface[64];       /* its network interface, or "" */
-    char text[640]; /* why it was chosen, or why none was */
+    char text[640];       /* why it was chosen, or why none was */
 };
 
 /* Picks an entry: the user's provider and interface if named, else the
@@ -88,11 +88,11 @@ int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
  * universe entries, which must fit the device's max_cqe (rxe: 32767;
  * libfabric's defaults ask 2 * 384 * 256). A setting of 0 is left alone. */
 struct btl_ofi_sizes {
-    long universe;  /* FI_UNIVERSE_SIZE: the job's ranks */
-    long verbs_tx;  /* FI_VERBS_TX_SIZE, lowered only when the CQ would not fit */
-    long verbs_rx;  /* FI_VERBS_RX_SIZE */
-    int fits;       /* 0: 16-deep queues for every rank overflow max_cqe, so the
-                       universe is cut: the CQ can overrun when more peers talk at once */
+    long universe; /* FI_UNIVERSE_SIZE: the job's ranks */
+    long verbs_tx; /* FI_VERBS_TX_SIZE, lowered only when the CQ would not fit */
+    long verbs_rx; /* FI_VERBS_RX_SIZE */
+    int fits;      /* 0: 16-deep queues for every rank overflow max_cqe, so the
+                      universe is cut: the CQ can overrun when more peers talk at once */
 };
 
 /* From the job size, the device limit (0: no verbs device, nothing to

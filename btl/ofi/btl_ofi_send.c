@@ -38,7 +38,8 @@ static void frag_put(struct btl_ofi_frag *f)
 const char *btl_ofi_cause(const struct btl_ofi_peer *p, int err, char *buf, size_t len)
 {
     if (err == FI_ENODEV || err == FI_ENETDOWN)
-        snprintf(buf, len, "the RDMA device %s went away or its port is down (removed with "
+        snprintf(buf, len,
+                 "the RDMA device %s went away or its port is down (removed with "
                  "rdma link or modprobe -r, or the link was lost)",
                  btl_ofi.info->domain_attr->name);
     else

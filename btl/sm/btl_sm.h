@@ -120,12 +120,12 @@ struct btl_sm_state {
     /* For the transport report; off the fast path. */
     uint64_t reads, read_bytes;   /* process_vm_readv gets */
     uint64_t writes, write_bytes; /* process_vm_writev puts */
-    uint64_t ring_full;         /* sends refused because a ring was full */
-    struct btl_sm_put *puts;    /* puts over get_limit, oldest first (btl_sm_cma.c) */
+    uint64_t ring_full;           /* sends refused because a ring was full */
+    struct btl_sm_put *puts;      /* puts over get_limit, oldest first (btl_sm_cma.c) */
     struct btl_sm_put *puts_tail;
-    int wake;                   /* blocked ranks sleep (rt_progress_sleeps): writers
-                                 * check whether their reader does */
-    uint64_t sleeps, wakes;     /* times we slept; times we woke a peer */
+    int wake;               /* blocked ranks sleep (rt_progress_sleeps): writers
+                             * check whether their reader does */
+    uint64_t sleeps, wakes; /* times we slept; times we woke a peer */
 };
 extern struct btl_sm_state btl_sm;
 

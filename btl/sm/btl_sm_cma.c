@@ -99,8 +99,13 @@ int btl_sm_put(struct btl_endpoint *ep, const void *local, struct btl_reg *lreg,
     if (len > btl_sm_module.get_limit) {
         if (!(p = malloc(sizeof(*p))))
             return -ENOMEM;
-        *p = (struct btl_sm_put){.o = (const struct btl_sm_out *)ep, .local = local,
-                                 .raddr = raddr, .left = len, .len = len, .cb = cb, .ctx = ctx};
+        *p = (struct btl_sm_put){.o = (const struct btl_sm_out *)ep,
+                                 .local = local,
+                                 .raddr = raddr,
+                                 .left = len,
+                                 .len = len,
+                                 .cb = cb,
+                                 .ctx = ctx};
         *(btl_sm.puts ? &btl_sm.puts_tail->next : &btl_sm.puts) = p;
         btl_sm.puts_tail = p;
         return 0;

@@ -93,7 +93,8 @@ static int poll_ring(int i, int *delivered, unsigned done)
 static int poll_span(int lo, int hi, int *delivered, unsigned done)
 {
     for (int wi = lo / BTL_SM_BELL_BITS; lo < hi; wi++) {
-        int base = wi * BTL_SM_BELL_BITS, end = base + BTL_SM_BELL_BITS < hi ? base + BTL_SM_BELL_BITS : hi;
+        int base = wi * BTL_SM_BELL_BITS,
+            end = base + BTL_SM_BELL_BITS < hi ? base + BTL_SM_BELL_BITS : hi;
         uint64_t b = __atomic_load_n(&btl_sm.bell[wi], __ATOMIC_ACQUIRE);
 
         b &= ~0ull << (lo - base);

@@ -38,8 +38,7 @@ static void check_datatypes(void)
     CHECK_EQ_INT(n, RDMPI_DATATYPE_COUNT, "RDMPI_DATATYPE_COUNT is %d, the table has %d",
                  RDMPI_DATATYPE_COUNT, n);
     CHECK_LT_LONG(RDMPI_DATATYPE_BASE + n, RDMPI_OP_BASE, "datatypes fit below the op range");
-    CHECK_ALL("synonyms share their original's handle")
-    {
+    CHECK_ALL ("synonyms share their original's handle") {
         CHECK_EQ_PTR(MPI_LONG_LONG, MPI_LONG_LONG_INT);
         CHECK_EQ_PTR(MPI_C_COMPLEX, MPI_C_FLOAT_COMPLEX);
     }
@@ -57,8 +56,7 @@ static void check_ops(void)
     } while (0);
     RDMPI_FOREACH_PREDEF_OP(X)
 #undef X
-    CHECK_ALL("op macros match the table (%d ops)", n)
-    {
+    CHECK_ALL ("op macros match the table (%d ops)", n) {
         CHECK_EQ_INT(bad, 0);
         CHECK_EQ_INT(n, RDMPI_OP_COUNT);
     }
@@ -66,8 +64,7 @@ static void check_ops(void)
 
 static void check_handles(void)
 {
-    CHECK_ALL("MPI_COMM_WORLD and MPI_COMM_SELF are 0x101 and 0x102")
-    {
+    CHECK_ALL ("MPI_COMM_WORLD and MPI_COMM_SELF are 0x101 and 0x102") {
         CHECK_EQ_LONG((uintptr_t)MPI_COMM_WORLD, 0x101);
         CHECK_EQ_LONG((uintptr_t)MPI_COMM_SELF, 0x102);
         CHECK_TRUE(in_range((uintptr_t)MPI_COMM_SELF, RDMPI_COMM_BASE, RDMPI_COMM_COUNT));
@@ -81,8 +78,7 @@ static void check_handles(void)
             in_range((uintptr_t)MPI_INFO_ENV, RDMPI_INFO_BASE, RDMPI_INFO_COUNT) &&
             in_range((uintptr_t)MPI_MESSAGE_NO_PROC, RDMPI_MESSAGE_BASE, RDMPI_MESSAGE_COUNT),
         "other predefined handles sit in their kind's range");
-    CHECK_ALL("every null handle is 0")
-    {
+    CHECK_ALL ("every null handle is 0") {
         CHECK_EQ_PTR(MPI_COMM_NULL, NULL);
         CHECK_EQ_PTR(MPI_GROUP_NULL, NULL);
         CHECK_EQ_PTR(MPI_DATATYPE_NULL, NULL);
@@ -95,8 +91,7 @@ static void check_handles(void)
         CHECK_EQ_PTR(MPI_MESSAGE_NULL, NULL);
         CHECK_EQ_PTR(MPI_SESSION_NULL, NULL);
     }
-    CHECK_ALL("predefined handles work in static initializers")
-    {
+    CHECK_ALL ("predefined handles work in static initializers") {
         CHECK_EQ_PTR(static_comms[1], MPI_COMM_WORLD);
         CHECK_EQ_PTR(static_types[1], MPI_DOUBLE_INT);
         CHECK_EQ_PTR(static_op, MPI_MAXLOC);
@@ -106,14 +101,12 @@ static void check_handles(void)
 static void check_types(void)
 {
     CHECK_EQ_LONG(sizeof(MPI_Aint), sizeof(void *), "MPI_Aint holds an address");
-    CHECK_ALL("MPI_Count holds an MPI_Aint and an MPI_Offset")
-    {
+    CHECK_ALL ("MPI_Count holds an MPI_Aint and an MPI_Offset") {
         CHECK_GE_LONG(sizeof(MPI_Count), sizeof(MPI_Aint));
         CHECK_GE_LONG(sizeof(MPI_Count), sizeof(MPI_Offset));
         CHECK_EQ_LONG(sizeof(MPI_Offset), 8);
     }
-    CHECK_ALL("MPI_Status is MPI_F_STATUS_SIZE Fortran integers")
-    {
+    CHECK_ALL ("MPI_Status is MPI_F_STATUS_SIZE Fortran integers") {
         CHECK_EQ_LONG(sizeof(MPI_Status), MPI_F_STATUS_SIZE * sizeof(MPI_Fint));
         CHECK_EQ_LONG(sizeof(MPI_F08_status), sizeof(MPI_Status));
     }
@@ -208,14 +201,13 @@ static void check_constants(void)
     for (i = 0; i < n; i++)
         if (classes[i] != i)
             dense = 0;
-    CHECK_ALL("the %d error classes are 0 .. RDMPI_ERR_CLASS_COUNT - 1, below MPI_ERR_LASTCODE", n)
-    {
+    CHECK_ALL ("the %d error classes are 0 .. RDMPI_ERR_CLASS_COUNT - 1, below MPI_ERR_LASTCODE",
+               n) {
         CHECK_TRUE(dense);
         CHECK_EQ_INT(n, RDMPI_ERR_CLASS_COUNT);
         CHECK_GE_LONG(MPI_ERR_LASTCODE, n);
     }
-    CHECK_ALL("rank and tag wildcards are distinct negative values")
-    {
+    CHECK_ALL ("rank and tag wildcards are distinct negative values") {
         CHECK_LT_LONG(MPI_ANY_SOURCE, 0);
         CHECK_LT_LONG(MPI_PROC_NULL, 0);
         CHECK_LT_LONG(MPI_ROOT, 0);
@@ -225,14 +217,12 @@ static void check_constants(void)
         CHECK_NE_INT(MPI_ROOT, MPI_ANY_SOURCE);
         CHECK_LT_LONG(MPI_UNDEFINED, MPI_ROOT);
     }
-    CHECK_ALL("thread levels are monotonic")
-    {
+    CHECK_ALL ("thread levels are monotonic") {
         CHECK_LT_LONG(MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED);
         CHECK_LT_LONG(MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED);
         CHECK_LT_LONG(MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE);
     }
-    CHECK_ALL("buffer and weight sentinels are distinct")
-    {
+    CHECK_ALL ("buffer and weight sentinels are distinct") {
         CHECK_NE_PTR(MPI_IN_PLACE, MPI_BOTTOM);
         CHECK_NE_PTR(MPI_BUFFER_AUTOMATIC, MPI_BOTTOM);
         CHECK_NE_PTR(MPI_BUFFER_AUTOMATIC, MPI_IN_PLACE);
@@ -240,8 +230,7 @@ static void check_constants(void)
         CHECK_NE_PTR(MPI_WEIGHTS_EMPTY, NULL);
         CHECK_NE_PTR(MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY);
     }
-    CHECK_ALL("predefined keyvals sit below the user range")
-    {
+    CHECK_ALL ("predefined keyvals sit below the user range") {
         CHECK_LT_LONG(MPI_WIN_BASE, RDMPI_KEYVAL_PREDEF_LIMIT);
         CHECK_LT_LONG(MPI_WIN_MODEL, RDMPI_KEYVAL_PREDEF_LIMIT);
         CHECK_GT_LONG(MPI_TAG_UB, 0);
@@ -255,46 +244,40 @@ static void check_callbacks(void)
     void *copy = NULL;
 
     rc = MPI_COMM_DUP_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag);
-    CHECK_ALL("MPI_COMM_DUP_FN copies the value")
-    {
+    CHECK_ALL ("MPI_COMM_DUP_FN copies the value") {
         CHECK_MPI(rc);
         CHECK_EQ_INT(flag, 1);
         CHECK_EQ_PTR(copy, &value);
     }
     flag = -1;
     rc = MPI_COMM_NULL_COPY_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag);
-    CHECK_ALL("MPI_COMM_NULL_COPY_FN asks for no copy")
-    {
+    CHECK_ALL ("MPI_COMM_NULL_COPY_FN asks for no copy") {
         CHECK_MPI(rc);
         CHECK_EQ_INT(flag, 0);
     }
     flag = -1, copy = NULL;
     rc = MPI_TYPE_DUP_FN(MPI_INT, 1, NULL, &value, &copy, &flag);
-    CHECK_ALL("MPI_TYPE_DUP_FN copies the value")
-    {
+    CHECK_ALL ("MPI_TYPE_DUP_FN copies the value") {
         CHECK_MPI(rc);
         CHECK_EQ_INT(flag, 1);
         CHECK_EQ_PTR(copy, &value);
     }
     flag = -1, copy = NULL;
     rc = MPI_WIN_DUP_FN(MPI_WIN_NULL, 1, NULL, &value, &copy, &flag);
-    CHECK_ALL("MPI_WIN_DUP_FN copies the value")
-    {
+    CHECK_ALL ("MPI_WIN_DUP_FN copies the value") {
         CHECK_MPI(rc);
         CHECK_EQ_INT(flag, 1);
         CHECK_EQ_PTR(copy, &value);
     }
     flag = -1, copy = NULL;
     rc = MPI_DUP_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag);
-    CHECK_ALL("deprecated MPI_DUP_FN copies the value")
-    {
+    CHECK_ALL ("deprecated MPI_DUP_FN copies the value") {
         CHECK_MPI(rc);
         CHECK_EQ_INT(flag, 1);
         CHECK_EQ_PTR(copy, &value);
     }
     flag = -1;
-    CHECK_ALL("the other null copy functions ask for no copy")
-    {
+    CHECK_ALL ("the other null copy functions ask for no copy") {
         CHECK_MPI(MPI_TYPE_NULL_COPY_FN(MPI_INT, 1, NULL, &value, &copy, &flag));
         CHECK_EQ_INT(flag, 0);
         CHECK_EQ_INT(MPI_WIN_NULL_COPY_FN(MPI_WIN_NULL, 1, NULL, &value, &copy, &flag),
@@ -303,23 +286,20 @@ static void check_callbacks(void)
         CHECK_MPI(MPI_NULL_COPY_FN(MPI_COMM_WORLD, 1, NULL, &value, &copy, &flag));
         CHECK_EQ_INT(flag, 0);
     }
-    CHECK_ALL("null delete functions succeed and touch nothing")
-    {
+    CHECK_ALL ("null delete functions succeed and touch nothing") {
         CHECK_MPI(MPI_COMM_NULL_DELETE_FN(MPI_COMM_WORLD, 1, &value, NULL));
         CHECK_MPI(MPI_TYPE_NULL_DELETE_FN(MPI_INT, 1, &value, NULL));
         CHECK_MPI(MPI_WIN_NULL_DELETE_FN(MPI_WIN_NULL, 1, &value, NULL));
         CHECK_MPI(MPI_NULL_DELETE_FN(MPI_COMM_WORLD, 1, &value, NULL));
         CHECK_EQ_INT(value, 42);
     }
-    CHECK_ALL("null conversions refuse to be called")
-    {
+    CHECK_ALL ("null conversions refuse to be called") {
         CHECK_EQ_INT(MPI_CONVERSION_FN_NULL(&value, MPI_INT, 1, &value, 0, NULL),
                      MPI_ERR_CONVERSION);
         CHECK_EQ_INT(MPI_CONVERSION_FN_NULL_C(&value, MPI_INT, 1, &value, 0, NULL),
                      MPI_ERR_CONVERSION);
     }
-    CHECK_ALL("MPI_Pcontrol is a no-op that succeeds")
-    {
+    CHECK_ALL ("MPI_Pcontrol is a no-op that succeeds") {
         CHECK_MPI(MPI_Pcontrol(1));
         CHECK_EQ_INT(PMPI_Pcontrol(0, "ignored"), MPI_SUCCESS);
     }

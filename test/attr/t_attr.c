@@ -10,14 +10,14 @@
 
 /* What the callbacks saw, in order. */
 static struct event {
-    char op;                /* 'c' copy, 'd' delete */
+    char op; /* 'c' copy, 'd' delete */
     void *handle;
     int keyval;
     void *value;
     void *extra;
 } ev[64];
 static int nev;
-static int fail_with;       /* callbacks return this when non-zero */
+static int fail_with; /* callbacks return this when non-zero */
 
 static void record(char op, void *handle, int keyval, void *value, void *extra)
 {
@@ -30,7 +30,7 @@ static int comm_copy(MPI_Comm c, int k, void *extra, void *in, void *out, int *f
     record('c', c, k, in, extra);
     if (fail_with)
         return fail_with;
-    *(void **)out = (char *)in + 1;   /* the copy is distinguishable */
+    *(void **)out = (char *)in + 1; /* the copy is distinguishable */
     *flag = 1;
     return MPI_SUCCESS;
 }
@@ -70,8 +70,7 @@ static void predefined(int size)
 
     rc = MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
     tag_ub = flag ? *v : -1;
-    CHECK_ALL("MPI_TAG_UB is at least 32767 (%d)", tag_ub)
-    {
+    CHECK_ALL ("MPI_TAG_UB is at least 32767 (%d)", tag_ub) {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(flag);
         CHECK_GE_LONG(tag_ub, 32767);
@@ -82,8 +81,7 @@ static void predefined(int size)
                "MPI_HOST is MPI_PROC_NULL or a rank (%d)", host);
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_IO, &v, &flag);
     io = flag ? *v : -99;
-    CHECK_ALL("MPI_IO is MPI_ANY_SOURCE: every rank can do I/O (%d)", io)
-    {
+    CHECK_ALL ("MPI_IO is MPI_ANY_SOURCE: every rank can do I/O (%d)", io) {
         CHECK_TRUE(flag);
         CHECK_EQ_INT(io, MPI_ANY_SOURCE);
     }
@@ -93,37 +91,32 @@ static void predefined(int size)
                global);
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &v, &flag);
     universe = flag ? *v : -1;
-    CHECK_ALL("MPI_UNIVERSE_SIZE %d >= world size %d", universe, size)
-    {
+    CHECK_ALL ("MPI_UNIVERSE_SIZE %d >= world size %d", universe, size) {
         CHECK_TRUE(flag);
         CHECK_GE_LONG(universe, size);
     }
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &v, &flag);
     appnum = flag ? *v : -1;
-    CHECK_ALL("MPI_APPNUM is 0 for a single-program job (%d)", appnum)
-    {
+    CHECK_ALL ("MPI_APPNUM is 0 for a single-program job (%d)", appnum) {
         CHECK_TRUE(flag);
         CHECK_EQ_INT(appnum, 0);
     }
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &v, &flag);
     last = flag ? *v : -1;
-    CHECK_ALL("MPI_LASTUSEDCODE starts at MPI_ERR_LASTCODE (%d)", last)
-    {
+    CHECK_ALL ("MPI_LASTUSEDCODE starts at MPI_ERR_LASTCODE (%d)", last) {
         CHECK_TRUE(flag);
         CHECK_EQ_INT(last, MPI_ERR_LASTCODE);
     }
     MPI_Add_error_class(&k);
     MPI_Comm_get_attr(MPI_COMM_SELF, MPI_LASTUSEDCODE, &v, &flag);
-    CHECK_ALL("after MPI_Add_error_class it is the new class, on MPI_COMM_SELF too (%d)", *v)
-    {
+    CHECK_ALL ("after MPI_Add_error_class it is the new class, on MPI_COMM_SELF too (%d)", *v) {
         CHECK_TRUE(flag);
         CHECK_EQ_INT(*v, k);
         CHECK_GT_LONG(k, MPI_ERR_LASTCODE);
     }
     MPI_Remove_error_class(k);
     rc = MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
-    CHECK_ALL("deprecated MPI_Attr_get reads MPI_TAG_UB too")
-    {
+    CHECK_ALL ("deprecated MPI_Attr_get reads MPI_TAG_UB too") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(flag);
         CHECK_EQ_INT(*v, tag_ub);
@@ -135,8 +128,7 @@ static void predefined(int size)
     CHECK_EQ_INT(rc, MPI_ERR_KEYVAL, "deleting one is MPI_ERR_KEYVAL");
     k = MPI_APPNUM;
     rc = MPI_Comm_free_keyval(&k);
-    CHECK_ALL("freeing a predefined keyval is MPI_ERR_KEYVAL")
-    {
+    CHECK_ALL ("freeing a predefined keyval is MPI_ERR_KEYVAL") {
         CHECK_EQ_INT(rc, MPI_ERR_KEYVAL);
         CHECK_EQ_INT(k, MPI_APPNUM);
     }
@@ -150,44 +142,38 @@ static void set_get_delete(void)
     void *v;
 
     MPI_Comm_create_keyval(comm_copy, comm_del, &k, &extra);
-    CHECK_ALL("MPI_Comm_create_keyval gives a user keyval (%d)", k)
-    {
+    CHECK_ALL ("MPI_Comm_create_keyval gives a user keyval (%d)", k) {
         CHECK_NE_INT(k, MPI_KEYVAL_INVALID);
         CHECK_GE_LONG(k, 16);
     }
     rc = MPI_Comm_get_attr(MPI_COMM_WORLD, k, &v, &flag);
-    CHECK_ALL("an unset attribute reads flag = 0")
-    {
+    CHECK_ALL ("an unset attribute reads flag = 0") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(!flag);
     }
     nev = 0;
     MPI_Comm_set_attr(MPI_COMM_WORLD, k, V(100));
     rc = MPI_Comm_get_attr(MPI_COMM_WORLD, k, &v, &flag);
-    CHECK_ALL("set then get returns the value, no callback")
-    {
+    CHECK_ALL ("set then get returns the value, no callback") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(flag);
         CHECK_EQ_PTR(v, V(100));
         CHECK_EQ_INT(nev, 0);
     }
     MPI_Comm_set_attr(MPI_COMM_WORLD, k, V(200));
-    CHECK_ALL("setting again runs the delete callback on the old value with comm, keyval and "
-              "extra_state")
-    {
+    CHECK_ALL ("setting again runs the delete callback on the old value with comm, keyval and "
+               "extra_state") {
         CHECK_EQ_INT(nev, 1);
         CHECK_TRUE(is(0, 'd', MPI_COMM_WORLD, k, V(100)));
         CHECK_EQ_PTR(ev[0].extra, &extra);
     }
     MPI_Comm_get_attr(MPI_COMM_WORLD, k, &v, &flag);
-    CHECK_ALL("and the new value is stored")
-    {
+    CHECK_ALL ("and the new value is stored") {
         CHECK_TRUE(flag);
         CHECK_EQ_PTR(v, V(200));
     }
     rc = MPI_Comm_get_attr(MPI_COMM_SELF, k, &v, &flag);
-    CHECK_ALL("attributes are per communicator")
-    {
+    CHECK_ALL ("attributes are per communicator") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(!flag);
     }
@@ -195,16 +181,14 @@ static void set_get_delete(void)
     fail_with = MPI_ERR_OTHER;
     rc = MPI_Comm_set_attr(MPI_COMM_WORLD, k, V(300));
     MPI_Comm_get_attr(MPI_COMM_WORLD, k, &v, &flag);
-    CHECK_ALL("a failing delete callback fails set_attr with its code; the old value stays")
-    {
+    CHECK_ALL ("a failing delete callback fails set_attr with its code; the old value stays") {
         CHECK_EQ_INT(rc, MPI_ERR_OTHER);
         CHECK_TRUE(flag);
         CHECK_EQ_PTR(v, V(200));
     }
     rc = MPI_Comm_delete_attr(MPI_COMM_WORLD, k);
     MPI_Comm_get_attr(MPI_COMM_WORLD, k, &v, &flag);
-    CHECK_ALL("and fails delete_attr the same way; the attribute stays")
-    {
+    CHECK_ALL ("and fails delete_attr the same way; the attribute stays") {
         CHECK_EQ_INT(rc, MPI_ERR_OTHER);
         CHECK_TRUE(flag);
         CHECK_EQ_PTR(v, V(200));
@@ -219,16 +203,14 @@ static void set_get_delete(void)
     nev = 0;
     rc = MPI_Comm_delete_attr(MPI_COMM_WORLD, k);
     MPI_Comm_get_attr(MPI_COMM_WORLD, k, &v, &flag);
-    CHECK_ALL("delete_attr runs the delete callback and removes the attribute")
-    {
+    CHECK_ALL ("delete_attr runs the delete callback and removes the attribute") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(nev, 1);
         CHECK_TRUE(is(0, 'd', MPI_COMM_WORLD, k, V(200)));
         CHECK_TRUE(!flag);
     }
     rc = MPI_Comm_delete_attr(MPI_COMM_WORLD, k);
-    CHECK_ALL("deleting an unset attribute does nothing")
-    {
+    CHECK_ALL ("deleting an unset attribute does nothing") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(nev, 1);
     }
@@ -237,16 +219,14 @@ static void set_get_delete(void)
     MPI_Comm_set_attr(MPI_COMM_SELF, k, V(7));
     k2 = k;
     rc = MPI_Comm_free_keyval(&k);
-    CHECK_ALL("free_keyval sets the keyval to MPI_KEYVAL_INVALID")
-    {
+    CHECK_ALL ("free_keyval sets the keyval to MPI_KEYVAL_INVALID") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(k, MPI_KEYVAL_INVALID);
     }
     rc = MPI_Comm_set_attr(MPI_COMM_WORLD, k2, V(8));
     CHECK_EQ_INT(rc, MPI_ERR_KEYVAL, "a freed keyval cannot be set on another communicator");
     rc = MPI_Comm_get_attr(MPI_COMM_SELF, k2, &v, &flag);
-    CHECK_ALL("but its attribute still reads while it is in use")
-    {
+    CHECK_ALL ("but its attribute still reads while it is in use") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(flag);
         CHECK_EQ_PTR(v, V(7));
@@ -256,15 +236,13 @@ static void set_get_delete(void)
     MPI_Comm_free_keyval(&k);
     k = k2;
     rc = MPI_Comm_free_keyval(&k);
-    CHECK_ALL("freeing it again meanwhile does nothing")
-    {
+    CHECK_ALL ("freeing it again meanwhile does nothing") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(k, MPI_KEYVAL_INVALID);
     }
     nev = 0;
     rc = MPI_Comm_delete_attr(MPI_COMM_SELF, k2);
-    CHECK_ALL("MPI_Comm_delete_attr frees the attribute of a freed keyval (MPI-4.1 7.7.2)")
-    {
+    CHECK_ALL ("MPI_Comm_delete_attr frees the attribute of a freed keyval (MPI-4.1 7.7.2)") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(nev, 1);
         CHECK_TRUE(is(0, 'd', MPI_COMM_SELF, k2, V(7)));
@@ -282,8 +260,7 @@ static void datatypes_and_windows(void)
     nev = 0;
     rc = MPI_Type_set_attr(MPI_INT, k, V(11));
     MPI_Type_get_attr(MPI_INT, k, &v, &flag);
-    CHECK_ALL("attributes on a predefined datatype")
-    {
+    CHECK_ALL ("attributes on a predefined datatype") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(flag);
         CHECK_EQ_PTR(v, V(11));
@@ -291,8 +268,7 @@ static void datatypes_and_windows(void)
     MPI_Type_get_attr(MPI_DOUBLE, k, &v, &flag);
     CHECK_TRUE(!flag, "per datatype");
     MPI_Type_delete_attr(MPI_INT, k);
-    CHECK_ALL("MPI_Type_delete_attr runs the delete callback with the datatype")
-    {
+    CHECK_ALL ("MPI_Type_delete_attr runs the delete callback with the datatype") {
         CHECK_EQ_INT(nev, 1);
         CHECK_TRUE(is(0, 'd', MPI_INT, k, V(11)));
         CHECK_EQ_PTR(ev[0].extra, &extra);
@@ -305,8 +281,7 @@ static void datatypes_and_windows(void)
     rc = MPI_Comm_set_attr(MPI_COMM_WORLD, k, V(1));
     CHECK_EQ_INT(rc, MPI_ERR_KEYVAL, "a datatype keyval on a communicator is MPI_ERR_KEYVAL");
     rc = MPI_Type_free_keyval(&kc);
-    CHECK_ALL("MPI_Type_free_keyval of a communicator keyval is MPI_ERR_KEYVAL")
-    {
+    CHECK_ALL ("MPI_Type_free_keyval of a communicator keyval is MPI_ERR_KEYVAL") {
         CHECK_EQ_INT(rc, MPI_ERR_KEYVAL);
         CHECK_NE_INT(kc, MPI_KEYVAL_INVALID);
     }
@@ -316,8 +291,7 @@ static void datatypes_and_windows(void)
     MPI_Comm_free_keyval(&kc);
 
     rc = MPI_Win_create_keyval(MPI_WIN_DUP_FN, MPI_WIN_NULL_DELETE_FN, &kw, NULL);
-    CHECK_ALL("MPI_Win_create_keyval works")
-    {
+    CHECK_ALL ("MPI_Win_create_keyval works") {
         CHECK_EQ_INT(rc, 0);
         CHECK_GE_LONG(kw, 16);
     }
@@ -330,8 +304,7 @@ static void datatypes_and_windows(void)
     rc = MPI_Comm_free_keyval(&kw);
     CHECK_EQ_INT(rc, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval of a window keyval is MPI_ERR_KEYVAL");
     rc = MPI_Win_free_keyval(&kw);
-    CHECK_ALL("MPI_Win_free_keyval works")
-    {
+    CHECK_ALL ("MPI_Win_free_keyval works") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(kw, MPI_KEYVAL_INVALID);
     }
@@ -343,35 +316,30 @@ static void deprecated(void)
     void *v;
 
     rc = MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &k, NULL);
-    CHECK_ALL("MPI_Keyval_create")
-    {
+    CHECK_ALL ("MPI_Keyval_create") {
         CHECK_EQ_INT(rc, 0);
         CHECK_GE_LONG(k, 16);
     }
     MPI_Attr_put(MPI_COMM_WORLD, k, V(42));
     rc = MPI_Attr_get(MPI_COMM_WORLD, k, &v, &flag);
-    CHECK_ALL("MPI_Attr_put / MPI_Attr_get")
-    {
+    CHECK_ALL ("MPI_Attr_put / MPI_Attr_get") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(flag);
         CHECK_EQ_PTR(v, V(42));
     }
     MPI_Comm_get_attr(MPI_COMM_WORLD, k, &v, &flag);
-    CHECK_ALL("the same attribute as MPI_Comm_get_attr sees")
-    {
+    CHECK_ALL ("the same attribute as MPI_Comm_get_attr sees") {
         CHECK_TRUE(flag);
         CHECK_EQ_PTR(v, V(42));
     }
     rc = MPI_Attr_delete(MPI_COMM_WORLD, k);
     MPI_Attr_get(MPI_COMM_WORLD, k, &v, &flag);
-    CHECK_ALL("MPI_Attr_delete")
-    {
+    CHECK_ALL ("MPI_Attr_delete") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(!flag);
     }
     rc = MPI_Keyval_free(&k);
-    CHECK_ALL("MPI_Keyval_free")
-    {
+    CHECK_ALL ("MPI_Keyval_free") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(k, MPI_KEYVAL_INVALID);
     }
@@ -424,21 +392,18 @@ static void dup_and_free(void)
         for (int i = 0; i < 6; i++)
             skip("MPI_Comm_dup is not implemented yet");
     } else {
-        CHECK_ALL("MPI_Comm_dup runs the user copy callback with the old communicator")
-        {
+        CHECK_ALL ("MPI_Comm_dup runs the user copy callback with the old communicator") {
             CHECK_EQ_INT(rc, 0);
             CHECK_EQ_INT(nev, 1);
             CHECK_TRUE(is(0, 'c', MPI_COMM_WORLD, k1, V(10)));
         }
         MPI_Comm_get_attr(dup, k1, &v, &flag);
-        CHECK_ALL("its output is the new attribute")
-        {
+        CHECK_ALL ("its output is the new attribute") {
             CHECK_TRUE(flag);
             CHECK_EQ_PTR(v, V(11));
         }
         MPI_Comm_get_attr(dup, k2, &v, &flag);
-        CHECK_ALL("MPI_COMM_DUP_FN copies the value")
-        {
+        CHECK_ALL ("MPI_COMM_DUP_FN copies the value") {
             CHECK_TRUE(flag);
             CHECK_EQ_PTR(v, V(20));
         }
@@ -447,8 +412,7 @@ static void dup_and_free(void)
         nev = 0;
         rc = MPI_Comm_free(&dup);
         /* Reverse order of setting on the new communicator: k2, then k1. */
-        CHECK_ALL("MPI_Comm_free runs the delete callbacks in reverse order of setting")
-        {
+        CHECK_ALL ("MPI_Comm_free runs the delete callbacks in reverse order of setting") {
             CHECK_EQ_INT(rc, 0);
             CHECK_EQ_INT(nev, 2);
             CHECK_EQ_INT(ev[0].keyval, k2);
@@ -485,8 +449,7 @@ static void type_dup_and_free(void)
         skip("MPI_Type_dup is not implemented yet");
     } else {
         MPI_Type_get_attr(t, k, &v, &flag);
-        CHECK_ALL("MPI_Type_dup runs the copy callback and caches its output")
-        {
+        CHECK_ALL ("MPI_Type_dup runs the copy callback and caches its output") {
             CHECK_EQ_INT(rc, 0);
             CHECK_EQ_INT(nev, 1);
             CHECK_TRUE(is(0, 'c', MPI_INT, k, V(5)));
@@ -495,8 +458,7 @@ static void type_dup_and_free(void)
         }
         nev = 0;
         MPI_Type_free(&t);
-        CHECK_ALL("MPI_Type_free runs the delete callback")
-        {
+        CHECK_ALL ("MPI_Type_free runs the delete callback") {
             CHECK_EQ_INT(nev, 1);
             CHECK_EQ_INT(ev[0].op, 'd');
             CHECK_EQ_INT(ev[0].keyval, k);

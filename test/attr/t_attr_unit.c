@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#define H1 ((MPI_Comm)0x10001)
-#define H2 ((MPI_Comm)0x10002)
+#define H1   ((MPI_Comm)0x10001)
+#define H2   ((MPI_Comm)0x10002)
 #define V(n) ((void *)(uintptr_t)(n))
 
 static struct {
@@ -20,7 +20,7 @@ static struct {
     void *value;
 } ev[32];
 static int nev, fail_keyval = -1, fail_code = MPI_ERR_OTHER;
-static struct rt_attr *list2;   /* for the callback that deletes elsewhere */
+static struct rt_attr *list2; /* for the callback that deletes elsewhere */
 
 static void rec(char op, MPI_Comm h, int k, void *v)
 {
@@ -103,35 +103,30 @@ int main(void)
 
     nev = 0;
     rc = rt_attr_copy(RT_KIND_COMM, H1, src, H2, &dst);
-    CHECK_ALL("copy callbacks run in the order of setting, with the old handle")
-    {
+    CHECK_ALL ("copy callbacks run in the order of setting, with the old handle") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(nev, 2);
         CHECK_TRUE(at(0, 'c', H1, e, V(5)));
         CHECK_TRUE(at(1, 'c', H1, a, V(1)));
     }
-    CHECK_ALL("the copies hold the callbacks' outputs")
-    {
+    CHECK_ALL ("the copies hold the callbacks' outputs") {
         CHECK_TRUE(rt_attr_find(dst, a, &v));
         CHECK_EQ_PTR(v, V(101));
         CHECK_TRUE(rt_attr_find(dst, e, &v));
         CHECK_EQ_PTR(v, V(105));
     }
-    CHECK_ALL("MPI_COMM_DUP_FN copies the value")
-    {
+    CHECK_ALL ("MPI_COMM_DUP_FN copies the value") {
         CHECK_TRUE(rt_attr_find(dst, b, &v));
         CHECK_EQ_PTR(v, V(2));
     }
-    CHECK_ALL("MPI_COMM_NULL_COPY_FN copies nothing")
-    {
+    CHECK_ALL ("MPI_COMM_NULL_COPY_FN copies nothing") {
         CHECK_TRUE(!rt_attr_find(dst, c, &v));
         CHECK_EQ_INT(count(dst), 3);
     }
 
     nev = 0;
     rc = rt_attr_delete_all(RT_KIND_COMM, H2, &dst);
-    CHECK_ALL("delete_all runs the delete callbacks newest first, with the handle")
-    {
+    CHECK_ALL ("delete_all runs the delete callbacks newest first, with the handle") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_PTR(dst, NULL);
         CHECK_EQ_INT(nev, 3);
@@ -144,13 +139,11 @@ int main(void)
     fail_keyval = a;
     nev = 0;
     rc = rt_attr_copy(RT_KIND_COMM, H1, src, H2, &dst);
-    CHECK_ALL("a failing copy callback's code is returned")
-    {
+    CHECK_ALL ("a failing copy callback's code is returned") {
         CHECK_EQ_INT(rc, MPI_ERR_OTHER);
         CHECK_EQ_PTR(dst, NULL);
     }
-    CHECK_ALL("and the attributes already copied are deleted on the new handle")
-    {
+    CHECK_ALL ("and the attributes already copied are deleted on the new handle") {
         CHECK_EQ_INT(nev, 4);
         CHECK_TRUE(at(0, 'c', H1, e, V(5)));
         CHECK_TRUE(at(1, 'c', H1, a, V(1)));
@@ -163,8 +156,7 @@ int main(void)
     fail_keyval = b;
     nev = 0;
     rc = rt_attr_delete_all(RT_KIND_COMM, H1, &src);
-    CHECK_ALL("a failing delete stops delete_all, keeping it and the older attributes")
-    {
+    CHECK_ALL ("a failing delete stops delete_all, keeping it and the older attributes") {
         CHECK_EQ_INT(rc, MPI_ERR_OTHER);
         CHECK_EQ_INT(nev, 2);
         CHECK_EQ_INT(count(src), 2);
@@ -174,8 +166,7 @@ int main(void)
     fail_keyval = -1;
     nev = 0;
     rc = rt_attr_delete_all(RT_KIND_COMM, H1, &src);
-    CHECK_ALL("a second delete_all finishes")
-    {
+    CHECK_ALL ("a second delete_all finishes") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(!src);
         CHECK_EQ_INT(nev, 2);
@@ -187,8 +178,7 @@ int main(void)
     nev = 0;
     rt_attr_set(RT_KIND_COMM, H1, &src, a, V(1));
     rc = rt_attr_set(RT_KIND_COMM, H1, &src, a, V(7));
-    CHECK_ALL("set on a set key deletes the old value, then stores the new")
-    {
+    CHECK_ALL ("set on a set key deletes the old value, then stores the new") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(nev, 1);
         CHECK_TRUE(at(0, 'd', H1, a, V(1)));
@@ -197,15 +187,13 @@ int main(void)
     }
     fail_keyval = a;
     rc = rt_attr_set(RT_KIND_COMM, H1, &src, a, V(8));
-    CHECK_ALL("if that delete fails, the old value stays")
-    {
+    CHECK_ALL ("if that delete fails, the old value stays") {
         CHECK_EQ_INT(rc, MPI_ERR_OTHER);
         CHECK_TRUE(rt_attr_find(src, a, &v));
         CHECK_EQ_PTR(v, V(7));
     }
     rc = rt_attr_delete(RT_KIND_COMM, H1, &src, a);
-    CHECK_ALL("and a failing delete keeps it too")
-    {
+    CHECK_ALL ("and a failing delete keeps it too") {
         CHECK_EQ_INT(rc, MPI_ERR_OTHER);
         CHECK_TRUE(rt_attr_find(src, a, &v));
     }
@@ -220,8 +208,7 @@ int main(void)
     CHECK_NE_PTR(rt_keyval_check(RT_KIND_COMM, k), NULL, "a freed keyval fails the user's checks");
     nev = 0;
     rc = rt_attr_copy(RT_KIND_COMM, H1, src, H2, &dst);
-    CHECK_ALL("but its copy callback still runs on dup")
-    {
+    CHECK_ALL ("but its copy callback still runs on dup") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(nev, 1);
         CHECK_TRUE(at(0, 'c', H1, k, V(9)));
@@ -233,8 +220,7 @@ int main(void)
     CHECK_NE_INT(k2, k, "while one attribute still uses it, its number is not reused");
     nev = 0;
     rt_attr_delete_all(RT_KIND_COMM, H2, &list2);
-    CHECK_ALL("and its delete callback runs with it")
-    {
+    CHECK_ALL ("and its delete callback runs with it") {
         CHECK_EQ_INT(nev, 1);
         CHECK_TRUE(at(0, 'd', H2, k, V(10)));
     }
@@ -246,8 +232,7 @@ int main(void)
     rt_attr_set(RT_KIND_COMM, H1, &src, k, V(4));
     nev = 0;
     rc = rt_attr_delete_all(RT_KIND_COMM, H1, &src);
-    CHECK_ALL("a delete callback may free its own keyval")
-    {
+    CHECK_ALL ("a delete callback may free its own keyval") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(nev, 1);
         CHECK_TRUE(!src);
@@ -259,8 +244,7 @@ int main(void)
     rt_attr_set(RT_KIND_DATATYPE, MPI_INT, &src, k, V(6));
     nev = 0;
     rc = rt_attr_copy(RT_KIND_DATATYPE, MPI_INT, src, MPI_DOUBLE, &dst);
-    CHECK_ALL("datatype copy callbacks get the datatype")
-    {
+    CHECK_ALL ("datatype copy callbacks get the datatype") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(at(0, 'c', (MPI_Comm)MPI_INT, k, V(6)));
         CHECK_TRUE(rt_attr_find(dst, k, &v));

@@ -9,7 +9,7 @@
 static int calls, got_code;
 static MPI_Comm got_comm;
 static MPI_File got_file;
-static int not_a_file[4];   /* memory whose header is no live object */
+static int not_a_file[4]; /* memory whose header is no live object */
 
 static void comm_handler(MPI_Comm *comm, int *code, ...)
 {
@@ -42,9 +42,8 @@ static void every_class_has_a_text(void)
 
     for (int c = 0; c <= MPI_T_ERR_NOT_SUPPORTED; c++) {
         s[0] = 0;
-        if (MPI_Error_string(c, s, &len) != MPI_SUCCESS || len < 10 ||
-            len != (int)strlen(s) || strncmp(s, "MPI_", 4) || MPI_Error_class(c, &cls) ||
-            cls != c) {
+        if (MPI_Error_string(c, s, &len) != MPI_SUCCESS || len < 10 || len != (int)strlen(s) ||
+            strncmp(s, "MPI_", 4) || MPI_Error_class(c, &cls) || cls != c) {
             if (good)
                 first_bad = c;
             good = 0;
@@ -62,23 +61,20 @@ static void user_codes(void)
     int cls, code, code2, c, len, rc, *last, flag;
 
     rc = MPI_Add_error_class(&cls);
-    CHECK_ALL("MPI_Add_error_class gives a class above "
-              "MPI_ERR_LASTCODE (%d)",
-              cls)
-    {
+    CHECK_ALL ("MPI_Add_error_class gives a class above "
+               "MPI_ERR_LASTCODE (%d)",
+               cls) {
         CHECK_EQ_INT(rc, 0);
         CHECK_GT_LONG(cls, MPI_ERR_LASTCODE);
     }
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag);
-    CHECK_ALL("MPI_LASTUSEDCODE follows (%d)", *last)
-    {
+    CHECK_ALL ("MPI_LASTUSEDCODE follows (%d)", *last) {
         CHECK_TRUE(flag);
         CHECK_EQ_INT(*last, cls);
     }
     rc = MPI_Add_error_code(cls, &code);
     MPI_Error_class(code, &c);
-    CHECK_ALL("MPI_Add_error_code: its class is the user class")
-    {
+    CHECK_ALL ("MPI_Add_error_code: its class is the user class") {
         CHECK_EQ_INT(rc, 0);
         CHECK_GT_LONG(code, cls);
         CHECK_EQ_INT(c, cls);
@@ -88,22 +84,19 @@ static void user_codes(void)
     CHECK_EQ_INT(c, cls, "a user class is its own class");
     rc = MPI_Add_error_code(MPI_ERR_ARG, &code2);
     MPI_Error_class(code2, &c);
-    CHECK_ALL("a code can belong to a predefined class")
-    {
+    CHECK_ALL ("a code can belong to a predefined class") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(c, MPI_ERR_ARG);
     }
 
     MPI_Error_string(code, s, &len);
-    CHECK_ALL("a code without a string has the empty string")
-    {
+    CHECK_ALL ("a code without a string has the empty string") {
         CHECK_EQ_INT(len, 0);
         CHECK_EQ_INT(s[0], 0);
     }
     MPI_Add_error_string(code, "disk on fire");
     MPI_Error_string(code, s, &len);
-    CHECK_ALL("MPI_Add_error_string sets it: %s", s)
-    {
+    CHECK_ALL ("MPI_Add_error_string sets it: %s", s) {
         CHECK_EQ_STR(s, "disk on fire");
         CHECK_EQ_INT(len, 12);
     }
@@ -129,8 +122,7 @@ static void user_codes(void)
     CHECK_EQ_INT(rc, MPI_ERR_ARG, "a class with codes cannot be removed");
     rc = MPI_Remove_error_code(code);
     CHECK_EQ_INT(rc, MPI_ERR_ARG, "a code with a string cannot be removed");
-    CHECK_ALL("string, then code, can be removed")
-    {
+    CHECK_ALL ("string, then code, can be removed") {
         CHECK_EQ_INT(MPI_Remove_error_string(code), 0);
         CHECK_EQ_INT(MPI_Remove_error_code(code), 0);
     }
@@ -138,8 +130,7 @@ static void user_codes(void)
     CHECK_EQ_INT(rc, MPI_ERR_ARG, "a removed code is no longer a code");
     rc = MPI_Remove_error_string(code);
     CHECK_EQ_INT(rc, MPI_ERR_ARG, "removing a string twice is MPI_ERR_ARG");
-    CHECK_ALL("then the class")
-    {
+    CHECK_ALL ("then the class") {
         CHECK_EQ_INT(MPI_Remove_error_string(cls), 0);
         CHECK_EQ_INT(MPI_Remove_error_class(cls), 0);
     }
@@ -148,8 +139,7 @@ static void user_codes(void)
     rc = MPI_Remove_error_code(code2);
     CHECK_EQ_INT(rc, 0, "a code of a predefined class can be removed");
     MPI_Add_error_class(&c);
-    CHECK_ALL("values are not reused after removal (%d)", c)
-    {
+    CHECK_ALL ("values are not reused after removal (%d)", c) {
         CHECK_GT_LONG(c, code2);
         CHECK_EQ_INT(*last, c);
     }
@@ -170,15 +160,13 @@ static void handlers(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
     calls = 0;
     MPI_Comm_call_errhandler(MPI_COMM_WORLD, code);
-    CHECK_ALL("MPI_Comm_call_errhandler passes the communicator and a user code")
-    {
+    CHECK_ALL ("MPI_Comm_call_errhandler passes the communicator and a user code") {
         CHECK_EQ_INT(calls, 1);
         CHECK_EQ_PTR(got_comm, MPI_COMM_WORLD);
         CHECK_EQ_INT(got_code, code);
     }
     rc = MPI_Comm_get_attr(MPI_COMM_WORLD, 999999, &v, &flag);
-    CHECK_ALL("a library error runs it with the communicator and the class")
-    {
+    CHECK_ALL ("a library error runs it with the communicator and the class") {
         CHECK_EQ_INT(rc, MPI_ERR_KEYVAL);
         CHECK_EQ_INT(calls, 2);
         CHECK_EQ_PTR(got_comm, MPI_COMM_WORLD);
@@ -216,8 +204,7 @@ static void handlers(void)
                  "a communicator handler on MPI_FILE_NULL is MPI_ERR_ERRHANDLER");
     rc = MPI_File_set_errhandler(MPI_FILE_NULL, feh);
     MPI_File_get_errhandler(MPI_FILE_NULL, &got);
-    CHECK_ALL("MPI_File_set_errhandler(MPI_FILE_NULL) sets the default")
-    {
+    CHECK_ALL ("MPI_File_set_errhandler(MPI_FILE_NULL) sets the default") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_PTR(got, feh);
     }
@@ -225,29 +212,25 @@ static void handlers(void)
     calls = 0;
     got_file = (MPI_File)1;
     MPI_File_call_errhandler(MPI_FILE_NULL, code);
-    CHECK_ALL("MPI_File_call_errhandler(MPI_FILE_NULL) runs it with the file and code")
-    {
+    CHECK_ALL ("MPI_File_call_errhandler(MPI_FILE_NULL) runs it with the file and code") {
         CHECK_EQ_INT(calls, 1);
         CHECK_EQ_PTR(got_file, MPI_FILE_NULL);
         CHECK_EQ_INT(got_code, code);
     }
     rc = MPI_File_open(MPI_COMM_WORLD, "/nonexistent/x", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
-    CHECK_ALL("file errors go to it (%d)", rc)
-    {
+    CHECK_ALL ("file errors go to it (%d)", rc) {
         CHECK_NE_INT(rc, 0);
         CHECK_EQ_INT(calls, 2);
         CHECK_EQ_INT(got_code, rc);
     }
     rc = MPI_File_set_errhandler((MPI_File)not_a_file, feh);
-    CHECK_ALL("a handle that is not a file is MPI_ERR_FILE")
-    {
+    CHECK_ALL ("a handle that is not a file is MPI_ERR_FILE") {
         CHECK_EQ_INT(rc, MPI_ERR_FILE);
         CHECK_EQ_INT(calls, 3);
     }
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
 
-    CHECK_ALL("MPI_Errhandler_free frees handlers of every kind")
-    {
+    CHECK_ALL ("MPI_Errhandler_free frees handlers of every kind") {
         CHECK_EQ_INT(MPI_Errhandler_free(&eh), 0);
         CHECK_EQ_INT(MPI_Errhandler_free(&weh), 0);
         CHECK_EQ_INT(MPI_Errhandler_free(&feh), 0);

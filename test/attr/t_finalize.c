@@ -18,13 +18,11 @@ static int del(MPI_Comm comm, int keyval, void *value, void *extra)
     MPI_Finalized(&fin);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     order[norder++] = (int)(intptr_t)value;
-    CHECK_ALL("callback for value %d runs with MPI still up", (int)(intptr_t)value)
-    {
+    CHECK_ALL ("callback for value %d runs with MPI still up", (int)(intptr_t)value) {
         CHECK_TRUE(!fin);
         CHECK_GT_LONG(size, 0);
     }
-    CHECK_ALL("with its communicator and extra_state")
-    {
+    CHECK_ALL ("with its communicator and extra_state") {
         CHECK_EQ_PTR(comm, (value == (void *)9 ? MPI_COMM_WORLD : MPI_COMM_SELF));
         CHECK_EQ_PTR(extra, (void *)order);
     }
@@ -48,10 +46,9 @@ int main(int argc, char **argv)
     MPI_Comm_set_attr(MPI_COMM_SELF, k2, (void *)2);
     MPI_Comm_set_attr(MPI_COMM_SELF, k1, (void *)1);
     MPI_Comm_set_attr(MPI_COMM_SELF, k3, (void *)3);
-    MPI_Comm_free_keyval(&k1);   /* deferred: the attribute still uses it */
+    MPI_Comm_free_keyval(&k1); /* deferred: the attribute still uses it */
     MPI_Finalize();
-    CHECK_ALL("MPI_COMM_SELF's callbacks ran first, newest first, then MPI_COMM_WORLD's")
-    {
+    CHECK_ALL ("MPI_COMM_SELF's callbacks ran first, newest first, then MPI_COMM_WORLD's") {
         CHECK_EQ_INT(norder, 4);
         CHECK_EQ_INT(order[0], 3);
         CHECK_EQ_INT(order[1], 1);

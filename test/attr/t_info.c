@@ -37,23 +37,20 @@ static void basics(void)
     CHECK_EQ_STR(key, "alpha", "1 is alpha (%s)", key);
     MPI_Info_get_nthkey(info, 2, key);
     CHECK_EQ_STR(key, "mid", "2 is mid (%s)", key);
-    CHECK_ALL("setting again replaces the value")
-    {
+    CHECK_ALL ("setting again replaces the value") {
         CHECK_TRUE(has(info, "zeta", value));
         CHECK_EQ_STR(value, "one");
     }
     CHECK_TRUE(!has(info, "Zeta", value), "keys are case sensitive");
 
     rc = MPI_Info_get_valuelen(info, "mid", &len, &flag);
-    CHECK_ALL("get_valuelen excludes the NUL (%d)", len)
-    {
+    CHECK_ALL ("get_valuelen excludes the NUL (%d)", len) {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(flag);
         CHECK_EQ_INT(len, 5);
     }
     rc = MPI_Info_get_valuelen(info, "none", &len, &flag);
-    CHECK_ALL("get_valuelen of a missing key: flag 0")
-    {
+    CHECK_ALL ("get_valuelen of a missing key: flag 0") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(!flag);
     }
@@ -61,9 +58,8 @@ static void basics(void)
     len = 3;
     strcpy(value, "xxxxxx");
     rc = MPI_Info_get_string(info, "mid", &len, value, &flag);
-    CHECK_ALL("get_string truncates to buflen - 1 chars and says what is needed (%d, %s)", len,
-              value)
-    {
+    CHECK_ALL ("get_string truncates to buflen - 1 chars and says what is needed (%d, %s)", len,
+               value) {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(flag);
         CHECK_EQ_INT(len, 6);
@@ -71,31 +67,27 @@ static void basics(void)
     }
     len = 0;
     rc = MPI_Info_get_string(info, "mid", &len, NULL, &flag);
-    CHECK_ALL("buflen 0 asks for the length only")
-    {
+    CHECK_ALL ("buflen 0 asks for the length only") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(flag);
         CHECK_EQ_INT(len, 6);
     }
     len = 77;
     rc = MPI_Info_get_string(info, "none", &len, value, &flag);
-    CHECK_ALL("a missing key leaves buflen alone")
-    {
+    CHECK_ALL ("a missing key leaves buflen alone") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(!flag);
         CHECK_EQ_INT(len, 77);
     }
     strcpy(value, "xxxxxx");
     rc = MPI_Info_get(info, "mid", 2, value, &flag);
-    CHECK_ALL("deprecated get copies valuelen chars + NUL")
-    {
+    CHECK_ALL ("deprecated get copies valuelen chars + NUL") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(flag);
         CHECK_EQ_STR(value, "th");
     }
     rc = MPI_Info_get(info, "alpha", MPI_MAX_INFO_VAL - 1, value, &flag);
-    CHECK_ALL("and the whole value when it fits")
-    {
+    CHECK_ALL ("and the whole value when it fits") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(flag);
         CHECK_EQ_STR(value, "two");
@@ -104,8 +96,7 @@ static void basics(void)
     MPI_Info_dup(info, &dup);
     MPI_Info_set(dup, "alpha", "changed");
     MPI_Info_set(dup, "extra", "x");
-    CHECK_ALL("changing a dup leaves the original alone")
-    {
+    CHECK_ALL ("changing a dup leaves the original alone") {
         CHECK_TRUE(has(info, "alpha", value));
         CHECK_EQ_STR(value, "two");
         CHECK_TRUE(!has(info, "extra", value));
@@ -115,8 +106,7 @@ static void basics(void)
     CHECK_EQ_PTR(info, MPI_INFO_NULL, "MPI_Info_free sets the handle to MPI_INFO_NULL");
     MPI_Info_get_nkeys(dup, &n);
     MPI_Info_get_nthkey(dup, 0, key);
-    CHECK_ALL("freeing the original leaves the dup whole, in order")
-    {
+    CHECK_ALL ("freeing the original leaves the dup whole, in order") {
         CHECK_EQ_INT(n, 4);
         CHECK_EQ_STR(key, "zeta");
         CHECK_TRUE(has(dup, "zeta", value));
@@ -125,8 +115,7 @@ static void basics(void)
     rc = MPI_Info_delete(dup, "alpha");
     MPI_Info_get_nkeys(dup, &n);
     MPI_Info_get_nthkey(dup, 1, key);
-    CHECK_ALL("delete keeps the order of the rest")
-    {
+    CHECK_ALL ("delete keeps the order of the rest") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(n, 3);
         CHECK_EQ_STR(key, "mid");
@@ -147,8 +136,7 @@ static void limits(void)
     key[MPI_MAX_INFO_KEY - 1] = 0;
     rc = MPI_Info_set(info, key, "v");
     MPI_Info_get_nthkey(info, 0, out);
-    CHECK_ALL("a key of MPI_MAX_INFO_KEY - 1 chars fits")
-    {
+    CHECK_ALL ("a key of MPI_MAX_INFO_KEY - 1 chars fits") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_STR(out, key);
     }
@@ -164,8 +152,7 @@ static void limits(void)
     value[MPI_MAX_INFO_VAL - 1] = 0;
     rc = MPI_Info_set(info, "big", value);
     MPI_Info_get_valuelen(info, "big", &len, &flag);
-    CHECK_ALL("a value of MPI_MAX_INFO_VAL - 1 chars fits")
-    {
+    CHECK_ALL ("a value of MPI_MAX_INFO_VAL - 1 chars fits") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(len, MPI_MAX_INFO_VAL - 1);
     }
@@ -200,33 +187,28 @@ static void env(const char *argv0, int size, const char *early_command)
     char value[MPI_MAX_INFO_VAL], cwd[4096];
     int rc, len, flag;
 
-    CHECK_ALL("MPI_Info_create_env works before MPI_Init (command %s)", early_command)
-    {
+    CHECK_ALL ("MPI_Info_create_env works before MPI_Init (command %s)", early_command) {
         CHECK_TRUE(early_command);
         CHECK_EQ_STR(early_command, argv0);
     }
     CHECK_TRUE(has(MPI_INFO_ENV, "command", value) && strstr(value, "t_info"),
                "MPI_INFO_ENV command names the program (%s)", value);
-    CHECK_ALL("argv holds the arguments (%s)", value)
-    {
+    CHECK_ALL ("argv holds the arguments (%s)", value) {
         CHECK_TRUE(has(MPI_INFO_ENV, "argv", value));
         CHECK_EQ_STR(value, "alpha beta");
     }
-    CHECK_ALL("maxprocs is %d (%s)", size, value)
-    {
+    CHECK_ALL ("maxprocs is %d (%s)", size, value) {
         CHECK_TRUE(has(MPI_INFO_ENV, "maxprocs", value));
         CHECK_EQ_INT(atoi(value), size);
     }
     CHECK_TRUE(has(MPI_INFO_ENV, "host", value) && value[0], "host is set (%s)", value);
     CHECK_TRUE(has(MPI_INFO_ENV, "arch", value) && value[0], "arch is set (%s)", value);
-    CHECK_ALL("wdir is the working directory (%s)", value)
-    {
+    CHECK_ALL ("wdir is the working directory (%s)", value) {
         CHECK_TRUE(has(MPI_INFO_ENV, "wdir", value));
         CHECK_TRUE(getcwd(cwd, sizeof(cwd)));
         CHECK_EQ_STR(value, cwd);
     }
-    CHECK_ALL("thread_level says what MPI_Init gave (%s)", value)
-    {
+    CHECK_ALL ("thread_level says what MPI_Init gave (%s)", value) {
         CHECK_TRUE(has(MPI_INFO_ENV, "thread_level", value));
         CHECK_EQ_STR(value, "MPI_THREAD_SINGLE");
     }
@@ -234,14 +216,12 @@ static void env(const char *argv0, int size, const char *early_command)
     CHECK_EQ_INT(rc, MPI_ERR_INFO, "MPI_INFO_ENV is read-only");
     info = MPI_INFO_ENV;
     rc = MPI_Info_free(&info);
-    CHECK_ALL("and cannot be freed")
-    {
+    CHECK_ALL ("and cannot be freed") {
         CHECK_EQ_INT(rc, MPI_ERR_INFO);
         CHECK_EQ_PTR(info, MPI_INFO_ENV);
     }
     rc = MPI_Info_dup(MPI_INFO_ENV, &dup);
-    CHECK_ALL("its dup is an ordinary info")
-    {
+    CHECK_ALL ("its dup is an ordinary info") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(MPI_Info_set(dup, "a", "b"), 0);
     }
@@ -251,8 +231,7 @@ static void env(const char *argv0, int size, const char *early_command)
         char *args[] = {"prog", "x", "y z", NULL};
 
         MPI_Info_create_env(3, args, &info);
-        CHECK_ALL("MPI_Info_create_env takes command and argv from its arguments (%s)", value)
-        {
+        CHECK_ALL ("MPI_Info_create_env takes command and argv from its arguments (%s)", value) {
             CHECK_TRUE(has(info, "command", value));
             CHECK_EQ_STR(value, "prog");
             CHECK_TRUE(has(info, "argv", value));
@@ -268,14 +247,12 @@ static void env(const char *argv0, int size, const char *early_command)
 /* maxprocs and thread_level of an env info taken `when` (NULL: absent). */
 static void env_same(const char *when, const char *size, const char *level, const char *want)
 {
-    CHECK_ALL("maxprocs %s: got \"%s\", want \"%s\"", when, size ? size : "(none)", want)
-    {
+    CHECK_ALL ("maxprocs %s: got \"%s\", want \"%s\"", when, size ? size : "(none)", want) {
         CHECK_TRUE(size);
         CHECK_EQ_STR(size, want);
     }
-    CHECK_ALL("thread_level %s: got \"%s\", want \"MPI_THREAD_SINGLE\"", when,
-              level ? level : "(none)")
-    {
+    CHECK_ALL ("thread_level %s: got \"%s\", want \"MPI_THREAD_SINGLE\"", when,
+               level ? level : "(none)") {
         CHECK_TRUE(level);
         CHECK_EQ_STR(level, "MPI_THREAD_SINGLE");
     }
@@ -287,8 +264,7 @@ int main(int argc, char **argv)
     char command[MPI_MAX_INFO_VAL];
     char early_size[MPI_MAX_INFO_VAL], early_level[MPI_MAX_INFO_VAL];
     char late_size[MPI_MAX_INFO_VAL], late_level[MPI_MAX_INFO_VAL], want[32];
-    int rank, size, have_early, have_early_size, have_early_level, have_late_size,
-        have_late_level;
+    int rank, size, have_early, have_early_size, have_early_level, have_late_size, have_late_level;
 
     MPI_Info_create_env(argc, argv, &early);
     have_early = has(early, "command", command);
@@ -308,8 +284,7 @@ int main(int argc, char **argv)
     {
         MPI_Info hw;
         char v[MPI_MAX_INFO_VAL];
-        CHECK_ALL("MPI_Get_hw_resource_info names the host and its cores")
-        {
+        CHECK_ALL ("MPI_Get_hw_resource_info names the host and its cores") {
             CHECK_MPI(MPI_Get_hw_resource_info(&hw));
             CHECK_TRUE(has(hw, "rdmpi_cores_online", v));
             CHECK_GT_LONG(atoi(v), 0);

@@ -246,17 +246,15 @@ static void run_streams(void)
             harness_idle(&spins);
     }
     for (int p = 0; p < rt.size; p++) {
-        CHECK_ALL("%llu messages from rank %d (%s) in order, every byte right",
-                  (unsigned long long)st[p].rx, p, h.btl_of[p]->name)
-        {
+        CHECK_ALL ("%llu messages from rank %d (%s) in order, every byte right",
+                   (unsigned long long)st[p].rx, p, h.btl_of[p]->name) {
             CHECK_EQ_LONG(st[p].rx, nmsg);
             CHECK_TRUE(!st[p].errors);
         }
         if (p != rt.rank)
-            CHECK_ALL("the ring to rank %d filled at %llu messages, then took the rest "
-                      "(%llu refusals in all)",
-                      p, (unsigned long long)st[p].fit, (unsigned long long)st[p].eagain)
-            {
+            CHECK_ALL ("the ring to rank %d filled at %llu messages, then took the rest "
+                       "(%llu refusals in all)",
+                       p, (unsigned long long)st[p].fit, (unsigned long long)st[p].eagain) {
                 CHECK_GT_LONG(st[p].eagain, 0);
                 CHECK_EQ_LONG(st[p].tx, nmsg);
             }
@@ -348,9 +346,8 @@ static void test_get(int p, uint8_t *dst)
         }
         t = rt_wtime() - t;
         bad = rc ? 0 : pattern_diff(dst + 5, len, p, 3);
-        CHECK_ALL("%s get of %zu bytes from rank %d in %d chunks (%.0f MB/s)%s", m->name, len, p,
-                  chunks, len / t / 1e6, bad >= 0 ? ", wrong data" : "")
-        {
+        CHECK_ALL ("%s get of %zu bytes from rank %d in %d chunks (%.0f MB/s)%s", m->name, len, p,
+                   chunks, len / t / 1e6, bad >= 0 ? ", wrong data" : "") {
             CHECK_TRUE(!rc);
             CHECK_EQ_INT(c.calls, chunks);
             CHECK_TRUE(!c.status);
@@ -371,8 +368,7 @@ static void test_put(int p, const uint8_t *src)
     int rc =
         m->put(h.ep[p], src, NULL, peer_addr(p, "test.putbuf") + 1, NULL, PUTSIZE, rdma_done, &c);
 
-    CHECK_ALL("%s put of %u bytes to rank %d", m->name, PUTSIZE, p)
-    {
+    CHECK_ALL ("%s put of %u bytes to rank %d", m->name, PUTSIZE, p) {
         CHECK_TRUE(!rc);
         CHECK_EQ_INT(c.calls, 1);
         CHECK_TRUE(!c.status);
@@ -386,9 +382,8 @@ static void test_put(int p, const uint8_t *src)
         m->progress(m);
         moved++;
     }
-    CHECK_ALL("%s put of %u bytes to rank %d, over get_limit %zu: %s", m->name, BIGPUT, p,
-              m->get_limit, queued ? "queued, then written by progress" : "written in the call")
-    {
+    CHECK_ALL ("%s put of %u bytes to rank %d, over get_limit %zu: %s", m->name, BIGPUT, p,
+               m->get_limit, queued ? "queued, then written by progress" : "written in the call") {
         CHECK_TRUE(!rc);
         CHECK_EQ_INT(c.calls, 1);
         CHECK_TRUE(!c.status);
@@ -482,8 +477,7 @@ int main(int argc, char **argv)
     phase = "checking connect";
     sm = harness_find(&h, "sm");
     for (int p = 0; p < rt.size; p++)
-        CHECK_ALL("rank %d reached by %s", p, h.btl_of[p] ? h.btl_of[p]->name : "nothing")
-        {
+        CHECK_ALL ("rank %d reached by %s", p, h.btl_of[p] ? h.btl_of[p]->name : "nothing") {
             CHECK_TRUE(h.ep[p]);
             CHECK_EQ_PTR(h.btl_of[p], (p == rt.rank ? harness_find(&h, "self") : sm));
         }
@@ -492,8 +486,7 @@ int main(int argc, char **argv)
         CHECK_EQ_INT((!(sm->flags & (BTL_CAP_GET | BTL_CAP_PUT))), cma_off,
                      "sm %s GET/PUT with RDMPI_SM_CMA=%s%s", cma_off ? "lacks" : "offers",
                      cma_env ? cma_env : "(unset)", deny ? " and CMA denied" : "");
-        CHECK_ALL("sm eager limit %zu", sm->eager_limit)
-        {
+        CHECK_ALL ("sm eager limit %zu", sm->eager_limit) {
             CHECK_EQ_LONG(sm->eager_limit, sm->sendi_limit);
             CHECK_GE_LONG(sm->eager_limit, 64);
         }
@@ -512,8 +505,7 @@ int main(int argc, char **argv)
                 test_put(p, gsrc);
         } else {
             struct rdma_ctx c = {0, 0};
-            CHECK_ALL("%s get without the capability says -ENOTSUP", h.btl_of[p]->name)
-            {
+            CHECK_ALL ("%s get without the capability says -ENOTSUP", h.btl_of[p]->name) {
                 CHECK_EQ_INT(h.btl_of[p]->get(h.ep[p], gdst, NULL, 0, NULL, 1, rdma_done, &c),
                              -ENOTSUP);
                 CHECK_TRUE(!c.calls);
@@ -527,15 +519,13 @@ int main(int argc, char **argv)
     {
         int left = (rt.rank + rt.size - 1) % rt.size;
         if (h.btl_of[left]->flags & BTL_CAP_PUT)
-            CHECK_ALL("rank %d's put arrived intact", left)
-            {
+            CHECK_ALL ("rank %d's put arrived intact", left) {
                 CHECK_LT_LONG(pattern_diff(putbuf + 1, PUTSIZE, left, 0), 0);
                 CHECK_EQ_INT(putbuf[0], 0);
                 CHECK_EQ_INT(putbuf[PUTSIZE + 1], 0);
             }
         if (h.btl_of[left]->flags & BTL_CAP_PUT)
-            CHECK_ALL("rank %d's %u-byte put arrived intact", left, BIGPUT)
-            {
+            CHECK_ALL ("rank %d's %u-byte put arrived intact", left, BIGPUT) {
                 CHECK_LT_LONG(pattern_diff(putbuf + BIGAT, BIGPUT, left, 7), 0);
                 CHECK_EQ_INT(putbuf[BIGAT - 1], 0);
                 CHECK_EQ_INT(putbuf[BIGAT + BIGPUT], 0);

@@ -126,8 +126,7 @@ static void run(uint32_t ring_bytes)
     btl_sm.nslots = nslots;
     rx = bad = eagain = 0;
 
-    CHECK_ALL("%u-byte ring: a message over %zu bytes is refused", ring_bytes, limit)
-    {
+    CHECK_ALL ("%u-byte ring: a message over %zu bytes is refused", ring_bytes, limit) {
         CHECK_EQ_INT(btl_sm_sendi((struct btl_endpoint *)&o, rnd, 1, rnd, limit), -EMSGSIZE);
         CHECK_TRUE(!btl_sm_alloc((struct btl_endpoint *)&o, limit + 1));
     }
@@ -136,17 +135,15 @@ static void run(uint32_t ring_bytes)
         if (!btl_sm_progress(NULL) && ++spins % 64 == 0)
             sched_yield();
     pthread_join(t, NULL);
-    CHECK_ALL("%u-byte ring: %u messages of 1..%zu bytes in order, %llu bad", ring_bytes, NMSG,
-              limit, (unsigned long long)bad)
-    {
+    CHECK_ALL ("%u-byte ring: %u messages of 1..%zu bytes in order, %llu bad", ring_bytes, NMSG,
+               limit, (unsigned long long)bad) {
         CHECK_EQ_LONG(rx, NMSG);
         CHECK_TRUE(!bad);
     }
     CHECK_GT_LONG(eagain, 0, "%u-byte ring: the writer met a full ring %llu times and carried on",
                   ring_bytes, (unsigned long long)eagain);
-    CHECK_ALL("%u-byte ring: drained, and the reader's index published (%u slots)", ring_bytes,
-              in.r)
-    {
+    CHECK_ALL ("%u-byte ring: drained, and the reader's index published (%u slots)", ring_bytes,
+               in.r) {
         CHECK_EQ_INT(btl_sm_progress(NULL), 0);
         CHECK_EQ_INT(*in.rpub, in.r);
         CHECK_EQ_INT(in.r, o.w);

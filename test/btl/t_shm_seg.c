@@ -65,16 +65,14 @@ static int unit(void)
     plan(12);
     snprintf(name, sizeof(name), "/rdmpi-t_shm_seg-%d", (int)getpid());
     rc = rt_shm_create(&a, "t_shm_seg", name, 1u << 20, RT_SHM_POPULATE, NULL);
-    CHECK_ALL("create %s", name)
-    {
+    CHECK_ALL ("create %s", name) {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(a.base != NULL);
         CHECK_EQ_SIZE(a.size, (size_t)1 << 20);
         CHECK_TRUE(exists(name));
     }
     rc = rt_shm_attach(&b, "t_shm_seg", name, 1u << 20, 0);
-    CHECK_ALL("attach: a second mapping")
-    {
+    CHECK_ALL ("attach: a second mapping") {
         CHECK_EQ_INT(rc, 0);
         CHECK_TRUE(b.base != NULL);
         CHECK_NE_PTR(b.base, a.base);
@@ -87,8 +85,7 @@ static int unit(void)
         skip("no second mapping");
     }
     rc = rt_shm_unlink("t_shm_seg", name);
-    CHECK_ALL("unlink: the name is gone")
-    {
+    CHECK_ALL ("unlink: the name is gone") {
         CHECK_EQ_INT(rc, 1);
         CHECK_TRUE(!exists(name));
     }
@@ -98,8 +95,7 @@ static int unit(void)
     CHECK_EQ_INT(((unsigned char *)a.base)[0], 1, "the mappings outlive the name");
     rt_shm_unmap(&a);
     rt_shm_unmap(&b);
-    CHECK_ALL("unmap clears the handle")
-    {
+    CHECK_ALL ("unmap clears the handle") {
         CHECK_EQ_PTR(a.base, NULL);
         CHECK_EQ_PTR(b.base, NULL);
         CHECK_EQ_SIZE(a.size, 0);
@@ -110,14 +106,12 @@ static int unit(void)
         huge = (size_t)vfs.f_blocks * vfs.f_frsize * 2 + 4096;
         snprintf(size_s, sizeof(size_s), "%zu bytes", huge);
         CAPTURE(rc, rt_shm_create(&a, "t_shm_seg", name, huge, 0, "T_FIX lowers the need"));
-        CHECK_ALL("no space: refused, nothing left")
-        {
+        CHECK_ALL ("no space: refused, nothing left") {
             CHECK_LT_LONG(rc, 0);
             CHECK_TRUE(!exists(name));
         }
-        CHECK_ALL("no space: the message names who, the segment, %s, df and the fix: %s", size_s,
-                  err_text)
-        {
+        CHECK_ALL ("no space: the message names who, the segment, %s, df and the fix: %s", size_s,
+                   err_text) {
             CHECK_TRUE(says("t_shm_seg:"));
             CHECK_TRUE(says(name));
             CHECK_TRUE(says(size_s));
@@ -129,16 +123,14 @@ static int unit(void)
         skip("no statvfs of /dev/shm");
     }
     CAPTURE(rc, rt_shm_attach(&a, "t_shm_seg", name, 4096, 0));
-    CHECK_ALL("attach to a missing segment, message: %s", err_text)
-    {
+    CHECK_ALL ("attach to a missing segment, message: %s", err_text) {
         CHECK_EQ_INT(rc, -ENOENT);
         CHECK_TRUE(says(name));
         CHECK_TRUE(says("4096 bytes"));
     }
     rc = rt_shm_create(&a, "t_shm_seg", name, 4096, 0, NULL);
     CAPTURE(rc, rt_shm_attach(&b, "t_shm_seg", name, 8192, 0));
-    CHECK_ALL("attach asking more than the file holds, message: %s", err_text)
-    {
+    CHECK_ALL ("attach asking more than the file holds, message: %s", err_text) {
         CHECK_EQ_INT(rc, -EPROTO);
         CHECK_TRUE(says("4096 bytes"));
         CHECK_TRUE(says("8192"));
@@ -148,8 +140,7 @@ static int unit(void)
     /* A stale file of our name (a dead job's) is replaced, not an error. */
     close(shm_open(name, O_RDWR | O_CREAT, 0600));
     rc = rt_shm_create(&a, "t_shm_seg", name, 4096, 0, NULL);
-    CHECK_ALL("a stale file of the name is replaced")
-    {
+    CHECK_ALL ("a stale file of the name is replaced") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(rt_shm_unlink("t_shm_seg", name), 1);
     }

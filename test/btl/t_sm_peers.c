@@ -18,8 +18,8 @@
 #include <string.h>
 
 #define ROUNDS 6
-#define PER    5         /* messages per pair per round */
-#define QUIET  4096      /* polls between rounds: several times BTL_SM_LINGER */
+#define PER    5    /* messages per pair per round */
+#define QUIET  4096 /* polls between rounds: several times BTL_SM_LINGER */
 #define BIG    ((9u << 20) + 5)
 
 static const size_t sizes[] = {0, 1, 100, 4000, 4113, 70000, 300000};
@@ -84,7 +84,8 @@ static void round_trip(int round, int any)
 {
     int n = 0;
     MPI_Request *req = malloc(sizeof(*req) * (size_t)size * PER * 2);
-    uint8_t **sb = calloc((size_t)size * PER, sizeof(*sb)), **rb = calloc((size_t)size * PER, sizeof(*rb));
+    uint8_t **sb = calloc((size_t)size * PER, sizeof(*sb)),
+            **rb = calloc((size_t)size * PER, sizeof(*rb));
 
     if (!req || !sb || !rb) {
         fail("out of memory in round %d", round);
@@ -121,9 +122,10 @@ static void round_trip(int round, int any)
             MPI_Get_count(&st, MPI_BYTE, &count);
             long bad = check(buf, (size_t)count, st.MPI_SOURCE, rank, round, st.MPI_TAG);
             if ((size_t)count != len_of(st.MPI_SOURCE, rank, round, st.MPI_TAG) || bad >= 0)
-                fail("ANY_SOURCE round %d: %d bytes from rank %d tag %d, want %zu (first bad byte %ld)",
-                     round, count,
-                     st.MPI_SOURCE, st.MPI_TAG, len_of(st.MPI_SOURCE, rank, round, st.MPI_TAG), bad);
+                fail("ANY_SOURCE round %d: %d bytes from rank %d tag %d, want %zu (first bad byte "
+                     "%ld)",
+                     round, count, st.MPI_SOURCE, st.MPI_TAG,
+                     len_of(st.MPI_SOURCE, rank, round, st.MPI_TAG), bad);
         }
         free(buf);
     }

@@ -135,8 +135,8 @@ static void t_bcast_mixed(enum form f, size_t n, int root, unsigned seed)
     if (odd)
         for (size_t i = 0; i < n; i++)
             memmove(b + 3 * i, b + 4 * i, 3 * sizeof(int));
-    snprintf(what, sizeof(what), "bcast %s n=%zu root=%d, vectors on odd ranks", form_name[f],
-             m, root);
+    snprintf(what, sizeof(what), "bcast %s n=%zu root=%d, vectors on odd ranks", form_name[f], m,
+             root);
     CHECK(b, w, m, what);
     MPI_Type_free(&v);
     free(b);

@@ -48,8 +48,8 @@ static unsigned rn(unsigned n)
  * (T_INTS); T_V64, uint64s with gaps, goes through the user op only (the
  * predefined ones take predefined types). */
 enum { T_INT, T_DOUBLE, T_CHAR, T_U64, T_DI, T_V64, T_VEC, T_INTS, NT };
-static const char *tname[NT] = {"int", "double", "char", "uint64", "double_int", "vector64",
-                                "vector", "ints"};
+static const char *tname[NT] = {"int",        "double",   "char",   "uint64",
+                                "double_int", "vector64", "vector", "ints"};
 struct lay {
     MPI_Datatype dt;
     size_t ext;
@@ -67,14 +67,42 @@ static const char *oname[NO] = {"sum", "max", "bxor", "affine(user)", "minloc", 
 static MPI_Op ops[NO];
 
 enum {
-    K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_ALLGATHER, K_ALLGATHERV, K_ALLTOALL,
-    K_ALLTOALLV, K_GATHER, K_SCATTER, K_RSB, K_SCAN, K_EXSCAN, K_GATHERV, K_SCATTERV, K_RS,
-    K_P2P, NK
+    K_BARRIER,
+    K_BCAST,
+    K_REDUCE,
+    K_ALLREDUCE,
+    K_ALLGATHER,
+    K_ALLGATHERV,
+    K_ALLTOALL,
+    K_ALLTOALLV,
+    K_GATHER,
+    K_SCATTER,
+    K_RSB,
+    K_SCAN,
+    K_EXSCAN,
+    K_GATHERV,
+    K_SCATTERV,
+    K_RS,
+    K_P2P,
+    NK
 };
-static const char *kname[NK] = {"barrier", "bcast", "reduce", "allreduce", "allgather",
-                                "allgatherv", "alltoall", "alltoallv", "gather", "scatter",
-                                "reduce_scatter_block", "scan", "exscan", "gatherv",
-                                "scatterv", "reduce_scatter", "p2p"};
+static const char *kname[NK] = {"barrier",
+                                "bcast",
+                                "reduce",
+                                "allreduce",
+                                "allgather",
+                                "allgatherv",
+                                "alltoall",
+                                "alltoallv",
+                                "gather",
+                                "scatter",
+                                "reduce_scatter_block",
+                                "scan",
+                                "exscan",
+                                "gatherv",
+                                "scatterv",
+                                "reduce_scatter",
+                                "p2p"};
 enum { M_BLOCK, M_NB, M_PERSIST };
 static const char *mname[] = {"blocking", "non-blocking", "persistent"};
 
@@ -92,7 +120,7 @@ struct call {
     int step, step0, kind, mode, ci, me, n, t, o, root, inplace, nreq;
     int peer, anytag; /* p2p: shift to the destination; receive with MPI_ANY_TAG */
     int late;         /* blocking barrier: this rank enters 1 ms late (or -1) */
-    size_t B; /* basic elements per block */
+    size_t B;         /* basic elements per block */
     uint64_t ncoll, nshm;
     MPI_Comm comm;
     const struct lay *sl, *rl;
@@ -103,7 +131,7 @@ struct call {
 };
 
 #define SENTINEL 0xA5
-#define MAXPEND 16
+#define MAXPEND  16
 static struct call *pend[MAXPEND];
 static int npend;
 static int trace; /* MT_TRACE=1: each call on stderr */
@@ -112,8 +140,7 @@ static int trace; /* MT_TRACE=1: each call on stderr */
  * not commutative, so a result proves the ranks were combined in order. */
 static uint64_t compose(uint64_t a, uint64_t b)
 {
-    uint32_t a1 = (uint32_t)(a >> 32), b1 = (uint32_t)a, a2 = (uint32_t)(b >> 32),
-             b2 = (uint32_t)b;
+    uint32_t a1 = (uint32_t)(a >> 32), b1 = (uint32_t)a, a2 = (uint32_t)(b >> 32), b2 = (uint32_t)b;
 
     return (uint64_t)(a1 * a2) << 32 | (uint32_t)(a2 * b1 + b2);
 }
@@ -138,8 +165,8 @@ static void affine(void *in, void *inout, int *len, MPI_Datatype *dt)
  * might also keep in a word of its own. */
 static uint64_t val(const struct call *c, int src, uint64_t idx)
 {
-    uint64_t h = mix(seed ^ mix((uint64_t)c->step * 1000003u + (uint64_t)src) ^
-                     idx * 0xd6e8feb86659fd93ull);
+    uint64_t h =
+        mix(seed ^ mix((uint64_t)c->step * 1000003u + (uint64_t)src) ^ idx * 0xd6e8feb86659fd93ull);
 
     /* The first word of a slot's data most of all. */
     if (idx == 0 && (h >> 62))
@@ -183,12 +210,8 @@ static void elem(int t, uint64_t v, unsigned char *out)
         memcpy(out, &d, 8);
         break;
     }
-    case T_CHAR:
-        out[0] = (unsigned char)v;
-        break;
-    case T_U64:
-        memcpy(out, &v, 8);
-        break;
+    case T_CHAR: out[0] = (unsigned char)v; break;
+    case T_U64: memcpy(out, &v, 8); break;
     case T_DI: {
         struct di p = {(double)((int64_t)v % 5), (int)((v >> 3) & 0xff)};
         memcpy(out, &p, sizeof p);
@@ -205,8 +228,9 @@ static void fold(int t, int o, unsigned char *acc, const unsigned char *x)
         int32_t a, b;
         memcpy(&a, acc, 4);
         memcpy(&b, x, 4);
-        a = o == O_SUM ? (int32_t)((uint32_t)a + (uint32_t)b) : o == O_MAX ? (a > b ? a : b)
-                                                                           : a ^ b;
+        a = o == O_SUM   ? (int32_t)((uint32_t)a + (uint32_t)b)
+            : o == O_MAX ? (a > b ? a : b)
+                         : a ^ b;
         memcpy(acc, &a, 4);
         break;
     }
@@ -220,8 +244,9 @@ static void fold(int t, int o, unsigned char *acc, const unsigned char *x)
     }
     case T_CHAR: {
         char a = (char)acc[0], b = (char)x[0];
-        a = o == O_SUM ? (char)(unsigned char)(acc[0] + x[0]) : o == O_MAX ? (a > b ? a : b)
-                                                                          : (char)(a ^ b);
+        a = o == O_SUM   ? (char)(unsigned char)(acc[0] + x[0])
+            : o == O_MAX ? (a > b ? a : b)
+                         : (char)(a ^ b);
         acc[0] = (unsigned char)a;
         break;
     }
@@ -229,8 +254,7 @@ static void fold(int t, int o, unsigned char *acc, const unsigned char *x)
         uint64_t a, b;
         memcpy(&a, acc, 8);
         memcpy(&b, x, 8);
-        a = o == O_SUM ? a + b : o == O_MAX ? (a > b ? a : b) : o == O_BXOR ? a ^ b
-                                                                            : compose(a, b);
+        a = o == O_SUM ? a + b : o == O_MAX ? (a > b ? a : b) : o == O_BXOR ? a ^ b : compose(a, b);
         memcpy(acc, &a, 8);
         break;
     }
@@ -290,10 +314,12 @@ static void report(const struct call *c, const char *what, size_t k, const unsig
         fprintf(stderr,
                 "rank %d: seed %" PRIu64 " step %d: %s %s on %s (rank %d of %d): count %zu "
                 "type %s op %s root %d%s: %s index %zu: want 0x%s got 0x%s\n",
-                mt_rank, seed, c->step, mname[c->mode], kname[c->kind], cname[c->ci], c->me,
-                c->n, c->B, tname[c->t], c->kind == K_REDUCE || c->kind == K_ALLREDUCE ||
-                c->kind == K_RSB || c->kind == K_SCAN || c->kind == K_EXSCAN || c->kind == K_RS
-                    ? oname[c->o] : "-",
+                mt_rank, seed, c->step, mname[c->mode], kname[c->kind], cname[c->ci], c->me, c->n,
+                c->B, tname[c->t],
+                c->kind == K_REDUCE || c->kind == K_ALLREDUCE || c->kind == K_RSB ||
+                        c->kind == K_SCAN || c->kind == K_EXSCAN || c->kind == K_RS
+                    ? oname[c->o]
+                    : "-",
                 c->root, c->inplace ? " in place" : "", what, k, w, g);
 }
 
@@ -350,16 +376,16 @@ static size_t vblock(const struct call *c, int from, int to)
         from = to;
         to = t;
     }
-    return c->B * (mix(seed ^ (uint64_t)c->step0 * 7919u ^ (uint64_t)from << 20 ^
-                       (uint64_t)to << 40) % 3);
+    return c->B *
+           (mix(seed ^ (uint64_t)c->step0 * 7919u ^ (uint64_t)from << 20 ^ (uint64_t)to << 40) % 3);
 }
 
 /* Places n blocks (instances cnt[r]) in this rank's buffer, in rank order
  * or reversed, with gaps; returns the instances used. */
 static size_t place(const struct call *c, int salt, const int *count, int *displ)
 {
-    uint64_t h = mix(seed ^ (uint64_t)c->step0 * 131u ^ (uint64_t)c->me << 24 ^
-                     (uint64_t)salt << 48);
+    uint64_t h =
+        mix(seed ^ (uint64_t)c->step0 * 131u ^ (uint64_t)c->me << 24 ^ (uint64_t)salt << 48);
     size_t pos = 0;
 
     for (int i = 0; i < c->n; i++) {
@@ -393,11 +419,16 @@ static void setup(struct call *c)
     switch (c->kind) {
     case K_BARRIER: break;
     case K_BCAST: c->rbytes = bi * rl->ext; break;
-    case K_REDUCE: case K_ALLREDUCE: case K_SCAN: case K_EXSCAN: case K_P2P:
+    case K_REDUCE:
+    case K_ALLREDUCE:
+    case K_SCAN:
+    case K_EXSCAN:
+    case K_P2P:
         c->sbytes = si * sl->ext;
         c->rbytes = bi * rl->ext;
         break;
-    case K_ALLGATHER: case K_GATHER:
+    case K_ALLGATHER:
+    case K_GATHER:
         c->sbytes = si * sl->ext;
         c->rbytes = (size_t)n * bi * rl->ext;
         break;
@@ -413,7 +444,8 @@ static void setup(struct call *c)
         c->sbytes = (size_t)n * si * sl->ext;
         c->rbytes = (c->inplace ? (size_t)n : 1) * bi * rl->ext;
         break;
-    case K_ALLGATHERV: case K_ALLTOALLV:
+    case K_ALLGATHERV:
+    case K_ALLTOALLV:
         c->sc = alloc((size_t)n * sizeof(int));
         c->sd = alloc((size_t)n * sizeof(int));
         c->rc = alloc((size_t)n * sizeof(int));
@@ -433,7 +465,9 @@ static void setup(struct call *c)
         else
             c->sbytes = place(c, 2, c->sc, c->sd) * sl->ext;
         break;
-    case K_GATHERV: case K_SCATTERV: case K_RS: {
+    case K_GATHERV:
+    case K_SCATTERV:
+    case K_RS: {
         size_t total = 0;
 
         c->sc = alloc((size_t)n * sizeof(int));
@@ -479,14 +513,18 @@ static void refill(struct call *c)
         if (me == c->root)
             fill(c, rl, c->rb, 0, B, me, 0);
         break;
-    case K_REDUCE: case K_ALLREDUCE: case K_SCAN: case K_EXSCAN:
+    case K_REDUCE:
+    case K_ALLREDUCE:
+    case K_SCAN:
+    case K_EXSCAN:
         if (c->inplace && (c->kind != K_REDUCE || me == c->root))
             fill(c, rl, c->rb, 0, B, me, 0);
         else
             fill(c, sl, c->sb, 0, B, me, 0);
         break;
     case K_P2P: fill(c, sl, c->sb, 0, B, me, 0); break;
-    case K_ALLGATHER: case K_GATHER:
+    case K_ALLGATHER:
+    case K_GATHER:
         if (c->inplace && (c->kind == K_ALLGATHER || me == c->root))
             fill(c, rl, c->rb, (size_t)me * bi, B, me, 0);
         else
@@ -572,15 +610,16 @@ static int timed_barrier(struct call *c)
     comms[c->ci].ncoll++;
     comms[c->ci].nshm++;
     if (t[0] > -t[1] && mt_failed++ < 20)
-        fprintf(stderr, "rank %d: seed %" PRIu64 " step %d: blocking barrier on %s: a rank "
-                "left %.6f s before the last entered\n", mt_rank, seed, c->step, cname[c->ci],
-                t[0] + t[1]);
+        fprintf(stderr,
+                "rank %d: seed %" PRIu64 " step %d: blocking barrier on %s: a rank "
+                "left %.6f s before the last entered\n",
+                mt_rank, seed, c->step, cname[c->ci], t[0] + t[1]);
     return err;
 }
 
-#define ISSUE(blk, nb, init, ...)                                                      \
-    (c->mode == M_BLOCK ? blk(__VA_ARGS__)                                             \
-     : c->mode == M_NB  ? nb(__VA_ARGS__, &c->req[0])                                  \
+#define ISSUE(blk, nb, init, ...)                                                                  \
+    (c->mode == M_BLOCK ? blk(__VA_ARGS__)                                                         \
+     : c->mode == M_NB  ? nb(__VA_ARGS__, &c->req[0])                                              \
                         : init(__VA_ARGS__, MPI_INFO_NULL, &c->req[0]))
 
 static void issue(struct call *c)
@@ -598,16 +637,16 @@ static void issue(struct call *c)
                                  : ISSUE(MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init, comm);
         break;
     case K_BCAST:
-        err = ISSUE(MPI_Bcast, MPI_Ibcast, MPI_Bcast_init, c->rb, cnt(rl, c->B), rl->dt, root,
-                    comm);
+        err =
+            ISSUE(MPI_Bcast, MPI_Ibcast, MPI_Bcast_init, c->rb, cnt(rl, c->B), rl->dt, root, comm);
         break;
     case K_REDUCE:
-        err = ISSUE(MPI_Reduce, MPI_Ireduce, MPI_Reduce_init, me == root ? sb : c->sb, c->rb,
-                    B, rl->dt, op, root, comm);
+        err = ISSUE(MPI_Reduce, MPI_Ireduce, MPI_Reduce_init, me == root ? sb : c->sb, c->rb, B,
+                    rl->dt, op, root, comm);
         break;
     case K_ALLREDUCE:
-        err = ISSUE(MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init, sb, c->rb, B, rl->dt,
-                    op, comm);
+        err = ISSUE(MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init, sb, c->rb, B, rl->dt, op,
+                    comm);
         break;
     case K_SCAN:
         err = ISSUE(MPI_Scan, MPI_Iscan, MPI_Scan_init, sb, c->rb, B, rl->dt, op, comm);
@@ -620,8 +659,8 @@ static void issue(struct call *c)
                     MPI_Reduce_scatter_block_init, sb, c->rb, B, rl->dt, op, comm);
         break;
     case K_ALLGATHER:
-        err = ISSUE(MPI_Allgather, MPI_Iallgather, MPI_Allgather_init, sb, cnt(sl, c->B),
-                    sl->dt, c->rb, cnt(rl, c->B), rl->dt, comm);
+        err = ISSUE(MPI_Allgather, MPI_Iallgather, MPI_Allgather_init, sb, cnt(sl, c->B), sl->dt,
+                    c->rb, cnt(rl, c->B), rl->dt, comm);
         break;
     case K_GATHER:
         err = ISSUE(MPI_Gather, MPI_Igather, MPI_Gather_init, me == root ? sb : c->sb,
@@ -629,24 +668,24 @@ static void issue(struct call *c)
         break;
     case K_SCATTER:
         err = ISSUE(MPI_Scatter, MPI_Iscatter, MPI_Scatter_init, c->sb, cnt(sl, c->B), sl->dt,
-                    c->inplace && me == root ? MPI_IN_PLACE : (void *)c->rb, cnt(rl, c->B),
-                    rl->dt, root, comm);
+                    c->inplace && me == root ? MPI_IN_PLACE : (void *)c->rb, cnt(rl, c->B), rl->dt,
+                    root, comm);
         break;
     case K_ALLTOALL:
         err = ISSUE(MPI_Alltoall, MPI_Ialltoall, MPI_Alltoall_init, sb, cnt(sl, c->B), sl->dt,
                     c->rb, cnt(rl, c->B), rl->dt, comm);
         break;
     case K_ALLGATHERV:
-        err = ISSUE(MPI_Allgatherv, MPI_Iallgatherv, MPI_Allgatherv_init, sb, c->sc[0],
-                    sl->dt, c->rb, c->rc, c->rd, rl->dt, comm);
+        err = ISSUE(MPI_Allgatherv, MPI_Iallgatherv, MPI_Allgatherv_init, sb, c->sc[0], sl->dt,
+                    c->rb, c->rc, c->rd, rl->dt, comm);
         break;
     case K_ALLTOALLV:
-        err = ISSUE(MPI_Alltoallv, MPI_Ialltoallv, MPI_Alltoallv_init, sb, c->sc, c->sd,
-                    sl->dt, c->rb, c->rc, c->rd, rl->dt, comm);
+        err = ISSUE(MPI_Alltoallv, MPI_Ialltoallv, MPI_Alltoallv_init, sb, c->sc, c->sd, sl->dt,
+                    c->rb, c->rc, c->rd, rl->dt, comm);
         break;
     case K_GATHERV:
-        err = ISSUE(MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init, me == root ? sb : c->sb,
-                    c->sc[me], sl->dt, c->rb, c->rc, c->rd, rl->dt, root, comm);
+        err = ISSUE(MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init, me == root ? sb : c->sb, c->sc[me],
+                    sl->dt, c->rb, c->rc, c->rd, rl->dt, root, comm);
         break;
     case K_SCATTERV:
         err = ISSUE(MPI_Scatterv, MPI_Iscatterv, MPI_Scatterv_init, c->sb, c->sc, c->sd, sl->dt,
@@ -662,8 +701,8 @@ static void issue(struct call *c)
         int tag = c->step % 30000, rtag = c->anytag ? MPI_ANY_TAG : tag;
 
         if (c->mode == M_BLOCK) {
-            err = MPI_Sendrecv(c->sb, cnt(sl, c->B), sl->dt, to, tag, c->rb, cnt(rl, c->B),
-                               rl->dt, from, rtag, comm, MPI_STATUS_IGNORE);
+            err = MPI_Sendrecv(c->sb, cnt(sl, c->B), sl->dt, to, tag, c->rb, cnt(rl, c->B), rl->dt,
+                               from, rtag, comm, MPI_STATUS_IGNORE);
         } else {
             MPI_Irecv(c->rb, cnt(rl, c->B), rl->dt, from, rtag, comm, &c->req[0]);
             err = MPI_Isend(c->sb, cnt(sl, c->B), sl->dt, to, tag, comm, &c->req[1]);
@@ -674,9 +713,9 @@ static void issue(struct call *c)
     }
     if (c->kind != K_P2P)
         comms[c->ci].ncoll++;
-    if (c->mode == M_BLOCK && (c->kind == K_BARRIER || c->kind == K_BCAST ||
-                               c->kind == K_REDUCE || c->kind == K_ALLREDUCE ||
-                               c->kind == K_ALLGATHER || c->kind == K_ALLTOALL))
+    if (c->mode == M_BLOCK &&
+        (c->kind == K_BARRIER || c->kind == K_BCAST || c->kind == K_REDUCE ||
+         c->kind == K_ALLREDUCE || c->kind == K_ALLGATHER || c->kind == K_ALLTOALL))
         comms[c->ci].nshm++;
     CHECK_MPI(err, "step %d: %s returned %d", c->step, kname[c->kind], err);
     if (c->mode == M_PERSIST)
@@ -709,10 +748,9 @@ static void verify(struct call *c)
         check(c, "result", 0, B, -1, (uint64_t)me * B, 0, n);
         dontcare(c, bi * c->rl->ext, c->rbytes);
         break;
-    case K_P2P:
-        check(c, "message", 0, B, (me - c->peer + n) % n, 0, 0, 0);
-        break;
-    case K_ALLGATHER: case K_GATHER:
+    case K_P2P: check(c, "message", 0, B, (me - c->peer + n) % n, 0, 0, 0); break;
+    case K_ALLGATHER:
+    case K_GATHER:
         if (c->kind == K_GATHER && me != root)
             return;
         for (int r = 0; r < n; r++)
@@ -900,8 +938,8 @@ static void toggle_comm(int ci, int step)
     if (ci == 1)
         MPI_Comm_dup(MPI_COMM_WORLD, &m->c);
     else if (ci == 2)
-        MPI_Comm_split(MPI_COMM_WORLD, (int)(mix(seed ^ (uint64_t)mt_rank << 8 ^ rng) & 1),
-                       mt_rank, &m->c);
+        MPI_Comm_split(MPI_COMM_WORLD, (int)(mix(seed ^ (uint64_t)mt_rank << 8 ^ rng) & 1), mt_rank,
+                       &m->c);
     else
         MPI_Comm_split(comms[1].c != MPI_COMM_NULL ? comms[1].c : MPI_COMM_WORLD, 0, -mt_rank,
                        &m->c);
@@ -918,8 +956,8 @@ static void toggle_comm(int ci, int step)
 
 static void one_call(int step)
 {
-    static const int shm_kinds[] = {K_BARRIER, K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE,
-                                    K_ALLGATHER, K_ALLTOALL};
+    static const int shm_kinds[] = {K_BARRIER,   K_BARRIER,   K_BCAST,   K_REDUCE,
+                                    K_ALLREDUCE, K_ALLGATHER, K_ALLTOALL};
     struct call *c = alloc(sizeof *c);
     int ci = burst_ci, t;
     size_t bytes;
@@ -947,11 +985,12 @@ static void one_call(int step)
         c->mode = M_BLOCK;
     }
     if (reduction(c->kind)) {
-        static const int allowed[][4] = {
-            [T_INT] = {O_SUM, O_MAX, O_BXOR, O_SUM}, [T_DOUBLE] = {O_SUM, O_MAX, O_SUM, O_MAX},
-            [T_CHAR] = {O_SUM, O_MAX, O_BXOR, O_SUM}, [T_U64] = {O_SUM, O_MAX, O_BXOR, O_USER},
-            [T_DI] = {O_MINLOC, O_MAXLOC, O_MINLOC, O_MAXLOC},
-            [T_V64] = {O_USER, O_USER, O_USER, O_USER}};
+        static const int allowed[][4] = {[T_INT] = {O_SUM, O_MAX, O_BXOR, O_SUM},
+                                         [T_DOUBLE] = {O_SUM, O_MAX, O_SUM, O_MAX},
+                                         [T_CHAR] = {O_SUM, O_MAX, O_BXOR, O_SUM},
+                                         [T_U64] = {O_SUM, O_MAX, O_BXOR, O_USER},
+                                         [T_DI] = {O_MINLOC, O_MAXLOC, O_MINLOC, O_MAXLOC},
+                                         [T_V64] = {O_USER, O_USER, O_USER, O_USER}};
         t = (int)rn(6);
         c->o = allowed[t][rn(4)];
         if (rn(4) == 0 && t == T_U64)
@@ -973,17 +1012,26 @@ static void one_call(int step)
     if (bytes && !c->B)
         c->B = (size_t)lays[t].per;
     switch (c->kind) {
-    case K_REDUCE: case K_ALLREDUCE: case K_ALLGATHER: case K_ALLGATHERV: case K_ALLTOALL:
-    case K_ALLTOALLV: case K_GATHER: case K_SCATTER: case K_RSB: case K_SCAN: case K_EXSCAN:
-    case K_GATHERV: case K_SCATTERV: case K_RS:
-        c->inplace = rn(3) == 0;
-        break;
+    case K_REDUCE:
+    case K_ALLREDUCE:
+    case K_ALLGATHER:
+    case K_ALLGATHERV:
+    case K_ALLTOALL:
+    case K_ALLTOALLV:
+    case K_GATHER:
+    case K_SCATTER:
+    case K_RSB:
+    case K_SCAN:
+    case K_EXSCAN:
+    case K_GATHERV:
+    case K_SCATTERV:
+    case K_RS: c->inplace = rn(3) == 0; break;
     }
     if (c->inplace)
         c->sl = c->rl;
     if (trace)
-        fprintf(stderr, "rank %d step %d: %s %s on %s count %zu type %s root %d%s\n", mt_rank,
-                step, mname[c->mode], kname[c->kind], cname[ci], c->B, tname[t], c->root,
+        fprintf(stderr, "rank %d step %d: %s %s on %s count %zu type %s root %d%s\n", mt_rank, step,
+                mname[c->mode], kname[c->kind], cname[ci], c->B, tname[t], c->root,
                 c->inplace ? " in place" : "");
     setup(c);
     refill(c);
@@ -1000,8 +1048,7 @@ static void one_call(int step)
 
 static void make_types(void)
 {
-    static const MPI_Datatype dt[] = {MPI_INT, MPI_DOUBLE, MPI_CHAR, MPI_UINT64_T,
-                                      MPI_DOUBLE_INT};
+    static const MPI_Datatype dt[] = {MPI_INT, MPI_DOUBLE, MPI_CHAR, MPI_UINT64_T, MPI_DOUBLE_INT};
     static const int bsz[] = {4, 8, 1, 8, 12};
 
     for (int t = 0; t <= T_DI; t++) {

@@ -435,10 +435,9 @@ static void t_scatter(const struct ic *c, int mode, int k)
                                  "%s: scatter from %d:%d: "
                                  "d[%d] = %d",
                                  what, rg, rr, i, d[i]);
-                CHECK_ALL("%s: scatter wrote where it "
-                          "should not",
-                          what)
-                {
+                CHECK_ALL ("%s: scatter wrote where it "
+                           "should not",
+                           what) {
                     CHECK_EQ_INT(d[k], -1);
                     CHECK_TRUE(c->g != rg || d[0] == -1);
                 }
@@ -525,10 +524,9 @@ static void t_allgather(const struct ic *c, int mode, int k)
                              "%s: allgatherv block %d[%d] = "
                              "%d",
                              what, q, i, d[dis[q] + i]);
-            CHECK_ALL("%s: allgatherv wrote "
-                      "outside block %d",
-                      what, q)
-            {
+            CHECK_ALL ("%s: allgatherv wrote "
+                       "outside block %d",
+                       what, q) {
                 CHECK_EQ_INT(d[dis[q] - 1], -1);
                 CHECK_EQ_INT(d[dis[q] + rc[q]], -1);
             }
@@ -611,10 +609,9 @@ static void t_alltoall(const struct ic *c, int mode, int k)
                                  "%s: alltoall%s "
                                  "block %d[%d] = %d",
                                  what, w ? "w" : "v", q, i, d[rd[q] + i]);
-                CHECK_ALL("%s: alltoall%s wrote "
-                          "outside block %d",
-                          what, w ? "w" : "v", q)
-                {
+                CHECK_ALL ("%s: alltoall%s wrote "
+                           "outside block %d",
+                           what, w ? "w" : "v", q) {
                     CHECK_EQ_INT(d[rd[q] - 1], -1);
                     CHECK_EQ_INT(d[rd[q] + rc[q]], -1);
                 }

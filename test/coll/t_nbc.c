@@ -67,8 +67,7 @@ static void with_p2p(void)
     MPI_Wait(&rr, &st);
     MPI_Wait(&sr, MPI_STATUS_IGNORE);
     CHECK_EQ_INT(sum, n, "iallreduce with p2p gave %d", sum);
-    CHECK_ALL("wildcard receive got %d tag %d from %d", got, st.MPI_TAG, st.MPI_SOURCE)
-    {
+    CHECK_ALL ("wildcard receive got %d tag %d from %d", got, st.MPI_TAG, st.MPI_SOURCE) {
         CHECK_EQ_INT(got, left * 10);
         CHECK_EQ_INT(st.MPI_TAG, 7);
         CHECK_EQ_INT(st.MPI_SOURCE, left);

@@ -313,15 +313,13 @@ static void check_predefined(void)
             memset(out, 0x5a, sizeof(out));
             rc = MPI_Allreduce(in, out, N, t->dt, ops[op], MPI_COMM_WORLD);
             t->ref(want, op, nr);
-            CHECK_ALL("allreduce %s on %s wrong", op_names[op], t->name)
-            {
+            CHECK_ALL ("allreduce %s on %s wrong", op_names[op], t->name) {
                 CHECK_MPI(rc);
                 CHECK_TRUE(same(t, out, want));
             }
             memset(out, 0x5a, sizeof(out));
             rc = MPI_Reduce(in, out, N, t->dt, ops[op], root, MPI_COMM_WORLD);
-            CHECK_ALL("reduce %s on %s wrong", op_names[op], t->name)
-            {
+            CHECK_ALL ("reduce %s on %s wrong", op_names[op], t->name) {
                 CHECK_MPI(rc);
                 CHECK_TRUE(mt_rank != root || same(t, out, want));
             }
@@ -330,8 +328,7 @@ static void check_predefined(void)
             t->fill(mine, op, 0);
             rc = MPI_Reduce_local(in, mine, N, t->dt, ops[op]);
             t->ref(want, op, 2);
-            CHECK_ALL("reduce_local %s on %s wrong", op_names[op], t->name)
-            {
+            CHECK_ALL ("reduce_local %s on %s wrong", op_names[op], t->name) {
                 CHECK_MPI(rc);
                 CHECK_TRUE(same(t, mine, want));
             }

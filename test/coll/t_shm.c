@@ -202,8 +202,7 @@ static void types(MPI_Comm comm, int me, int n)
                 max = (r * 7 + k * 3) % n;
                 at = r;
             }
-        CHECK_ALL("maxloc[%d]: (%g, %d), want (%d, %d)", k, q[k].v, q[k].i, max, at)
-        {
+        CHECK_ALL ("maxloc[%d]: (%g, %d), want (%d, %d)", k, q[k].v, q[k].i, max, at) {
             CHECK_TRUE(q[k].v == max);
             CHECK_EQ_INT(q[k].i, at);
         }
@@ -713,7 +712,10 @@ static void two_ways(MPI_Comm comm, int me, int n)
             int rs = it % 4 == 3, lay = me == root ? rs : str;
 
             for (int k = 0; k < 2 * m; k++)
-                r[k] = me != root ? -1 : !rs ? val(it, root, 0, k) : k % 2 ? -7 : val(it, root, 0, k / 2);
+                r[k] = me != root ? -1
+                       : !rs      ? val(it, root, 0, k)
+                       : k % 2    ? -7
+                                  : val(it, root, 0, k / 2);
             MPI_Bcast(r, lay ? 1 : m, lay ? vec : MPI_INT, root, comm);
             for (int k = 0; k < m && !bad; k++)
                 if ((lay ? r[2 * k] : r[k]) != val(it, root, 0, k)) {
@@ -896,8 +898,7 @@ static void mixed(MPI_Comm comm, int me, int n)
         MPI_Barrier(comm);
         MPI_Allreduce(&x, &u, 1, MPI_INT, MPI_MAX, comm);
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-        CHECK_ALL("round %d: %d %d %d", i, s, u, t)
-        {
+        CHECK_ALL ("round %d: %d %d %d", i, s, u, t) {
             CHECK_EQ_INT(s, n * (n - 1) / 2);
             CHECK_EQ_INT(u, n - 1);
             CHECK_EQ_INT(t, i);

@@ -31,15 +31,13 @@ static void test_dup(void)
     MPI_Comm_compare(d, d, &cmp);
     CHECK_EQ_INT(cmp, MPI_IDENT, "compare(dup, dup) = %d", cmp);
     MPI_Comm_get_name(d, name, &len);
-    CHECK_ALL("a new communicator has name '%s'", name)
-    {
+    CHECK_ALL ("a new communicator has name '%s'", name) {
         CHECK_EQ_INT(len, 0);
         CHECK_TRUE(!name[0]);
     }
     MPI_Comm_set_name(d, "my dup");
     MPI_Comm_get_name(d, name, &len);
-    CHECK_ALL("name '%s'", name)
-    {
+    CHECK_ALL ("name '%s'", name) {
         CHECK_EQ_STR(name, "my dup");
         CHECK_EQ_INT(len, 6);
     }
@@ -60,8 +58,7 @@ static void test_dup(void)
             MPI_Recv(&b, 1, MPI_INT, peer, 5, d, MPI_STATUS_IGNORE);
             MPI_Recv(&a, 1, MPI_INT, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
-            CHECK_ALL("dup crossed: world %d dup %d", a, b)
-            {
+            CHECK_ALL ("dup crossed: world %d dup %d", a, b) {
                 CHECK_EQ_INT(a, 100 + peer);
                 CHECK_EQ_INT(b, 200 + peer);
             }
@@ -95,8 +92,7 @@ static void test_split(void)
     }
     MPI_Comm_size(s, &n);
     MPI_Comm_rank(s, &r);
-    CHECK_ALL("split: size %d rank %d, expected %d %d", n, r, expect_n, expect_r)
-    {
+    CHECK_ALL ("split: size %d rank %d, expected %d %d", n, r, expect_n, expect_r) {
         CHECK_EQ_INT(n, expect_n);
         CHECK_EQ_INT(r, expect_r);
     }
@@ -164,8 +160,7 @@ static void test_split_type(void)
     MPI_Comm_rank(c, &r);
     MPI_Allreduce(&n, &lo, 1, MPI_INT, MPI_MIN, c);
     MPI_Allreduce(&n, &hi, 1, MPI_INT, MPI_MAX, c);
-    CHECK_ALL("split_type shared: members disagree on the size")
-    {
+    CHECK_ALL ("split_type shared: members disagree on the size") {
         CHECK_EQ_INT(lo, n);
         CHECK_EQ_INT(hi, n);
     }
@@ -241,15 +236,13 @@ static void test_disconnect(void)
         CHECK_TRUE(good, "a message sent before the disconnect arrived wrong");
     }
     rc = MPI_Comm_disconnect(&d);
-    CHECK_ALL("disconnect: rc %d", rc)
-    {
+    CHECK_ALL ("disconnect: rc %d", rc) {
         CHECK_MPI(rc);
         CHECK_EQ_PTR(d, MPI_COMM_NULL);
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Error_class(MPI_Comm_disconnect(&w), &cls);
-    CHECK_ALL("disconnecting MPI_COMM_WORLD: class %d", cls)
-    {
+    CHECK_ALL ("disconnecting MPI_COMM_WORLD: class %d", cls) {
         CHECK_EQ_INT(cls, MPI_ERR_COMM);
         CHECK_EQ_PTR(w, MPI_COMM_WORLD);
     }
@@ -376,15 +369,13 @@ static void test_idup(void)
     }
     MPI_Info_free(&info);
     MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
-    CHECK_ALL("idups started in different orders on odd and even ranks")
-    {
+    CHECK_ALL ("idups started in different orders on odd and even ranks") {
         CHECK_EQ_INT(sum_of_world_ranks(da), mt_size * (mt_size - 1) / 2);
         CHECK_EQ_INT(sum_of_world_ranks(db), mt_size * (mt_size - 1) / 2);
     }
     MPI_Comm_get_info(db, &used);
     MPI_Info_get_string(used, "t_comm_key", &vlen, v, &flag);
-    CHECK_ALL("idup_with_info keeps hints freed before completion")
-    {
+    CHECK_ALL ("idup_with_info keeps hints freed before completion") {
         CHECK_TRUE(flag);
         CHECK_EQ_STR(v, "yes");
     }
@@ -403,8 +394,7 @@ static void test_idup(void)
     MPI_Comm_remote_size(dic, &rs);
     flag = 1;
     MPI_Allreduce(&flag, &x, 1, MPI_INT, MPI_SUM, dic);
-    CHECK_ALL("idup of an intercommunicator: remote size %d, sum %d", rs, x)
-    {
+    CHECK_ALL ("idup of an intercommunicator: remote size %d, sum %d", rs, x) {
         CHECK_EQ_INT(rs, (mt_rank % 2 ? (mt_size + 1) / 2 : mt_size / 2));
         CHECK_EQ_INT(x, rs);
     }

@@ -52,8 +52,7 @@ int main(int argc, char **argv)
     MPI_Grequest_complete(r);
     MPI_Wait(&r, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK_ALL("wait: count %d source %d tag %d", count, st.MPI_SOURCE, st.MPI_TAG)
-    {
+    CHECK_ALL ("wait: count %d source %d tag %d", count, st.MPI_SOURCE, st.MPI_TAG) {
         CHECK_EQ_PTR(r, MPI_REQUEST_NULL);
         CHECK_EQ_INT(count, 5);
         CHECK_EQ_INT(st.MPI_SOURCE, 3);
@@ -69,8 +68,7 @@ int main(int argc, char **argv)
     CHECK_EQ_STR(trace, "cf", "cancel then free ran as '%s', expected 'cf'", trace);
 
     MPI_Alloc_mem(1 << 20, MPI_INFO_NULL, &p);
-    CHECK_ALL("MPI_Alloc_mem gives page-aligned memory")
-    {
+    CHECK_ALL ("MPI_Alloc_mem gives page-aligned memory") {
         CHECK_TRUE(p);
         CHECK_EQ_LONG(((uintptr_t)p & 4095), 0);
     }

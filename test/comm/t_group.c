@@ -35,8 +35,7 @@ int main(int argc, char **argv)
     }
     MPI_Group_size(wg, &n);
     MPI_Group_rank(wg, &r);
-    CHECK_ALL("world group %d %d", n, r)
-    {
+    CHECK_ALL ("world group %d %d", n, r) {
         CHECK_EQ_INT(n, mt_size);
         CHECK_EQ_INT(r, mt_rank);
     }
@@ -52,8 +51,7 @@ int main(int argc, char **argv)
 
     MPI_Group_union(b, a, &g); /* odds then evens */
     members(g, wg, m, &n);
-    CHECK_ALL("union order")
-    {
+    CHECK_ALL ("union order") {
         CHECK_EQ_INT(n, mt_size);
         CHECK_TRUE(same(m, no, odds, no));
         CHECK_TRUE(same(m + no, ne, evens, ne));
@@ -94,8 +92,7 @@ int main(int argc, char **argv)
     {
         int in[2] = {0, MPI_PROC_NULL}, out[2];
         MPI_Group_translate_ranks(wg, 2, in, b, out);
-        CHECK_ALL("translate %d %d", out[0], out[1])
-        {
+        CHECK_ALL ("translate %d %d", out[0], out[1]) {
             CHECK_EQ_INT(out[0], MPI_UNDEFINED);
             CHECK_EQ_INT(out[1], MPI_PROC_NULL);
         }

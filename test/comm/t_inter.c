@@ -9,8 +9,7 @@ static void check_merged(MPI_Comm m, int expect_first_low)
     MPI_Comm_size(m, &n);
     MPI_Comm_rank(m, &r);
     int expect = expect_first_low ? mt_rank : (low ? mt_rank + (mt_size - half) : mt_rank - half);
-    CHECK_ALL("merged rank %d expected %d", r, expect)
-    {
+    CHECK_ALL ("merged rank %d expected %d", r, expect) {
         CHECK_EQ_INT(n, mt_size);
         CHECK_EQ_INT(r, expect);
     }
@@ -32,8 +31,7 @@ int main(int argc, char **argv)
     MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, low ? half : 0, 7, &inter);
     MPI_Comm_test_inter(inter, &flag);
     MPI_Comm_remote_size(inter, &rs);
-    CHECK_ALL("remote size %d", rs)
-    {
+    CHECK_ALL ("remote size %d", rs) {
         CHECK_TRUE(flag);
         CHECK_EQ_INT(rs, (low ? mt_size - half : half));
     }
@@ -41,8 +39,7 @@ int main(int argc, char **argv)
         int n, r;
         MPI_Comm_size(inter, &n);
         MPI_Comm_rank(inter, &r);
-        CHECK_ALL("intercomm local size/rank %d %d", n, r)
-        {
+        CHECK_ALL ("intercomm local size/rank %d %d", n, r) {
             CHECK_EQ_INT(n, ls);
             CHECK_EQ_INT(r, lr);
         }
@@ -94,8 +91,7 @@ int main(int argc, char **argv)
             MPI_Comm_size(sp, &n);
             MPI_Comm_rank(sp, &r);
             MPI_Comm_remote_size(sp, &m);
-            CHECK_ALL("inter split: size %d/%d rank %d remote %d/%d", n, nl, r, m, nr)
-            {
+            CHECK_ALL ("inter split: size %d/%d rank %d remote %d/%d", n, nl, r, m, nr) {
                 CHECK_EQ_INT(n, nl);
                 CHECK_EQ_INT(m, nr);
                 CHECK_EQ_INT(r, nl - 1 - lr / 2);
@@ -105,8 +101,7 @@ int main(int argc, char **argv)
                 int v = -1;
                 MPI_Sendrecv(&mt_rank, 1, MPI_INT, 0, 4, &v, 1, MPI_INT, 0, 4, sp,
                              MPI_STATUS_IGNORE);
-                CHECK_ALL("inter split exchange got %d", v)
-                {
+                CHECK_ALL ("inter split exchange got %d", v) {
                     CHECK_GE_LONG(v, 0);
                     CHECK_NE_INT((v < half), low);
                 }

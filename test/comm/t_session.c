@@ -34,8 +34,7 @@ static MPI_Comm world_from(MPI_Session s, const char *tag)
     for (int i = 0; i < n; i++) {
         len = 0;
         MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &len, NULL);
-        CHECK_ALL("pset %d: length %d", i, len)
-        {
+        CHECK_ALL ("pset %d: length %d", i, len) {
             CHECK_GT_LONG(len, 1);
             CHECK_LE_LONG(len, (int)sizeof(name));
         }
@@ -57,8 +56,7 @@ static MPI_Comm world_from(MPI_Session s, const char *tag)
     MPI_Group_free(&g);
     MPI_Comm_rank(c, &mt_rank);
     MPI_Comm_size(c, &size);
-    CHECK_ALL("world comm: rank %d of %d", mt_rank, size)
-    {
+    CHECK_ALL ("world comm: rank %d of %d", mt_rank, size) {
         CHECK_EQ_INT(size, wsize);
         CHECK_EQ_INT(mt_rank, rank);
     }
@@ -66,13 +64,12 @@ static MPI_Comm world_from(MPI_Session s, const char *tag)
     CHECK_EQ_INT(sum, size * (size - 1) / 2, "allreduce of ranks: %d", sum);
     {
         /* Only MPI_TAG_UB is cached on a communicator from a session. */
-        static const int world_only[] = {MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_APPNUM,
-                                         MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE};
+        static const int world_only[] = {
+            MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_APPNUM, MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE};
         void *val;
 
         MPI_Comm_get_attr(c, MPI_TAG_UB, &val, &flag);
-        CHECK_ALL("MPI_TAG_UB on a session communicator")
-        {
+        CHECK_ALL ("MPI_TAG_UB on a session communicator") {
             CHECK_TRUE(flag);
             CHECK_GE_LONG(*(int *)val, 32767);
         }
@@ -83,7 +80,8 @@ static MPI_Comm world_from(MPI_Session s, const char *tag)
     }
     {
         int next = (mt_rank + 1) % size, prev = (mt_rank + size - 1) % size, got = -1;
-        MPI_Sendrecv(&mt_rank, 1, MPI_INT, next, 3, &got, 1, MPI_INT, prev, 3, c, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&mt_rank, 1, MPI_INT, next, 3, &got, 1, MPI_INT, prev, 3, c,
+                     MPI_STATUS_IGNORE);
         CHECK_EQ_INT(got, prev, "ring: got %d from %d", got, prev);
     }
 
@@ -164,14 +162,12 @@ static void errors(MPI_Session s)
 
     rc = MPI_Group_from_session_pset(s, "mpi://NOWHERE", &g);
     MPI_Error_class(rc, &cls);
-    CHECK_ALL("unknown pset: class %d", cls)
-    {
+    CHECK_ALL ("unknown pset: class %d", cls) {
         CHECK_EQ_INT(cls, MPI_ERR_ARG);
         CHECK_EQ_PTR(g, MPI_GROUP_NULL);
     }
     rc = MPI_Group_from_session_pset(s, "mpi://world", &g);
-    CHECK_ALL("mpi://world (lower case): rc %d", rc)
-    {
+    CHECK_ALL ("mpi://world (lower case): rc %d", rc) {
         CHECK_MPI(rc);
         CHECK_NE_PTR(g, MPI_GROUP_NULL);
     }
@@ -189,9 +185,8 @@ static void errors(MPI_Session s)
         MPI_Info_set(info, "thread_level", "MPI_THREAD_ANY");
         rc = MPI_Session_init(info, MPI_ERRORS_RETURN, &s3);
         MPI_Error_class(rc, &cls);
-        CHECK_ALL("thread_level MPI_THREAD_ANY: class %d, want MPI_ERR_INFO_VALUE (%d)", cls,
-                  MPI_ERR_INFO_VALUE)
-        {
+        CHECK_ALL ("thread_level MPI_THREAD_ANY: class %d, want MPI_ERR_INFO_VALUE (%d)", cls,
+                   MPI_ERR_INFO_VALUE) {
             CHECK_EQ_INT(cls, MPI_ERR_INFO_VALUE);
             CHECK_EQ_PTR(s3, MPI_SESSION_NULL);
         }
@@ -266,8 +261,7 @@ int main(int argc, char **argv)
             cls = -1;
             MPI_Error_class(MPI_Intercomm_create(self, 0, MPI_COMM_WORLD, (wrank + 1) % n, 7, &ic),
                             &cls);
-            CHECK_ALL("MPI_Intercomm_create of a session and the world: class %d", cls)
-            {
+            CHECK_ALL ("MPI_Intercomm_create of a session and the world: class %d", cls) {
                 CHECK_EQ_INT(cls, MPI_ERR_COMM);
                 CHECK_EQ_PTR(ic, MPI_COMM_NULL);
             }

@@ -68,9 +68,7 @@ static void ref_walk(MPI_Datatype t, char *base, ref_fn fn, void *ctx)
     MPI_Aint ext = ref_extent(ty[0]);
     switch (comb) {
     case MPI_COMBINER_DUP:
-    case MPI_COMBINER_RESIZED:
-        ref_walk(ty[0], base, fn, ctx);
-        break;
+    case MPI_COMBINER_RESIZED: ref_walk(ty[0], base, fn, ctx); break;
     case MPI_COMBINER_CONTIGUOUS:
         for (int i = 0; i < in[0]; i++)
             ref_walk(ty[0], base + i * ext, fn, ctx);
@@ -110,11 +108,8 @@ static void ref_walk(MPI_Datatype t, char *base, ref_fn fn, void *ctx)
             for (int j = 0; j < in[1 + i]; j++)
                 ref_walk(ty[i], base + a[i] + j * ref_extent(ty[i]), fn, ctx);
         break;
-    case MPI_COMBINER_SUBARRAY:
-        ref_subarray(in, ty[0], base, fn, ctx);
-        break;
-    default:
-        abort();
+    case MPI_COMBINER_SUBARRAY: ref_subarray(in, ty[0], base, fn, ctx); break;
+    default: abort();
     }
     for (int i = 0; i < nd; i++) {
         int c2, x, y, z;
@@ -189,8 +184,8 @@ static void rnd_free(MPI_Datatype *t)
  * types come back as themselves (rnd_free knows). */
 static MPI_Datatype rnd_type(int depth)
 {
-    static const MPI_Datatype basic[] = {MPI_CHAR, MPI_SHORT, MPI_INT, MPI_DOUBLE, MPI_FLOAT,
-                                         MPI_LONG_LONG};
+    static const MPI_Datatype basic[] = {MPI_CHAR,   MPI_SHORT, MPI_INT,
+                                         MPI_DOUBLE, MPI_FLOAT, MPI_LONG_LONG};
     MPI_Datatype old, t = MPI_DATATYPE_NULL;
     int bl[4], di[4], n;
     MPI_Aint ad[4];
@@ -200,9 +195,7 @@ static MPI_Datatype rnd_type(int depth)
     old = rnd_type(depth - 1);
     MPI_Aint ext = ref_extent(old);
     switch (rnd(10)) {
-    case 0:
-        MPI_Type_contiguous(rnd_range(1, 3), old, &t);
-        break;
+    case 0: MPI_Type_contiguous(rnd_range(1, 3), old, &t); break;
     case 1: {
         int b = rnd_range(1, 3), s = rnd_range(-4, 5);
         MPI_Type_vector(rnd_range(1, 4), b, s, old, &t);
@@ -249,9 +242,7 @@ static MPI_Datatype rnd_type(int depth)
         MPI_Type_create_resized(old, tlb - rnd_range(0, 8), text + rnd_range(1, 16), &t);
         break;
     }
-    case 8:
-        MPI_Type_dup(old, &t);
-        break;
+    case 8: MPI_Type_dup(old, &t); break;
     default: {
         int sizes[3], sub[3], start[3], nd = rnd_range(1, 3);
         for (int i = 0; i < nd; i++) {

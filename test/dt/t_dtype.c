@@ -198,22 +198,19 @@ static void fixed(void)
 
     MPI_Type_vector(3, 2, 4, MPI_INT, &v);
     MPI_Type_get_extent(v, &lb, &ext);
-    CHECK_ALL("vector(3,2,4,int): lb 0 extent 40 (got %ld %ld)", (long)lb, (long)ext)
-    {
+    CHECK_ALL ("vector(3,2,4,int): lb 0 extent 40 (got %ld %ld)", (long)lb, (long)ext) {
         CHECK_EQ_LONG(lb, 0);
         CHECK_EQ_LONG(ext, 40);
     }
     MPI_Type_get_envelope(v, &ni, &na, &nd, &comb);
-    CHECK_ALL("vector envelope")
-    {
+    CHECK_ALL ("vector envelope") {
         CHECK_EQ_INT(comb, MPI_COMBINER_VECTOR);
         CHECK_EQ_INT(ni, 3);
         CHECK_EQ_INT(na, 0);
         CHECK_EQ_INT(nd, 1);
     }
     MPI_Type_get_contents(v, 8, 4, 4, ints, aints, types);
-    CHECK_ALL("vector contents")
-    {
+    CHECK_ALL ("vector contents") {
         CHECK_EQ_INT(ints[0], 3);
         CHECK_EQ_INT(ints[1], 2);
         CHECK_EQ_INT(ints[2], 4);
@@ -233,8 +230,7 @@ static void fixed(void)
     MPI_Type_create_resized(MPI_INT, -4, 12, &r);
     MPI_Type_get_extent(r, &lb, &ext);
     MPI_Type_get_true_extent(r, &tlb, &text);
-    CHECK_ALL("resized int: lb -4 extent 12, true 0/4")
-    {
+    CHECK_ALL ("resized int: lb -4 extent 12, true 0/4") {
         CHECK_EQ_LONG(lb, -4);
         CHECK_EQ_LONG(ext, 12);
         CHECK_EQ_LONG(tlb, 0);
@@ -244,8 +240,7 @@ static void fixed(void)
         int bl[2] = {1, 1}, ds[2] = {-2, 3};
         MPI_Type_indexed(2, bl, ds, MPI_INT, &c);
         MPI_Type_get_true_extent(c, &tlb, &text);
-        CHECK_ALL("indexed with negative displacement: true lb -8 extent 24")
-        {
+        CHECK_ALL ("indexed with negative displacement: true lb -8 extent 24") {
             CHECK_EQ_LONG(tlb, -8);
             CHECK_EQ_LONG(text, 24);
         }
@@ -255,17 +250,15 @@ static void fixed(void)
         MPI_Type_create_subarray(2, sz, ss, st, MPI_ORDER_C, MPI_DOUBLE, &sub);
         MPI_Type_get_extent(sub, &lb, &ext);
         MPI_Type_get_true_extent(sub, &tlb, &text);
-        CHECK_ALL("subarray 6x8 [1:4,2:6]: extent %ld true lb %ld true extent %ld", (long)ext,
-                  (long)tlb, (long)text)
-        {
+        CHECK_ALL ("subarray 6x8 [1:4,2:6]: extent %ld true lb %ld true extent %ld", (long)ext,
+                   (long)tlb, (long)text) {
             CHECK_EQ_LONG(lb, 0);
             CHECK_EQ_LONG(ext, 6 * 8 * 8);
             CHECK_EQ_LONG(tlb, (1 * 8 + 2) * 8);
             CHECK_EQ_LONG(text, (2 * 8 + 4) * 8);
         }
         MPI_Type_get_envelope(sub, &ni, &na, &nd, &comb);
-        CHECK_ALL("subarray envelope")
-        {
+        CHECK_ALL ("subarray envelope") {
             CHECK_EQ_INT(comb, MPI_COMBINER_SUBARRAY);
             CHECK_EQ_INT(ni, 8);
             CHECK_EQ_INT(nd, 1);
@@ -278,8 +271,7 @@ static void fixed(void)
         MPI_Type_size(d, &sz);
         MPI_Type_get_true_extent(d, &tlb, &text);
         MPI_Type_get_extent(d, &lb, &ext);
-        CHECK_ALL("darray block rank 3: one int at 9 (size %d lb %ld)", sz, (long)tlb)
-        {
+        CHECK_ALL ("darray block rank 3: one int at 9 (size %d lb %ld)", sz, (long)tlb) {
             CHECK_EQ_INT(sz, 4);
             CHECK_EQ_LONG(tlb, 36);
             CHECK_EQ_LONG(ext, 40);
@@ -294,8 +286,7 @@ static void fixed(void)
         for (int i = 0; i < 10; i++)
             in[i] = i;
         MPI_Pack(in, 1, d, out, sizeof(out), &pos, MPI_COMM_SELF);
-        CHECK_ALL("darray cyclic(2) over 2, rank 1: elements 2 3 6 7")
-        {
+        CHECK_ALL ("darray cyclic(2) over 2, rank 1: elements 2 3 6 7") {
             CHECK_EQ_INT(pos, 16);
             CHECK_EQ_INT(out[0], 2);
             CHECK_EQ_INT(out[1], 3);
@@ -312,8 +303,7 @@ static void fixed(void)
         pos = 0;
         MPI_Pack(a2, 1, d, o2, sizeof(o2), &pos, MPI_COMM_SELF);
         /* rank 3 = coords (1,1): rows 2-3, columns 1,3,5 */
-        CHECK_ALL("darray 4x6 block x cyclic on 2x2, rank 3")
-        {
+        CHECK_ALL ("darray 4x6 block x cyclic on 2x2, rank 3") {
             CHECK_EQ_INT(pos, 24);
             CHECK_EQ_INT(o2[0], 13);
             CHECK_EQ_INT(o2[1], 15);
@@ -324,25 +314,22 @@ static void fixed(void)
         MPI_Type_free(&d);
     }
     MPI_Type_get_name(MPI_CHAR, name, &len);
-    CHECK_ALL("MPI_CHAR is named \"MPI_CHAR\"")
-    {
+    CHECK_ALL ("MPI_CHAR is named \"MPI_CHAR\"") {
         CHECK_EQ_STR(name, "MPI_CHAR");
         CHECK_EQ_INT(len, 8);
     }
     len = -1;
     name[0] = 0;
-    CHECK_ALL("MPI_DATATYPE_NULL is named (MPI-4.1): got \"%s\" of length %d, want "
-              "\"MPI_DATATYPE_NULL\" of 17",
-              name, len)
-    {
+    CHECK_ALL ("MPI_DATATYPE_NULL is named (MPI-4.1): got \"%s\" of length %d, want "
+               "\"MPI_DATATYPE_NULL\" of 17",
+               name, len) {
         CHECK_MPI(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len));
         CHECK_EQ_STR(name, "MPI_DATATYPE_NULL");
         CHECK_EQ_INT(len, 17);
     }
     MPI_Type_size(MPI_DOUBLE_INT, &len);
     MPI_Type_get_extent(MPI_DOUBLE_INT, &lb, &ext);
-    CHECK_ALL("MPI_DOUBLE_INT: size 12, extent 16")
-    {
+    CHECK_ALL ("MPI_DOUBLE_INT: size 12, extent 16") {
         CHECK_EQ_INT(len, 12);
         CHECK_EQ_LONG(ext, 16);
     }
@@ -356,19 +343,24 @@ static void fixed(void)
     /* A pair type is two basic elements, as the struct the standard defines
      * it to be (MPICH test datatype/get_elements_pairtype). */
     {
-        struct dd { double a; int b; double c; int d; } src = {1.5, 2, 3.5, 4}, dst[2];
+        struct dd {
+            double a;
+            int b;
+            double c;
+            int d;
+        } src = {1.5, 2, 3.5, 4}, dst[2];
         int bl[4] = {1, 1, 1, 1}, n = 0;
-        MPI_Aint ds[4] = {0, offsetof(struct dd, b), offsetof(struct dd, c), offsetof(struct dd, d)};
+        MPI_Aint ds[4] = {0, offsetof(struct dd, b), offsetof(struct dd, c),
+                          offsetof(struct dd, d)};
         MPI_Datatype ts[4] = {MPI_DOUBLE, MPI_INT, MPI_DOUBLE, MPI_INT}, st4;
         MPI_Status stat;
         MPI_Type_create_struct(4, bl, ds, ts, &st4);
         MPI_Type_commit(&st4);
         MPI_Sendrecv(&src, 1, st4, 0, 5, dst, 2, MPI_DOUBLE_INT, 0, 5, MPI_COMM_SELF, &stat);
         MPI_Get_elements(&stat, MPI_DOUBLE_INT, &n);
-        CHECK_ALL("2 MPI_DOUBLE_INT received: 4 elements "
-                  "(got %d)",
-                  n)
-        {
+        CHECK_ALL ("2 MPI_DOUBLE_INT received: 4 elements "
+                   "(got %d)",
+                   n) {
             CHECK_EQ_INT(n, 4);
             CHECK_TRUE(dst[0].c == 3.5);
             CHECK_EQ_INT(dst[0].d, 4);
@@ -377,10 +369,9 @@ static void fixed(void)
         MPI_Get_elements(&stat, MPI_DOUBLE_INT, &n);
         int cnt = 0;
         MPI_Get_count(&stat, MPI_DOUBLE_INT, &cnt);
-        CHECK_ALL("set_elements(MPI_DOUBLE_INT, 3): 3 elements, count "
-                  "undefined (got %d %d)",
-                  n, cnt)
-        {
+        CHECK_ALL ("set_elements(MPI_DOUBLE_INT, 3): 3 elements, count "
+                   "undefined (got %d %d)",
+                   n, cnt) {
             CHECK_EQ_INT(n, 3);
             CHECK_EQ_INT(cnt, MPI_UNDEFINED);
         }
@@ -408,9 +399,8 @@ static void fixed(void)
         int rc = MPI_Status_c2f(&stat, f) | MPI_Status_f2f08(f, &f08) | MPI_Status_f082f(&f08, g) |
                  MPI_Status_f2c(g, &back);
         MPI_Get_count(&back, MPI_DOUBLE_INT, &cnt);
-        CHECK_ALL("status to Fortran, Fortran 2008, Fortran and back: source %d tag %d count %d",
-                  back.MPI_SOURCE, back.MPI_TAG, cnt)
-        {
+        CHECK_ALL ("status to Fortran, Fortran 2008, Fortran and back: source %d tag %d count %d",
+                   back.MPI_SOURCE, back.MPI_TAG, cnt) {
             CHECK_MPI(rc);
             CHECK_EQ_INT(f[MPI_F_SOURCE], 0);
             CHECK_EQ_INT(f[MPI_F_TAG], 5);
@@ -421,8 +411,7 @@ static void fixed(void)
             CHECK_EQ_INT(cnt, 2);
         }
         rc = MPI_Status_c2f08(&stat, &f08) | MPI_Status_f082c(&f08, &back);
-        CHECK_ALL("status to Fortran 2008 and back")
-        {
+        CHECK_ALL ("status to Fortran 2008 and back") {
             CHECK_MPI(rc);
             CHECK_EQ_INT(back.MPI_TAG, 5);
         }
@@ -443,8 +432,7 @@ static void fixed(void)
                    "contiguous(INT_MAX), vector(INT_MAX/2) and contiguous_c(5e9) take %.3f s", t0);
         MPI_Type_size_x(big, &sz);
         MPI_Type_get_extent_x(big, &lbx, &extx);
-        CHECK_ALL("contiguous(INT_MAX, char): one run")
-        {
+        CHECK_ALL ("contiguous(INT_MAX, char): one run") {
             CHECK_EQ_LONG(sz, INT_MAX);
             CHECK_EQ_LONG(lbx, 0);
             CHECK_EQ_LONG(extx, INT_MAX);
@@ -452,8 +440,7 @@ static void fixed(void)
         }
         MPI_Type_size_x(vbig, &sz);
         MPI_Type_get_true_extent_x(vbig, &lbx, &extx);
-        CHECK_ALL("vector(INT_MAX/2, 1, 3, 4 ints): size, true extent, one strided segment")
-        {
+        CHECK_ALL ("vector(INT_MAX/2, 1, 3, 4 ints): size, true extent, one strided segment") {
             CHECK_EQ_LONG(sz, 16LL * (INT_MAX / 2));
             CHECK_EQ_LONG(lbx, 0);
             CHECK_EQ_LONG(extx, 48LL * (INT_MAX / 2 - 1) + 16);
@@ -471,8 +458,7 @@ static void fixed(void)
         MPI_Type_commit(&nv);
         MPI_Type_get_extent(nv, &lb, &ext);
         MPI_Pack(in + 6, 1, nv, out, sizeof(out), &pos, MPI_COMM_SELF);
-        CHECK_ALL("vector(3, 2, -3, int): lb -24, extent 32, packs 6 7 3 4 0 1")
-        {
+        CHECK_ALL ("vector(3, 2, -3, int): lb -24, extent 32, packs 6 7 3 4 0 1") {
             CHECK_EQ_LONG(lb, -24);
             CHECK_EQ_LONG(ext, 32);
             CHECK_EQ_INT(pos, 24);
@@ -495,8 +481,7 @@ static void fixed(void)
         MPI_Type_size(m, &len);
         MPI_Type_get_envelope(m, &ni, &na, &nd, &comb);
         MPI_Type_get_contents(m, 8, 4, 4, ints, aints, types);
-        CHECK_ALL("f90_integer(9): 4 bytes, envelope F90_INTEGER (r)")
-        {
+        CHECK_ALL ("f90_integer(9): 4 bytes, envelope F90_INTEGER (r)") {
             CHECK_EQ_INT(len, 4);
             CHECK_EQ_INT(comb, MPI_COMBINER_F90_INTEGER);
             CHECK_EQ_INT(ni, 1);
@@ -512,8 +497,7 @@ static void fixed(void)
             MPI_Type_create_f90_real(7, MPI_UNDEFINED, &f);
             MPI_Type_get_envelope(f, &ni, &na, &nd, &comb);
             MPI_Type_get_contents(f, 8, 4, 4, ints, aints, types);
-            CHECK_ALL("f90_real(7, MPI_UNDEFINED): envelope F90_REAL (p, r)")
-            {
+            CHECK_ALL ("f90_real(7, MPI_UNDEFINED): envelope F90_REAL (p, r)") {
                 CHECK_EQ_INT(comb, MPI_COMBINER_F90_REAL);
                 CHECK_EQ_INT(ni, 2);
                 CHECK_EQ_INT(nd, 0);
@@ -522,24 +506,21 @@ static void fixed(void)
             }
             MPI_Type_size(f, &len);
             int e = MPI_Reduce_local(&a, &b, 1, f, MPI_SUM);
-            CHECK_ALL("f90_real(7, undefined) is 8 bytes and reduces")
-            {
+            CHECK_ALL ("f90_real(7, undefined) is 8 bytes and reduces") {
                 CHECK_EQ_INT(len, 8);
                 CHECK_TRUE(!e);
                 CHECK_TRUE(b == 3.5);
             }
             MPI_Type_create_f90_real(7, MPI_UNDEFINED, &f2);
             MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-            CHECK_ALL("the same (p, r) gives the same type, which cannot be freed")
-            {
+            CHECK_ALL ("the same (p, r) gives the same type, which cannot be freed") {
                 CHECK_EQ_PTR(f2, f);
                 CHECK_EQ_INT(MPI_Type_free(&f2), MPI_ERR_TYPE);
             }
             MPI_Type_create_f90_complex(3, 10, &f);
             MPI_Type_get_envelope(f, &ni, &na, &nd, &comb);
             MPI_Type_size(f, &len);
-            CHECK_ALL("f90_complex(3, 10): 8 bytes")
-            {
+            CHECK_ALL ("f90_complex(3, 10): 8 bytes") {
                 CHECK_EQ_INT(comb, MPI_COMBINER_F90_COMPLEX);
                 CHECK_EQ_INT(len, 8);
             }
@@ -563,8 +544,7 @@ static void fixed(void)
         MPI_Status_get_source(&st, &source);
         MPI_Status_get_tag(&st, &tag);
         MPI_Status_get_error(&st, &error);
-        CHECK_ALL("Status_set/get_source, _tag, _error")
-        {
+        CHECK_ALL ("Status_set/get_source, _tag, _error") {
             CHECK_EQ_INT(source, 3);
             CHECK_EQ_INT(tag, 44);
             CHECK_EQ_INT(error, MPI_ERR_TRUNCATE);
@@ -588,16 +568,14 @@ static void fixed(void)
         unsigned char o[16];
         MPI_Aint pos = 0, sz;
         MPI_Pack_external("external32", &i1, 1, MPI_INT, o, 16, &pos);
-        CHECK_ALL("external32 int 1 is 00 00 00 01")
-        {
+        CHECK_ALL ("external32 int 1 is 00 00 00 01") {
             CHECK_EQ_LONG(pos, 4);
             CHECK_EQ_INT(o[0], 0);
             CHECK_EQ_INT(o[3], 1);
         }
         pos = 0;
         MPI_Pack_external("external32", &d1, 1, MPI_DOUBLE, o, 16, &pos);
-        CHECK_ALL("external32 double 1.0")
-        {
+        CHECK_ALL ("external32 double 1.0") {
             CHECK_EQ_LONG(pos, 8);
             CHECK_EQ_INT(o[0], 0x3f);
             CHECK_EQ_INT(o[1], 0xf0);
@@ -606,8 +584,7 @@ static void fixed(void)
         pos = 0;
         MPI_Pack_external_size("external32", 1, MPI_LONG, &sz);
         MPI_Pack_external("external32", &l1, 1, MPI_LONG, o, 16, &pos);
-        CHECK_ALL("external32 long is 4 bytes")
-        {
+        CHECK_ALL ("external32 long is 4 bytes") {
             CHECK_EQ_LONG(sz, 4);
             CHECK_EQ_LONG(pos, 4);
             CHECK_EQ_INT(o[0], 0xff);
@@ -619,8 +596,7 @@ static void fixed(void)
         CHECK_EQ_LONG(back, -2, "external32 long -2 comes back sign-extended");
         pos = 0;
         MPI_Pack_external("external32", &ld, 1, MPI_LONG_DOUBLE, o, 16, &pos);
-        CHECK_ALL("external32 long double 1.0 is binary128")
-        {
+        CHECK_ALL ("external32 long double 1.0 is binary128") {
             CHECK_EQ_LONG(pos, 16);
             CHECK_EQ_INT(o[0], 0x3f);
             CHECK_EQ_INT(o[1], 0xff);
@@ -631,13 +607,15 @@ static void fixed(void)
         up = 0;
         MPI_Unpack_external("external32", o, 16, &up, &ldb, 1, MPI_LONG_DOUBLE);
         CHECK_TRUE(ldb == 1.0L, "external32 long double round trip");
-        struct { double v; int i; } di = {2.5, 7}, dib = {0, 0};
+        struct {
+            double v;
+            int i;
+        } di = {2.5, 7}, dib = {0, 0};
         pos = up = 0;
         MPI_Pack_external_size("external32", 1, MPI_DOUBLE_INT, &sz);
         MPI_Pack_external("external32", &di, 1, MPI_DOUBLE_INT, o, 16, &pos);
         MPI_Unpack_external("external32", o, 16, &up, &dib, 1, MPI_DOUBLE_INT);
-        CHECK_ALL("external32 MPI_DOUBLE_INT: 12 bytes")
-        {
+        CHECK_ALL ("external32 MPI_DOUBLE_INT: 12 bytes") {
             CHECK_EQ_LONG(sz, 12);
             CHECK_EQ_LONG(pos, 12);
             CHECK_TRUE(dib.v == 2.5);
@@ -660,8 +638,7 @@ static void fixed(void)
         MPI_Type_free(&outer);
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
         /* vector(2,1,2) has extent 3 ints: elements 0, 2, 3, 5 */
-        CHECK_ALL("types freed while in use by a derived type and by requests stay alive")
-        {
+        CHECK_ALL ("types freed while in use by a derived type and by requests stay alive") {
             CHECK_EQ_INT(dst[0], 100);
             CHECK_EQ_INT(dst[2], 102);
             CHECK_EQ_INT(dst[3], 103);
@@ -686,8 +663,7 @@ static void fixed(void)
         MPI_Type_commit(&ra);
         MPI_Sendrecv(MPI_BOTTOM, 1, sa, 0, 4, MPI_BOTTOM, 1, ra, 0, 4, MPI_COMM_SELF,
                      MPI_STATUS_IGNORE);
-        CHECK_ALL("MPI_BOTTOM with absolute addresses")
-        {
+        CHECK_ALL ("MPI_BOTTOM with absolute addresses") {
             CHECK_EQ_INT(y, 11);
             CHECK_TRUE(w == 2.5);
         }
@@ -711,8 +687,7 @@ static void fixed(void)
         MPI_Type_contiguous(3, MPI_DOUBLE, &c3);
         MPI_Type_commit(&c3);
         int err = MPI_Allreduce(a, b, 2, c3, MPI_SUM, MPI_COMM_SELF);
-        CHECK_ALL("Allreduce MPI_SUM on contiguous(3, double)")
-        {
+        CHECK_ALL ("Allreduce MPI_SUM on contiguous(3, double)") {
             CHECK_TRUE(!err);
             CHECK_TRUE(b[0] == 1);
             CHECK_TRUE(b[5] == 6);

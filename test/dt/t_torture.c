@@ -52,9 +52,7 @@ static void one(unsigned iter)
     MPI_Request rq[2];
     MPI_Status st;
     switch (mode) {
-    case 0:
-        MPI_Sendrecv(src, count, t, to, 1, dst, count, t, from, 1, MPI_COMM_WORLD, &st);
-        break;
+    case 0: MPI_Sendrecv(src, count, t, to, 1, dst, count, t, from, 1, MPI_COMM_WORLD, &st); break;
     case 1:
         MPI_Irecv(dst, count, t, from, 2, MPI_COMM_WORLD, &rq[0]);
         MPI_Isend(src, count, t, to, 2, MPI_COMM_WORLD, &rq[1]);
@@ -114,7 +112,8 @@ static void collectives(void)
     {
         int k = 3000, n = mt_size;
         MPI_Datatype v, vr;
-        int *a = malloc(sizeof(int) * (size_t)n * 2 * (size_t)k), *b = malloc(sizeof(int) * (size_t)n * (size_t)k);
+        int *a = malloc(sizeof(int) * (size_t)n * 2 * (size_t)k),
+            *b = malloc(sizeof(int) * (size_t)n * (size_t)k);
         MPI_Type_vector(k, 1, 2, MPI_INT, &v);
         MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * k * sizeof(int)), &vr);
         MPI_Type_commit(&vr);
@@ -135,7 +134,8 @@ static void collectives(void)
     /* Allreduce MPI_SUM on contiguous(3, double), small and large. */
     for (int count = 5; count <= 50000; count *= 100) {
         MPI_Datatype c3;
-        double *a = malloc(sizeof(double) * 3 * (size_t)count), *b = malloc(sizeof(double) * 3 * (size_t)count);
+        double *a = malloc(sizeof(double) * 3 * (size_t)count),
+               *b = malloc(sizeof(double) * 3 * (size_t)count);
         MPI_Type_contiguous(3, MPI_DOUBLE, &c3);
         MPI_Type_commit(&c3);
         for (int i = 0; i < 3 * count; i++)
@@ -154,7 +154,8 @@ static void collectives(void)
     {
         int k = 1000;
         MPI_Datatype v;
-        double *a = malloc(sizeof(double) * 2 * (size_t)k), *b = malloc(sizeof(double) * 2 * (size_t)k);
+        double *a = malloc(sizeof(double) * 2 * (size_t)k),
+               *b = malloc(sizeof(double) * 2 * (size_t)k);
         MPI_Type_vector(k, 1, 2, MPI_DOUBLE, &v);
         MPI_Type_commit(&v);
         for (int i = 0; i < 2 * k; i++)

@@ -9,7 +9,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#define B 16            /* ints per rank per block of the interleaved view */
+#define B 16 /* ints per rank per block of the interleaved view */
 
 static char dir[256], path[300];
 
@@ -91,8 +91,7 @@ static void explicit_offsets(void)
     MPI_File_iread_at(fh, 0, got, B, MPI_INT, &rq);
     MPI_Wait(&rq, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK_ALL("iread_at: count %d, last %d", count, got[B - 1])
-    {
+    CHECK_ALL ("iread_at: count %d, last %d", count, got[B - 1]) {
         CHECK_EQ_INT(count, B);
         CHECK_EQ_INT(got[B - 1], B - 1);
     }
@@ -133,8 +132,7 @@ static void interleaved_view(void)
     CHECK_EQ_LONG(byte, (MPI_Offset)(((mt_size + mt_rank) * B + 1) * sizeof(int)),
                   "byte offset of etype %d: %lld", B + 1, (long long)byte);
     MPI_File_get_view(fh, &disp, &et, &ft, rep);
-    CHECK_ALL("get_view: disp %lld, datarep %s", (long long)disp, rep)
-    {
+    CHECK_ALL ("get_view: disp %lld, datarep %s", (long long)disp, rep) {
         CHECK_EQ_LONG(disp, (MPI_Offset)(mt_rank * B * sizeof(int)));
         CHECK_EQ_PTR(et, MPI_INT);
         CHECK_EQ_STR(rep, "native");
@@ -196,7 +194,7 @@ static void collective_interleaved(void)
     MPI_Type_contiguous(run, MPI_CHAR, &runt);
     MPI_Type_create_resized(runt, 0, stride, &tiled);
     MPI_Type_commit(&tiled);
-    MPI_Type_vector(n, 1, 2, MPI_CHAR, &halves);      /* every other byte */
+    MPI_Type_vector(n, 1, 2, MPI_CHAR, &halves); /* every other byte */
     MPI_Type_commit(&halves);
     MPI_File_set_size(fh, 0);
     MPI_File_set_view(fh, (MPI_Offset)mt_rank * run, MPI_CHAR, tiled, "native", MPI_INFO_NULL);
@@ -289,16 +287,14 @@ static void shared_pointer(void)
         for (int k = 0; k < 4; k++)
             bad += all[4 * (mt_size + i) + k] != 100 + i;
     }
-    CHECK_ALL("shared records: %d wrong, seen 0x%x", bad, seen)
-    {
+    CHECK_ALL ("shared records: %d wrong, seen 0x%x", bad, seen) {
         CHECK_TRUE(!bad);
         CHECK_EQ_INT(seen, (1 << mt_size) - 1);
     }
     /* Read the ordered part back in order. */
     MPI_File_seek_shared(fh, 16 * mt_size, MPI_SEEK_SET);
     MPI_File_read_ordered(fh, rec, 4, MPI_INT, MPI_STATUS_IGNORE);
-    CHECK_ALL("read_ordered got %d", rec[0])
-    {
+    CHECK_ALL ("read_ordered got %d", rec[0]) {
         CHECK_EQ_INT(rec[0], 100 + mt_rank);
         CHECK_EQ_INT(rec[3], 100 + mt_rank);
     }
@@ -314,13 +310,11 @@ static void shared_pointer(void)
     MPI_File_read_ordered_begin(fh, rec, 4, MPI_INT);
     MPI_File_read_ordered_end(fh, rec, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK_ALL("read_ordered_begin/end: %d ints", count)
-    {
+    CHECK_ALL ("read_ordered_begin/end: %d ints", count) {
         CHECK_EQ_INT(count, 4);
         CHECK_EQ_INT(rec[0], all[4 * mt_rank]);
     }
-    MPI_File_write_at_all_begin(fh, (MPI_Offset)(64 * mt_size + 4 * mt_rank), &mt_rank, 1,
-                                MPI_INT);
+    MPI_File_write_at_all_begin(fh, (MPI_Offset)(64 * mt_size + 4 * mt_rank), &mt_rank, 1, MPI_INT);
     MPI_File_write_at_all_end(fh, &mt_rank, &st);
     MPI_Get_count(&st, MPI_INT, &count);
     CHECK_EQ_INT(count, 1, "write_at_all_end count %d", count);
@@ -389,8 +383,9 @@ static void modes_and_sizes(void)
     MPI_File_close(&fh);
 
     /* Sequential: shared pointer calls only. */
-    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL |
-                  MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh);
+    MPI_File_open(MPI_COMM_WORLD, path,
+                  MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                  &fh);
     int err = MPI_File_write_at(fh, 0, &r, 1, MPI_INT, MPI_STATUS_IGNORE);
     CHECK_EQ_INT(class_of(err), MPI_ERR_UNSUPPORTED_OPERATION,
                  "write_at on a sequential file: class %d", class_of(err));
@@ -466,23 +461,22 @@ static void errors(void)
                  class_of(err));
     err = MPI_File_open(MPI_COMM_WORLD, rd, MPI_MODE_RDWR | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     CHECK_EQ_INT(class_of(err), MPI_ERR_AMODE, "two access modes: class %d", class_of(err));
-    err = MPI_File_open(MPI_COMM_WORLD, rd, MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_INFO_NULL,
-                        &fh);
+    err = MPI_File_open(MPI_COMM_WORLD, rd, MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh);
     CHECK_EQ_INT(class_of(err), MPI_ERR_AMODE, "RDONLY|CREATE: class %d", class_of(err));
     err = MPI_File_delete(rd, MPI_INFO_NULL);
     CHECK_EQ_INT(class_of(err), MPI_ERR_NO_SUCH_FILE, "delete missing: class %d", class_of(err));
     err = MPI_File_read(bad, &x, 1, MPI_INT, MPI_STATUS_IGNORE);
     CHECK_EQ_INT(class_of(err), MPI_ERR_FILE, "read on a bogus handle: class %d", class_of(err));
-    err = MPI_File_close(&(MPI_File){ MPI_FILE_NULL });
+    err = MPI_File_close(&(MPI_File){MPI_FILE_NULL});
     CHECK_EQ_INT(class_of(err), MPI_ERR_FILE, "close of MPI_FILE_NULL: class %d", class_of(err));
 
     fh = open_new(0);
     err = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR,
-                        MPI_INFO_NULL, &(MPI_File){ 0 });
+                        MPI_INFO_NULL, &(MPI_File){0});
     CHECK_EQ_INT(class_of(err), MPI_ERR_FILE_EXISTS, "EXCL on an existing file: class %d",
                  class_of(err));
     /* external32: big-endian in the file, native again when read back. */
-    int vals[2] = { 0x01020304, -2 }, back[2] = { 0, 0 };
+    int vals[2] = {0x01020304, -2}, back[2] = {0, 0};
     unsigned char raw[8];
     char rep[MPI_MAX_DATAREP_STRING];
     MPI_Datatype et, ft;
@@ -497,16 +491,14 @@ static void errors(void)
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_File_sync(fh);
     MPI_File_read_at_all(fh, 0, back, 2, MPI_INT, MPI_STATUS_IGNORE);
-    CHECK_ALL("external32 read back %x %d", back[0], back[1])
-    {
+    CHECK_ALL ("external32 read back %x %d", back[0], back[1]) {
         CHECK_EQ_INT(back[0], vals[0]);
         CHECK_EQ_INT(back[1], vals[1]);
     }
     MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
     MPI_File_read_at(fh, 0, raw, 8, MPI_BYTE, MPI_STATUS_IGNORE);
-    CHECK_ALL("external32 bytes %02x%02x%02x%02x %02x..%02x", raw[0], raw[1], raw[2], raw[3],
-              raw[4], raw[7])
-    {
+    CHECK_ALL ("external32 bytes %02x%02x%02x%02x %02x..%02x", raw[0], raw[1], raw[2], raw[3],
+               raw[4], raw[7]) {
         CHECK_EQ_INT(raw[0], 1);
         CHECK_EQ_INT(raw[3], 4);
         CHECK_EQ_INT(raw[4], 0xff);
@@ -534,21 +526,19 @@ static void errors(void)
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_File_sync(fh);
     MPI_File_read_at_all(fh, 0, back, 2, MPI_INT, MPI_STATUS_IGNORE);
-    CHECK_ALL("registered datarep read back %x %d", back[0], back[1])
-    {
+    CHECK_ALL ("registered datarep read back %x %d", back[0], back[1]) {
         CHECK_EQ_INT(back[0], vals[0]);
         CHECK_EQ_INT(back[1], vals[1]);
     }
     MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
     MPI_File_read_at(fh, 0, back, 2, MPI_INT, MPI_STATUS_IGNORE);
-    CHECK_ALL("registered datarep in the file: %x %x", back[0], back[1])
-    {
+    CHECK_ALL ("registered datarep in the file: %x %x", back[0], back[1]) {
         CHECK_EQ_INT(back[0], (vals[0] ^ mask));
         CHECK_EQ_INT(back[1], (vals[1] ^ mask));
     }
     MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
     MPI_Datatype backwards;
-    int bl[2] = { 1, 1 }, dp[2] = { 4, 0 };
+    int bl[2] = {1, 1}, dp[2] = {4, 0};
     MPI_Type_indexed(2, bl, dp, MPI_INT, &backwards);
     MPI_Type_commit(&backwards);
     err = MPI_File_set_view(fh, 0, MPI_INT, backwards, "native", MPI_INFO_NULL);
@@ -568,8 +558,7 @@ static void errors(void)
     MPI_File_create_errhandler(on_file_error, &eh);
     MPI_File_set_errhandler(fh, eh);
     MPI_File_read_at(fh, -1, &x, 1, MPI_INT, MPI_STATUS_IGNORE);
-    CHECK_ALL("file handler: %d calls", handler_calls)
-    {
+    CHECK_ALL ("file handler: %d calls", handler_calls) {
         CHECK_EQ_INT(handler_calls, 1);
         CHECK_EQ_PTR(handler_file, fh);
     }
@@ -578,13 +567,13 @@ static void errors(void)
     MPI_Errhandler_free(&got);
     MPI_File_close(&fh);
 
-    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY | MPI_MODE_DELETE_ON_CLOSE,
-                  MPI_INFO_NULL, &fh);
+    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                  &fh);
     err = MPI_File_write(fh, &x, 1, MPI_INT, MPI_STATUS_IGNORE);
     CHECK_EQ_INT(class_of(err), MPI_ERR_READ_ONLY, "write on RDONLY: class %d", class_of(err));
     /* Overlapping filetypes may only read; a lower bound above 0 is fine. */
     MPI_Datatype twice, high;
-    int tb[2] = { 2, 1 }, td[2] = { 0, 1 };
+    int tb[2] = {2, 1}, td[2] = {0, 1};
     MPI_Aint hd = 16;
     MPI_Type_indexed(2, tb, td, MPI_INT, &twice);
     MPI_Type_commit(&twice);
@@ -603,8 +592,7 @@ static void errors(void)
     MPI_File_set_errhandler(MPI_FILE_NULL, eh);
     MPI_File_close(&fh);
     MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
-    CHECK_ALL("open after delete-on-close ran MPI_FILE_NULL's handler: %d calls", handler_calls)
-    {
+    CHECK_ALL ("open after delete-on-close ran MPI_FILE_NULL's handler: %d calls", handler_calls) {
         CHECK_EQ_INT(handler_calls, 2);
         CHECK_EQ_PTR(handler_file, MPI_FILE_NULL);
     }

@@ -36,8 +36,7 @@ int main(int argc, char **argv)
     rc = MPI_Comm_size(MPI_COMM_NULL, &size);
     CHECK_EQ_INT(rc, MPI_ERR_COMM, "MPI_Comm_size(MPI_COMM_NULL) returns MPI_ERR_COMM (%d)", rc);
     MPI_Error_string(rc, msg, &len);
-    CHECK_ALL("error string names class and function: %s", msg)
-    {
+    CHECK_ALL ("error string names class and function: %s", msg) {
         CHECK_TRUE(strstr(msg, "MPI_ERR_COMM"));
         CHECK_TRUE(strstr(msg, "MPI_Comm_size"));
         CHECK_EQ_INT(len, (int)strlen(msg));
@@ -62,21 +61,18 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
     MPI_Errhandler_free(&eh); /* the communicator keeps its reference */
     rc = MPI_Comm_rank(MPI_COMM_WORLD, NULL);
-    CHECK_ALL("user handler ran with MPI_ERR_ARG")
-    {
+    CHECK_ALL ("user handler ran with MPI_ERR_ARG") {
         CHECK_EQ_INT(handler_calls, 1);
         CHECK_EQ_INT(handler_code, MPI_ERR_ARG);
     }
     CHECK_EQ_INT(rc, MPI_ERR_ARG, "and the call returned the code");
     MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER);
-    CHECK_ALL("MPI_Comm_call_errhandler runs it")
-    {
+    CHECK_ALL ("MPI_Comm_call_errhandler runs it") {
         CHECK_EQ_INT(handler_calls, 2);
         CHECK_EQ_INT(handler_code, MPI_ERR_OTHER);
     }
     rc = MPI_Comm_set_errhandler(MPI_COMM_WORLD, (MPI_Errhandler)0);
-    CHECK_ALL("null errhandler is MPI_ERR_ERRHANDLER, through the handler")
-    {
+    CHECK_ALL ("null errhandler is MPI_ERR_ERRHANDLER, through the handler") {
         CHECK_EQ_INT(rc, MPI_ERR_ERRHANDLER);
         CHECK_EQ_INT(handler_calls, 3);
     }

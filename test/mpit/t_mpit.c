@@ -23,8 +23,7 @@ static int find_pvar(const char *name, MPI_T_pvar_session s, MPI_T_pvar_handle *
 
     if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx) != MPI_SUCCESS)
         return -1;
-    return MPI_T_pvar_handle_alloc(s, idx, NULL, h, &count) == MPI_SUCCESS && count == 1 ? idx
-                                                                                       : -1;
+    return MPI_T_pvar_handle_alloc(s, idx, NULL, h, &count) == MPI_SUCCESS && count == 1 ? idx : -1;
 }
 
 static unsigned long long pread_(MPI_T_pvar_session s, MPI_T_pvar_handle h)
@@ -45,32 +44,27 @@ static void before_init(void)
 
     CHECK_EQ_INT(MPI_T_cvar_get_num(&n), MPI_T_ERR_NOT_INITIALIZED,
                  "cvar_get_num before MPI_T_init_thread");
-    CHECK_ALL("MPI_T_init_thread before MPI_Init")
-    {
+    CHECK_ALL ("MPI_T_init_thread before MPI_Init") {
         CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
         CHECK_EQ_INT(provided, MPI_THREAD_SINGLE);
     }
-    CHECK_ALL("nested MPI_T_init_thread, MULTIPLE provided")
-    {
+    CHECK_ALL ("nested MPI_T_init_thread, MULTIPLE provided") {
         CHECK_MPI(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided));
         CHECK_EQ_INT(provided, MPI_THREAD_MULTIPLE);
     }
     CHECK_MPI(MPI_T_finalize(), "inner MPI_T_finalize");
-    CHECK_ALL("%d control variables", n)
-    {
+    CHECK_ALL ("%d control variables", n) {
         CHECK_MPI(MPI_T_cvar_get_num(&n));
         CHECK_GT_LONG(n, 30);
     }
 
     idx = -1;
-    CHECK_ALL("cvar_get_index finds RDMPI_SM_EAGER_LIMIT")
-    {
+    CHECK_ALL ("cvar_get_index finds RDMPI_SM_EAGER_LIMIT") {
         CHECK_EQ_INT(MPI_T_cvar_get_index("RDMPI_SM_EAGER_LIMIT", &idx), MPI_SUCCESS);
         CHECK_GE_LONG(idx, 0);
     }
     len = sizeof(name);
-    CHECK_ALL("cvar_get_info: name %s, a size as unsigned long long, local", name)
-    {
+    CHECK_ALL ("cvar_get_info: name %s, a size as unsigned long long, local", name) {
         CHECK_EQ_INT(
             MPI_T_cvar_get_info(idx, name, &len, &verb, &dt, &en, desc, NULL, &bind, &scope),
             MPI_SUCCESS);
@@ -82,16 +76,14 @@ static void before_init(void)
         CHECK_EQ_INT(scope, MPI_T_SCOPE_LOCAL);
     }
     len = 0;
-    CHECK_ALL("name_len 0 asks for the length (%d)", len)
-    {
+    CHECK_ALL ("name_len 0 asks for the length (%d)", len) {
         CHECK_EQ_INT(MPI_T_cvar_get_info(idx, NULL, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
                      MPI_SUCCESS);
         CHECK_EQ_INT(len, (int)strlen("RDMPI_SM_EAGER_LIMIT") + 1);
     }
     len = 6;
     MPI_T_cvar_get_info(idx, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    CHECK_ALL("a short buffer gets a truncated, terminated name")
-    {
+    CHECK_ALL ("a short buffer gets a truncated, terminated name") {
         CHECK_EQ_STR(name, "RDMPI");
         CHECK_EQ_INT(len, 6);
     }
@@ -109,10 +101,9 @@ static void before_init(void)
         int num = 0, value = 99;
 
         len = sizeof(name);
-        CHECK_ALL(
+        CHECK_ALL (
             "a boolean is an int with an enumeration (item 2: %s = %d); collectives are all-equal",
-            name, value)
-        {
+            name, value) {
             CHECK_EQ_PTR(dt, MPI_INT);
             CHECK_EQ_INT(scope, MPI_T_SCOPE_ALL_EQ);
             CHECK_NE_PTR(en, MPI_T_ENUM_NULL);
@@ -127,8 +118,7 @@ static void before_init(void)
                      "enum item past the end");
     }
 
-    CHECK_ALL("%d categories", ncat)
-    {
+    CHECK_ALL ("%d categories", ncat) {
         CHECK_MPI(MPI_T_category_get_num(&ncat));
         CHECK_GE_LONG(ncat, 5);
     }
@@ -145,8 +135,7 @@ static void before_init(void)
 
         MPI_T_category_get_info(idx, NULL, NULL, NULL, NULL, &nc, &np, NULL);
         len = sizeof(name);
-        CHECK_ALL("rdmpi_pml holds %d cvars and %d pvars, the first %s", nc, np, name)
-        {
+        CHECK_ALL ("rdmpi_pml holds %d cvars and %d pvars, the first %s", nc, np, name) {
             CHECK_GE_LONG(np, 4);
             CHECK_LE_LONG(np, 16);
             CHECK_MPI(MPI_T_category_get_pvars(idx, np, pv));
@@ -155,8 +144,7 @@ static void before_init(void)
                          MPI_SUCCESS);
             CHECK_TRUE(!strncmp(name, "rdmpi_pml_", 10));
         }
-        CHECK_ALL("no event types")
-        {
+        CHECK_ALL ("no event types") {
             CHECK_MPI(MPI_T_event_get_num(&nev));
             CHECK_EQ_INT(nev, 0);
             CHECK_MPI(MPI_T_category_get_num_events(idx, &nev));
@@ -167,8 +155,7 @@ static void before_init(void)
         int ns = 0;
         MPI_Count t0 = 0, t1 = 0, tps = 0;
 
-        CHECK_ALL("one time source, in nanoseconds, monotonic")
-        {
+        CHECK_ALL ("one time source, in nanoseconds, monotonic") {
             CHECK_MPI(MPI_T_source_get_num(&ns));
             CHECK_EQ_INT(ns, 1);
             CHECK_EQ_INT(MPI_T_source_get_info(0, NULL, NULL, NULL, NULL, NULL, &tps, NULL, NULL),
@@ -192,13 +179,11 @@ int main(int argc, char **argv)
     static char buf[2048];
 
     before_init();
-    CHECK_ALL("a handle on RDMPI_SM_EAGER_LIMIT")
-    {
+    CHECK_ALL ("a handle on RDMPI_SM_EAGER_LIMIT") {
         CHECK_GE_LONG(find_cvar("RDMPI_SM_EAGER_LIMIT", &eager, &count), 0);
         CHECK_EQ_INT(count, 1);
     }
-    CHECK_ALL("written before MPI_Init: eager limit now %llu", got)
-    {
+    CHECK_ALL ("written before MPI_Init: eager limit now %llu", got) {
         CHECK_MPI(MPI_T_cvar_write(eager, &limit));
         CHECK_MPI(MPI_T_cvar_read(eager, &got));
         CHECK_EQ_LONG(got, 1024);
@@ -210,24 +195,20 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(MPI_T_cvar_write(eager, &limit), MPI_T_ERR_CVAR_SET_NOT_NOW,
                  "a write once MPI is up: MPI_T_ERR_CVAR_SET_NOT_NOW");
 
-    CHECK_ALL("two pvar sessions")
-    {
+    CHECK_ALL ("two pvar sessions") {
         CHECK_MPI(MPI_T_pvar_session_create(&s1));
         CHECK_MPI(MPI_T_pvar_session_create(&s2));
     }
-    CHECK_ALL("handles on the eager and rendezvous counters")
-    {
+    CHECK_ALL ("handles on the eager and rendezvous counters") {
         CHECK_GE_LONG(find_pvar("rdmpi_pml_eager_msgs", s1, &h_eager), 0);
         CHECK_GE_LONG(find_pvar("rdmpi_pml_rndv_msgs", s1, &h_rndv), 0);
         CHECK_GE_LONG(find_pvar("rdmpi_pml_rndv_msgs", s2, &h_rndv2), 0);
     }
-    CHECK_ALL("a new counter handle reads 0")
-    {
+    CHECK_ALL ("a new counter handle reads 0") {
         CHECK_EQ_LONG(pread_(s1, h_rndv), 0);
         CHECK_EQ_LONG(pread_(s1, h_eager), 0);
     }
-    CHECK_ALL("continuous counters cannot be started; ALL_HANDLES is a no-op")
-    {
+    CHECK_ALL ("continuous counters cannot be started; ALL_HANDLES is a no-op") {
         CHECK_EQ_INT(MPI_T_pvar_start(s1, h_rndv), MPI_T_ERR_PVAR_NO_STARTSTOP);
         CHECK_MPI(MPI_T_pvar_start(s1, MPI_T_PVAR_ALL_HANDLES));
     }
@@ -245,8 +226,7 @@ int main(int argc, char **argv)
             MPI_Send(buf, 100, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
         else
             MPI_Recv(buf, 100, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        CHECK_ALL("the written limit took effect: 2 KiB by rendezvous, 100 B eagerly")
-        {
+        CHECK_ALL ("the written limit took effect: 2 KiB by rendezvous, 100 B eagerly") {
             CHECK_EQ_LONG(pread_(s1, h_rndv), (unsigned)start);
             CHECK_EQ_LONG(pread_(s1, h_eager), (unsigned)start);
         }
@@ -255,33 +235,28 @@ int main(int argc, char **argv)
     }
 
     v = 5;
-    CHECK_ALL("write and readreset move only this handle's baseline")
-    {
+    CHECK_ALL ("write and readreset move only this handle's baseline") {
         CHECK_MPI(MPI_T_pvar_write(s2, h_rndv2, &v));
         CHECK_EQ_LONG(pread_(s2, h_rndv2), 5);
         CHECK_MPI(MPI_T_pvar_readreset(s2, h_rndv2, &v));
         CHECK_EQ_LONG(v, 5);
         CHECK_EQ_LONG(pread_(s2, h_rndv2), 0);
     }
-    CHECK_ALL("reset of all handles")
-    {
+    CHECK_ALL ("reset of all handles") {
         CHECK_MPI(MPI_T_pvar_reset(s1, MPI_T_PVAR_ALL_HANDLES));
         CHECK_EQ_LONG(pread_(s1, h_rndv), 0);
     }
-    CHECK_ALL("a freed pvar handle")
-    {
+    CHECK_ALL ("a freed pvar handle") {
         CHECK_MPI(MPI_T_pvar_handle_free(s1, &h_eager));
         CHECK_EQ_PTR(h_eager, MPI_T_PVAR_HANDLE_NULL);
         CHECK_EQ_INT(MPI_T_pvar_read(s1, h_eager, &v), MPI_T_ERR_INVALID_HANDLE);
     }
-    CHECK_ALL("a freed session, with its handles")
-    {
+    CHECK_ALL ("a freed session, with its handles") {
         CHECK_MPI(MPI_T_pvar_session_free(&s2));
         CHECK_EQ_PTR(s2, MPI_T_PVAR_SESSION_NULL);
         CHECK_EQ_INT(MPI_T_pvar_read(s2, h_rndv2, &v), MPI_T_ERR_INVALID_SESSION);
     }
-    CHECK_ALL("a freed cvar handle")
-    {
+    CHECK_ALL ("a freed cvar handle") {
         CHECK_MPI(MPI_T_cvar_handle_free(&eager));
         CHECK_EQ_PTR(eager, MPI_T_CVAR_HANDLE_NULL);
         CHECK_EQ_INT(MPI_T_cvar_read(eager, &got), MPI_T_ERR_INVALID_HANDLE);
@@ -289,8 +264,7 @@ int main(int argc, char **argv)
 
     MPI_Finalize();
     CHECK_MPI(MPI_T_cvar_get_num(&count), "MPI_T still works after MPI_Finalize");
-    CHECK_ALL("MPI_T_finalize balances MPI_T_init_thread (session s1 freed with it)")
-    {
+    CHECK_ALL ("MPI_T_finalize balances MPI_T_init_thread (session s1 freed with it)") {
         CHECK_MPI(MPI_T_finalize());
         CHECK_EQ_INT(MPI_T_finalize(), MPI_T_ERR_NOT_INITIALIZED);
     }

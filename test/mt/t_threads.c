@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#define NT 4
+#define NT     4
 #define ROUNDS 200
 
 static int next, prev;
@@ -17,7 +17,7 @@ static MPI_Comm tcomm[NT];
 static void *ring(void *arg)
 {
     int t = (int)(intptr_t)arg, bad = 0;
-    size_t sizes[] = { 8, 1000, 70000, 1 << 20 };
+    size_t sizes[] = {8, 1000, 70000, 1 << 20};
     char *s = malloc(1 << 20), *r = malloc(1 << 20);
 
     for (int i = 0; i < ROUNDS; i++) {
@@ -26,8 +26,8 @@ static void *ring(void *arg)
         if (n == (1 << 20) && i % 16)
             n = 4096;
         mt_fill(s, n, (unsigned)(mt_rank * 100 + t + i));
-        MPI_Sendrecv(s, (int)n, MPI_CHAR, next, t, r, (int)n, MPI_CHAR, prev, t,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(s, (int)n, MPI_CHAR, next, t, r, (int)n, MPI_CHAR, prev, t, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
         bad += mt_verify(r, n, (unsigned)(prev * 100 + t + i)) != 0;
     }
     CHECK_TRUE(!bad, "thread %d: %d ring exchanges corrupt", t, bad);
@@ -40,7 +40,7 @@ static void *ring(void *arg)
  * send it; tags say who sent what. */
 static void *wild_recv(void *arg)
 {
-    int seen[NT] = { 0 }, total = (NT - 1) * ROUNDS * mt_size, v[2];
+    int seen[NT] = {0}, total = (NT - 1) * ROUNDS * mt_size, v[2];
     MPI_Status st;
 
     (void)arg;
@@ -59,7 +59,7 @@ static void *wild_recv(void *arg)
 
 static void *wild_send(void *arg)
 {
-    int t = (int)(intptr_t)arg, v[2] = { mt_rank, t };
+    int t = (int)(intptr_t)arg, v[2] = {mt_rank, t};
 
     for (int i = 0; i < ROUNDS; i++)
         for (int d = 0; d < mt_size; d++)
@@ -161,7 +161,7 @@ int main(int argc, char **argv)
 
     run(collectives, 0, NT);
 
-    int big[1000] = { 0 };
+    int big[1000] = {0};
     MPI_Request rq;
     MPI_Irecv(big, 1000, MPI_INT, prev, 7, MPI_COMM_WORLD, &rq);
     pthread_create(&th, NULL, wait_for, &rq);

@@ -26,8 +26,8 @@ int main(void)
         return fprintf(stderr, "out of memory\n"), 1;
     memset(buf, 7, MAXREAD);
     floor_open(&f, FI_RMA | FI_READ | FI_REMOTE_READ, 0, FI_CQ_FORMAT_CONTEXT);
-    FLOOR_CHECK(fi_mr_reg(f.domain, buf, MAXREAD, FI_REMOTE_READ | FI_READ, 0, 1 + rt.rank, 0,
-                          &mr, NULL));
+    FLOOR_CHECK(
+        fi_mr_reg(f.domain, buf, MAXREAD, FI_REMOTE_READ | FI_READ, 0, 1 + rt.rank, 0, &mr, NULL));
     card[0] = (f.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)buf : 0;
     card[1] = fi_mr_key(mr);
     floor_exchange(&f, card, sizeof(card), (void **)&pc);

@@ -70,9 +70,9 @@ static struct stream *st;
 
 /* The checks of test/tap.h print here: "# rank R ok|FAIL: ..." lines,
  * every one on rank 0 and the failures elsewhere. */
-__attribute__((format(printf, 6, 7))) static void
-btl_point(int pass, const char *file, int line, const char *expr, const char *detail,
-          const char *fmt, ...)
+__attribute__((format(printf, 6, 7))) static void btl_point(int pass, const char *file, int line,
+                                                            const char *expr, const char *detail,
+                                                            const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -205,7 +205,8 @@ static void watchdog(int sig)
         alarm(WATCH_SECS);
         return;
     }
-    printf("# rank %d FAIL: stuck in %s (nothing moved for %d s); btl/ofi owes %d completions, %s queued sends, "
+    printf("# rank %d FAIL: stuck in %s (nothing moved for %d s); btl/ofi owes %d completions, %s "
+           "queued sends, "
            "%llu reads issued, %llu -EAGAIN\n",
            rt.rank, phase, WATCH_SECS, btl_ofi.outstanding, btl_ofi.busy ? "has" : "no",
            (unsigned long long)btl_ofi.count.reads, (unsigned long long)btl_ofi.count.eagain);
@@ -292,9 +293,8 @@ static void run_streams(void)
             harness_idle(&spins);
     }
     for (int p = 0; p < rt.size; p++)
-        CHECK_ALL("%llu messages from rank %d in order, every byte right",
-                  (unsigned long long)st[p].rx, p)
-        {
+        CHECK_ALL ("%llu messages from rank %d in order, every byte right",
+                   (unsigned long long)st[p].rx, p) {
             CHECK_EQ_LONG(st[p].rx, nmsg);
             CHECK_TRUE(!st[p].errors);
         }
@@ -347,9 +347,8 @@ static void back_pressure(void)
                    (unsigned long long)(st[right].refused - refused),
                    (unsigned long long)(c1.eagain - c0.eagain),
                    (unsigned long long)(c1.stalls - c0.stalls));
-    CHECK_ALL("all %llu messages from rank %d arrived in order after the pause",
-              (unsigned long long)st[left].count, left)
-    {
+    CHECK_ALL ("all %llu messages from rank %d arrived in order after the pause",
+               (unsigned long long)st[left].count, left) {
         CHECK_EQ_LONG(st[left].rx, st[left].count);
         CHECK_TRUE(!st[left].errors);
     }
@@ -451,9 +450,8 @@ static void test_reads(uint8_t *gsrc, uint8_t *gdst)
                       &chunks, &eagain);
         t = rt_wtime() - t;
         bad = rc ? 0 : pattern_diff(gdst + 5, len, right, 0, 3);
-        CHECK_ALL("read of %zu bytes from rank %d in %d chunks, %d -EAGAIN (%.0f MB/s)%s", len,
-                  right, chunks, eagain, len / t / 1e6, bad >= 0 ? ", wrong data" : "")
-        {
+        CHECK_ALL ("read of %zu bytes from rank %d in %d chunks, %d -EAGAIN (%.0f MB/s)%s", len,
+                   right, chunks, eagain, len / t / 1e6, bad >= 0 ? ", wrong data" : "") {
             CHECK_TRUE(!rc);
             CHECK_LT_LONG(bad, 0);
             CHECK_EQ_INT(gdst[4], 0);
@@ -487,10 +485,9 @@ static void test_bad_read(uint8_t *gsrc, uint8_t *gdst)
     /* Page 1 is never mapped: out of the region, and unreadable. */
     rc = read_all(right, gdst, 4096, st[right].key.rkey, 4096, 4096, &chunks, &eagain);
     btl_ofi_report(&c);
-    CHECK_ALL("a read outside the registration fails (%d: %s), %llu "
-              "read errors",
-              rc, strerror(-rc), (unsigned long long)c.read_errors)
-    {
+    CHECK_ALL ("a read outside the registration fails (%d: %s), %llu "
+               "read errors",
+               rc, strerror(-rc), (unsigned long long)c.read_errors) {
         CHECK_LT_LONG(rc, 0);
         CHECK_EQ_LONG(c.read_errors, 1);
     }
@@ -534,10 +531,9 @@ static void test_remap(void)
         rc = read_all(right, dst, st[right].key.raddr, st[right].key.rkey, REGBUF, REGBUF, &chunks,
                       &eagain);
         bad = rc ? 0 : pattern_diff(dst, REGBUF, right, gen, 0);
-        CHECK_ALL("%s mapping of rank %d's buffer read back %s",
-                  gen == 1 ? "first" : "second, same address,", right,
-                  bad >= 0 ? "WRONG (a stale registration?)" : "right")
-        {
+        CHECK_ALL ("%s mapping of rank %d's buffer read back %s",
+                   gen == 1 ? "first" : "second, same address,", right,
+                   bad >= 0 ? "WRONG (a stale registration?)" : "right") {
             CHECK_TRUE(!rc);
             CHECK_LT_LONG(bad, 0);
         }
@@ -618,8 +614,7 @@ int main(int argc, char **argv)
 
     phase = "checking connect";
     for (int p = 0; p < rt.size; p++)
-        CHECK_ALL("rank %d reached by %s", p, h.btl_of[p] ? h.btl_of[p]->name : "nothing")
-        {
+        CHECK_ALL ("rank %d reached by %s", p, h.btl_of[p] ? h.btl_of[p]->name : "nothing") {
             CHECK_TRUE(h.ep[p]);
             CHECK_EQ_PTR(
                 h.btl_of[p],
@@ -632,9 +627,8 @@ int main(int argc, char **argv)
         harness_die("this test needs two ranks at least");
     CHECK_TRUE(!want || strstr(line, want) == line, "provider %s as RDMPI_OFI_PROVIDER=%s asked",
                line, want ? want : "(unset)");
-    CHECK_ALL("limits: eager %zu, sendi %zu, rkey %zu bytes, GET %s", ofi->eager_limit,
-              ofi->sendi_limit, ofi->rkey_size, ofi->flags & BTL_CAP_GET ? "yes" : "no")
-    {
+    CHECK_ALL ("limits: eager %zu, sendi %zu, rkey %zu bytes, GET %s", ofi->eager_limit,
+               ofi->sendi_limit, ofi->rkey_size, ofi->flags & BTL_CAP_GET ? "yes" : "no") {
         CHECK_TRUE(ofi->flags & BTL_CAP_GET);
         CHECK_GE_LONG(ofi->eager_limit, 64);
         CHECK_EQ_LONG(ofi->sendi_limit, ofi->eager_limit);
@@ -649,13 +643,12 @@ int main(int argc, char **argv)
 
     phase = "finalize";
     btl_ofi_report(&c);
-    CHECK_ALL("counters: %llu eager messages (%llu injected), %llu reads of %llu bytes, "
-              "%llu -EAGAIN, %llu read and %llu registration errors",
-              (unsigned long long)c.eager_msgs, (unsigned long long)c.inject_msgs,
-              (unsigned long long)c.reads, (unsigned long long)c.read_bytes,
-              (unsigned long long)c.eagain, (unsigned long long)c.read_errors,
-              (unsigned long long)c.reg_errors)
-    {
+    CHECK_ALL ("counters: %llu eager messages (%llu injected), %llu reads of %llu bytes, "
+               "%llu -EAGAIN, %llu read and %llu registration errors",
+               (unsigned long long)c.eager_msgs, (unsigned long long)c.inject_msgs,
+               (unsigned long long)c.reads, (unsigned long long)c.read_bytes,
+               (unsigned long long)c.eagain, (unsigned long long)c.read_errors,
+               (unsigned long long)c.reg_errors) {
         CHECK_GT_LONG(c.reads, 0);
         CHECK_GT_LONG(c.read_bytes, (64u << 20));
         CHECK_GT_LONG(c.eager_msgs, 0);

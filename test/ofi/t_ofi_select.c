@@ -228,8 +228,7 @@ int main(void)
     CHECK_TRUE(chose("sockets shm tcp psm3", "", "", 0, "psm3", "eth0"), "psm3 before tcp");
     CHECK_TRUE(chose("sockets shm udp tcp", "", "", 0, "tcp;ofi_rxm", "eth0"), "tcp before shm");
     CHECK_TRUE(chose("sockets udp shm", "", "", 0, "shm", "shm"), "shm last of the defaults");
-    CHECK_ALL("sockets only when named")
-    {
+    CHECK_ALL ("sockets only when named") {
         CHECK_EQ_INT(pick("udp sockets net", "", "", 0), -ENOENT);
         CHECK_TRUE(chose("udp sockets net", "sockets", "", 0, "sockets", "eth0"));
     }
@@ -238,8 +237,7 @@ int main(void)
                "among equals, libfabric's order");
     CHECK_TRUE(chose("tcp iwarp!", "", "", 0, "verbs;ofi_rxm", "ens2f0") && !says("skipped"),
                "an entry without remote CQ data (iWARP) is used: the word goes in a prefix");
-    CHECK_ALL("providers outside the order run only when named")
-    {
+    CHECK_ALL ("providers outside the order run only when named") {
         CHECK_EQ_INT(pick("udp net rxd", "", "", 0), -ENOENT);
         CHECK_TRUE(says("none of the providers rdmpi uses by default"));
         CHECK_TRUE(says("available: udp;ofi_rxd, net, verbs;ofi_rxd"));
@@ -249,8 +247,7 @@ int main(void)
     CHECK_TRUE(chose("tcpbr tcp6ll tcpll tcp", "", "", 0, "tcp;ofi_rxm", "eth0") &&
                    says("(virtual bridge)") && says("(link-local)") && says("fe80::/64"),
                "bridges and link-local addresses skipped, and said so");
-    CHECK_ALL("nothing but bridges and link-local: error naming RDMPI_OFI_IFACE")
-    {
+    CHECK_ALL ("nothing but bridges and link-local: error naming RDMPI_OFI_IFACE") {
         CHECK_EQ_INT(pick("tcpbr tcp6ll tcpll", "", "", 0), -ENOENT);
         CHECK_TRUE(says("no usable provider entry"));
         CHECK_TRUE(says("RDMPI_OFI_IFACE"));
@@ -264,8 +261,7 @@ int main(void)
                "RDMPI_OFI_IFACE may name the verbs device");
     CHECK_TRUE(chose("tcp ib", "", "eth0", 0, "tcp;ofi_rxm", "eth0"),
                "RDMPI_OFI_IFACE=eth0 passes over InfiniBand elsewhere");
-    CHECK_ALL("an interface that is not there: error listing those that are")
-    {
+    CHECK_ALL ("an interface that is not there: error listing those that are") {
         CHECK_EQ_INT(pick("tcp tcplo shm", "tcp", "wlan0", 0), -ENOENT);
         CHECK_TRUE(
             says("RDMPI_OFI_IFACE=wlan0: no tcp entry uses that interface; interfaces: eth0, lo"));
@@ -275,8 +271,7 @@ int main(void)
                "on one host loopback is fine, in libfabric's order");
     CHECK_TRUE(chose("tcplo shm tcp", "", "", 1, "tcp;ofi_rxm", "eth0"),
                "across hosts loopback and shm are passed over");
-    CHECK_ALL("across hosts with only loopback and shm: error saying why")
-    {
+    CHECK_ALL ("across hosts with only loopback and shm: error saying why") {
         CHECK_EQ_INT(pick("tcplo shm", "", "", 1), -ENOENT);
         CHECK_TRUE(says("loopback, the job spans hosts"));
         CHECK_TRUE(says("this host only"));
@@ -291,23 +286,20 @@ int main(void)
                "verbs names verbs;ofi_rxm before verbs;ofi_rxd");
     CHECK_TRUE(chose(all, "udp", "", 0, "udp;ofi_rxd", "eth0"),
                "a provider outside the order runs when named");
-    CHECK_ALL("a missing provider: one line listing those present")
-    {
+    CHECK_ALL ("a missing provider: one line listing those present") {
         CHECK_EQ_INT(pick(all, "psm2", "", 0), -ENOENT);
         CHECK_TRUE(
             says("RDMPI_OFI_PROVIDER=psm2: no such provider here; available: tcp;ofi_rxm, shm, "
                  "sockets, verbs;ofi_rxm, udp;ofi_rxd, efa, cxi, psm3"));
     }
     CHECK_EQ_INT(pick("tcp", "tc", "", 0), -ENOENT, "a prefix is no provider name");
-    CHECK_ALL("an empty list says libfabric offers nothing")
-    {
+    CHECK_ALL ("an empty list says libfabric offers nothing") {
         CHECK_EQ_INT(pick("", "", "", 0), -ENOENT);
         CHECK_TRUE(says("libfabric offers no provider"));
     }
 
     /* The report text, whole. */
-    CHECK_ALL("the verbosity-1 report, word for word")
-    {
+    CHECK_ALL ("the verbosity-1 report, word for word") {
         CHECK_TRUE(!pick("tcpbr tcp tcplo", "", "", 0));
         CHECK_EQ_STR(ch.text, "tcp;ofi_rxm on eth0 (fabric 192.0.2.0/24, domain eth0, Ethernet "
                               "(TCP)): best of 2 usable entries in the order verbs, efa, cxi, "
@@ -316,8 +308,7 @@ int main(void)
     }
 
     /* The quirks table. */
-    CHECK_ALL("eager limits: verbs 8 KiB, tcp 64 KiB, shm 4 KiB")
-    {
+    CHECK_ALL ("eager limits: verbs 8 KiB, tcp 64 KiB, shm 4 KiB") {
         CHECK_EQ_LONG(btl_ofi_quirks("verbs;ofi_rxm")->eager_limit, 8192);
         CHECK_EQ_LONG(btl_ofi_quirks("tcp;ofi_rxm")->eager_limit, 65536);
         CHECK_EQ_LONG(btl_ofi_quirks("shm")->eager_limit, 4096);
@@ -325,13 +316,11 @@ int main(void)
     CHECK_TRUE(btl_ofi_quirks("shm")->local_only && !btl_ofi_quirks("tcp;ofi_rxm")->local_only &&
                    btl_ofi_quirks("verbs;ofi_rxm")->pins && !btl_ofi_quirks("tcp;ofi_rxm")->pins,
                "shm reaches this host only; verbs pins memory, tcp does not");
-    CHECK_ALL("unknown providers get the named-only default row")
-    {
+    CHECK_ALL ("unknown providers get the named-only default row") {
         CHECK_EQ_INT(btl_ofi_quirks("net")->rank, 0);
         CHECK_EQ_INT(btl_ofi_quirks(NULL)->rank, 0);
     }
-    CHECK_ALL("shm endpoints are named by us; rxm and shm post one buffer per message")
-    {
+    CHECK_ALL ("shm endpoints are named by us; rxm and shm post one buffer per message") {
         CHECK_EQ_STR(btl_ofi_quirks("shm")->name_prefix, "fi_shm://");
         CHECK_TRUE(btl_ofi_quirks("shm")->no_multi_recv);
         CHECK_TRUE(btl_ofi_quirks("tcp;ofi_rxm")->no_multi_recv);
@@ -345,15 +334,13 @@ int main(void)
 
     /* The real host probes, as far as this machine goes. */
     lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK_ALL("127.0.0.1 belongs to lo (got %s)", name)
-    {
+    CHECK_ALL ("127.0.0.1 belongs to lo (got %s)", name) {
         CHECK_EQ_INT(btl_ofi_host.ifname_of((struct sockaddr *)&lo, name, sizeof(name)), 0);
         CHECK_EQ_STR(name, "lo");
     }
     CHECK_TRUE(!btl_ofi_host.is_bridge("lo"), "lo is no bridge");
     name[0] = 0;
-    CHECK_ALL("a verbs device that does not exist: link unknown, no detail")
-    {
+    CHECK_ALL ("a verbs device that does not exist: link unknown, no detail") {
         CHECK_EQ_INT(btl_ofi_host.verbs_link("rdmpi_nodev0-xrc", NULL, name, sizeof(name)),
                      BTL_OFI_LINK_UNKNOWN);
         CHECK_TRUE(!name[0]);
@@ -378,8 +365,7 @@ int main(void)
         z = btl_ofi_size_queues(4096, 32767, 384, 384); /* even 16-deep does not fit */
         CHECK_EQ_LONG(z.verbs_tx, 16L);
         CHECK_EQ_INT(z.fits, 0);
-        CHECK_ALL("4096 ranks: universe cut to %ld", z.universe)
-        {
+        CHECK_ALL ("4096 ranks: universe cut to %ld", z.universe) {
             CHECK_LE_LONG(32 * z.universe, 32767);
             CHECK_EQ_LONG(z.universe, 1023);
         }

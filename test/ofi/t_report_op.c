@@ -21,8 +21,7 @@ int main(void)
 
     plan(8);
     for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
-        CHECK_ALL("%s has the report op", mods[i]->name)
-        {
+        CHECK_ALL ("%s has the report op", mods[i]->name) {
             CHECK_EQ_LONG(mods[i]->size, sizeof(struct btl_module));
             CHECK_TRUE(BTL_HAS(mods[i], report));
         }
@@ -33,14 +32,12 @@ int main(void)
     CHECK_TRUE(!BTL_HAS(&old, report), "a full-size module without the op is not asked for it");
 
     memset(&r, 0, sizeof(r));
-    CHECK_ALL("btl/ofi not running: no report")
-    {
+    CHECK_ALL ("btl/ofi not running: no report") {
         CHECK_EQ_INT(btl_ofi_module.report(&btl_ofi_module, &r), -ENOENT);
         CHECK_TRUE(!r.transport[0]);
     }
     memset(&r, 0, sizeof(r));
-    CHECK_ALL("btl/self: %s, %llu reads", r.transport, (unsigned long long)r.reads)
-    {
+    CHECK_ALL ("btl/self: %s, %llu reads", r.transport, (unsigned long long)r.reads) {
         CHECK_EQ_INT(btl_self_module.report(&btl_self_module, &r), 0);
         CHECK_EQ_STR(r.transport, "loopback within the process, by memcpy");
         CHECK_EQ_LONG(r.reads, 0);
@@ -48,8 +45,7 @@ int main(void)
         CHECK_TRUE(!r.extra_name[0]);
     }
     memset(&r, 0, sizeof(r));
-    CHECK_ALL("btl/sm without a segment: %s", r.transport)
-    {
+    CHECK_ALL ("btl/sm without a segment: %s", r.transport) {
         CHECK_EQ_INT(btl_sm_module.report(&btl_sm_module, &r), 0);
         CHECK_EQ_STR(r.transport, "shared memory, no local peer");
         CHECK_TRUE(!r.reads);

@@ -292,8 +292,7 @@ static void minloc(void)
     MPI_Accumulate(&mine, 1, MPI_DOUBLE_INT, 0, 0, 1, MPI_DOUBLE_INT, MPI_MINLOC, win);
     MPI_Win_fence(0, win);
     if (mt_rank == 0)
-        CHECK_ALL("MINLOC accumulate: %g at %d", mem.v, mem.i)
-        {
+        CHECK_ALL ("MINLOC accumulate: %g at %d", mem.v, mem.i) {
             CHECK_TRUE(mem.v == 1.0);
             CHECK_EQ_INT(mem.i, mt_size - 1);
         }
@@ -316,8 +315,7 @@ static void shared_and_dynamic(void)
     MPI_Barrier(node);
     MPI_Win_sync(win);
     MPI_Win_shared_query(win, (nrank + 1) % nsize, &size, &du, &other);
-    CHECK_ALL("shared query: size %lld unit %d value %d", (long long)size, du, *other)
-    {
+    CHECK_ALL ("shared query: size %lld unit %d value %d", (long long)size, du, *other) {
         CHECK_EQ_LONG(size, sizeof(int));
         CHECK_EQ_LONG(du, sizeof(int));
         CHECK_EQ_INT(*other, 7000 + (nrank + 1) % nsize);
@@ -343,8 +341,7 @@ static void shared_and_dynamic(void)
      * in our address space. Dynamic ones have no segments. */
     MPI_Win_create(local, sizeof(local), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Win_shared_query(win, mt_rank, &size, &du, &other);
-    CHECK_ALL("shared query of our created window: size %lld", (long long)size)
-    {
+    CHECK_ALL ("shared query of our created window: size %lld", (long long)size) {
         CHECK_EQ_PTR(other, local);
         CHECK_EQ_LONG(size, sizeof(local));
         CHECK_EQ_LONG(du, sizeof(int));
@@ -367,8 +364,7 @@ static void shared_and_dynamic(void)
     MPI_Win_fence(0, dyn);
     MPI_Put(&v, 1, MPI_INT, next, addrs[next], 1, MPI_INT, dyn);
     MPI_Win_fence(0, dyn);
-    CHECK_ALL("dynamic window put: %d %d", local[0], local[1])
-    {
+    CHECK_ALL ("dynamic window put: %d %d", local[0], local[1]) {
         CHECK_EQ_INT(local[1], prev);
         CHECK_EQ_INT(local[0], 0);
     }
@@ -539,39 +535,33 @@ static void queries_and_errors(void)
 
     MPI_Win_create(mem, sizeof(mem), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Win_get_attr(win, MPI_WIN_BASE, &bp, &flag);
-    CHECK_ALL("MPI_WIN_BASE")
-    {
+    CHECK_ALL ("MPI_WIN_BASE") {
         CHECK_TRUE(flag);
         CHECK_EQ_PTR(bp, mem);
     }
     MPI_Win_get_attr(win, MPI_WIN_SIZE, &sp, &flag);
-    CHECK_ALL("MPI_WIN_SIZE")
-    {
+    CHECK_ALL ("MPI_WIN_SIZE") {
         CHECK_TRUE(flag);
         CHECK_EQ_LONG(*sp, sizeof(mem));
     }
     MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &ip, &flag);
-    CHECK_ALL("MPI_WIN_DISP_UNIT")
-    {
+    CHECK_ALL ("MPI_WIN_DISP_UNIT") {
         CHECK_TRUE(flag);
         CHECK_EQ_LONG(*ip, sizeof(int));
     }
     MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &ip, &flag);
-    CHECK_ALL("MPI_WIN_CREATE_FLAVOR")
-    {
+    CHECK_ALL ("MPI_WIN_CREATE_FLAVOR") {
         CHECK_TRUE(flag);
         CHECK_EQ_INT(*ip, MPI_WIN_FLAVOR_CREATE);
     }
     MPI_Win_get_attr(win, MPI_WIN_MODEL, &ip, &flag);
-    CHECK_ALL("MPI_WIN_MODEL")
-    {
+    CHECK_ALL ("MPI_WIN_MODEL") {
         CHECK_TRUE(flag);
         CHECK_EQ_INT(*ip, MPI_WIN_UNIFIED);
     }
     MPI_Win_set_name(win, "counters");
     MPI_Win_get_name(win, name, &len);
-    CHECK_ALL("window name: %s", name)
-    {
+    CHECK_ALL ("window name: %s", name) {
         CHECK_EQ_STR(name, "counters");
         CHECK_EQ_INT(len, 8);
     }
@@ -595,15 +585,13 @@ static void queries_and_errors(void)
         MPI_Info_free(&given);
         MPI_Win_get_info(win, &info);
         MPI_Info_get_string(info, "no_locks", &vl, value, &have);
-        CHECK_ALL("hint no_locks: %s", have ? value : "(none)")
-        {
+        CHECK_ALL ("hint no_locks: %s", have ? value : "(none)") {
             CHECK_TRUE(have);
             CHECK_EQ_STR(value, "true");
         }
         vl = sizeof(value);
         MPI_Info_get_string(info, "accumulate_ops", &vl, value, &have);
-        CHECK_ALL("default accumulate_ops")
-        {
+        CHECK_ALL ("default accumulate_ops") {
             CHECK_TRUE(have);
             CHECK_EQ_STR(value, "same_op_no_op");
         }
@@ -622,8 +610,7 @@ static void queries_and_errors(void)
         e1 = MPI_Accumulate(&deleted, 0, MPI_INT, 0, 0, 0, MPI_DOUBLE, MPI_SUM, win);
         e2 = MPI_Get_accumulate(&deleted, 1, empty, &flag, 1, empty, 0, 0, 1, empty, MPI_SUM, win);
         MPI_Win_unlock(0, win);
-        CHECK_ALL("zero-byte accumulates: %d %d", e1, e2)
-        {
+        CHECK_ALL ("zero-byte accumulates: %d %d", e1, e2) {
             CHECK_MPI(e1);
             CHECK_MPI(e2);
         }
@@ -638,8 +625,7 @@ static void queries_and_errors(void)
         MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, on_delete, &kv, NULL);
         MPI_Win_set_attr(win, kv, &deleted);
         MPI_Win_get_attr(win, kv, &val, &flag);
-        CHECK_ALL("user window attribute")
-        {
+        CHECK_ALL ("user window attribute") {
             CHECK_TRUE(flag);
             CHECK_EQ_PTR(val, &deleted);
         }
@@ -696,8 +682,7 @@ static void queries_and_errors(void)
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     /* Open epochs: no lock inside a start epoch, no free inside any. */
     MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win);
-    CHECK_ALL("free with a lock held")
-    {
+    CHECK_ALL ("free with a lock held") {
         CHECK_EQ_INT(class_of(MPI_Win_free(&win)), MPI_ERR_RMA_SYNC);
         CHECK_NE_PTR(win, MPI_WIN_NULL);
     }

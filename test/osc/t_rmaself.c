@@ -186,8 +186,7 @@ static void accumulates(MPI_Win win)
                         break;
                     }
                 }
-                CHECK_ALL("%s: the element after was written", what)
-                {
+                CHECK_ALL ("%s: the element after was written", what) {
                     CHECK_EQ_INT(((unsigned char *)r)[n], 0xff);
                     CHECK_EQ_INT(((unsigned char *)g)[n], 0xff);
                 }

@@ -44,8 +44,7 @@ static void in_status(void)
     expect(MPI_Waitall(2, r, st), MPI_ERR_IN_STATUS, "waitall truncated", "MPI_Waitall");
     CHECK_EQ_INT(in_status_calls, 1, "the communicator's handler ran %d times", in_status_calls);
     MPI_Error_class(st[0].MPI_ERROR, &cls);
-    CHECK_ALL("statuses %d %d", st[0].MPI_ERROR, st[1].MPI_ERROR)
-    {
+    CHECK_ALL ("statuses %d %d", st[0].MPI_ERROR, st[1].MPI_ERROR) {
         CHECK_EQ_INT(cls, MPI_ERR_TRUNCATE);
         CHECK_MPI(st[1].MPI_ERROR);
     }
@@ -72,14 +71,14 @@ int main(int argc, char **argv)
            "count is -1");
     expect(MPI_Send(NULL, 3, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER, "NULL buffer",
            "buf is NULL");
-    expect(MPI_Send(&v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE,
-           "null datatype", "MPI_DATATYPE_NULL");
-    expect(MPI_Send(&v, 1, (MPI_Datatype)0x2ff, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE,
-           "bad datatype", "datatype");
+    expect(MPI_Send(&v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "null datatype",
+           "MPI_DATATYPE_NULL");
+    expect(MPI_Send(&v, 1, (MPI_Datatype)0x2ff, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "bad datatype",
+           "datatype");
     expect(MPI_Send(&v, 1, MPI_INT, 0, 0, MPI_COMM_NULL), MPI_ERR_COMM, "null comm",
            "MPI_COMM_NULL");
-    expect(MPI_Isend(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, NULL), MPI_ERR_REQUEST,
-           "NULL request", "request is NULL");
+    expect(MPI_Isend(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, NULL), MPI_ERR_REQUEST, "NULL request",
+           "request is NULL");
     expect(MPI_Irecv(&v, 1, MPI_INT, size + 3, 0, MPI_COMM_WORLD, &rq), MPI_ERR_RANK,
            "irecv source", "source is");
     rq = (MPI_Request)&v; /* not a request */

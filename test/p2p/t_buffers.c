@@ -48,8 +48,7 @@ static void automatic(void)
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     MPI_Buffer_flush();
     MPI_Buffer_detach(&addr, &size);
-    CHECK_ALL("detach of MPI_BUFFER_AUTOMATIC: %p %d", addr, size)
-    {
+    CHECK_ALL ("detach of MPI_BUFFER_AUTOMATIC: %p %d", addr, size) {
         CHECK_EQ_PTR(addr, MPI_BUFFER_AUTOMATIC);
         CHECK_EQ_INT(size, 0);
     }
@@ -79,8 +78,7 @@ static void per_comm(void)
     MPI_Comm_iflush_buffer(dup, &q);
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     MPI_Comm_detach_buffer(dup, &addr, &got_size);
-    CHECK_ALL("comm detach: %p %d, attached %p %d", addr, got_size, (void *)buf, size)
-    {
+    CHECK_ALL ("comm detach: %p %d, attached %p %d", addr, got_size, (void *)buf, size) {
         CHECK_EQ_PTR(addr, buf);
         CHECK_EQ_INT(got_size, size);
     }
@@ -128,8 +126,7 @@ static void per_session(void)
     MPI_Session_iflush_buffer(s, &q);
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     MPI_Session_detach_buffer_c(s, &addr, &size);
-    CHECK_ALL("session detach: %p %lld", addr, (long long)size)
-    {
+    CHECK_ALL ("session detach: %p %lld", addr, (long long)size) {
         CHECK_EQ_PTR(addr, MPI_BUFFER_AUTOMATIC);
         CHECK_EQ_LONG(size, 0);
     }
@@ -154,8 +151,7 @@ static void to_self(void)
         MPI_Bsend(s, LEN, MPI_BYTE, 0, 20 + i, MPI_COMM_SELF);
     }
     MPI_Buffer_detach(&addr, &got_size);
-    CHECK_ALL("detach after Bsends to self: %p %d", addr, got_size)
-    {
+    CHECK_ALL ("detach after Bsends to self: %p %d", addr, got_size) {
         CHECK_EQ_PTR(addr, buf);
         CHECK_EQ_INT(got_size, size);
     }

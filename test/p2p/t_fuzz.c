@@ -191,17 +191,15 @@ static void check_recv(struct msg *m, const MPI_Status *st, int round, int i)
 {
     const char *d = describe(m, round, i);
     if (m->trunc) {
-        CHECK_ALL("%s: status source %d tag %d", d, st->MPI_SOURCE, st->MPI_TAG)
-        {
+        CHECK_ALL ("%s: status source %d tag %d", d, st->MPI_SOURCE, st->MPI_TAG) {
             CHECK_EQ_INT(st->MPI_SOURCE, crank[m->c][m->src]);
             CHECK_EQ_INT(st->MPI_TAG, m->tag);
         }
     } else {
         int count = -1;
         CK(MPI_Get_count(st, side_type(m, m->rtype), &count));
-        CHECK_ALL("%s: status source %d tag %d count %d, expected %d %d %d", d, st->MPI_SOURCE,
-                  st->MPI_TAG, count, crank[m->c][m->src], m->tag, side_count(m, m->rtype))
-        {
+        CHECK_ALL ("%s: status source %d tag %d count %d, expected %d %d %d", d, st->MPI_SOURCE,
+                   st->MPI_TAG, count, crank[m->c][m->src], m->tag, side_count(m, m->rtype)) {
             CHECK_EQ_INT(st->MPI_SOURCE, crank[m->c][m->src]);
             CHECK_EQ_INT(st->MPI_TAG, m->tag);
             CHECK_EQ_INT(count, side_count(m, m->rtype));
@@ -263,9 +261,8 @@ static void ring_check(const MPI_Status *st)
     int left = (mt_rank + mt_size - 1) % mt_size, count = -1;
     unsigned base = mix(seed, (unsigned)cur_round, (unsigned)left, (unsigned)mt_rank, 300000u);
     CK(MPI_Get_count(st, MPI_BYTE, &count));
-    CHECK_ALL("seed %u round %d: ring status source %d tag %d count %d", seed, cur_round,
-              st->MPI_SOURCE, st->MPI_TAG, count)
-    {
+    CHECK_ALL ("seed %u round %d: ring status source %d tag %d count %d", seed, cur_round,
+               st->MPI_SOURCE, st->MPI_TAG, count) {
         CHECK_EQ_INT(st->MPI_SOURCE, left);
         CHECK_EQ_INT(st->MPI_TAG, 7);
         CHECK_EQ_INT(count, (int)ring_len);
@@ -624,9 +621,8 @@ static void late_recv(struct msg *m, int i, struct pool *p, uint64_t *s)
                     pool_progress(p, s, 1);
             }
         CK(MPI_Get_count(&st, t, &count));
-        CHECK_ALL("%s: probe source %d tag %d count %d", describe(m, cur_round, i), st.MPI_SOURCE,
-                  st.MPI_TAG, count)
-        {
+        CHECK_ALL ("%s: probe source %d tag %d count %d", describe(m, cur_round, i), st.MPI_SOURCE,
+                   st.MPI_TAG, count) {
             CHECK_EQ_INT(st.MPI_SOURCE, crank[m->c][m->src]);
             CHECK_EQ_INT(st.MPI_TAG, m->tag);
             CHECK_EQ_INT(count, side_count(m, m->rtype));
@@ -645,9 +641,8 @@ static void late_recv(struct msg *m, int i, struct pool *p, uint64_t *s)
                     pool_progress(p, s, 1);
             }
         CK(MPI_Get_count(&st, t, &count));
-        CHECK_ALL("%s: mprobe source %d tag %d count %d", describe(m, cur_round, i), st.MPI_SOURCE,
-                  st.MPI_TAG, count)
-        {
+        CHECK_ALL ("%s: mprobe source %d tag %d count %d", describe(m, cur_round, i), st.MPI_SOURCE,
+                   st.MPI_TAG, count) {
             CHECK_EQ_INT(st.MPI_SOURCE, crank[m->c][m->src]);
             CHECK_EQ_INT(st.MPI_TAG, m->tag);
             CHECK_EQ_INT(count, side_count(m, m->rtype));

@@ -42,9 +42,8 @@ static void ring(size_t n, int round)
         CHECK_EQ_INT(got, round, "round %d: the plain message says %d", round, got);
     }
     MPI_Get_count(&st, MPI_BYTE, &count);
-    CHECK_ALL("%zu bytes, round %d: status source %d tag %d count %d, want %d 5 %zu", n, round,
-              st.MPI_SOURCE, st.MPI_TAG, count, prev, n)
-    {
+    CHECK_ALL ("%zu bytes, round %d: status source %d tag %d count %d, want %d 5 %zu", n, round,
+               st.MPI_SOURCE, st.MPI_TAG, count, prev, n) {
         CHECK_EQ_INT(st.MPI_SOURCE, prev);
         CHECK_EQ_INT(st.MPI_TAG, 5);
         CHECK_EQ_LONG((size_t)count, n);
@@ -79,8 +78,7 @@ static void replace(int round)
     }
     for (int i = 0; i < 2 * n; i++)
         bad += buf[i] != (i & 1 ? -1 : prev * 1000000 + i);
-    CHECK_ALL("replace of %d strided ints: %d wrong, source %d", n, bad, st.MPI_SOURCE)
-    {
+    CHECK_ALL ("replace of %d strided ints: %d wrong, source %d", n, bad, st.MPI_SOURCE) {
         CHECK_TRUE(!bad);
         CHECK_EQ_INT(st.MPI_SOURCE, prev);
     }
@@ -95,13 +93,11 @@ static void proc_null(void)
     MPI_Status st;
 
     /* Receive from nobody: complete once the send is, status of PROC_NULL. */
-    MPI_Isendrecv(&v, 1, MPI_INT, next, 4, &got, 1, MPI_INT, MPI_PROC_NULL, 4, MPI_COMM_WORLD,
-                  &q);
+    MPI_Isendrecv(&v, 1, MPI_INT, next, 4, &got, 1, MPI_INT, MPI_PROC_NULL, 4, MPI_COMM_WORLD, &q);
     MPI_Wait(&q, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK_ALL("receive from MPI_PROC_NULL: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG,
-              count)
-    {
+    CHECK_ALL ("receive from MPI_PROC_NULL: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG,
+               count) {
         CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
         CHECK_EQ_INT(st.MPI_TAG, MPI_ANY_TAG);
         CHECK_EQ_INT(count, 0);
@@ -111,15 +107,13 @@ static void proc_null(void)
     MPI_Isendrecv(NULL, 0, MPI_INT, MPI_PROC_NULL, 4, &got, 1, MPI_INT, prev, 4, MPI_COMM_WORLD,
                   &q);
     MPI_Wait(&q, &st);
-    CHECK_ALL("send to MPI_PROC_NULL: got %d from %d", got, st.MPI_SOURCE)
-    {
+    CHECK_ALL ("send to MPI_PROC_NULL: got %d from %d", got, st.MPI_SOURCE) {
         CHECK_EQ_INT(got, prev);
         CHECK_EQ_INT(st.MPI_SOURCE, prev);
     }
     MPI_Isendrecv_replace(&v, 1, MPI_INT, MPI_PROC_NULL, 4, MPI_PROC_NULL, 4, MPI_COMM_WORLD, &q);
     MPI_Wait(&q, &st);
-    CHECK_ALL("replace with both MPI_PROC_NULL")
-    {
+    CHECK_ALL ("replace with both MPI_PROC_NULL") {
         CHECK_EQ_INT(v, mt_rank);
         CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
     }
@@ -139,19 +133,17 @@ static void errors(void)
     rc = MPI_Wait(&q, &st);
     MPI_Error_class(rc, &cls);
     CHECK_EQ_INT(cls, MPI_ERR_TRUNCATE, "truncated Isendrecv: class %d", cls);
-    rc = MPI_Isendrecv(big, 1, MPI_BYTE, mt_size, 8, small, 1, MPI_BYTE, prev, 8,
-                       MPI_COMM_WORLD, &q);
+    rc = MPI_Isendrecv(big, 1, MPI_BYTE, mt_size, 8, small, 1, MPI_BYTE, prev, 8, MPI_COMM_WORLD,
+                       &q);
     MPI_Error_class(rc, &cls);
     CHECK_EQ_INT(cls, MPI_ERR_RANK, "dest out of range: class %d", cls);
-    rc = MPI_Isendrecv(big, 1, MPI_BYTE, next, 8, small, 1, MPI_BYTE, prev, -5, MPI_COMM_WORLD,
-                       &q);
+    rc = MPI_Isendrecv(big, 1, MPI_BYTE, next, 8, small, 1, MPI_BYTE, prev, -5, MPI_COMM_WORLD, &q);
     MPI_Error_class(rc, &cls);
     CHECK_EQ_INT(cls, MPI_ERR_TAG, "negative receive tag: class %d", cls);
     rc = MPI_Isendrecv_replace(small, 1, MPI_BYTE, next, 8, prev, 8, MPI_COMM_WORLD, NULL);
     MPI_Error_class(rc, &cls);
     CHECK_EQ_INT(cls, MPI_ERR_REQUEST, "NULL request: class %d", cls);
-    rc = MPI_Isendrecv(big, -1, MPI_BYTE, next, 8, small, 1, MPI_BYTE, prev, 8, MPI_COMM_WORLD,
-                       &q);
+    rc = MPI_Isendrecv(big, -1, MPI_BYTE, next, 8, small, 1, MPI_BYTE, prev, 8, MPI_COMM_WORLD, &q);
     MPI_Error_class(rc, &cls);
     CHECK_EQ_INT(cls, MPI_ERR_COUNT, "negative send count: class %d", cls);
     /* A receive nobody sends to: cancel takes it back. */

@@ -65,8 +65,7 @@ int main(int argc, char **argv)
             int v;
             MPI_Status st;
             MPI_Recv(&v, 1, MPI_INT, 1, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-            CHECK_ALL("ANY_TAG: got %d tag %d", v, st.MPI_TAG)
-            {
+            CHECK_ALL ("ANY_TAG: got %d tag %d", v, st.MPI_TAG) {
                 CHECK_EQ_INT(v, i);
                 CHECK_EQ_INT(st.MPI_TAG, 10 + i % 7);
             }
@@ -83,8 +82,7 @@ int main(int argc, char **argv)
             int v;
             MPI_Status st;
             MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, &st);
-            CHECK_ALL("ANY_SOURCE: source %d", st.MPI_SOURCE)
-            {
+            CHECK_ALL ("ANY_SOURCE: source %d", st.MPI_SOURCE) {
                 CHECK_GT_LONG(st.MPI_SOURCE, 0);
                 CHECK_LT_LONG(st.MPI_SOURCE, mt_size);
             }
@@ -108,8 +106,7 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Wait(&ra, MPI_STATUS_IGNORE);
         MPI_Wait(&rs, MPI_STATUS_IGNORE);
-        CHECK_ALL("posting order: any got %d, specific got %d", a, s)
-        {
+        CHECK_ALL ("posting order: any got %d, specific got %d", a, s) {
             CHECK_EQ_INT(a, 100);
             CHECK_EQ_INT(s, 101);
         }

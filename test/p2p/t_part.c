@@ -50,8 +50,7 @@ static void ring(int n)
         for (int i = 0; i < n; i++)
             bad += r[i] != prev * 1000000 + round * 100000 + i;
         CHECK_TRUE(!bad, "%d ints, round %d: %d wrong", n, round, bad);
-        CHECK_ALL("round %d: status source %d tag %d", round, st.MPI_SOURCE, st.MPI_TAG)
-        {
+        CHECK_ALL ("round %d: status source %d tag %d", round, st.MPI_SOURCE, st.MPI_TAG) {
             CHECK_EQ_INT(st.MPI_SOURCE, prev);
             CHECK_EQ_INT(st.MPI_TAG, 5);
         }
@@ -121,8 +120,7 @@ static void twice(void)
     MPI_Pready(0, ps);
     MPI_Wait(&ps, MPI_STATUS_IGNORE);
     MPI_Wait(&pr, MPI_STATUS_IGNORE);
-    CHECK_ALL("two-partition message: %d %d", r[0], r[3])
-    {
+    CHECK_ALL ("two-partition message: %d %d", r[0], r[3]) {
         CHECK_EQ_INT(r[0], 1);
         CHECK_EQ_INT(r[3], 4);
     }
@@ -185,8 +183,7 @@ static void order(void)
     MPI_Precv_init(ra, 2, 2, MPI_INT, prev, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &z[1]);
     MPI_Startall(2, z);
     CHECK_EQ_INT(class_of(MPI_Cancel(&z[0])), MPI_ERR_REQUEST, "MPI_Cancel of an active one");
-    CHECK_ALL("MPI_Request_free of an active one")
-    {
+    CHECK_ALL ("MPI_Request_free of an active one") {
         CHECK_EQ_INT(class_of(MPI_Request_free(&z[0])), MPI_ERR_REQUEST);
         CHECK_NE_PTR(z[0], MPI_REQUEST_NULL);
     }

@@ -27,8 +27,7 @@ static void probes(void)
     MPI_Probe(1, 7, MPI_COMM_WORLD, &st);
     int count;
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK_ALL("Probe status")
-    {
+    CHECK_ALL ("Probe status") {
         CHECK_EQ_INT(st.MPI_SOURCE, 1);
         CHECK_EQ_INT(st.MPI_TAG, 7);
         CHECK_EQ_INT(count, 1);
@@ -44,8 +43,7 @@ static void probes(void)
     MPI_Iprobe(1, 8, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
     CHECK_TRUE(!flag, "Mprobe'd message still visible to Iprobe");
     MPI_Mrecv(&v, 1, MPI_INT, &msg, &st);
-    CHECK_ALL("Mrecv got %d", v)
-    {
+    CHECK_ALL ("Mrecv got %d", v) {
         CHECK_EQ_INT(v, 41);
         CHECK_EQ_PTR(msg, MPI_MESSAGE_NULL);
     }
@@ -55,8 +53,7 @@ static void probes(void)
     MPI_Request rq;
     MPI_Imrecv(&v, 1, MPI_INT, &msg, &rq);
     MPI_Wait(&rq, &st);
-    CHECK_ALL("Imrecv got %d tag %d", v, st.MPI_TAG)
-    {
+    CHECK_ALL ("Imrecv got %d tag %d", v, st.MPI_TAG) {
         CHECK_EQ_INT(v, 42);
         CHECK_EQ_INT(st.MPI_TAG, 9);
     }
@@ -69,8 +66,7 @@ static void probes(void)
     MPI_Mrecv(in, sizeof(in), MPI_BYTE, &msg, MPI_STATUS_IGNORE);
     CHECK_TRUE(!mt_verify(in, sizeof(in), 9), "large Mrecv data");
     MPI_Probe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
-    CHECK_ALL("Probe(PROC_NULL)")
-    {
+    CHECK_ALL ("Probe(PROC_NULL)") {
         CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
         CHECK_EQ_INT(st.MPI_TAG, MPI_ANY_TAG);
     }
@@ -91,8 +87,7 @@ static void cancel_and_requests(void)
     MPI_Cancel(&rq);
     MPI_Wait(&rq, &st);
     MPI_Test_cancelled(&st, &flag);
-    CHECK_ALL("receive cancel")
-    {
+    CHECK_ALL ("receive cancel") {
         CHECK_TRUE(flag);
         CHECK_EQ_PTR(rq, MPI_REQUEST_NULL);
     }
@@ -105,8 +100,7 @@ static void cancel_and_requests(void)
         do
             MPI_Request_get_status(rq, &flag, &st);
         while (!flag);
-        CHECK_ALL("Request_get_status left the request")
-        {
+        CHECK_ALL ("Request_get_status left the request") {
             CHECK_NE_PTR(rq, MPI_REQUEST_NULL);
             CHECK_EQ_INT(v, 30);
         }
@@ -130,8 +124,7 @@ static void cancel_and_requests(void)
         for (int i = 0; i < 4; i++)
             MPI_Send(&mine[i], 1, MPI_INT, peer, 50 + i, MPI_COMM_WORLD);
         MPI_Waitany(6, all, &idx, &st);
-        CHECK_ALL("Waitany index %d", idx)
-        {
+        CHECK_ALL ("Waitany index %d", idx) {
             CHECK_GE_LONG(idx, 0);
             CHECK_LT_LONG(idx, 6);
             CHECK_NE_INT(idx, 4);
@@ -142,8 +135,7 @@ static void cancel_and_requests(void)
             MPI_Testall(6, all, &flag, MPI_STATUSES_IGNORE);
         while (!flag);
         MPI_Testany(6, all, &idx, &flag, &st);
-        CHECK_ALL("Testany on all-null: flag %d idx %d", flag, idx)
-        {
+        CHECK_ALL ("Testany on all-null: flag %d idx %d", flag, idx) {
             CHECK_TRUE(flag);
             CHECK_EQ_INT(idx, MPI_UNDEFINED);
         }
@@ -368,8 +360,7 @@ static void get_status_forms(void)
         MPI_Irecv(&vals[i], 1, MPI_INT, peer, 70 + i, MPI_COMM_WORLD, &q[i + 1]);
     MPI_Request_get_status_all(4, q, &flag, sts);
     MPI_Request_get_status_some(4, q, &out, idxs, sts);
-    CHECK_ALL("before any send: get_status_all flag %d, _some outcount %d", flag, out)
-    {
+    CHECK_ALL ("before any send: get_status_all flag %d, _some outcount %d", flag, out) {
         CHECK_TRUE(!flag);
         CHECK_EQ_INT(out, 0);
     }
@@ -379,17 +370,15 @@ static void get_status_forms(void)
     do
         MPI_Request_get_status_any(4, q, &idx, &flag, &st);
     while (!flag);
-    CHECK_ALL("get_status_any: index %d tag %d source %d, request kept", idx, st.MPI_TAG,
-              st.MPI_SOURCE)
-    {
+    CHECK_ALL ("get_status_any: index %d tag %d source %d, request kept", idx, st.MPI_TAG,
+               st.MPI_SOURCE) {
         CHECK_EQ_INT(idx, 2);
         CHECK_EQ_INT(st.MPI_TAG, 71);
         CHECK_EQ_INT(st.MPI_SOURCE, peer);
         CHECK_NE_PTR(q[2], MPI_REQUEST_NULL);
     }
     MPI_Request_get_status_some(4, q, &out, idxs, sts);
-    CHECK_ALL("get_status_some: %d done, first index %d", out, idxs[0])
-    {
+    CHECK_ALL ("get_status_some: %d done, first index %d", out, idxs[0]) {
         CHECK_EQ_INT(out, 1);
         CHECK_EQ_INT(idxs[0], 2);
         CHECK_EQ_INT(sts[0].MPI_TAG, 71);
@@ -405,22 +394,19 @@ static void get_status_forms(void)
     while (!flag);
     for (int i = 1; i < 4; i++)
         n += q[i] != MPI_REQUEST_NULL && sts[i].MPI_TAG == 69 + i && sts[i].MPI_SOURCE == peer;
-    CHECK_ALL("get_status_all: %d of 3 statuses right and kept, null entry empty", n)
-    {
+    CHECK_ALL ("get_status_all: %d of 3 statuses right and kept, null entry empty", n) {
         CHECK_EQ_INT(n, 3);
         CHECK_EQ_INT(sts[0].MPI_SOURCE, MPI_ANY_SOURCE);
         CHECK_EQ_INT(sts[0].MPI_TAG, MPI_ANY_TAG);
     }
     MPI_Waitall(4, q, MPI_STATUSES_IGNORE);
-    CHECK_ALL("values %d %d %d", vals[0], vals[1], vals[2])
-    {
+    CHECK_ALL ("values %d %d %d", vals[0], vals[1], vals[2]) {
         CHECK_EQ_INT(vals[0], 70);
         CHECK_EQ_INT(vals[1], 71);
         CHECK_EQ_INT(vals[2], 72);
     }
     MPI_Request_get_status_any(4, q, &idx, &flag, &st);
-    CHECK_ALL("get_status_any on all-null: flag %d idx %d", flag, idx)
-    {
+    CHECK_ALL ("get_status_any on all-null: flag %d idx %d", flag, idx) {
         CHECK_TRUE(flag);
         CHECK_EQ_INT(idx, MPI_UNDEFINED);
     }
@@ -528,8 +514,7 @@ static void buffered(void)
         }
     }
     MPI_Buffer_detach(&old, &sz);
-    CHECK_ALL("detach returns the buffer")
-    {
+    CHECK_ALL ("detach returns the buffer") {
         CHECK_EQ_PTR(old, buf);
         CHECK_EQ_INT(sz, size);
     }
@@ -551,16 +536,14 @@ static void truncation_and_null(void)
     } else if (mt_rank == 0) {
         rc = MPI_Recv(r, 2, MPI_INT, 1, 100, MPI_COMM_WORLD, &st);
         CHECK_EQ_INT(rc, MPI_ERR_TRUNCATE, "truncated eager receive returns %d", rc);
-        CHECK_ALL("truncated data keeps what fits")
-        {
+        CHECK_ALL ("truncated data keeps what fits") {
             CHECK_EQ_INT(r[0], 1);
             CHECK_EQ_INT(r[1], 2);
         }
         /* The message was consumed: the next one is the next message. */
         rc = MPI_Recv(r, 2, MPI_INT, 1, 101, MPI_COMM_WORLD, &st);
         MPI_Get_count(&st, MPI_INT, &count);
-        CHECK_ALL("after truncation: rc %d count %d", rc, count)
-        {
+        CHECK_ALL ("after truncation: rc %d count %d", rc, count) {
             CHECK_MPI(rc);
             CHECK_EQ_INT(count, 1);
         }
@@ -580,8 +563,7 @@ static void truncation_and_null(void)
         MPI_Request_free(&q);
         rc |= MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &q);
         rc |= MPI_Wait(&q, &st);
-        CHECK_ALL("zero-count messages of MPI_DATATYPE_NULL: rc %d", rc)
-        {
+        CHECK_ALL ("zero-count messages of MPI_DATATYPE_NULL: rc %d", rc) {
             CHECK_MPI(rc);
             CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
         }
@@ -590,8 +572,7 @@ static void truncation_and_null(void)
     CHECK_MPI(rc, "send to PROC_NULL");
     rc = MPI_Recv(v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK_ALL("recv from PROC_NULL status")
-    {
+    CHECK_ALL ("recv from PROC_NULL status") {
         CHECK_EQ_INT(rc, 0);
         CHECK_EQ_INT(st.MPI_SOURCE, MPI_PROC_NULL);
         CHECK_EQ_INT(st.MPI_TAG, MPI_ANY_TAG);

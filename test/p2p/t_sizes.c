@@ -34,8 +34,7 @@ static void exchange(int peer, size_t n, unsigned seed, int use_isend)
     }
     MPI_Get_count(&st, MPI_BYTE, &count);
     CHECK_EQ_INT(count, (int)n, "size %zu from %d: count %d", n, peer, count);
-    CHECK_ALL("size %zu: status source %d tag %d", n, st.MPI_SOURCE, st.MPI_TAG)
-    {
+    CHECK_ALL ("size %zu: status source %d tag %d", n, st.MPI_SOURCE, st.MPI_TAG) {
         CHECK_EQ_INT(st.MPI_SOURCE, peer);
         CHECK_EQ_INT(st.MPI_TAG, 5);
     }
@@ -49,8 +48,8 @@ static void exchange(int peer, size_t n, unsigned seed, int use_isend)
 
 int main(int argc, char **argv)
 {
-    static const size_t base[] = {0, 1, 7, 8, 64, 1000, 1024, 2048, 4096, 8192, 16384,
-                                  65536, 262144, 1048576, 4194304};
+    static const size_t base[] = {0,    1,    7,     8,     64,     1000,    1024,   2048,
+                                  4096, 8192, 16384, 65536, 262144, 1048576, 4194304};
     size_t sizes[64];
     int n = 0;
     const char *big = getenv("MT_BIG");

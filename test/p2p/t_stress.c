@@ -16,8 +16,8 @@ static unsigned rng(unsigned *s)
 
 static size_t pick_size(unsigned *s)
 {
-    static const size_t edges[] = {0, 1, 8, 1023, 1024, 1025, 4095, 4096, 4097,
-                                   16384, 65537, 300000, 1048577};
+    static const size_t edges[] = {0,    1,    8,     1023,  1024,   1025,   4095,
+                                   4096, 4097, 16384, 65537, 300000, 1048577};
     unsigned r = rng(s);
     if (r % 4 == 0)
         return edges[rng(s) % (sizeof(edges) / sizeof(edges[0]))];
@@ -98,9 +98,8 @@ int main(int argc, char **argv)
             continue;
         int count;
         MPI_Get_count(&st[k], MPI_BYTE, &count);
-        CHECK_ALL("seed %u msg %d: source %d tag %d count %d, expected %d %d %zu", seed, i,
-                  st[k].MPI_SOURCE, st[k].MPI_TAG, count, m[i].src, m[i].tag, m[i].size)
-        {
+        CHECK_ALL ("seed %u msg %d: source %d tag %d count %d, expected %d %d %zu", seed, i,
+                   st[k].MPI_SOURCE, st[k].MPI_TAG, count, m[i].src, m[i].tag, m[i].size) {
             CHECK_EQ_INT(st[k].MPI_SOURCE, m[i].src);
             CHECK_EQ_INT(st[k].MPI_TAG, m[i].tag);
             CHECK_EQ_INT(count, (int)m[i].size);

@@ -113,15 +113,13 @@ static void boundaries(void)
         MPI_Waitall(4, rq, st);
         MPI_Get_count(&st[2], MPI_BYTE, &c0);
         MPI_Get_count(&st[3], MPI_BYTE, &c1);
-        CHECK_ALL("%zu bytes swapped on the wire: both intact, in order", n)
-        {
+        CHECK_ALL ("%zu bytes swapped on the wire: both intact, in order", n) {
             CHECK_EQ_INT(c0, (int)n);
             CHECK_EQ_INT(c1, (int)n);
             CHECK_LT_LONG(pattern_bad(r0, n, (unsigned)k), 0);
             CHECK_LT_LONG(pattern_bad(r1, n, (unsigned)k + 100), 0);
         }
-        CHECK_ALL("%zu bytes: both %s", n, eager ? "eager" : "by rendezvous")
-        {
+        CHECK_ALL ("%zu bytes: both %s", n, eager ? "eager" : "by rendezvous") {
             CHECK_EQ_LONG(pvar(eager ? "eager_msgs" : "rndv_msgs") - (eager ? em : rm), 2);
             CHECK_EQ_LONG(pvar(eager ? "rndv_msgs" : "eager_msgs") - (eager ? rm : em), 0);
         }
@@ -142,8 +140,7 @@ static void paths(void)
 
     MPI_Send(small, sizeof(small), MPI_CHAR, 0, 2, MPI_COMM_WORLD);
     MPI_Recv(r, sizeof(r), MPI_CHAR, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    CHECK_ALL("a 100-byte send by sendi")
-    {
+    CHECK_ALL ("a 100-byte send by sendi") {
         CHECK_GT_LONG(fake_counts.sendi, sendi);
         CHECK_EQ_LONG(fake_counts.alloc, alloc);
     }

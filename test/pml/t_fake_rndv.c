@@ -33,8 +33,7 @@ static void late_completion(int type, int mode, size_t n, const char *what)
         early += flag;
         tests += fake_held();
     }
-    CHECK_ALL("%s: the send waits for it", what)
-    {
+    CHECK_ALL ("%s: the send waits for it", what) {
         CHECK_GT_LONG(tests, 0);
         CHECK_EQ_INT(early, 0);
     }

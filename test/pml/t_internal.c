@@ -67,10 +67,9 @@ int main(int argc, char **argv)
 
     /* The blocking exchange the runtime and coll use, around the ring. */
     sbuf[0] = rank;
-    err = pml_comm_sendrecv(rt_comm_get(MPI_COMM_WORLD), sbuf, sizeof(int), (rank + 1) % size,
-                            rbuf, sizeof(int), from, TAG - 1);
-    CHECK_ALL("pml_comm_sendrecv: err %d, got %d from rank %d", err, rbuf[0], from)
-    {
+    err = pml_comm_sendrecv(rt_comm_get(MPI_COMM_WORLD), sbuf, sizeof(int), (rank + 1) % size, rbuf,
+                            sizeof(int), from, TAG - 1);
+    CHECK_ALL ("pml_comm_sendrecv: err %d, got %d from rank %d", err, rbuf[0], from) {
         CHECK_TRUE(!err);
         CHECK_EQ_INT(rbuf[0], from);
     }

@@ -139,8 +139,7 @@ static void on_cart(void)
         r[i] = -9;
     expect(MPI_Neighbor_allgather(v, 1, MPI_INT, r, 1, MPI_INT, cart), MPI_SUCCESS,
            "allgather after errors", "");
-    CHECK_ALL("allgather after errors: %d %d %d %d", r[0], r[1], r[2], r[3])
-    {
+    CHECK_ALL ("allgather after errors: %d %d %d %d", r[0], r[1], r[2], r[3]) {
         CHECK_EQ_INT(r[0], (mt_rank ? mt_rank - 1 : -9));
         CHECK_EQ_INT(r[1], (mt_rank < n - 1 ? mt_rank + 1 : -9));
         CHECK_EQ_INT(r[2], mt_rank);
@@ -175,8 +174,7 @@ static void on_graphs(void)
     expect(MPI_Dist_graph_neighbors(dg, -1, v, v, 0, v, v), MPI_ERR_ARG, "maxindegree -1",
            "maxindegree is -1");
     expect(MPI_Dist_graph_neighbors_count(dg, &a, &b, &w), MPI_SUCCESS, "empty dist graph", "");
-    CHECK_ALL("empty dist graph: %d %d %d", a, b, w)
-    {
+    CHECK_ALL ("empty dist graph: %d %d %d", a, b, w) {
         CHECK_EQ_INT(a, 0);
         CHECK_EQ_INT(b, 0);
         CHECK_EQ_INT(w, 1);

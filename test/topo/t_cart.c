@@ -63,9 +63,8 @@ static void check_sub(MPI_Comm cart, int ndims, const int *dims, const int *peri
     MPI_Comm_rank(sub, &rank);
     MPI_Topo_test(sub, &t);
     MPI_Cartdim_get(sub, &k);
-    CHECK_ALL("Cart_sub mask %x: topo %d, %d dims (want %d), size %d (want %d)", mask, t, k, sn,
-              size, ssize)
-    {
+    CHECK_ALL ("Cart_sub mask %x: topo %d, %d dims (want %d), size %d (want %d)", mask, t, k, sn,
+               size, ssize) {
         CHECK_EQ_INT(t, MPI_CART);
         CHECK_EQ_INT(k, sn);
         CHECK_EQ_INT(size, ssize);
@@ -74,9 +73,8 @@ static void check_sub(MPI_Comm cart, int ndims, const int *dims, const int *peri
         int gd[MAXD], gp[MAXD], gc[MAXD];
         MPI_Cart_get(sub, MAXD, gd, gp, gc);
         for (int i = 0; i < sn; i++)
-            CHECK_ALL("Cart_sub mask %x dim %d: (%d,%d,%d) want (%d,%d,%d)", mask, i, gd[i], gp[i],
-                      gc[i], sdims[i], speriods[i], mine[i])
-            {
+            CHECK_ALL ("Cart_sub mask %x dim %d: (%d,%d,%d) want (%d,%d,%d)", mask, i, gd[i], gp[i],
+                       gc[i], sdims[i], speriods[i], mine[i]) {
                 CHECK_EQ_INT(gd[i], sdims[i]);
                 CHECK_EQ_INT(gp[i], speriods[i]);
                 CHECK_EQ_INT(gc[i], mine[i]);
@@ -120,8 +118,7 @@ static void check_grid(int ndims, const int *dims, const int *periods)
     MPI_Comm_rank(cart, &rank);
     MPI_Topo_test(cart, &t);
     MPI_Cartdim_get(cart, &k);
-    CHECK_ALL("grid of %d: size %d rank %d topo %d ndims %d", nnodes, size, rank, t, k)
-    {
+    CHECK_ALL ("grid of %d: size %d rank %d topo %d ndims %d", nnodes, size, rank, t, k) {
         CHECK_EQ_INT(size, nnodes);
         CHECK_EQ_INT(rank, mt_rank);
         CHECK_EQ_INT(t, MPI_CART);
@@ -130,9 +127,8 @@ static void check_grid(int ndims, const int *dims, const int *periods)
     MPI_Cart_get(cart, MAXD, gd, gp, me);
     ref_coords(ndims, dims, rank, c);
     for (int i = 0; i < ndims; i++)
-        CHECK_ALL("Cart_get dim %d: (%d,%d,%d) want (%d,%d,%d)", i, gd[i], gp[i], me[i], dims[i],
-                  !!periods[i], c[i])
-        {
+        CHECK_ALL ("Cart_get dim %d: (%d,%d,%d) want (%d,%d,%d)", i, gd[i], gp[i], me[i], dims[i],
+                   !!periods[i], c[i]) {
             CHECK_EQ_INT(gd[i], dims[i]);
             CHECK_EQ_INT(gp[i], !!periods[i]);
             CHECK_EQ_INT(me[i], c[i]);
@@ -157,9 +153,8 @@ static void check_grid(int ndims, const int *dims, const int *periods)
             int src, dst, ws = ref_shift(ndims, dims, periods, me, d, -disp),
                           wd = ref_shift(ndims, dims, periods, me, d, disp);
             MPI_Cart_shift(cart, d, disp, &src, &dst);
-            CHECK_ALL("Cart_shift(dim %d, disp %d) = (%d, %d), want (%d, %d)", d, disp, src, dst,
-                      ws, wd)
-            {
+            CHECK_ALL ("Cart_shift(dim %d, disp %d) = (%d, %d), want (%d, %d)", d, disp, src, dst,
+                       ws, wd) {
                 CHECK_EQ_INT(src, ws);
                 CHECK_EQ_INT(dst, wd);
             }
@@ -171,8 +166,7 @@ static void check_grid(int ndims, const int *dims, const int *periods)
     MPI_Cart_get(dup, MAXD, gd, gp, c);
     CHECK_EQ_INT(t, MPI_CART, "dup of a cart: topo %d", t);
     for (int i = 0; i < ndims; i++)
-        CHECK_ALL("dup of a cart: dim %d differs", i)
-        {
+        CHECK_ALL ("dup of a cart: dim %d differs", i) {
             CHECK_EQ_INT(gd[i], dims[i]);
             CHECK_EQ_INT(c[i], me[i]);
         }
@@ -205,14 +199,12 @@ static void check_2x3(void)
         CHECK_EQ_INT(s[i], want[mt_rank][i], "2x3: shift %d is %d, want %d", i, s[i],
                      want[mt_rank][i]);
     MPI_Cart_shift(cart, 1, -2, &s[0], &s[1]);
-    CHECK_ALL("2x3: shift by -2 is (%d, %d)", s[0], s[1])
-    {
+    CHECK_ALL ("2x3: shift by -2 is (%d, %d)", s[0], s[1]) {
         CHECK_EQ_INT(s[0], (mt_rank % 3 == 0 ? mt_rank + 2 : MPI_PROC_NULL));
         CHECK_EQ_INT(s[1], (mt_rank % 3 == 2 ? mt_rank - 2 : MPI_PROC_NULL));
     }
     MPI_Cart_coords(cart, 5, 2, c);
-    CHECK_ALL("2x3: coords of 5 are (%d, %d)", c[0], c[1])
-    {
+    CHECK_ALL ("2x3: coords of 5 are (%d, %d)", c[0], c[1]) {
         CHECK_EQ_INT(c[0], 1);
         CHECK_EQ_INT(c[1], 2);
     }
@@ -232,8 +224,7 @@ static void check_zero_dims(void)
     }
     MPI_Comm_size(cart, &size);
     MPI_Cartdim_get(cart, &k);
-    CHECK_ALL("0-d grid: size %d, %d dims", size, k)
-    {
+    CHECK_ALL ("0-d grid: size %d, %d dims", size, k) {
         CHECK_EQ_INT(size, 1);
         CHECK_EQ_INT(k, 0);
     }

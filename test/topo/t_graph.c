@@ -44,8 +44,7 @@ static void check_graph(int m)
     }
     MPI_Topo_test(g, &t);
     MPI_Graphdims_get(g, &nn, &ne);
-    CHECK_ALL("graph of %d: topo %d, %d nodes, %d edges", m, t, nn, ne)
-    {
+    CHECK_ALL ("graph of %d: topo %d, %d nodes, %d edges", m, t, nn, ne) {
         CHECK_EQ_INT(t, MPI_GRAPH);
         CHECK_EQ_INT(nn, m);
         CHECK_EQ_INT(ne, nedges);
@@ -67,8 +66,7 @@ static void check_graph(int m)
     MPI_Comm_dup(g, &dup);
     MPI_Topo_test(dup, &t);
     MPI_Graphdims_get(dup, &nn, &ne);
-    CHECK_ALL("dup of a graph: topo %d", t)
-    {
+    CHECK_ALL ("dup of a graph: topo %d", t) {
         CHECK_EQ_INT(t, MPI_GRAPH);
         CHECK_EQ_INT(nn, m);
         CHECK_EQ_INT(ne, nedges);
@@ -93,8 +91,7 @@ static void check_adjacent(int weighted)
                                    weighted ? dw : MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
     MPI_Topo_test(g, &t);
     MPI_Dist_graph_neighbors_count(g, &in, &out, &w);
-    CHECK_ALL("adjacent: topo %d, in %d, out %d, weighted %d", t, in, out, w)
-    {
+    CHECK_ALL ("adjacent: topo %d, in %d, out %d, weighted %d", t, in, out, w) {
         CHECK_EQ_INT(t, MPI_DIST_GRAPH);
         CHECK_EQ_INT(in, 2);
         CHECK_EQ_INT(out, 2);
@@ -102,22 +99,19 @@ static void check_adjacent(int weighted)
     }
     MPI_Dist_graph_neighbors(g, 4, gs, gsw, 4, gd, gdw);
     for (int j = 0; j < 2; j++) {
-        CHECK_ALL("adjacent: neighbour %d is (%d, %d)", j, gs[j], gd[j])
-        {
+        CHECK_ALL ("adjacent: neighbour %d is (%d, %d)", j, gs[j], gd[j]) {
             CHECK_EQ_INT(gs[j], src[j]);
             CHECK_EQ_INT(gd[j], dst[j]);
         }
         if (weighted)
-            CHECK_ALL("adjacent: weights %d are (%d, %d)", j, gsw[j], gdw[j])
-            {
+            CHECK_ALL ("adjacent: weights %d are (%d, %d)", j, gsw[j], gdw[j]) {
                 CHECK_EQ_INT(gsw[j], sw[j]);
                 CHECK_EQ_INT(gdw[j], dw[j]);
             }
     }
     MPI_Comm_dup(g, &dup);
     MPI_Dist_graph_neighbors_count(dup, &in, &out, &w);
-    CHECK_ALL("dup of a dist graph: in %d out %d", in, out)
-    {
+    CHECK_ALL ("dup of a dist graph: in %d out %d", in, out) {
         CHECK_EQ_INT(in, 2);
         CHECK_EQ_INT(out, 2);
         CHECK_EQ_INT(w, weighted);
@@ -141,8 +135,7 @@ static void check_asymmetric(void)
     MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, r, src, MPI_UNWEIGHTED, n - 1 - r, dst,
                                    MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
     MPI_Dist_graph_neighbors_count(g, &in, &out, &w);
-    CHECK_ALL("asymmetric: in %d out %d weighted %d", in, out, w)
-    {
+    CHECK_ALL ("asymmetric: in %d out %d weighted %d", in, out, w) {
         CHECK_EQ_INT(in, r);
         CHECK_EQ_INT(out, n - 1 - r);
         CHECK_TRUE(!w);
@@ -197,9 +190,8 @@ static void check_pairs(const char *what, const int *peers, const int *w, int n,
     qsort(got, (size_t)n, sizeof(got[0]), cmp_pair);
     qsort(want, (size_t)n, sizeof(want[0]), cmp_pair);
     for (int i = 0; i < n; i++)
-        CHECK_ALL("%s: edge %d is (%d, w %d), want (%d, w %d)", what, i, got[i][0], got[i][1],
-                  want[i][0], want[i][1])
-        {
+        CHECK_ALL ("%s: edge %d is (%d, w %d), want (%d, w %d)", what, i, got[i][0], got[i][1],
+                   want[i][0], want[i][1]) {
             CHECK_EQ_INT(got[i][0], want[i][0]);
             CHECK_EQ_INT(got[i][1], want[i][1]);
         }
@@ -250,8 +242,7 @@ static void check_create(int mode)
     check_pairs("create: destinations", gd, gdw, out, wout, nout, wt);
     MPI_Comm_dup(g, &dup);
     MPI_Dist_graph_neighbors_count(dup, &in, &out, &wt);
-    CHECK_ALL("dup of a created dist graph: in %d out %d", in, out)
-    {
+    CHECK_ALL ("dup of a created dist graph: in %d out %d", in, out) {
         CHECK_EQ_INT(in, nin);
         CHECK_EQ_INT(out, nout);
     }

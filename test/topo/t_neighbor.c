@@ -418,8 +418,7 @@ static void tree(int adjacent)
                               &h.comm);
     MPI_Dist_graph_neighbors_count(h.comm, &h.in, &h.out, &weighted);
     MPI_Dist_graph_neighbors(h.comm, MAXN, h.src, MPI_UNWEIGHTED, MAXN, h.dst, MPI_UNWEIGHTED);
-    CHECK_ALL("tree: in %d out %d", h.in, h.out)
-    {
+    CHECK_ALL ("tree: in %d out %d", h.in, h.out) {
         CHECK_EQ_INT(h.out, 3);
         CHECK_EQ_INT(h.in, (adjacent ? 3 : 3 - (nb[0] < 0) - (nb[1] < 0) - (nb[2] < 0)));
     }

@@ -17,8 +17,7 @@ int main(void)
     CHECK_TRUE(small && big, "two requests of different sizes");
     rt_obj_delete(small);
     again = rt_obj_new(RT_KIND_REQUEST, 256);
-    CHECK_ALL("a freed 32-byte object is not reused for 256 bytes")
-    {
+    CHECK_ALL ("a freed 32-byte object is not reused for 256 bytes") {
         CHECK_TRUE(again);
         CHECK_NE_PTR(again, small);
     }

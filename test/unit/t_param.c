@@ -37,14 +37,12 @@ int main(void)
     {
         long long v = 0;
 
-        CHECK_ALL("malformed values are refused without a fatal error (for MPI_T writes)")
-        {
+        CHECK_ALL ("malformed values are refused without a fatal error (for MPI_T writes)") {
             CHECK_EQ_INT(rt_param_parse(&p_int, "12x", &v), -1);
             CHECK_EQ_INT(rt_param_parse(&p_size, "-1", &v), -1);
             CHECK_EQ_INT(rt_param_parse(&p_bool, "maybe", &v), -1);
         }
-        CHECK_ALL("valid values parse; the text is the environment's")
-        {
+        CHECK_ALL ("valid values parse; the text is the environment's") {
             CHECK_EQ_INT(rt_param_parse(&p_size, "2k", &v), 0);
             CHECK_EQ_LONG(v, 2048);
             CHECK_EQ_INT(rt_param_parse(&p_bool, "AUTO", &v), 0);
