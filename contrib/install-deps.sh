@@ -10,7 +10,7 @@
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config gfortran python3
       libpmix-dev libsodium-dev munge libmunge-dev libfabric-dev libfabric-bin libibverbs-dev rdma-core ibverbs-utils
-      procps iproute2 util-linux"
+      procps iproute2 util-linux clang-format"
 for opt in "$@"; do
     case $opt in
     --peers) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox" ;;

@@ -54,12 +54,14 @@ static void call_op_c(int i, void *in, void *inout, MPI_Count *len, MPI_Datatype
         call_op_c(8 * i + j, in, inout, len, dt);                                                  \
     }
 #define T8(i) T(i, 0) T(i, 1) T(i, 2) T(i, 3) T(i, 4) T(i, 5) T(i, 6) T(i, 7)
-T8(0)
-T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
+/* The expansions are not statements clang-format can lay out. */
+/* clang-format off */
+T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
 #define P8(p, i) p##i##_0, p##i##_1, p##i##_2, p##i##_3, p##i##_4, p##i##_5, p##i##_6, p##i##_7
-    static MPI_User_function *const op_tramp[F_OPS] = {P8(op_, 0), P8(op_, 1), P8(op_, 2),
-                                                       P8(op_, 3), P8(op_, 4), P8(op_, 5),
-                                                       P8(op_, 6), P8(op_, 7)};
+static MPI_User_function *const op_tramp[F_OPS] = {P8(op_, 0), P8(op_, 1), P8(op_, 2),
+                                                   P8(op_, 3), P8(op_, 4), P8(op_, 5),
+                                                   P8(op_, 6), P8(op_, 7)};
+/* clang-format on */
 static MPI_User_function_c *const opc_tramp[F_OPS] = {P8(opc_, 0), P8(opc_, 1), P8(opc_, 2),
                                                       P8(opc_, 3), P8(opc_, 4), P8(opc_, 5),
                                                       P8(opc_, 6), P8(opc_, 7)};
