@@ -10,7 +10,7 @@ for prog in t_attr t_info t_errcodes t_finalize; do
     ok $? "$prog as a singleton"
     [ $rc -eq 0 ] || diag "$out" "$err"
     for n in 2 3; do
-        run "$MPIRUN" --timeout 30 -n $n "$p" alpha beta
+        run_watched "$MPIRUN" --timeout 840 -n $n "$p" alpha beta
         [ $rc -eq 0 ] && ! echo "$out" | grep -q '^not ok'
         ok $? "$prog with $n ranks"
         [ $rc -eq 0 ] || diag "$out" "$err"

@@ -8,7 +8,7 @@ plan "$(grep -cv '^\s*\(#\|$\)' "$matrix")"
 grep -v '^\s*\(#\|$\)' "$matrix" | while read -r prog np env; do
     start=$(date +%s)
     # shellcheck disable=SC2086
-    run env $env "$MPIRUN" --timeout 120 -n "$np" "$top_builddir/test/dt/$prog"
+    run_watched env $env "$MPIRUN" --timeout 840 -n "$np" "$top_builddir/test/dt/$prog"
     ok $rc "$prog -n $np ${env:-(defaults)} [$(($(date +%s) - start)) s]"
     if [ $rc -ne 0 ]; then
         diag "$out"

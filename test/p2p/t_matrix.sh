@@ -16,7 +16,7 @@ grep -v '^\s*\(#\|$\)' "$matrix" | while read -r prog np env; do
     esac
     start=$(date +%s)
     # shellcheck disable=SC2086
-    run env $env "$MPIRUN" --timeout 120 -n "$np" $wrap "$bin"
+    run_watched env $env "$MPIRUN" --timeout 840 -n "$np" $wrap "$bin"
     ok $rc "${wrap:+mixed }$prog -n $np ${env:-(defaults)} [$(($(date +%s) - start)) s]"
     if [ $rc -ne 0 ]; then
         diag "$out"
