@@ -337,7 +337,10 @@ done
 rm -f "@T@/recport.$node" "@T@/hello.$node"
 "@B@/test/launcher/ln_ctlrec" "${ctl%:*}" "${ctl##*:}" "@T@/recport.$node" "@T@/hello.$node" \
 	</dev/null &
-for _i in $(seq 100); do [ -s "@T@/recport.$node" ] && break; sleep 0.05; done
+rec=$!
+# No time limit: the recorder either writes its port or exits (a loaded host
+# took more than 5 s to start it).
+while [ ! -s "@T@/recport.$node" ] && kill -0 $rec 2>/dev/null; do sleep 0.05; done
 exec "@B@/launcher/rdmpi-launchd" --ctl "127.0.0.1:$(cat "@T@/recport.$node")" "${args[@]}"
 EOF2
 sed -i "s|@T@|$T|g; s|@B@|$B|g" "$T/reclaunchd"

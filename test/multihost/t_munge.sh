@@ -287,7 +287,10 @@ done
 rm -f "@T@/recport.$node"
 "@B@/test/launcher/ln_ctlrec" "${ctl%:*}" "${ctl##*:}" "@T@/recport.$node" "@T@/hello.$node" \
 	</dev/null &
-for _i in $(seq 100); do [ -s "@T@/recport.$node" ] && break; sleep 0.05; done
+rec=$!
+# No time limit: the recorder either writes its port or exits (a loaded host
+# took more than 5 s to start it).
+while [ ! -s "@T@/recport.$node" ] && kill -0 $rec 2>/dev/null; do sleep 0.05; done
 exec "@B@/launcher/rdmpi-launchd" --ctl "127.0.0.1:$(cat "@T@/recport.$node")" "${args[@]}"
 EOF2
 sed -i "s|@T@|$T|g; s|@B@|$B|g" "$T/reclaunchd"
@@ -296,6 +299,7 @@ rm -f "$T/hello.1"
 RDMPI_LAUNCHD="$T/reclaunchd" mrun --auth=munge --host "$H0,$H1" "$B/examples/hello"
 [ $rc -eq 0 ] && [ "$(od -An -tu1 -j4 -N4 "$T/hello.1" 2>/dev/null | tr -s ' ')" = " 0 0 0 11" ]
 ok $? "a daemon's munge HELLO recorded on the wire ($(stat -c %s "$T/hello.1" 2>/dev/null) bytes, type 11; rc=$rc)"
+[ $rc -eq 0 ] || diag "$err"
 replay() {
 	ip netns exec "$H1" timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1" && head -c 40 <&3 >/dev/null && cat "$2" >&3 && cat <&3 >/dev/null' \
 		"$addr" "$port" "$T/hello.1" 2>/dev/null
