@@ -14,6 +14,18 @@ ok() {
 }
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $1"; }
 diag() { echo "$@" | sed 's/^/# /'; }
+# is GOT WANT DESCRIPTION: one point, both values shown when they differ.
+is() {
+    if [ "$1" = "$2" ]; then ok 0 "$3"; else
+        ok 1 "$3"; diag "got:  '$1'"; diag "want: '$2'"
+    fi
+}
+# like TEXT EXTENDED-REGEX DESCRIPTION
+like() {
+    if printf '%s\n' "$1" | grep -Eq -- "$2"; then ok 0 "$3"; else
+        ok 1 "$3"; diag "text: '$1'"; diag "does not match: $2"
+    fi
+}
 # Runs a command with a safety timeout, capturing stdout, stderr and status
 # into $out, $err and $rc. The timeout is $run_limit seconds (default 60);
 # a test whose program judges its own progress raises it to a backstop.

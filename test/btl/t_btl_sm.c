@@ -15,8 +15,6 @@
  * which prints the BTLs btl_open_all chose. Output is "# rank R ok|FAIL:"
  * lines; the exit status is 0 only if every check on this rank passed.
  * t_btl_sm.sh runs it at several sizes and settings and speaks TAP. */
-#define TAP_SINK btl_point
-#include "../tap.h"
 #include "btl_harness.h"
 
 #include <errno.h>
@@ -35,7 +33,6 @@
 #define BIGAT   (2 * PUTSIZE + 1) /* where in putbuf the large put lands */
 
 static struct harness h;
-static int failures;
 static const char *phase = "setup";
 /* The watchdog judges progress, not time: 8 ranks of the sanitizer build
  * on a loaded 2-core host take minutes, a stuck rank moves nothing for a
@@ -53,31 +50,6 @@ struct stream {
     int errors;      /* bad messages from this rank */
 };
 static struct stream *st;
-
-/* The checks of test/tap.h print here: "# rank R ok|FAIL: ..." lines,
- * every one on rank 0 and the failures elsewhere. */
-__attribute__((format(printf, 6, 7))) static void btl_point(int pass, const char *file, int line,
-                                                            const char *expr, const char *detail,
-                                                            const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-
-    if (fmt[1]) {
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt + 1, ap);
-        va_end(ap);
-    } else {
-        snprintf(msg, sizeof(msg), "%s", expr);
-    }
-    failures += !pass;
-    if (!pass)
-        printf("# rank %d FAIL: %s\n#   %s:%d: %s%s%s%s\n", rt.rank, msg, tap_base_(file), line,
-               expr, *detail ? " (" : "", detail, *detail ? ")" : "");
-    else if (rt.rank == 0)
-        printf("# rank %d ok: %s\n", rt.rank, msg);
-    fflush(stdout);
-}
 
 static uint64_t mix(uint64_t x)
 {

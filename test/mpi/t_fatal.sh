@@ -30,11 +30,6 @@ echo "$err" | grep -q 'rdmpi\[[01]\]: MPI_Comm_size'; ok $? "under mpirun the me
 echo "$err" | grep -q 'MPI_COMM_SELF'; [ $? -ne 0 ]
 ok $? "an invalid handle is not blamed on MPI_COMM_SELF, whose handler reports it"
 
-# like TEXT ERE DESCRIPTION: some line of TEXT matches ERE.
-like() {
-	if printf '%s\n' "$1" | grep -Eq -- "$2"; then ok 0 "$3"; else
-		ok 1 "$3"; diag "got: $1"; diag "want: $2"; fi
-}
 # mpirunline TEXT: mpirun's own last line (a second rank's message may be
 # forwarded after it).
 mpirunline() { printf '%s\n' "$1" | grep '^mpirun: ' | tail -n 1; }

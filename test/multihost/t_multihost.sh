@@ -13,17 +13,6 @@
 : "${top_builddir:=$top_srcdir}"
 . "$top_srcdir/test/tap.sh"
 FAKEHOST_LIB=1 . "$top_srcdir/test/fakehost/fakehost.sh"
-# is GOT WANT DESC / like TEXT REGEX DESC
-is() {
-	[ "$1" = "$2" ]
-	ok $? "$3"
-	[ "$1" = "$2" ] || diag "got '$1', want '$2'"
-}
-like() {
-	printf '%s\n' "$1" | grep -Eq -- "$2"
-	ok $? "$3"
-	printf '%s\n' "$1" | grep -Eq -- "$2" || diag "'$1' does not match $2"
-}
 
 B=$top_builddir
 MPIRUN="${MPIRUN:-$B/launcher/mpirun}"

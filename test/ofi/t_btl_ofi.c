@@ -19,8 +19,6 @@
  * rank 0 streams at it (the job must end, naming the rank).
  * Output is "# rank R ok|FAIL:" lines; the exit status is 0 only if every
  * check on this rank passed. */
-#define TAP_SINK btl_point
-#include "../tap.h"
 #include "btl_harness.h"
 #include "btl_ofi.h"
 
@@ -50,7 +48,6 @@ struct key_msg {
 
 static struct harness h;
 static struct btl_module *ofi;
-static int failures;
 static const char *phase = "setup";
 static uint64_t nmsg = 2000;
 static uint8_t rnd[RND + MAXMSG];
@@ -67,31 +64,6 @@ struct stream {
     int remap_ok;   /* messages from its remapped buffer with the right contents */
 };
 static struct stream *st;
-
-/* The checks of test/tap.h print here: "# rank R ok|FAIL: ..." lines,
- * every one on rank 0 and the failures elsewhere. */
-__attribute__((format(printf, 6, 7))) static void btl_point(int pass, const char *file, int line,
-                                                            const char *expr, const char *detail,
-                                                            const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-
-    if (fmt[1]) {
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt + 1, ap);
-        va_end(ap);
-    } else {
-        snprintf(msg, sizeof(msg), "%s", expr);
-    }
-    failures += !pass;
-    if (!pass)
-        printf("# rank %d FAIL: %s\n#   %s:%d: %s%s%s%s\n", rt.rank, msg, tap_base_(file), line,
-               expr, *detail ? " (" : "", detail, *detail ? ")" : "");
-    else if (rt.rank == 0)
-        printf("# rank %d ok: %s\n", rt.rank, msg);
-    fflush(stdout);
-}
 
 static uint64_t mix(uint64_t x)
 {
