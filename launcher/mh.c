@@ -62,6 +62,7 @@ struct daemon {
     uint8_t *fence;      /* its data for the pending fence */
     size_t nfence;
     int in_fence;
+    double drain_by; /* agent exited: the connection's end is awaited until then */
 };
 
 /* A connection that has not proved the job's secret yet.  It may send one
@@ -74,6 +75,10 @@ struct daemon {
 #define MH_MUNGE_HELLO_MAX (8 + 4 + LN_CHAL_LEN + LN_CRED_MAX)
 /* How long munged has to answer mpirun's first credential. */
 #define MH_MUNGE_PROBE_S 2.0
+/* An agent that exited normally may have sent its last messages on a path
+ * slower than its exit status (a relay, ssh): its connection is read on for
+ * this long before the job ends over it. */
+#define MH_DRAIN_S 5.0
 /* Beyond this many, new connections wait in the listen backlog. */
 #define MH_PENDING_MAX 64
 
@@ -781,7 +786,10 @@ static void reap_agents(struct mh *m)
             if (m->d[k].agent == pid) {
                 m->d[k].agent = 0;
                 m->d[k].agent_status = st;
-                daemon_gone(m, k);
+                if (WIFEXITED(st) && m->d[k].conn.fd >= 0 && !m->d[k].done && !m->failed)
+                    m->d[k].drain_by = ln_now() + MH_DRAIN_S;
+                else
+                    daemon_gone(m, k);
                 break;
             }
     }
@@ -874,6 +882,9 @@ static int loop(struct mh *m)
             killed = 1;
         }
 
+        for (int k = 0; k < m->n; k++)
+            if (m->d[k].drain_by && m->d[k].conn.fd >= 0 && now >= m->d[k].drain_by)
+                daemon_gone(m, k);
         pend_next = expire_pending(m, now);
         pfd[n].fd = m->sfd, pfd[n].events = POLLIN, who[n++] = -1;
         if (m->npend < MH_PENDING_MAX)
@@ -901,6 +912,9 @@ static int loop(struct mh *m)
             next = m->end_by;
         if (pend_next && (!next || pend_next < next))
             next = pend_next;
+        for (int k = 0; k < m->n; k++)
+            if (m->d[k].drain_by && m->d[k].conn.fd >= 0 && (!next || m->d[k].drain_by < next))
+                next = m->d[k].drain_by;
         int ms = next ? (next <= now ? 0 : (int)((next - now) * 1000) + 1) : -1;
 
         if (poll(pfd, (nfds_t)n, ms) < 0 && errno != EINTR)

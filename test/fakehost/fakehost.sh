@@ -13,8 +13,8 @@
 # PIDs, /tmp and /dev/shm are shared, so tests name hosts explicitly and
 # keep per-host directories apart.
 #
-# Sourced (FAKEHOST_LIB=1 . fakehost.sh) it defines fakehost_up/fakehost_down;
-# fakehost_up installs an EXIT/INT/TERM trap that runs fakehost_down, so
+# Sourced (FAKEHOST_LIB=1 . fakehost.sh) it defines fakehost_up/fakehost_down
+# and fakehost_reclaunchd; fakehost_up installs an EXIT/INT/TERM trap that runs fakehost_down, so
 # the hosts go away however the test ends.  `up` cleans up after itself if
 # any step fails.
 
@@ -94,6 +94,36 @@ fakehost_up() {
 		_k=$((_k + 1))
 	done
 	return 0
+}
+
+# fakehost_reclaunchd DIR BUILDDIR [DELAY_MS]: writes DIR/reclaunchd, a
+# launch command for RDMPI_LAUNCHD that runs the real daemon with its
+# control connection relayed through ln_ctlrec, which records the daemon's
+# HELLO into DIR/hello.K (K its node) and, with DELAY_MS, hands mpirun
+# what the daemon sends after it that much later (its last messages then
+# arrive after its exit status).
+fakehost_reclaunchd() {
+	cat >"$1/reclaunchd" <<'FH_EOF'
+#!/bin/bash
+args=()
+while [ $# -gt 1 ]; do
+	case $1 in
+	--ctl) ctl=$2 ;;
+	--node) node=$2 args+=("$1" "$2") ;;
+	*) args+=("$1" "$2") ;;
+	esac
+	shift 2
+done
+rm -f "@T@/recport.$node" "@T@/hello.$node"
+"@B@/test/launcher/ln_ctlrec" "${ctl%:*}" "${ctl##*:}" "@T@/recport.$node" "@T@/hello.$node" @D@ \
+	</dev/null &
+rec=$!
+# No time limit: the recorder either writes its port or exits (a loaded host
+# took more than 5 s to start it).
+while [ ! -s "@T@/recport.$node" ] && kill -0 $rec 2>/dev/null; do sleep 0.05; done
+exec "@B@/launcher/rdmpi-launchd" --ctl "127.0.0.1:$(cat "@T@/recport.$node")" "${args[@]}"
+FH_EOF
+	sed -i "s|@T@|$1|g; s|@B@|$2|g; s|@D@|${3:-0}|g" "$1/reclaunchd" && chmod +x "$1/reclaunchd"
 }
 
 if [ -z "$FAKEHOST_LIB" ]; then

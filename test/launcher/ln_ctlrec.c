@@ -2,14 +2,16 @@
  * ln_ctlrec.c: records what a daemon sends mpirun, for the replay test of
  * test/multihost/t_multihost.sh.
  *
- *   ln_ctlrec ADDR PORT PORTFILE OUT
+ *   ln_ctlrec ADDR PORT PORTFILE OUT [DELAY_MS]
  *
  * Listens on 127.0.0.1, writes its port to PORTFILE, takes one connection
  * (the daemon's, told --ctl 127.0.0.1:THAT_PORT) and relays it both ways
  * to mpirun at ADDR:PORT until either side closes; the daemon's first
  * message after mpirun's challenge, its HELLO (76 bytes, or a munge HELLO
  * of the length its header says), is also written to OUT as it crossed
- * the wire (header and payload).
+ * the wire (header and payload).  With DELAY_MS, what the daemon sends
+ * after its HELLO reaches mpirun that much later, so its last messages
+ * arrive after its exit status, as over a slow network path.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -55,12 +58,13 @@ int main(int argc, char **argv)
     socklen_t len = sizeof(sa);
     uint8_t hello[HELLO_MAX], buf[65536];
     size_t nhello = 0, want = 8; /* the header, then the whole HELLO */
-    int lfd, dfd, mfd;
+    int lfd, dfd, mfd, delay_ms = argc == 6 ? atoi(argv[5]) : 0;
     FILE *f;
 
-    if (argc != 5 || inet_pton(AF_INET, argv[1], &up.sin_addr) != 1 || atoi(argv[2]) <= 0) {
-        fprintf(stderr, "usage: ln_ctlrec ADDR PORT PORTFILE OUT (ADDR an IPv4 address, "
-                        "PORT mpirun's control port)\n");
+    if ((argc != 5 && argc != 6) || delay_ms < 0 ||
+        inet_pton(AF_INET, argv[1], &up.sin_addr) != 1 || atoi(argv[2]) <= 0) {
+        fprintf(stderr, "usage: ln_ctlrec ADDR PORT PORTFILE OUT [DELAY_MS] (ADDR an IPv4 "
+                        "address, PORT mpirun's control port)\n");
         return 2;
     }
     up.sin_port = htons((uint16_t)atoi(argv[2]));
@@ -108,6 +112,12 @@ int main(int argc, char **argv)
                     if (!f || fwrite(hello, 1, want, f) != want || fclose(f))
                         return fail(argv[4]);
                 }
+            }
+            if (delay_ms && nhello == want && want > 8) {
+                struct timespec ts = {delay_ms / 1000, (long)(delay_ms % 1000) * 1000000};
+
+                while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                    ;
             }
             if (write_all(mfd, buf, (size_t)n))
                 break;

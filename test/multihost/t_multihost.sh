@@ -310,30 +310,7 @@ clean || diag "strangers test left something"
 # HELLO as it crossed the wire; replayed into the same job (same secret,
 # another challenge) and into a later job, it is refused with one line,
 # and the later job reacts to a killed rank as fast as its baseline.
-cat >"$T/reclaunchd" <<'EOF2'
-#!/bin/bash
-# reclaunchd --ctl ADDR:PORT --node K --name HOST: the real daemon, its
-# control connection through ln_ctlrec into @T@/hello.K.
-args=()
-while [ $# -gt 1 ]; do
-	case $1 in
-	--ctl) ctl=$2 ;;
-	--node) node=$2 args+=("$1" "$2") ;;
-	*) args+=("$1" "$2") ;;
-	esac
-	shift 2
-done
-rm -f "@T@/recport.$node" "@T@/hello.$node"
-"@B@/test/launcher/ln_ctlrec" "${ctl%:*}" "${ctl##*:}" "@T@/recport.$node" "@T@/hello.$node" \
-	</dev/null &
-rec=$!
-# No time limit: the recorder either writes its port or exits (a loaded host
-# took more than 5 s to start it).
-while [ ! -s "@T@/recport.$node" ] && kill -0 $rec 2>/dev/null; do sleep 0.05; done
-exec "@B@/launcher/rdmpi-launchd" --ctl "127.0.0.1:$(cat "@T@/recport.$node")" "${args[@]}"
-EOF2
-sed -i "s|@T@|$T|g; s|@B@|$B|g" "$T/reclaunchd"
-chmod +x "$T/reclaunchd"
+fakehost_reclaunchd "$T" "$B" 300
 # replay: sends host 1's recorded HELLO to mpirun from host 1, reads until
 # mpirun closes, and waits for the refusal in mpirun's stderr.
 replay() {

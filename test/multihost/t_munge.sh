@@ -259,31 +259,9 @@ clean
 ok $? "... and nothing left, mpirun's munge helper included"
 
 # A daemon's real HELLO, recorded on the wire (ln_ctlrec) in one job and
-# replayed into the next, is refused.
-cat >"$T/reclaunchd" <<'EOF2'
-#!/bin/bash
-# reclaunchd --ctl ADDR:PORT ...: the real daemon, its control connection
-# through ln_ctlrec, which records its HELLO into @T@/hello.K.
-args=()
-while [ $# -gt 1 ]; do
-	case $1 in
-	--ctl) ctl=$2 ;;
-	--node) node=$2 args+=("$1" "$2") ;;
-	*) args+=("$1" "$2") ;;
-	esac
-	shift 2
-done
-rm -f "@T@/recport.$node"
-"@B@/test/launcher/ln_ctlrec" "${ctl%:*}" "${ctl##*:}" "@T@/recport.$node" "@T@/hello.$node" \
-	</dev/null &
-rec=$!
-# No time limit: the recorder either writes its port or exits (a loaded host
-# took more than 5 s to start it).
-while [ ! -s "@T@/recport.$node" ] && kill -0 $rec 2>/dev/null; do sleep 0.05; done
-exec "@B@/launcher/rdmpi-launchd" --ctl "127.0.0.1:$(cat "@T@/recport.$node")" "${args[@]}"
-EOF2
-sed -i "s|@T@|$T|g; s|@B@|$B|g" "$T/reclaunchd"
-chmod +x "$T/reclaunchd"
+# replayed into the next, is refused.  The relay hands on the daemon's
+# later messages 300 ms late, after its exit status: the job still ends 0.
+fakehost_reclaunchd "$T" "$B" 300
 rm -f "$T/hello.1"
 RDMPI_LAUNCHD="$T/reclaunchd" mrun --auth=munge --host "$H0,$H1" "$B/examples/hello"
 [ $rc -eq 0 ] && [ "$(od -An -tu1 -j4 -N4 "$T/hello.1" 2>/dev/null | tr -s ' ')" = " 0 0 0 11" ]
