@@ -46,7 +46,7 @@ static int pml_init(void)
     pml_peers = calloc((size_t)rt.size, sizeof(*pml_peers));
     if (!pml_peers)
         return -1;
-    if ((rc = btl_open_all(&pml_btls, &pml_nbtls)))
+    if ((rc = btl_open_all(&pml_btls, &pml_nbtls, NULL)))
         return rc;
     pml_stats_publish();
     for (int i = 0; i < pml_nbtls; i++)
@@ -144,6 +144,7 @@ static int pml_finalize(void)
             pml_btls[i]->flush(pml_btls[i]);
     for (int i = 0; i < pml_nbtls; i++)
         pml_btls[i]->finalize(pml_btls[i]);
+    btl_close_all();
     pml_comm_finalize();
     free(pml_peers);
     pml_peers = NULL;

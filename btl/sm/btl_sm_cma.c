@@ -1,7 +1,7 @@
 /* btl/sm single copy: get and put are process_vm_readv/writev on the peer's
  * pid (cross-memory attach). Addresses are plain virtual addresses, so
- * registration has nothing to do. A put longer than get_limit is queued
- * and written one get_limit chunk per progress call: the pml starts the
+ * registration has nothing to do. A put longer than put_limit is queued
+ * and written one put_limit chunk per progress call: the pml starts the
  * sender's half of a split rendezvous from a ring callback, and a 32 MiB
  * copy there would hold every other peer's messages for milliseconds. */
 #include "config.h"
@@ -96,7 +96,7 @@ int btl_sm_put(struct btl_endpoint *ep, const void *local, struct btl_reg *lreg,
     (void)rkey;
     if (!btl_sm.cma)
         return -ENOTSUP;
-    if (len > btl_sm_module.get_limit) {
+    if (len > btl_sm_module.put_limit) {
         if (!(p = malloc(sizeof(*p))))
             return -ENOMEM;
         *p = (struct btl_sm_put){.o = (const struct btl_sm_out *)ep,
@@ -128,7 +128,7 @@ int btl_sm_put_progress(void)
 
     if (!p)
         return 0;
-    n = p->left < btl_sm_module.get_limit ? p->left : btl_sm_module.get_limit;
+    n = p->left < btl_sm_module.put_limit ? p->left : btl_sm_module.put_limit;
     rc = cma_copy(p->o, (void *)p->local, p->raddr, n, 1);
     p->local += n;
     p->raddr += n;

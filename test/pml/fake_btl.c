@@ -393,12 +393,13 @@ struct btl_module fake_btl_module = {
     .eager_limit = 4096,
     .sendi_limit = 1024,
     .get_limit = SIZE_MAX,
-    .get_align = 1,
+    .put_limit = SIZE_MAX,
+    .alignment = 1,
     .rkey_size = 0,
     .exclusivity = 1000,
     .latency_ns = 20,
     .bandwidth_mbs = 20000,
-    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_PUT,
+    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_PUT | BTL_CAP_DIRECT,
     .init = fake_init,
     .connect = fake_connect,
     .finalize = fake_finalize,
@@ -415,7 +416,25 @@ struct btl_module fake_btl_module = {
     .report = fake_report,
 };
 
+/* The module is the test's, not a copy: its changes before MPI_Init
+ * hold. */
+static int fake_open(struct btl_component *c, struct btl_module **mods, int max)
+{
+    (void)c;
+    if (max < 1)
+        return 0;
+    mods[0] = &fake_btl_module;
+    return 1;
+}
+
+struct btl_component fake_btl_component = {
+    .size = sizeof(struct btl_component),
+    .version = BTL_IFACE_VERSION,
+    .name = "fake",
+    .open = fake_open,
+};
+
 void fake_btl_install(void)
 {
-    btl_test_install(&fake_btl_module);
+    btl_test_install(&fake_btl_component);
 }

@@ -49,7 +49,7 @@ struct fake_counts {
 };
 extern struct fake_counts fake_counts;
 
-/* Its table: tests may change the limits and flags before MPI_Init, or
+/* Its one module: tests may change the limits and flags before MPI_Init, or
  * between scenarios while nothing is queued. */
 extern struct btl_module fake_btl_module;
 
