@@ -88,6 +88,7 @@ struct pml_peer {
     int rndv_out;            /* our rendezvous sends it may still be reading */
     struct pml_link pending; /* those sends, oldest first (set up on first use) */
     struct pml_link busy;    /* in the list of peers with pending sends */
+    bool failed;             /* a BTL reported it lost (pml_fail.c): operations fail */
 };
 
 extern struct pml_peer *pml_peers;
@@ -177,6 +178,8 @@ struct pml_req *pml_req_alloc(void);
 void pml_req_release(struct pml_req *r);
 struct pml_req *pml_req_lookup(uint64_t handle);
 void pml_req_complete(struct pml_req *r);
+/* Live requests one by one: *slot starts at 0; NULL after the last. */
+struct pml_req *pml_req_next(uint32_t *slot);
 /* A request completed by internal halves (pml_sendrecv.c): a new half
  * reporting to r, and its report when it finishes. r->inflight counts the
  * halves still running; r completes at zero. */
@@ -342,6 +345,11 @@ void pml_bsend_session_free(void *bbuf);
 /* Blocking helpers. */
 void pml_wait(struct pml_req *r);
 int pml_barrier(struct pml_comm *pc);
+
+/* The BTLs' error callback (pml_fail.c), and the completion in error of
+ * a request that can no longer reach its failed peer. */
+void pml_btl_error(struct btl_module *btl, int peer, int err, const char *what);
+void pml_fail_req(struct pml_req *r);
 
 /* The BTLs in use, chosen at init (pml_init.c), polled by progress. */
 extern struct btl_module **pml_btls;

@@ -46,7 +46,7 @@ static int pml_init(void)
     pml_peers = calloc((size_t)rt.size, sizeof(*pml_peers));
     if (!pml_peers)
         return -1;
-    if ((rc = btl_open_all(&pml_btls, &pml_nbtls, NULL)))
+    if ((rc = btl_open_all(&pml_btls, &pml_nbtls, pml_btl_error)))
         return rc;
     pml_stats_publish();
     for (int i = 0; i < pml_nbtls; i++)

@@ -35,7 +35,8 @@ int btl_sm_cma_probe(const struct btl_sm_out *o, uint64_t seg_addr)
 }
 
 /* The kernel may copy less than asked (a fault part way, or a very large
- * request), so loop until done. */
+ * request), so loop until done. ESRCH says the peer process is gone: the
+ * pml hears it through the error callback. */
 static int cma_copy(const struct btl_sm_out *o, void *local, uint64_t raddr, size_t len, int write)
 {
     while (len) {
@@ -46,6 +47,10 @@ static int cma_copy(const struct btl_sm_out *o, void *local, uint64_t raddr, siz
         if (n <= 0) {
             int rc = n < 0 ? -errno : -EFAULT;
 
+            if (rc == -ESRCH)
+                return btl_error(&btl_sm_module, o->world, rc,
+                                 "btl/sm: %s %zu bytes of rank %d failed: its process %d is gone",
+                                 write ? "writing" : "reading", len, o->world, (int)o->pid);
             rt_warn("btl/sm: %s %zu bytes at %#" PRIx64 " of rank %d (pid %d) failed: %s",
                     write ? "process_vm_writev of" : "process_vm_readv of", len, raddr, o->world,
                     (int)o->pid, strerror(-rc));

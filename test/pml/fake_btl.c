@@ -29,6 +29,7 @@ struct fake_ev {
     btl_rdma_fn cb;
     void *ctx;
     int status;
+    int error;            /* message: reported through the error callback, not delivered */
     struct btl_desc desc; /* message: buf = data, len its bytes */
     unsigned char data[];
 };
@@ -168,6 +169,8 @@ static void ev_queue(struct fake_ev *e, const struct fake_rule *r)
     if (r && r->act == FAKE_HOLD) {
         e->hold = r->arg;
         fake_counts.held++;
+    } else if (r && r->act == FAKE_ERROR) {
+        e->error = r->arg ? r->arg : -EIO;
     } else if (r && r->act == FAKE_SWAP) {
         e->swap = r->arg > 0 ? r->arg : SWAP_POLLS;
         swap_ev = e;
@@ -309,6 +312,15 @@ static void fake_deregister(struct btl_module *btl, struct btl_reg *reg)
 
 static void deliver(struct fake_ev *e)
 {
+    if (e->error) {
+        fake_counts.errors++;
+        btl_error(&fake_btl_module, rt.rank, e->error,
+                  "fake BTL: a %zu-byte message of header type %u to rank %d failed: %s "
+                  "(scripted)",
+                  e->desc.len, e->data[0], rt.rank, strerror(-e->error));
+        free(e);
+        return;
+    }
     fake_counts.delivered++;
     if (!e->rdma) {
         btl_deliver(rt.rank, e->data, e->desc.len);
