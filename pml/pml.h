@@ -76,9 +76,19 @@ struct pml_stats {
 
 /* ---- peers (by world rank) ---- */
 
-struct pml_peer {
-    struct btl_module *btl; /* the BTL with the highest exclusivity reaching it */
+/* A module that reaches a peer, and its endpoint there. */
+struct pml_route {
+    struct btl_module *btl;
     struct btl_endpoint *ep;
+};
+
+struct pml_peer {
+    struct btl_module *btl; /* routes[0]'s: carries eager and control traffic */
+    struct btl_endpoint *ep;
+    /* Every module in use that reaches it, by exclusivity then latency
+     * (btl_open_all's order); room for one per module (pml_init.c). */
+    struct pml_route *routes;
+    int nroutes;
     struct pml_stats *stats; /* that BTL's counters */
     uint32_t credits;        /* eager credit units we may still spend on it */
     uint32_t owed;           /* units of its eager messages we consumed, not yet returned */
@@ -349,6 +359,8 @@ int pml_barrier(struct pml_comm *pc);
 /* The BTLs' error callback (pml_fail.c), and the completion in error of
  * a request that can no longer reach its failed peer. */
 void pml_btl_error(struct btl_module *btl, int peer, int err, const char *what);
+/* Takes module m off world rank r's list of modules (pml_init.c). */
+void pml_peer_unlist(int r, const struct btl_module *m);
 void pml_fail_req(struct pml_req *r);
 
 /* The BTLs in use, chosen at init (pml_init.c), polled by progress. */

@@ -72,14 +72,29 @@ static void fail_peer(int w, const char *what)
             pml_fail_req(r);
 }
 
+/* A module that is not the peer's first carried none of its traffic:
+ * it only leaves the peer's list. */
+static void lost(struct btl_module *btl, int w, const char *what)
+{
+    if (pml_peers[w].btl == btl) {
+        fail_peer(w, what);
+        return;
+    }
+    for (int i = 0; i < pml_peers[w].nroutes; i++)
+        if (pml_peers[w].routes[i].btl == btl) {
+            rt_info(1, "%s; rank %d is still reached by btl %s", what, w, pml_peers[w].btl->name);
+            pml_peer_unlist(w, btl);
+            return;
+        }
+}
+
 void pml_btl_error(struct btl_module *btl, int peer, int err, const char *what)
 {
     (void)err;
     if (peer >= 0 && peer < rt.size) {
-        fail_peer(peer, what);
+        lost(btl, peer, what);
         return;
     }
     for (int w = 0; w < rt.size; w++)
-        if (pml_peers[w].btl == btl)
-            fail_peer(w, what);
+        lost(btl, w, what);
 }

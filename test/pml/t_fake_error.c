@@ -2,12 +2,14 @@
  * a failed send completion) makes the pml fail what waits on that peer -
  * a receive naming it, a rendezvous send waiting for its FIN - and every
  * later operation with it, with MPI_ERR_OTHER under MPI_ERRORS_RETURN,
- * while a receive from MPI_ANY_SOURCE stays posted. With no argument the
+ * while a receive from MPI_ANY_SOURCE stays posted; first, that the pml
+ * lists the fake module as the peer's first. With no argument the
  * TAP scenarios; "fatal": the same failure under MPI_ERRORS_ARE_FATAL, which
  * must end the process with the BTL's message; "version": a fake module of
  * another interface version, which btl_open_all must refuse.
  * t_fake_error.sh runs all three. One process, to itself. */
 #include "fake_test.h"
+#include "pml.h"
 
 #include <stdlib.h>
 
@@ -30,6 +32,12 @@ static void scenarios(void)
     MPI_Status st;
     int flag = -1, err;
 
+    CHECK_ALL ("the peer's list of modules: the fake's one, which carries its traffic") {
+        CHECK_EQ_INT(pml_peers[0].nroutes, 1);
+        CHECK_TRUE(pml_peers[0].routes[0].btl == &fake_btl_module);
+        CHECK_TRUE(pml_peers[0].btl == pml_peers[0].routes[0].btl);
+        CHECK_TRUE(pml_peers[0].ep == pml_peers[0].routes[0].ep);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Irecv(rbuf, 8, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &named);
     MPI_Irecv(rbuf + 8, 8, MPI_BYTE, MPI_ANY_SOURCE, 2, MPI_COMM_WORLD, &any);
@@ -77,7 +85,7 @@ int main(int argc, char **argv)
         MPI_Wait(&r, MPI_STATUS_IGNORE);
         bail_out("the failure under MPI_ERRORS_ARE_FATAL returned");
     }
-    plan(9);
+    plan(10);
     scenarios();
     fake_test_fini();
     return tap_failed != 0;
