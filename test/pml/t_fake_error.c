@@ -1,6 +1,7 @@
 /* The BTL error callback: a send the fake BTL fails after accepting it (as
  * a failed send completion) makes the pml fail what waits on that peer -
- * a receive naming it, a rendezvous send waiting for its FIN - and every
+ * a receive naming it, a rendezvous send waiting for its FIN, a receive
+ * whose RDMA read then fails (no copy pipeline to a lost peer) - and every
  * later operation with it, with MPI_ERR_OTHER under MPI_ERRORS_RETURN,
  * while a receive from MPI_ANY_SOURCE stays posted; first, that the pml
  * lists the fake module as the peer's first. With no argument the
@@ -11,11 +12,12 @@
 #include "fake_test.h"
 #include "pml.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 #define BIG 65536
 
-static unsigned char sbuf[BIG], rbuf[BIG];
+static unsigned char sbuf[BIG], rbuf[BIG], rread[BIG];
 
 /* A rendezvous send whose header is lost, then an eager send that fails. */
 static void fail_peer(MPI_Request *big)
@@ -28,7 +30,8 @@ static void fail_peer(MPI_Request *big)
 
 static void scenarios(void)
 {
-    MPI_Request named, any, big, s;
+    MPI_Request named, any, big, s, read_r, read_s;
+    unsigned long long fb_read = pvar("fb_read");
     MPI_Status st;
     int flag = -1, err;
 
@@ -41,6 +44,11 @@ static void scenarios(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Irecv(rbuf, 8, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &named);
     MPI_Irecv(rbuf + 8, 8, MPI_BYTE, MPI_ANY_SOURCE, 2, MPI_COMM_WORLD, &any);
+    /* A rendezvous whose read is in flight when the peer is lost, and
+     * then fails. */
+    MPI_Irecv(rread, BIG, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &read_r);
+    MPI_Isend(sbuf, BIG, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &read_s);
+    RULE(.op = FAKE_GET, .times = 1, .act = FAKE_CFAIL, .arg = -EIO);
     fail_peer(&big);
 
     err = MPI_Wait(&named, &st);
@@ -51,6 +59,12 @@ static void scenarios(void)
     }
     CHECK_EQ_INT(MPI_Wait(&big, MPI_STATUS_IGNORE), MPI_ERR_OTHER,
                  "a rendezvous send waiting for the peer's FIN completes in error");
+    CHECK_ALL ("a read failing after the peer was lost fails its receive, no copy pipeline") {
+        CHECK_EQ_INT(MPI_Wait(&read_r, MPI_STATUS_IGNORE), MPI_ERR_OTHER);
+        CHECK_EQ_INT(MPI_Wait(&read_s, MPI_STATUS_IGNORE), MPI_ERR_OTHER);
+        CHECK_EQ_LONG(fake_counts.cfailed, 1);
+        CHECK_EQ_LONG(pvar("fb_read") - fb_read, 0);
+    }
     MPI_Test(&any, &flag, MPI_STATUS_IGNORE);
     CHECK_EQ_INT(flag, 0, "a receive from MPI_ANY_SOURCE is not failed with the peer");
     MPI_Cancel(&any);
@@ -85,7 +99,7 @@ int main(int argc, char **argv)
         MPI_Wait(&r, MPI_STATUS_IGNORE);
         bail_out("the failure under MPI_ERRORS_ARE_FATAL returned");
     }
-    plan(10);
+    plan(11);
     scenarios();
     fake_test_fini();
     return tap_failed != 0;
