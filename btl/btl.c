@@ -1,5 +1,6 @@
-/* The BTL registry: the compiled-in transports, RDMPI_BTL filtering, and the
- * receive-callback table the pml fills. */
+/* The BTL registry: the compiled-in components, RDMPI_BTL filtering, the
+ * interface checks on what they open, and the receive-callback table the
+ * pml fills. */
 #include "config.h"
 
 #include "btl.h"
@@ -11,6 +12,8 @@
 #include "self/btl_self.h"
 #include "sm/btl_sm.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,17 +23,34 @@ RT_PARAM(p_btl, "BTL", RT_PARAM_STRING, "",
 
 btl_recv_fn btl_recv_table[BTL_MAX_TAGS];
 
-static struct btl_module *const compiled[] = {&btl_self_module, &btl_sm_module, &btl_ofi_module};
+static struct btl_component *const compiled[] = {&btl_self_component, &btl_sm_component,
+                                                 &btl_ofi_component};
 #define NCOMPILED (int)(sizeof(compiled) / sizeof(compiled[0]))
 
-static struct btl_module *chosen[NCOMPILED];
+static struct btl_module *chosen[BTL_MAX_MODULES];
+static struct btl_component *opened[NCOMPILED];
+static int nopened;
 
 /* A test's own BTL (btl_test.h), opened instead of the compiled-in ones. */
-static struct btl_module *test_btl;
+static struct btl_component *test_btl;
 
-void btl_test_install(struct btl_module *m)
+void btl_test_install(struct btl_component *c)
 {
-    test_btl = m;
+    test_btl = c;
+}
+
+int btl_error(struct btl_module *btl, int peer, int err, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    if (!btl->error)
+        rt_fatal("%s", what); /* opened without btl_open_all: nobody to decide */
+    btl->error(btl, peer, err, what);
+    return err;
 }
 
 /* A header type nobody registered means the peers disagree on the
@@ -115,43 +135,98 @@ int btl_enabled(const char *name)
     return !list[0] || listed(list, list + exclude, exclude, name) != exclude;
 }
 
-int btl_open_all(struct btl_module ***mods, int *n)
+/* A component or module built against another btl.h would be misread
+ * field by field: refused, naming both builds' figures. */
+static int iface_ok(const char *what, const char *name, size_t size, size_t want, uint32_t version)
+{
+    if (size == want && version == BTL_IFACE_VERSION)
+        return 1;
+    rt_warn("btl_open_all: %s %s has BTL interface version %u and %zu bytes, this build "
+            "version %u and %zu bytes; it is left out: rebuild it against this btl/btl.h",
+            what, name ? name : "(unnamed)", version, size, BTL_IFACE_VERSION, want);
+    return 0;
+}
+
+/* Modules go in by exclusivity, highest first, then by latency, lowest
+ * first: the pml lists them per peer in this order and takes the first. */
+static int before(const struct btl_module *a, const struct btl_module *b)
+{
+    return a->exclusivity != b->exclusivity ? a->exclusivity > b->exclusivity
+                                            : a->latency_ns < b->latency_ns;
+}
+
+static void insert(struct btl_module *m, int *count, btl_error_fn error)
+{
+    int pos;
+
+    if (!iface_ok("module", m->name, m->size, sizeof(struct btl_module), m->version))
+        return;
+    if (*count == BTL_MAX_MODULES) {
+        rt_warn("btl_open_all: more than %d BTL modules; %s is left out", BTL_MAX_MODULES, m->name);
+        return;
+    }
+    m->error = error;
+    for (pos = *count; pos > 0 && before(m, chosen[pos - 1]); pos--)
+        chosen[pos] = chosen[pos - 1];
+    chosen[pos] = m;
+    ++*count;
+}
+
+static int open_one(struct btl_component *c, int *count, btl_error_fn error)
+{
+    struct btl_module *mods[BTL_MAX_MODULES];
+    int n;
+
+    if (!iface_ok("component", c->name, c->size, sizeof(struct btl_component), c->version))
+        return 0;
+    if ((n = c->open(c, mods, BTL_MAX_MODULES - *count)) < 0)
+        return n;
+    opened[nopened++] = c;
+    for (int i = 0; i < n; i++)
+        insert(mods[i], count, error);
+    return 0;
+}
+
+int btl_open_all(struct btl_module ***mods, int *n, btl_error_fn error)
 {
     const char *list = rt_param_string(&p_btl);
-    int count = 0;
+    int count = 0, rc;
 
     for (int t = 0; t < BTL_MAX_TAGS; t++)
         if (!btl_recv_table[t])
             btl_recv_table[t] = unknown_type;
+    nopened = 0;
     if (test_btl) {
         rt_info(2, "btl: %s installed by the test, the only BTL opened", test_btl->name);
-        chosen[0] = test_btl;
-        *mods = chosen;
-        *n = 1;
-        return 0;
+        if ((rc = open_one(test_btl, &count, error)))
+            return rc;
     }
+    for (int i = 0; !test_btl && i < NCOMPILED; i++) {
+        struct btl_component *c = compiled[i];
 
-    for (int i = 0; i < NCOMPILED; i++) {
-        struct btl_module *m = compiled[i];
-        int pos;
-
-        if (!btl_enabled(m->name))
+        if (!btl_enabled(c->name))
             continue;
         /* A network transport costs start-up time and a poll per progress
          * call; with every rank on this host and no list given it would
          * win no peer, so it is not opened. */
-        if (!list[0] && (m->flags & BTL_CAP_OFFHOST) && rt.local_size == rt.size)
+        if (!list[0] && (c->flags & BTL_CAP_OFFHOST) && rt.local_size == rt.size)
             continue;
-        /* Insertion by exclusivity, highest first: the pml takes the first
-         * BTL that reaches each peer. */
-        for (pos = count; pos > 0 && chosen[pos - 1]->exclusivity < m->exclusivity; pos--)
-            chosen[pos] = chosen[pos - 1];
-        chosen[pos] = m;
-        count++;
+        if ((rc = open_one(c, &count, error)))
+            return rc;
     }
     for (int i = 0; i < count; i++)
         rt_info(2, "btl: %s opened (exclusivity %d)", chosen[i]->name, chosen[i]->exclusivity);
     *mods = chosen;
     *n = count;
     return 0;
+}
+
+void btl_close_all(void)
+{
+    while (nopened > 0) {
+        struct btl_component *c = opened[--nopened];
+
+        if (c->close)
+            c->close(c);
+    }
 }

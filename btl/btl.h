@@ -1,13 +1,21 @@
 /* The byte transfer layer interface: what every transport (self, sm, ofi)
  * offers the pml. A BTL moves bytes to one peer; it knows nothing of MPI
- * matching, and the pml never learns which BTL or provider it talks to. */
+ * matching, and the pml never learns which BTL or provider it talks to.
+ *
+ * Each BTL is a component (struct btl_component, static: open and close)
+ * whose open queries its devices and creates one module (struct
+ * btl_module) per usable device or rail: the instance that carries its own
+ * limits, capability flags and operations. self and sm make one module;
+ * ofi one per chosen fabric and domain. */
 #ifndef BTL_H
 #define BTL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define BTL_IFACE_VERSION 1
+/* Version 2: components and module instances, put_limit, alignment, the
+ * DIRECT/ORDERED/ATOMIC capabilities and the error callback. */
+#define BTL_IFACE_VERSION 2
 
 /* Capability flags: the pml tests these, never the function pointers. */
 enum {
@@ -19,6 +27,12 @@ enum {
                                    when the whole job is on this host */
     BTL_CAP_WAIT = 1u << 5,     /* wait() sleeps until a peer sends, and senders
                                    wake such sleepers */
+    BTL_CAP_DIRECT = 1u << 6,   /* get/put copy once between the two processes'
+                                   own memory (the kernel's cross-memory attach, or
+                                   memcpy within the process), with no registration:
+                                   the layers above may read and write peers' memory */
+    BTL_CAP_ORDERED = 1u << 7,  /* delivers each peer's messages in send order */
+    BTL_CAP_ATOMIC = 1u << 8,   /* offers network atomics (no BTL does yet) */
 };
 
 /* Header types the pml registers receive callbacks for (one byte on the
@@ -44,6 +58,15 @@ typedef void (*btl_recv_fn)(int peer, const void *data, size_t len);
 /* Completion of a get/put: status 0 or a negative errno. */
 typedef void (*btl_rdma_fn)(void *ctx, int status);
 
+/* Error callback, installed by the pml on every module before init: the
+ * module `btl` could not carry an operation to world rank `peer` (-1: to
+ * no particular peer), for the negative errno `err`; `what` is the full
+ * message a user should see (function, peer, operation and cause). The
+ * BTL calls it from the data path instead of ending the job, then carries
+ * on or returns the error; the pml decides what happens to the requests
+ * involved. */
+typedef void (*btl_error_fn)(struct btl_module *btl, int peer, int err, const char *what);
+
 /* Registration: opaque to the pml, `reg_size` bytes that the pml copies
  * into rendezvous headers as the remote key. */
 struct btl_reg;
@@ -62,8 +85,10 @@ struct btl_report {
     uint64_t extra[BTL_REPORT_EXTRA];
 };
 
+/* A module: one instance of a BTL, made by its component's open. */
 struct btl_module {
-    size_t size;      /* sizeof(struct btl_module) of the builder */
+    size_t size;      /* sizeof(struct btl_module) of the builder; btl_open_all
+                         refuses a module whose size or version differ */
     uint32_t version; /* BTL_IFACE_VERSION */
     const char *name; /* for reports only: the pml never tests it */
 
@@ -71,12 +96,17 @@ struct btl_module {
     size_t eager_limit;  /* largest header + payload send/sendi takes */
     size_t sendi_limit;  /* largest header + payload sendi may take */
     size_t get_limit;    /* largest single get; chunk above it */
-    size_t get_align;    /* get offsets/lengths multiple of this */
+    size_t put_limit;    /* largest single put; chunk above it */
+    size_t alignment;    /* get/put offsets and lengths are multiples of this */
     size_t rkey_size;    /* bytes of remote key shipped per region */
     int exclusivity;     /* per peer, the highest reaching BTL wins */
-    uint32_t latency_ns; /* rough figures, for reports */
+    uint32_t latency_ns; /* rough figures: ties of exclusivity, and reports */
     uint32_t bandwidth_mbs;
     uint32_t flags; /* BTL_CAP_* */
+
+    /* Set by btl_open_all before init: the data path reports failures
+     * here (btl_error) rather than ending the job. */
+    btl_error_fn error;
 
     /* Lifecycle: init publishes the business card; connect reads peers'
      * cards and reports which world ranks this BTL reaches (reach[r] = 1).
@@ -113,7 +143,7 @@ struct btl_module {
     /* Completes everything this BTL owes its peers (finalize). */
     int (*flush)(struct btl_module *btl);
 
-    /* Operations added after the first version; test with BTL_HAS. */
+    /* Optional operations (NULL when absent); test with BTL_HAS. */
 
     /* Fills *r (zeroed by the caller) for the transport report; between
      * connect and flush. */
@@ -128,10 +158,29 @@ struct btl_module {
     int (*wait)(struct btl_module *btl, unsigned timeout_us);
 };
 
-/* The table is size-prefixed: a module built against an older btl.h is
- * shorter and lacks the later operations. */
-#define BTL_HAS(m, op)                                                                             \
-    ((m)->size >= offsetof(struct btl_module, op) + sizeof((m)->op) && (m)->op != NULL)
+#define BTL_HAS(m, op) ((m)->op != NULL)
+
+/* Reports a data-path failure through the module's error callback and
+ * hands back err, for `return btl_error(...)`. */
+int btl_error(struct btl_module *btl, int peer, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A transport. open queries its devices and creates one module per usable
+ * one (0 when none is usable here), at most `max`, into mods; it returns
+ * the count or a negative errno. close, after every module's finalize,
+ * releases what open made: the modules are unusable after it (NULL when
+ * open made nothing the modules' finalize does not release). */
+struct btl_component {
+    size_t size;      /* sizeof(struct btl_component) of the builder */
+    uint32_t version; /* BTL_IFACE_VERSION */
+    const char *name; /* what RDMPI_BTL names */
+    uint32_t flags;   /* BTL_CAP_OFFHOST when its modules reach other hosts */
+    int (*open)(struct btl_component *c, struct btl_module **mods, int max);
+    void (*close)(struct btl_component *c);
+};
+
+/* Modules one btl_open_all may return in all. */
+#define BTL_MAX_MODULES 16
 
 /* Receive callbacks, set by the pml before any BTL is initialised. */
 extern btl_recv_fn btl_recv_table[BTL_MAX_TAGS];
@@ -144,8 +193,12 @@ static inline void btl_deliver(int peer, const void *data, size_t len)
 /* Whether RDMPI_BTL lets the BTL of that name open (a bad list is fatal). */
 int btl_enabled(const char *name);
 
-/* The BTLs that want to run in this process, by exclusivity (highest
- * first), after RDMPI_BTL filtering. */
-int btl_open_all(struct btl_module ***mods, int *n);
+/* Opens the components RDMPI_BTL allows and returns their modules, by
+ * exclusivity (highest first) then latency (lowest first), each with
+ * `error` installed. Components whose version or struct size differ from
+ * this build's, and such modules, are refused with a warning. */
+int btl_open_all(struct btl_module ***mods, int *n, btl_error_fn error);
+/* After every module's finalize: closes the components opened. */
+void btl_close_all(void);
 
 #endif

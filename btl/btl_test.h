@@ -6,8 +6,8 @@
 
 #include "btl.h"
 
-/* Before MPI_Init: m becomes the only BTL btl_open_all returns (RDMPI_BTL
- * is ignored). NULL goes back to the compiled-in ones. */
-void btl_test_install(struct btl_module *m);
+/* Before MPI_Init: c becomes the only component btl_open_all opens
+ * (RDMPI_BTL is ignored). NULL goes back to the compiled-in ones. */
+void btl_test_install(struct btl_component *c);
 
 #endif

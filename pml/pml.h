@@ -76,9 +76,19 @@ struct pml_stats {
 
 /* ---- peers (by world rank) ---- */
 
-struct pml_peer {
-    struct btl_module *btl; /* the BTL with the highest exclusivity reaching it */
+/* A module that reaches a peer, and its endpoint there. */
+struct pml_route {
+    struct btl_module *btl;
     struct btl_endpoint *ep;
+};
+
+struct pml_peer {
+    struct btl_module *btl; /* routes[0]'s: carries eager and control traffic */
+    struct btl_endpoint *ep;
+    /* Every module in use that reaches it, by exclusivity then latency
+     * (btl_open_all's order); room for one per module (pml_init.c). */
+    struct pml_route *routes;
+    int nroutes;
     struct pml_stats *stats; /* that BTL's counters */
     uint32_t credits;        /* eager credit units we may still spend on it */
     uint32_t owed;           /* units of its eager messages we consumed, not yet returned */
@@ -88,6 +98,7 @@ struct pml_peer {
     int rndv_out;            /* our rendezvous sends it may still be reading */
     struct pml_link pending; /* those sends, oldest first (set up on first use) */
     struct pml_link busy;    /* in the list of peers with pending sends */
+    bool failed;             /* a BTL reported it lost (pml_fail.c): operations fail */
 };
 
 extern struct pml_peer *pml_peers;
@@ -177,6 +188,8 @@ struct pml_req *pml_req_alloc(void);
 void pml_req_release(struct pml_req *r);
 struct pml_req *pml_req_lookup(uint64_t handle);
 void pml_req_complete(struct pml_req *r);
+/* Live requests one by one: *slot starts at 0; NULL after the last. */
+struct pml_req *pml_req_next(uint32_t *slot);
 /* A request completed by internal halves (pml_sendrecv.c): a new half
  * reporting to r, and its report when it finishes. r->inflight counts the
  * halves still running; r completes at zero. */
@@ -342,6 +355,13 @@ void pml_bsend_session_free(void *bbuf);
 /* Blocking helpers. */
 void pml_wait(struct pml_req *r);
 int pml_barrier(struct pml_comm *pc);
+
+/* The BTLs' error callback (pml_fail.c), and the completion in error of
+ * a request that can no longer reach its failed peer. */
+void pml_btl_error(struct btl_module *btl, int peer, int err, const char *what);
+/* Takes module m off world rank r's list of modules (pml_init.c). */
+void pml_peer_unlist(int r, const struct btl_module *m);
+void pml_fail_req(struct pml_req *r);
 
 /* The BTLs in use, chosen at init (pml_init.c), polled by progress. */
 extern struct btl_module **pml_btls;

@@ -1,5 +1,6 @@
-/* The pml as a runtime layer: opens the BTLs, picks one per peer, publishes
- * its card, and drains the network at finalize. */
+/* The pml as a runtime layer: opens the BTLs, lists per peer the modules
+ * that reach it (the first carries its traffic), publishes its card, and
+ * drains the network at finalize. */
 #include "modex.h"
 #include "param.h"
 #include "pml.h"
@@ -46,7 +47,7 @@ static int pml_init(void)
     pml_peers = calloc((size_t)rt.size, sizeof(*pml_peers));
     if (!pml_peers)
         return -1;
-    if ((rc = btl_open_all(&pml_btls, &pml_nbtls)))
+    if ((rc = btl_open_all(&pml_btls, &pml_nbtls, pml_btl_error)))
         return rc;
     pml_stats_publish();
     for (int i = 0; i < pml_nbtls; i++)
@@ -72,38 +73,67 @@ static uint32_t peer_credits(int r)
     return n;
 }
 
+/* Every peer's routes, pml_nbtls (as opened) per peer. */
+static struct pml_route *route_block;
+
+void pml_peer_unlist(int r, const struct btl_module *m)
+{
+    struct pml_peer *p = &pml_peers[r];
+    int k = 0;
+
+    for (int i = 0; i < p->nroutes; i++)
+        if (p->routes[i].btl != m)
+            p->routes[k++] = p->routes[i];
+    p->nroutes = k;
+}
+
 static int pml_connect(void)
 {
     uint8_t *reach = calloc((size_t)rt.size, 1);
     int rc = 0;
 
-    if (!reach)
+    route_block =
+        calloc((size_t)rt.size * (size_t)(pml_nbtls ? pml_nbtls : 1), sizeof(*route_block));
+    if (!reach || !route_block) {
+        free(reach);
         return -1;
-    /* BTLs come sorted by exclusivity: the first that reaches a peer wins. */
+    }
+    for (int r = 0; r < rt.size; r++)
+        pml_peers[r].routes = route_block + (size_t)r * (size_t)pml_nbtls;
+    /* Modules come in btl_open_all's order, so each peer's routes do. */
     for (int i = 0; i < pml_nbtls; i++) {
         struct btl_module *m = pml_btls[i];
         memset(reach, 0, (size_t)rt.size);
         if ((rc = m->connect(m, reach)))
             goto out;
         for (int r = 0; r < rt.size; r++) {
-            if (!reach[r] || pml_peers[r].btl)
-                continue;
-            pml_peers[r].btl = m;
-            pml_peers[r].ep = m->endpoint(m, r);
+            struct pml_peer *p = &pml_peers[r];
+
+            if (reach[r])
+                p->routes[p->nroutes++] = (struct pml_route){m, m->endpoint(m, r)};
         }
     }
-    /* Only BTLs that won a peer are polled; the others close now. */
+    /* Only modules first for some peer are polled; until traffic is spread
+     * over the others, they close now and leave every list. */
     int used = 0;
     for (int i = 0; i < pml_nbtls; i++) {
         struct btl_module *m = pml_btls[i];
         int wins = 0;
         for (int r = 0; r < rt.size && !wins; r++)
-            wins = pml_peers[r].btl == m;
-        if (wins)
+            wins = pml_peers[r].nroutes && pml_peers[r].routes[0].btl == m;
+        if (wins) {
             pml_btls[used++] = m;
-        else
-            m->finalize(m);
+            continue;
+        }
+        for (int r = 0; r < rt.size; r++)
+            pml_peer_unlist(r, m);
+        m->finalize(m);
     }
+    for (int r = 0; r < rt.size; r++)
+        if (pml_peers[r].nroutes) {
+            pml_peers[r].btl = pml_peers[r].routes[0].btl;
+            pml_peers[r].ep = pml_peers[r].routes[0].ep;
+        }
     pml_nbtls = used;
     for (int r = 0; r < rt.size; r++) {
         if (!pml_peers[r].btl)
@@ -144,9 +174,12 @@ static int pml_finalize(void)
             pml_btls[i]->flush(pml_btls[i]);
     for (int i = 0; i < pml_nbtls; i++)
         pml_btls[i]->finalize(pml_btls[i]);
+    btl_close_all();
     pml_comm_finalize();
     free(pml_peers);
     pml_peers = NULL;
+    free(route_block);
+    route_block = NULL;
     return 0;
 }
 

@@ -49,6 +49,9 @@ static int ctl_try(int wpeer, const void *hdr, size_t len)
 {
     struct pml_peer *p = &pml_peers[wpeer];
 
+    /* A failed peer reads nothing more: what it is owed is dropped. */
+    if (RT_UNLIKELY(p->failed))
+        return 0;
     return p->btl->sendi(p->ep, hdr, len, NULL, 0);
 }
 

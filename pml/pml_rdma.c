@@ -1,17 +1,17 @@
 /* Direct access to a peer's memory for the layers above (collectives
  * through a shared segment, one-sided windows): whether the BTL reaching a
- * peer reads and writes its memory with no registration (btl/sm with
- * cross-memory attach), and a blocking read or write. */
+ * peer reads and writes its memory with no registration (BTL_CAP_DIRECT:
+ * btl/sm with cross-memory attach, btl/self), and a blocking read or
+ * write. */
 #include "pml.h"
 
 #include <errno.h>
 
 bool pml_direct_ok(int wpeer)
 {
-    const uint32_t need = BTL_CAP_GET | BTL_CAP_PUT;
     const struct btl_module *b = pml_peers[wpeer].btl;
 
-    return b && (b->flags & need) == need && !(b->flags & BTL_CAP_NEED_REG) && !b->rkey_size;
+    return b && (b->flags & BTL_CAP_DIRECT);
 }
 
 static void got(void *ctx, int status)

@@ -106,6 +106,18 @@ struct pml_req *pml_req_lookup(uint64_t handle)
     return (r->gen == gen && r->base.obj.kind == RT_KIND_REQUEST) ? r : NULL;
 }
 
+struct pml_req *pml_req_next(uint32_t *slot)
+{
+    while (*slot < nslots) {
+        struct pml_req *r = &chunks[*slot / CHUNK][*slot % CHUNK];
+
+        ++*slot;
+        if (r->base.obj.kind == RT_KIND_REQUEST && !r->base.complete && r->state != PML_S_DONE)
+            return r;
+    }
+    return NULL;
+}
+
 bool pml_req_using(const struct pml_comm *pc)
 {
     for (uint32_t i = 0; i < nslots; i++) {

@@ -58,6 +58,10 @@ static void get_finish(struct pml_req *r)
 {
     struct pml_hdr_fin fin = {.type = PML_HDR_FIN, .sreq = r->other};
 
+    if (r->error && pml_peers[r->wpeer].failed) {
+        pml_fail_req(r); /* the copy pipeline would need the lost peer too */
+        return;
+    }
     if (r->error) {
         /* One fallback, never a retry loop: ask for the copy pipeline. */
         struct pml_hdr_cts cts = {.type = PML_HDR_CTS, .sreq = r->other, .rreq = pml_req_handle(r)};

@@ -31,7 +31,7 @@ int pml_send_now(const void *buf, size_t count, struct rdmpi_datatype *dt, int d
 
     *done = false;
     pml_credit_piggyback(w);
-    if (mode == PML_SYNC || p->credits < pml_credit_cost(len) || p->npending ||
+    if (mode == PML_SYNC || p->failed || p->credits < pml_credit_cost(len) || p->npending ||
         len + sizeof(h) > p->btl->sendi_limit || !rt_dt_contig(dt, count))
         return 0;
     make_match(&h, PML_HDR_MATCH, 0, cp->send_seq, pc, tag);
@@ -235,6 +235,10 @@ void pml_send_continue(struct pml_req *r)
     struct pml_peer *p = &pml_peers[r->wpeer];
     int rc;
 
+    if (RT_UNLIKELY(p->failed)) {
+        pml_fail_req(r);
+        return;
+    }
     if (r->state == PML_S_FRAGS) {
         pml_frags_stream(r);
         return;

@@ -14,6 +14,8 @@
 #include <rdma/fi_errno.h>
 #include <stdint.h>
 
+extern struct btl_component btl_ofi_component;
+/* The one module, made by the component's open (internal to btl/ofi). */
 extern struct btl_module btl_ofi_module;
 
 /* What the transport report shows for btl/ofi; all counts since init. */

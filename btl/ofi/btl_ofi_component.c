@@ -507,10 +507,13 @@ static void set_limits(struct btl_module *btl)
     read_fence(rt_param_bool(&p_fence));
     btl->eager_limit = btl->sendi_limit = eager;
     btl->get_limit = i->ep_attr->max_msg_size;
+    btl->put_limit = 0; /* no fi_write yet */
     btl->latency_ns = btl_ofi.choice.quirks->latency_ns;
     btl->bandwidth_mbs = btl_ofi.choice.quirks->bandwidth_mbs;
-    /* Keys travel as 8 bytes: wider (raw) keys mean no RDMA. */
-    btl->flags = BTL_CAP_SENDI | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST |
+    /* Keys travel as 8 bytes: wider (raw) keys mean no RDMA. The
+     * sequence numbers and held messages of btl_ofi_progress.c restore
+     * send order whatever the provider completes first. */
+    btl->flags = BTL_CAP_SENDI | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST | BTL_CAP_ORDERED |
                  (i->domain_attr->mr_key_size <= 8 ? BTL_CAP_GET : 0);
 }
 
@@ -759,19 +762,19 @@ static int ofi_report(struct btl_module *btl, struct btl_report *r)
 }
 
 /* Limits here are placeholders until init reads the provider's. */
-struct btl_module btl_ofi_module = {
+static const struct btl_module ofi_template = {
     .size = sizeof(struct btl_module),
     .version = BTL_IFACE_VERSION,
     .name = "ofi",
     .eager_limit = 8 << 10,
     .sendi_limit = 8 << 10,
     .get_limit = 1 << 30,
-    .get_align = 1,
+    .alignment = 1,
     .rkey_size = sizeof(struct btl_ofi_rkey),
     .exclusivity = 100,
     .latency_ns = 30000,
     .bandwidth_mbs = 1000,
-    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST,
+    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST | BTL_CAP_ORDERED,
     .init = ofi_init,
     .connect = ofi_connect,
     .finalize = ofi_finalize,
@@ -785,4 +788,38 @@ struct btl_module btl_ofi_module = {
     .progress = btl_ofi_progress,
     .flush = ofi_flush,
     .report = ofi_report,
+};
+
+struct btl_module btl_ofi_module;
+
+/* One module, whose init chooses the fabric and domain (btl_ofi_select.c).
+ * The endpoint, queues and peers are one set per process (struct
+ * btl_ofi_state); a module per NIC needs them per module first. */
+static int ofi_open(struct btl_component *c, struct btl_module **mods, int max)
+{
+    (void)c;
+    if (max < 1)
+        return 0;
+    btl_ofi_module = ofi_template;
+    mods[0] = &btl_ofi_module;
+    return 1;
+}
+
+/* Normally finalize tore everything down; not when the opener refused
+ * the module or stopped before finalize. */
+static void ofi_close(struct btl_component *c)
+{
+    (void)c;
+    if (btl_ofi.ep || btl_ofi.info)
+        teardown();
+    memset(&btl_ofi_module, 0, sizeof(btl_ofi_module));
+}
+
+struct btl_component btl_ofi_component = {
+    .size = sizeof(struct btl_component),
+    .version = BTL_IFACE_VERSION,
+    .name = "ofi",
+    .flags = BTL_CAP_OFFHOST,
+    .open = ofi_open,
+    .close = ofi_close,
 };

@@ -1,7 +1,8 @@
 /* btl/ofi progress: read the completion queue, deliver incoming messages in
  * each peer's send order (by the sequence number in our word, btl_ofi.h),
  * give receive buffers back, finish sends and reads, report provider
- * errors, and retry what the provider refused. Most providers here make
+ * errors (through the module's error callback: the pml decides), and
+ * retry what the provider refused. Most providers here make
  * progress only inside these calls, so the pml must keep calling. */
 #include "config.h"
 
@@ -52,13 +53,18 @@ static struct btl_ofi_peer *source(fi_addr_t src, size_t len)
     return &btl_ofi.peers[btl_ofi.rank_of[src]];
 }
 
-/* Copies an early message aside, in sequence order; rare, so malloc. */
+/* Copies an early message aside, in sequence order; rare, so malloc. A
+ * message that cannot be held is lost, and with it the order of all that
+ * peer sends after: the peer is reported lost. */
 static void hold(struct btl_ofi_peer *p, uint16_t seq, int bye, const void *data, size_t len)
 {
     struct btl_ofi_held *m = malloc(sizeof(*m) + len), **pp = &p->held;
 
-    if (!m)
-        rt_fatal("btl/ofi: out of memory holding a %zu-byte message from rank %d", len, p->world);
+    if (!m) {
+        btl_error(&btl_ofi_module, p->world, -ENOMEM,
+                  "btl/ofi: out of memory holding a %zu-byte message from rank %d", len, p->world);
+        return;
+    }
     m->seq = seq;
     m->bye = (uint8_t)bye;
     m->len = len;
@@ -108,6 +114,14 @@ static int deliver(struct btl_ofi_peer *p, int bye, const void *data, size_t len
     return n;
 }
 
+/* Without receive buffers no peer reaches this rank. */
+static void repost_failed(void)
+{
+    btl_error(&btl_ofi_module, -1, -EIO,
+              "btl/ofi: cannot post a receive buffer again (provider %s)",
+              btl_ofi.info->fabric_attr->prov_name);
+}
+
 static int on_recv(struct btl_ofi_rbuf *b, const struct fi_cq_data_entry *e, fi_addr_t src)
 {
     int n = 0;
@@ -146,8 +160,7 @@ static int on_recv(struct btl_ofi_rbuf *b, const struct fi_cq_data_entry *e, fi_
         }
     }
     if ((!btl_ofi.multi_recv || (e->flags & FI_MULTI_RECV)) && btl_ofi_post_recv(b))
-        rt_fatal("btl/ofi: cannot post a receive buffer again (provider %s)",
-                 btl_ofi.info->fabric_attr->prov_name);
+        repost_failed();
     return n;
 }
 
@@ -191,7 +204,8 @@ static int complete(const struct fi_cq_data_entry *e, fi_addr_t src)
 
 /* A failed operation, with libfabric's and the provider's own words. A
  * read fails back to the pml, which copies that message instead; any other
- * failure ends the job, except once finalize began (peers may be gone). */
+ * failure goes to the error callback, except once finalize began (peers
+ * may be gone). */
 static int on_error(void)
 {
     const char *prov = btl_ofi.info->fabric_attr->prov_name, *detail;
@@ -203,8 +217,11 @@ static int on_error(void)
 
     if (rc == -FI_EAGAIN)
         return 0;
-    if (rc < 0)
-        rt_fatal("btl/ofi: fi_cq_readerr failed on %s: %s", prov, fi_strerror((int)-rc));
+    if (rc < 0) {
+        btl_error(&btl_ofi_module, -1, btl_ofi_errno(rc), "btl/ofi: fi_cq_readerr failed on %s: %s",
+                  prov, fi_strerror((int)-rc));
+        return 0;
+    }
     op = err.op_context;
     /* shm 1.17 reports a failed read with a negative code and no context. */
     if (err.err < 0)
@@ -231,19 +248,22 @@ static int on_error(void)
         struct btl_ofi_frag *f = (struct btl_ofi_frag *)op;
 
         if (!btl_ofi.closing)
-            rt_fatal("btl/ofi: a %zu-byte send to rank %d failed: %s (%s: %s); %s", f->desc.len,
-                     f->peer->world, fi_strerror(err.err), prov, detail,
-                     btl_ofi_cause(f->peer, err.err, why, sizeof(why)));
+            btl_error(&btl_ofi_module, f->peer->world, -err.err,
+                      "btl/ofi: a %zu-byte send to rank %d failed: %s (%s: %s); %s", f->desc.len,
+                      f->peer->world, fi_strerror(err.err), prov, detail,
+                      btl_ofi_cause(f->peer, err.err, why, sizeof(why)));
         btl_ofi_send_done(f);
         return 1;
     }
     if (!btl_ofi.closing && op)
-        rt_fatal("btl/ofi: a receive failed: %s (%s: %s)", fi_strerror(err.err), prov, detail);
-    if (!btl_ofi.closing)
-        rt_fatal("btl/ofi: an operation failed: %s (%s: %s), and the provider's report names "
-                 "no operation, so it cannot be retried or traced to a peer (%d sends and reads "
-                 "were in flight)",
-                 fi_strerror(err.err), prov, detail, btl_ofi.outstanding);
+        btl_error(&btl_ofi_module, -1, -err.err, "btl/ofi: a receive failed: %s (%s: %s)",
+                  fi_strerror(err.err), prov, detail);
+    else if (!btl_ofi.closing)
+        btl_error(&btl_ofi_module, -1, -err.err,
+                  "btl/ofi: an operation failed: %s (%s: %s), and the provider's report names "
+                  "no operation, so it cannot be retried or traced to a peer (%d sends and "
+                  "reads were in flight)",
+                  fi_strerror(err.err), prov, detail, btl_ofi.outstanding);
     return 0;
 }
 
@@ -254,7 +274,6 @@ int btl_ofi_progress(struct btl_module *btl)
     ssize_t n;
     int events = 0;
 
-    (void)btl;
     /* A receive callback that polls again would deliver out of order. */
     if (RT_UNLIKELY(!btl_ofi.ep || btl_ofi.in_progress))
         return 0;
@@ -263,8 +282,7 @@ int btl_ofi_progress(struct btl_module *btl)
         struct btl_ofi_rbuf *b = btl_ofi.repost;
         btl_ofi.repost = b->next;
         if (btl_ofi_post_recv(b))
-            rt_fatal("btl/ofi: cannot post a receive buffer again (provider %s)",
-                     btl_ofi.info->fabric_attr->prov_name);
+            repost_failed();
         if (btl_ofi.repost == b)
             break; /* refused again; next time */
     }
@@ -275,8 +293,9 @@ int btl_ofi_progress(struct btl_module *btl)
     } else if (n == -FI_EAVAIL) {
         events += on_error();
     } else if (n != -FI_EAGAIN) {
-        rt_fatal("btl/ofi: reading the completion queue failed on %s: %s",
-                 btl_ofi.info->fabric_attr->prov_name, fi_strerror((int)-n));
+        btl_error(btl, -1, btl_ofi_errno(n),
+                  "btl/ofi: reading the completion queue failed on %s: %s",
+                  btl_ofi.info->fabric_attr->prov_name, fi_strerror((int)-n));
     }
     if (RT_UNLIKELY(btl_ofi.busy != NULL))
         events += btl_ofi_retry_sends();

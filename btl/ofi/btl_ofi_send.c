@@ -50,8 +50,9 @@ const char *btl_ofi_cause(const struct btl_ofi_peer *p, int err, char *buf, size
 }
 
 /* A send the provider rejected for a reason other than resources: the
- * peer is gone or the fabric broke. Once finalize began, peers may have
- * closed already; that is no error. */
+ * peer is gone or the fabric broke, which the pml hears through the
+ * module's error callback. Once finalize began, peers may have closed
+ * already; that is no error. */
 static void send_failed(const struct btl_ofi_peer *p, size_t len, ssize_t rc)
 {
     char why[200];
@@ -61,9 +62,10 @@ static void send_failed(const struct btl_ofi_peer *p, size_t len, ssize_t rc)
                 fi_strerror((int)-rc));
         return;
     }
-    rt_fatal("btl/ofi: a %zu-byte send to rank %d failed: %s (provider %s); %s", len, p->world,
-             fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name,
-             btl_ofi_cause(p, (int)-rc, why, sizeof(why)));
+    btl_error(&btl_ofi_module, p->world, btl_ofi_errno(rc),
+              "btl/ofi: a %zu-byte send to rank %d failed: %s (provider %s); %s", len, p->world,
+              fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name,
+              btl_ofi_cause(p, (int)-rc, why, sizeof(why)));
 }
 
 /* Hands the provider len pml bytes at buf with our word w: as remote CQ

@@ -4,6 +4,6 @@
 
 #include "btl.h"
 
-extern struct btl_module btl_self_module;
+extern struct btl_component btl_self_component;
 
 #endif

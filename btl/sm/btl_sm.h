@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+extern struct btl_component btl_sm_component;
+/* The one module, made by the component's open (internal to btl/sm). */
 extern struct btl_module btl_sm_module;
 
 #define BTL_SM_VERSION 3
@@ -121,7 +123,7 @@ struct btl_sm_state {
     uint64_t reads, read_bytes;   /* process_vm_readv gets */
     uint64_t writes, write_bytes; /* process_vm_writev puts */
     uint64_t ring_full;           /* sends refused because a ring was full */
-    struct btl_sm_put *puts;      /* puts over get_limit, oldest first (btl_sm_cma.c) */
+    struct btl_sm_put *puts;      /* puts over put_limit, oldest first (btl_sm_cma.c) */
     struct btl_sm_put *puts_tail;
     int wake;               /* blocked ranks sleep (rt_progress_sleeps): writers
                              * check whether their reader does */

@@ -1,7 +1,7 @@
 /* btl/sm single copy: get and put are process_vm_readv/writev on the peer's
  * pid (cross-memory attach). Addresses are plain virtual addresses, so
- * registration has nothing to do. A put longer than get_limit is queued
- * and written one get_limit chunk per progress call: the pml starts the
+ * registration has nothing to do. A put longer than put_limit is queued
+ * and written one put_limit chunk per progress call: the pml starts the
  * sender's half of a split rendezvous from a ring callback, and a 32 MiB
  * copy there would hold every other peer's messages for milliseconds. */
 #include "config.h"
@@ -35,7 +35,8 @@ int btl_sm_cma_probe(const struct btl_sm_out *o, uint64_t seg_addr)
 }
 
 /* The kernel may copy less than asked (a fault part way, or a very large
- * request), so loop until done. */
+ * request), so loop until done. ESRCH says the peer process is gone: the
+ * pml hears it through the error callback. */
 static int cma_copy(const struct btl_sm_out *o, void *local, uint64_t raddr, size_t len, int write)
 {
     while (len) {
@@ -46,6 +47,10 @@ static int cma_copy(const struct btl_sm_out *o, void *local, uint64_t raddr, siz
         if (n <= 0) {
             int rc = n < 0 ? -errno : -EFAULT;
 
+            if (rc == -ESRCH)
+                return btl_error(&btl_sm_module, o->world, rc,
+                                 "btl/sm: %s %zu bytes of rank %d failed: its process %d is gone",
+                                 write ? "writing" : "reading", len, o->world, (int)o->pid);
             rt_warn("btl/sm: %s %zu bytes at %#" PRIx64 " of rank %d (pid %d) failed: %s",
                     write ? "process_vm_writev of" : "process_vm_readv of", len, raddr, o->world,
                     (int)o->pid, strerror(-rc));
@@ -96,7 +101,7 @@ int btl_sm_put(struct btl_endpoint *ep, const void *local, struct btl_reg *lreg,
     (void)rkey;
     if (!btl_sm.cma)
         return -ENOTSUP;
-    if (len > btl_sm_module.get_limit) {
+    if (len > btl_sm_module.put_limit) {
         if (!(p = malloc(sizeof(*p))))
             return -ENOMEM;
         *p = (struct btl_sm_put){.o = (const struct btl_sm_out *)ep,
@@ -128,7 +133,7 @@ int btl_sm_put_progress(void)
 
     if (!p)
         return 0;
-    n = p->left < btl_sm_module.get_limit ? p->left : btl_sm_module.get_limit;
+    n = p->left < btl_sm_module.put_limit ? p->left : btl_sm_module.put_limit;
     rc = cma_copy(p->o, (void *)p->local, p->raddr, n, 1);
     p->local += n;
     p->raddr += n;

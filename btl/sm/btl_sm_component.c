@@ -279,7 +279,7 @@ static int sm_connect(struct btl_module *btl, uint8_t *reach)
     btl_sm.npeers = npeers;
     btl_sm.wake = rt_progress_sleeps();
     if (!btl_sm.cma)
-        btl->flags &= ~(uint32_t)(BTL_CAP_GET | BTL_CAP_PUT);
+        btl->flags &= ~(uint32_t)(BTL_CAP_GET | BTL_CAP_PUT | BTL_CAP_DIRECT);
     rt_info(my_index == 0 ? 1 : 2,
             "btl/sm: %d of %d local peers, rings of %u KiB (%zu KiB of /dev/shm per rank), "
             "eager limit %zu, single copy %s",
@@ -324,7 +324,7 @@ static int sm_finalize(struct btl_module *btl)
     free(btl_sm.in);
     free(btl_sm.out);
     memset(&btl_sm, 0, sizeof(btl_sm));
-    btl->flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_PUT;
+    (void)btl;
     return 0;
 }
 
@@ -361,19 +361,21 @@ static int sm_report(struct btl_module *btl, struct btl_report *r)
     return 0;
 }
 
-struct btl_module btl_sm_module = {
+static const struct btl_module sm_template = {
     .size = sizeof(struct btl_module),
     .version = BTL_IFACE_VERSION,
     .name = "sm",
     .eager_limit = 4112,
     .sendi_limit = 4112,
     .get_limit = 4u << 20,
-    .get_align = 1,
+    .put_limit = 4u << 20,
+    .alignment = 1,
     .rkey_size = 0,
     .exclusivity = 500,
     .latency_ns = 170,
     .bandwidth_mbs = 13000,
-    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_PUT | BTL_CAP_WAIT,
+    .flags =
+        BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_PUT | BTL_CAP_WAIT | BTL_CAP_DIRECT | BTL_CAP_ORDERED,
     .init = sm_init,
     .connect = sm_connect,
     .finalize = sm_finalize,
@@ -389,4 +391,31 @@ struct btl_module btl_sm_module = {
     .flush = sm_flush,
     .report = sm_report,
     .wait = btl_sm_wait,
+};
+
+struct btl_module btl_sm_module;
+
+/* One module for all local peers: connect learns which of them attach. */
+static int sm_open(struct btl_component *c, struct btl_module **mods, int max)
+{
+    (void)c;
+    if (max < 1)
+        return 0;
+    btl_sm_module = sm_template;
+    mods[0] = &btl_sm_module;
+    return 1;
+}
+
+static void sm_close(struct btl_component *c)
+{
+    (void)c;
+    memset(&btl_sm_module, 0, sizeof(btl_sm_module));
+}
+
+struct btl_component btl_sm_component = {
+    .size = sizeof(struct btl_component),
+    .version = BTL_IFACE_VERSION,
+    .name = "sm",
+    .open = sm_open,
+    .close = sm_close,
 };

@@ -78,7 +78,7 @@ static inline void harness_init(struct harness *h, btl_recv_fn recv)
     rt.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
     rt.oversubscribed = rt.local_size > rt.ncpus;
     btl_recv_table[BTL_TAG_TEST] = recv;
-    if (btl_open_all(&h->mods, &h->nmods))
+    if (btl_open_all(&h->mods, &h->nmods, NULL))
         harness_die("btl_open_all failed");
     for (int i = 0; i < h->nmods; i++)
         if (h->mods[i]->init(h->mods[i]))
@@ -123,6 +123,7 @@ static inline void harness_finalize(struct harness *h)
         h->mods[i]->flush(h->mods[i]);
     for (int i = 0; i < h->nmods; i++)
         h->mods[i]->finalize(h->mods[i]);
+    btl_close_all();
     free(h->btl_of);
     free(h->ep);
 }

@@ -394,7 +394,7 @@ static void deny_cma(void)
 static int list_btls(void)
 {
     rt_log_init();
-    btl_open_all(&h.mods, &h.nmods);
+    btl_open_all(&h.mods, &h.nmods, NULL);
     for (int i = 0; i < h.nmods; i++)
         printf("%s%s", i ? " " : "", h.mods[i]->name);
     printf("\n");

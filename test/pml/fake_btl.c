@@ -29,6 +29,7 @@ struct fake_ev {
     btl_rdma_fn cb;
     void *ctx;
     int status;
+    int error;            /* message: reported through the error callback, not delivered */
     struct btl_desc desc; /* message: buf = data, len its bytes */
     unsigned char data[];
 };
@@ -168,6 +169,8 @@ static void ev_queue(struct fake_ev *e, const struct fake_rule *r)
     if (r && r->act == FAKE_HOLD) {
         e->hold = r->arg;
         fake_counts.held++;
+    } else if (r && r->act == FAKE_ERROR) {
+        e->error = r->arg ? r->arg : -EIO;
     } else if (r && r->act == FAKE_SWAP) {
         e->swap = r->arg > 0 ? r->arg : SWAP_POLLS;
         swap_ev = e;
@@ -309,6 +312,15 @@ static void fake_deregister(struct btl_module *btl, struct btl_reg *reg)
 
 static void deliver(struct fake_ev *e)
 {
+    if (e->error) {
+        fake_counts.errors++;
+        btl_error(&fake_btl_module, rt.rank, e->error,
+                  "fake BTL: a %zu-byte message of header type %u to rank %d failed: %s "
+                  "(scripted)",
+                  e->desc.len, e->data[0], rt.rank, strerror(-e->error));
+        free(e);
+        return;
+    }
     fake_counts.delivered++;
     if (!e->rdma) {
         btl_deliver(rt.rank, e->data, e->desc.len);
@@ -393,12 +405,13 @@ struct btl_module fake_btl_module = {
     .eager_limit = 4096,
     .sendi_limit = 1024,
     .get_limit = SIZE_MAX,
-    .get_align = 1,
+    .put_limit = SIZE_MAX,
+    .alignment = 1,
     .rkey_size = 0,
     .exclusivity = 1000,
     .latency_ns = 20,
     .bandwidth_mbs = 20000,
-    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_PUT,
+    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_PUT | BTL_CAP_DIRECT,
     .init = fake_init,
     .connect = fake_connect,
     .finalize = fake_finalize,
@@ -415,7 +428,25 @@ struct btl_module fake_btl_module = {
     .report = fake_report,
 };
 
+/* The module is the test's, not a copy: its changes before MPI_Init
+ * hold. */
+static int fake_open(struct btl_component *c, struct btl_module **mods, int max)
+{
+    (void)c;
+    if (max < 1)
+        return 0;
+    mods[0] = &fake_btl_module;
+    return 1;
+}
+
+struct btl_component fake_btl_component = {
+    .size = sizeof(struct btl_component),
+    .version = BTL_IFACE_VERSION,
+    .name = "fake",
+    .open = fake_open,
+};
+
 void fake_btl_install(void)
 {
-    btl_test_install(&fake_btl_module);
+    btl_test_install(&fake_btl_component);
 }

@@ -28,6 +28,10 @@ enum fake_act {
     FAKE_HOLD,       /* delivered (or completed) arg polls later */
     FAKE_SWAP,       /* the next event queued goes first; arg polls (0: 1000) if none comes */
     FAKE_DROP,       /* message: never delivered */
+    FAKE_ERROR,      /* message: not delivered; the poll that would have
+                        delivered it reports error arg (0: -EIO) for this
+                        rank through the module's error callback, as a
+                        failed send completion */
 };
 
 /* Rules are tried in the order given; the first that matches an operation
@@ -45,13 +49,17 @@ struct fake_rule {
 /* What the fake saw and did since install (or fake_counts_reset). */
 struct fake_counts {
     unsigned long sendi, alloc, msgs, delivered, gets, puts, regs;
-    unsigned long eagain, failed, cfailed, held, swapped, dropped;
+    unsigned long eagain, failed, cfailed, held, swapped, dropped, errors;
 };
 extern struct fake_counts fake_counts;
 
-/* Its table: tests may change the limits and flags before MPI_Init, or
+/* Its one module: tests may change the limits and flags before MPI_Init, or
  * between scenarios while nothing is queued. */
 extern struct btl_module fake_btl_module;
+
+/* Its component: btl_open_all opens it, and refuses it when its version
+ * or size is not this build's. */
+extern struct btl_component fake_btl_component;
 
 /* Before MPI_Init: the pml gets this BTL and no other. */
 void fake_btl_install(void);
