@@ -34,14 +34,22 @@ static void finish(struct coll_sched *s)
     rt_req_complete(&r->base);
 }
 
-/* Runs from rt_progress(): every blocking loop and MPI_Test drive it. A
- * user reduction function that calls MPI could bring us back here. */
+static int advance_all(void);
+
+/* Runs from rt_progress(): every blocking loop and MPI_Test drive it, so
+ * the usual case, nothing active, is one test and no register saves. */
 int coll_progress(void)
+{
+    return RT_LIKELY(!active) ? 0 : advance_all();
+}
+
+/* A user reduction function that calls MPI could bring us back here. */
+static __attribute__((noinline)) int advance_all(void)
 {
     struct coll_sched *s, *next;
     int n = 0;
 
-    if (!active || in_progress)
+    if (in_progress)
         return 0;
     in_progress = true;
     for (s = active; s; s = next) {

@@ -162,19 +162,36 @@ static void retry_gets(void)
     }
 }
 
+static inline bool nothing_waiting(void)
+{
+    return !ctl_head && pml_list_empty(&busy_peers) && pml_list_empty(&pending_gets);
+}
+
+/* Out of line: most polls find nothing waiting, and then pay neither the
+ * call nor the registers the retries need saved. */
+static __attribute__((noinline)) int retry_waiting(void)
+{
+    int n = retry_ctl();
+
+    if (!pml_list_empty(&busy_peers))
+        retry_sends();
+    if (!pml_list_empty(&pending_gets))
+        retry_gets();
+    return n;
+}
+
+/* The BTL list is fixed between start-up and finalize, so it is read once
+ * per poll, not reloaded after every BTL's call. */
 int pml_progress(void)
 {
+    struct btl_module **b = pml_btls, **end = pml_btls + pml_nbtls;
     int n = 0;
 
     rt_noise();
-    for (int i = 0; i < pml_nbtls; i++)
-        n += pml_btls[i]->progress(pml_btls[i]);
-    if (RT_UNLIKELY(ctl_head != NULL))
-        n += retry_ctl();
-    if (RT_UNLIKELY(!pml_list_empty(&busy_peers)))
-        retry_sends();
-    if (RT_UNLIKELY(!pml_list_empty(&pending_gets)))
-        retry_gets();
+    for (; b < end; b++)
+        n += (*b)->progress(*b);
+    if (RT_UNLIKELY(!nothing_waiting()))
+        n += retry_waiting();
     return n;
 }
 
@@ -194,7 +211,7 @@ void pml_wait(struct pml_req *r)
 /* True when nothing is waiting for resources: finalize drains to this. */
 bool pml_idle(void)
 {
-    return !ctl_head && pml_list_empty(&busy_peers) && pml_list_empty(&pending_gets);
+    return nothing_waiting();
 }
 
 /* The runtime's sleep for a rank blocked on messages (rt_progress_wait):

@@ -168,6 +168,7 @@ void rt_up(int required, const char *fn)
                       : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                        : required;
     rt_mt = rt.thread_level == MPI_THREAD_MULTIPLE;
+    rt_progress_update();
     rt.up = 1;
 }
 

@@ -44,6 +44,7 @@ static void on_sigusr1(int sig)
 {
     (void)sig;
     dump_asked = 1;
+    __atomic_store_n(&rt_idle_work, 1, __ATOMIC_RELAXED);
 }
 
 void rt_progress_set_dump(void (*fn)(FILE *out))
@@ -65,6 +66,7 @@ static int sleep_on;
 static unsigned sleep_max_us;
 static int (*sleep_fn)(unsigned timeout_us);
 static double yield_slow;
+int rt_idle_work;
 int rt_noise_permille;
 uint64_t rt_moved;
 
@@ -117,6 +119,12 @@ void rt_progress_setup(void)
     sleep_max_us = max < 1 ? 1 : max > 1000000 ? 1000000 : (unsigned)max;
     rt_noise_permille = (int)rt_param_int(&p_noise);
     yield_slow = (double)rt_param_int(&p_sleep_after) * 1e-6;
+    rt_progress_update();
+}
+
+void rt_progress_update(void)
+{
+    __atomic_store_n(&rt_idle_work, yield_on || sleep_on || rt_mt || dump_asked, __ATOMIC_RELAXED);
 }
 
 int rt_progress_sleeps(void)
@@ -160,9 +168,11 @@ int rt_progress(void)
     return n;
 }
 
-/* The hang report asked for by SIGUSR1, from a progress loop. */
+/* The hang report asked for by SIGUSR1, from a progress loop. The flag
+ * is recomputed first, so a signal that comes meanwhile sets it again. */
 static void dump_if_asked(void)
 {
+    rt_progress_update();
     if (RT_UNLIKELY(dump_asked)) {
         dump_asked = 0;
         fprintf(stderr, "rdmpi[%d]: progress: %llu events so far\n", rt.rank,
@@ -185,14 +195,14 @@ static void dump_if_asked(void)
  * yields again (to measure anew) once a second. sleep_fn says no (0)
  * when something else is pending, such as sends waiting for ring space;
  * then it yields. */
-void rt_progress_wait(unsigned *spins)
+void rt_progress_wait_slow(unsigned *spins)
 {
     static int sleepy;
     static double reprobe;
     double t;
 
     if (!sleep_on || !sleep_fn || rt_mt || ++*spins < spin_limit) {
-        rt_progress_idle(spins);
+        rt_progress_idle_slow(spins);
         return;
     }
     *spins = 0;
@@ -206,7 +216,7 @@ void rt_progress_wait(unsigned *spins)
         reprobe = t + 1.0;
 }
 
-void rt_progress_idle(unsigned *spins)
+void rt_progress_idle_slow(unsigned *spins)
 {
     if (rt_mt)
         rt_api_yield();

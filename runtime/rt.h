@@ -101,14 +101,32 @@ int rt_progress_register(rt_progress_fn fn);
 void rt_progress_unregister(rt_progress_fn fn);
 void rt_progress_clear(void);
 int rt_progress(void);
+/* Nonzero when an idle turn of a blocking loop has work: yield or sleep
+ * (RDMPI_YIELD, RDMPI_SLEEP), let MPI_THREAD_MULTIPLE threads in, or
+ * print the hang report SIGUSR1 asked for. Otherwise the turn is one test,
+ * inline: a rank spinning on a message pays it on every empty poll.
+ * Atomic (relaxed) because the SIGUSR1 handler sets it. */
+extern int rt_idle_work;
+/* Recomputes rt_idle_work; call after rt_mt changes. */
+void rt_progress_update(void);
+void rt_progress_idle_slow(unsigned *spins);
+void rt_progress_wait_slow(unsigned *spins);
 /* Called by every blocking loop between polls: yields the CPU after a
  * short spin when ranks outnumber cores, and under MPI_THREAD_MULTIPLE
  * lets threads waiting for the library lock in. */
-void rt_progress_idle(unsigned *spins);
+static inline void rt_progress_idle(unsigned *spins)
+{
+    if (RT_UNLIKELY(__atomic_load_n(&rt_idle_work, __ATOMIC_RELAXED)))
+        rt_progress_idle_slow(spins);
+}
 /* The same for a wait that only a message from a peer can end (a request,
  * a probe): when ranks outnumber cores it may sleep until one arrives
  * (RDMPI_SLEEP) rather than yield. */
-void rt_progress_wait(unsigned *spins);
+static inline void rt_progress_wait(unsigned *spins)
+{
+    if (RT_UNLIKELY(__atomic_load_n(&rt_idle_work, __ATOMIC_RELAXED)))
+        rt_progress_wait_slow(spins);
+}
 /* Whether blocked ranks sleep: senders must then wake them (btl/sm). */
 int rt_progress_sleeps(void);
 /* The pml's sleep: blocks up to timeout_us until a peer may have sent

@@ -116,12 +116,11 @@ static void self_send(struct btl_endpoint *ep, struct btl_desc *d)
 
 /* Delivers what was queued before this call; messages the callbacks send
  * to self wait for the next call, so one poll is bounded. */
-static int self_progress(struct btl_module *btl)
+static __attribute__((noinline)) int deliver_queued(void)
 {
     struct self_msg *m = head, *next;
     int n = 0;
 
-    (void)btl;
     head = NULL;
     tail = &head;
     for (; m; m = next, n++) {
@@ -131,6 +130,14 @@ static int self_progress(struct btl_module *btl)
         spare = m;
     }
     return n;
+}
+
+/* Every poll of every rank comes here and the queue is nearly always
+ * empty: that case is one test, with no registers to save. */
+static int self_progress(struct btl_module *btl)
+{
+    (void)btl;
+    return RT_LIKELY(!head) ? 0 : deliver_queued();
 }
 
 /* Only this process sends through self: nothing to sleep for. */
