@@ -1,6 +1,8 @@
 /* The byte transfer layer interface: what every transport (self, sm, ofi)
  * offers the pml. A BTL moves bytes to one peer; it knows nothing of MPI
- * matching, and the pml never learns which BTL or provider it talks to. */
+ * matching, and the pml never learns which BTL or provider it talks to.
+ * A BTL need not deliver in send order: MPI's order and flow control per
+ * peer are the pml's alone. */
 #ifndef BTL_H
 #define BTL_H
 
@@ -77,6 +79,10 @@ struct btl_module {
     uint32_t latency_ns; /* rough figures, for reports */
     uint32_t bandwidth_mbs;
     uint32_t flags; /* BTL_CAP_* */
+    /* Messages one peer may have in flight to it, not yet delivered (what
+     * its posted receive buffers absorb per peer): the pml's message
+     * window to a peer this BTL reaches. 0: no limit. */
+    uint32_t peer_msgs;
 
     /* Lifecycle: init publishes the business card; connect reads peers'
      * cards and reports which world ranks this BTL reaches (reach[r] = 1).
