@@ -1,8 +1,9 @@
 #!/bin/sh
-# btl/ofi without the pml (t_btl_ofi.c) over tcp;ofi_rxm and shm: order,
-# back-pressure, RDMA reads of 1 B .. 64 MiB, re-registration at a reused
-# address, /dev/shm hygiene; then provider and interface choice, the
-# verbosity-1 line, bad input, a crash, a dying peer, a failed RDMA read.
+# btl/ofi without the pml (t_btl_ofi.c) over tcp;ofi_rxm and shm: every
+# message once (in any order), back-pressure up to the window, RDMA reads of
+# 1 B .. 64 MiB, re-registration at a reused address, /dev/shm hygiene;
+# then provider and interface choice, the verbosity-1 line, bad input, a
+# crash, a dying peer, a failed RDMA read.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/ofi/t_btl_ofi"
 plan 26
