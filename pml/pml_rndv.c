@@ -274,8 +274,12 @@ void pml_recv_credit(int peer, const void *data, size_t len)
     const struct pml_hdr_credit *h = data;
 
     (void)len;
-    pml_peers[peer].credits += h->credits;
     pml_peers[peer].msgs += h->msgs;
+    /* Only returned units end a stall: places in the message window come
+     * back whether or not the receiver matches anything. */
+    if (!h->credits)
+        return;
+    pml_peers[peer].credits += h->credits;
     pml_peers[peer].stalled = false;
     pml_peers[peer].credit_until = 0;
 }
