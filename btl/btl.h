@@ -6,7 +6,9 @@
  * whose open queries its devices and creates one module (struct
  * btl_module) per usable device or rail: the instance that carries its own
  * limits, capability flags and operations. self and sm make one module;
- * ofi one per chosen fabric and domain. */
+ * ofi one per chosen fabric and domain. A BTL need not deliver in send
+ * order (BTL_CAP_ORDERED says it does): MPI's order and flow control per
+ * peer are the pml's alone. */
 #ifndef BTL_H
 #define BTL_H
 
@@ -103,6 +105,10 @@ struct btl_module {
     uint32_t latency_ns; /* rough figures: ties of exclusivity, and reports */
     uint32_t bandwidth_mbs;
     uint32_t flags; /* BTL_CAP_* */
+    /* Messages one peer may have in flight to it, not yet delivered (what
+     * its posted receive buffers absorb per peer): the pml's message
+     * window to a peer this BTL reaches. 0: no limit. */
+    uint32_t peer_msgs;
 
     /* Set by btl_open_all before init: the data path reports failures
      * here (btl_error) rather than ending the job. */

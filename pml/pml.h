@@ -92,6 +92,9 @@ struct pml_peer {
     struct pml_stats *stats; /* that BTL's counters */
     uint32_t credits;        /* eager credit units we may still spend on it */
     uint32_t owed;           /* units of its eager messages we consumed, not yet returned */
+    uint32_t msgs;           /* messages we may still send it (CREDITs aside) */
+    uint32_t msgs_owed;      /* its messages that arrived, places not yet returned */
+    uint32_t msg_window;     /* the BTL's peer_msgs, or UINT32_MAX when it sets none */
     bool stalled;            /* it returned no credits within the wait; reset by a CREDIT */
     double credit_until;     /* a queued send waits for its credits until then, 0 = none */
     int npending;            /* sends to it waiting for resources: keep order */
@@ -292,7 +295,8 @@ void pml_recv_cancel(int peer, const void *data, size_t len);
 void pml_recv_canceled(int peer, const void *data, size_t len);
 
 /* Control messages (FIN, CTS, CREDIT) never fail: queued if the BTL is
- * busy and retried by progress. */
+ * busy or the message window closed, and retried by progress, in no
+ * particular order (a BTL may reorder them anyway). */
 void pml_send_ctl(int wpeer, const void *hdr, size_t len);
 /* Eager credits count 64-byte units of payload, so a stream of tiny
  * messages does not exhaust a window sized for large ones; a 4 KiB message
@@ -303,7 +307,32 @@ static inline uint32_t pml_credit_cost(size_t len)
 {
     return 1 + (uint32_t)(len >> 6);
 }
+/* The pml is the one place of flow control per peer. The units bound
+ * what a receiver holds unmatched. The message window, sized by the BTL
+ * (btl_module.peer_msgs), keeps what is in flight to a peer within the
+ * receive buffers its BTL posted for it: every message but a CREDIT takes
+ * a place, which the receiver gives back when the message reaches it
+ * (pml_credit_arrived). A BTL that states no limit keeps no count. */
+static inline bool pml_window_open(const struct pml_peer *p)
+{
+    return p->msgs != 0;
+}
+static inline void pml_window_take(struct pml_peer *p)
+{
+    if (p->msg_window != UINT32_MAX)
+        p->msgs--;
+}
+static inline bool pml_credit_fits(const struct pml_peer *p, size_t len)
+{
+    return p->credits >= pml_credit_cost(len) && pml_window_open(p);
+}
+static inline void pml_credit_spend(struct pml_peer *p, size_t len)
+{
+    p->credits -= pml_credit_cost(len);
+    pml_window_take(p);
+}
 void pml_credit_consumed(int wpeer, size_t len);
+void pml_credit_arrived(int wpeer);
 void pml_credit_return(int wpeer);
 /* Before we send to wpeer: return a worthwhile amount of owed credits
  * ahead of it, so a sender whose burst we answer (osu_bw's reply after
@@ -312,7 +341,9 @@ void pml_credit_return(int wpeer);
  * from paying a CREDIT per message. */
 static inline void pml_credit_piggyback(int wpeer)
 {
-    if (RT_UNLIKELY(pml_peers[wpeer].owed >= pml_credit_window / 8))
+    const struct pml_peer *p = &pml_peers[wpeer];
+
+    if (RT_UNLIKELY(p->owed >= pml_credit_window / 8 || p->msgs_owed >= p->msg_window / 4))
         pml_credit_return(wpeer);
 }
 

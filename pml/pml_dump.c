@@ -62,7 +62,7 @@ void pml_dump(FILE *out)
         if (pml_peers[w].npending)
             fprintf(out,
                     "rdmpi[%d]:   %d sends to rank %d wait for transport resources "
-                    "(%u credits left)\n",
-                    rt.rank, pml_peers[w].npending, w, pml_peers[w].credits);
+                    "(%u credits and %u messages left)\n",
+                    rt.rank, pml_peers[w].npending, w, pml_peers[w].credits, pml_peers[w].msgs);
     fflush(out);
 }

@@ -8,7 +8,7 @@
 #include <assert.h>
 #include <stdint.h>
 
-#define PML_PROTO_VERSION 4
+#define PML_PROTO_VERSION 5
 
 /* Header types: the first byte of every message, the BTL's dispatch key. */
 enum pml_hdr_type {
@@ -109,9 +109,11 @@ static_assert(sizeof(struct pml_hdr_cancel) == 24, "CANCEL header is 24 bytes");
 struct pml_hdr_credit {
     uint8_t type; /* PML_HDR_CREDIT */
     uint8_t pad[3];
-    uint32_t credits; /* eager messages the receiver has consumed */
+    uint32_t credits; /* units of eager messages the receiver has consumed */
+    uint32_t msgs;    /* and how many messages those were */
+    uint32_t pad2;
 };
-static_assert(sizeof(struct pml_hdr_credit) == 8, "CREDIT header is 8 bytes");
+static_assert(sizeof(struct pml_hdr_credit) == 16, "CREDIT header is 16 bytes");
 
 /* What every rank publishes, so both sides of a pair agree on limits. */
 struct pml_card {

@@ -142,6 +142,11 @@ static int pml_connect(void)
                      "add ofi for ranks on other hosts",
                      r, rt.rank, rt.hostname);
         pml_peers[r].credits = peer_credits(r);
+        /* A BTL's peer_msgs is the smallest any rank it reaches stated,
+         * so both sides of a pair see the same window. */
+        pml_peers[r].msg_window =
+            pml_peers[r].btl->peer_msgs ? pml_peers[r].btl->peer_msgs : UINT32_MAX;
+        pml_peers[r].msgs = pml_peers[r].msg_window;
     }
     pml_stats_connect();
     if (rt_verbosity >= 1 && rt.rank == 0)

@@ -286,6 +286,7 @@ static inline void arrive(int wsrc, const void *data, size_t len, bool replayed)
 
 void pml_recv_match(int wsrc, const void *data, size_t len)
 {
+    pml_credit_arrived(wsrc);
     arrive(wsrc, data, len, false);
 }
 
@@ -355,6 +356,7 @@ void pml_recv_cancel(int wsrc, const void *data, size_t len)
     struct pml_comm *pc = pml_comm_lookup(h->cid);
     struct pml_hdr_fin ack = {.type = PML_HDR_CANCELED, .sreq = h->sreq, .status = 0};
 
+    pml_credit_arrived(wsrc);
     (void)len;
     if (pc && h->src >= 0 && h->src < pc->size) {
         struct pml_link *q = &pc->peers[h->src].unexpected;
@@ -401,7 +403,7 @@ void pml_recv_canceled(int peer, const void *data, size_t len)
     const struct pml_hdr_fin *h = data;
     struct pml_req *r = pml_req_lookup(h->sreq);
 
-    (void)peer;
+    pml_credit_arrived(peer);
     (void)len;
     if (h->status != 1 || !r || !r->send || r->state != PML_S_WAIT_FIN)
         return;

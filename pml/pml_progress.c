@@ -45,21 +45,30 @@ void pml_pending_get(struct pml_req *r)
     pml_list_append(&pending_gets, &r->link);
 }
 
+/* A CREDIT needs no place in the window: two peers whose windows are
+ * both closed still free each other. */
 static int ctl_try(int wpeer, const void *hdr, size_t len)
 {
     struct pml_peer *p = &pml_peers[wpeer];
+    bool credit = *(const uint8_t *)hdr == PML_HDR_CREDIT;
+    int rc;
 
     /* A failed peer reads nothing more: what it is owed is dropped. */
     if (RT_UNLIKELY(p->failed))
         return 0;
-    return p->btl->sendi(p->ep, hdr, len, NULL, 0);
+    if (!credit && !pml_window_open(p))
+        return -EAGAIN;
+    rc = p->btl->sendi(p->ep, hdr, len, NULL, 0);
+    if (!rc && !credit)
+        pml_window_take(p);
+    return rc;
 }
 
 void pml_send_ctl(int wpeer, const void *hdr, size_t len)
 {
     struct ctl *c;
 
-    if (!ctl_head && ctl_try(wpeer, hdr, len) == 0)
+    if (ctl_try(wpeer, hdr, len) == 0)
         return;
     c = malloc(sizeof(*c));
     if (!c)
@@ -78,10 +87,12 @@ void pml_credit_return(int wpeer)
     struct pml_peer *p = &pml_peers[wpeer];
     struct pml_hdr_credit h = {.type = PML_HDR_CREDIT};
 
-    if (!p->owed)
+    if (!p->owed && !p->msgs_owed)
         return;
     h.credits = p->owed;
+    h.msgs = p->msgs_owed;
     p->owed = 0;
+    p->msgs_owed = 0;
     pml_send_ctl(wpeer, &h, sizeof(h));
 }
 
@@ -94,20 +105,37 @@ void pml_credit_consumed(int wpeer, size_t len)
         pml_credit_return(wpeer);
 }
 
+/* A message from wpeer (not a CREDIT) reached us: its BTL's receive
+ * buffer is free again (an unexpected one is copied), so its place in the
+ * message window goes back, in batches of half that window, even before
+ * it is matched. */
+void pml_credit_arrived(int wpeer)
+{
+    struct pml_peer *p = &pml_peers[wpeer];
+
+    if (p->msg_window != UINT32_MAX && ++p->msgs_owed >= p->msg_window / 2)
+        pml_credit_return(wpeer);
+}
+
+/* Every queued control message is tried: one to a peer whose window is
+ * closed must not hold back those to others, nor a CREDIT behind it. */
 static int retry_ctl(void)
 {
+    struct ctl **cp = &ctl_head;
     int n = 0;
 
-    while (ctl_head) {
-        struct ctl *c = ctl_head;
-        if (ctl_try(c->wpeer, c->hdr, c->len))
-            break;
-        ctl_head = c->next;
-        if (!ctl_head)
-            ctl_tail = &ctl_head;
+    while (*cp) {
+        struct ctl *c = *cp;
+
+        if (ctl_try(c->wpeer, c->hdr, c->len)) {
+            cp = &c->next;
+            continue;
+        }
+        *cp = c->next;
         free(c);
         n++;
     }
+    ctl_tail = cp;
     return n;
 }
 

@@ -165,6 +165,7 @@ void pml_recv_putfin(int peer, const void *data, size_t len)
     const struct pml_hdr_fin *h = data;
     struct pml_req *r = pml_req_lookup(h->sreq);
 
+    pml_credit_arrived(peer);
     (void)len;
     if (!r || r->send || !r->put_wait)
         rt_fatal("a PUTFIN from rank %d names no split receive (handle %#llx)", peer,
@@ -196,6 +197,7 @@ void pml_recv_put(int peer, const void *data, size_t len)
     const char *src;
     int rc;
 
+    pml_credit_arrived(peer);
     (void)len;
     if (!r || !r->send || h->offset > r->len)
         rt_fatal("a PUT request from rank %d names no send (handle %#llx)", peer,
@@ -215,6 +217,7 @@ void pml_recv_frag(int peer, const void *data, size_t len)
     struct pml_req *r = pml_req_lookup(h->rreq);
     size_t n = len - sizeof(*h);
 
+    pml_credit_arrived(peer);
     if (!r || r->send)
         rt_fatal("a data fragment from rank %d names no receive (handle %#llx); "
                  "the peers disagree on the protocol",
@@ -239,6 +242,7 @@ void pml_recv_cts(int peer, const void *data, size_t len)
     const struct pml_hdr_cts *h = data;
     struct pml_req *r = pml_req_lookup(h->sreq);
 
+    pml_credit_arrived(peer);
     (void)len;
     if (!r || !r->send)
         rt_fatal("a clear-to-send from rank %d names no send (handle %#llx)", peer,
@@ -259,6 +263,7 @@ void pml_recv_fin(int peer, const void *data, size_t len)
     const struct pml_hdr_fin *h = data;
     struct pml_req *r = pml_req_lookup(h->sreq);
 
+    pml_credit_arrived(peer);
     (void)len;
     if (!r || !r->send)
         rt_fatal("a FIN from rank %d names no send (handle %#llx)", peer,
@@ -273,13 +278,19 @@ void pml_recv_credit(int peer, const void *data, size_t len)
     const struct pml_hdr_credit *h = data;
 
     (void)len;
+    pml_peers[peer].msgs += h->msgs;
+    /* Only returned units end a stall: places in the message window come
+     * back whether or not the receiver matches anything. */
+    if (!h->credits)
+        return;
     pml_peers[peer].credits += h->credits;
     pml_peers[peer].stalled = false;
     pml_peers[peer].credit_until = 0;
 }
 
 /* Streams the rest of the message as FRAGs; stops when the BTL has no
- * buffers and resumes from the pending list. */
+ * buffers or the message window is closed, and resumes from the pending
+ * list. */
 void pml_frags_stream(struct pml_req *r)
 {
     struct pml_peer *p = &pml_peers[r->wpeer];
@@ -289,7 +300,8 @@ void pml_frags_stream(struct pml_req *r)
 
     while (r->done < r->len) {
         size_t n = r->len - r->done < max ? r->len - r->done : max;
-        struct btl_desc *d = p->btl->alloc(p->ep, sizeof(struct pml_hdr_frag) + n);
+        struct btl_desc *d =
+            pml_window_open(p) ? p->btl->alloc(p->ep, sizeof(struct pml_hdr_frag) + n) : NULL;
         struct pml_hdr_frag *h;
 
         if (!d) {
@@ -306,6 +318,7 @@ void pml_frags_stream(struct pml_req *r)
             rt_dt_pack(r->dt, r->buf, r->count, r->done, h + 1, n);
         d->len = sizeof(*h) + n;
         p->btl->send(p->ep, d);
+        pml_window_take(p);
         r->done += n;
     }
     pml_req_complete(r);

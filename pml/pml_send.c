@@ -31,14 +31,14 @@ int pml_send_now(const void *buf, size_t count, struct rdmpi_datatype *dt, int d
 
     *done = false;
     pml_credit_piggyback(w);
-    if (mode == PML_SYNC || p->failed || p->credits < pml_credit_cost(len) || p->npending ||
+    if (mode == PML_SYNC || p->failed || !pml_credit_fits(p, len) || p->npending ||
         len + sizeof(h) > p->btl->sendi_limit || !rt_dt_contig(dt, count))
         return 0;
     make_match(&h, PML_HDR_MATCH, 0, cp->send_seq, pc, tag);
     if (p->btl->sendi(p->ep, &h, sizeof(h), (const char *)buf + dt->lb, len))
         return 0;
     cp->send_seq++;
-    p->credits -= pml_credit_cost(len);
+    pml_credit_spend(p, len);
     p->stats->eager_msgs++;
     p->stats->eager_bytes += len;
     *done = true;
@@ -79,7 +79,7 @@ static bool await_credits(struct pml_peer *p, size_t len)
     if (p->stalled)
         return false;
     until = rt_wtime() + credit_wait();
-    while (p->credits < pml_credit_cost(len)) {
+    while (!pml_credit_fits(p, len)) {
         if (rt_progress())
             continue;
         if (rt_wtime() > until) {
@@ -106,7 +106,7 @@ bool pml_send_detached(const void *buf, size_t count, struct rdmpi_datatype *dt,
      * them, leaving this one a rendezvous its caller waits on until the
      * receiver matches it. So it goes from a copy at once. */
     if (len + sizeof(struct pml_hdr_match) > p->btl->eager_limit ||
-        (!p->npending && (p->credits >= pml_credit_cost(len) || await_credits(p, len))) ||
+        (!p->npending && (pml_credit_fits(p, len) || await_credits(p, len))) ||
         pml_detached_bytes + len > limit || !(r = pml_req_alloc()))
         return false;
     if (!(copy = malloc(len ? len : 1))) {
@@ -141,7 +141,7 @@ static int send_eager(struct pml_req *r, struct pml_peer *p)
     d->len = sizeof(h) + r->len;
     p->btl->send(p->ep, d);
 sent:
-    p->credits -= pml_credit_cost(r->len);
+    pml_credit_spend(p, r->len);
     p->stats->eager_msgs++;
     p->stats->eager_bytes += r->len;
     pml_req_complete(r);
@@ -157,6 +157,8 @@ static int send_rndv(struct pml_req *r, struct pml_peer *p)
     struct pml_hdr_rndv *h;
     struct btl_desc *d;
 
+    if (!pml_window_open(p))
+        return -EAGAIN;
     if (r->mode == PML_SYNC && hl + r->len <= p->btl->eager_limit) {
         flags |= PML_F_INLINE;
         extra = r->len;
@@ -196,6 +198,7 @@ no_get:
         p->rndv_out++;
     }
     p->btl->send(p->ep, d);
+    pml_window_take(p);
     if (r->cancel_wanted) { /* asked while it waited in the queue */
         r->cancel_wanted = 0;
         pml_req_cancel(&r->base);
@@ -243,9 +246,13 @@ void pml_send_continue(struct pml_req *r)
         pml_frags_stream(r);
         return;
     }
-    if (r->mode == PML_SYNC || sizeof(struct pml_hdr_match) + r->len > p->btl->eager_limit)
+    /* Places in the window come back as our messages reach the peer,
+     * matched or not: waiting for them needs no deadline. */
+    if (!pml_window_open(p))
+        rc = -EAGAIN;
+    else if (r->mode == PML_SYNC || sizeof(struct pml_hdr_match) + r->len > p->btl->eager_limit)
         rc = send_rndv(r, p);
-    else if (p->credits >= pml_credit_cost(r->len))
+    else if (pml_credit_fits(p, r->len))
         rc = send_eager(r, p);
     else
         rc = queue_for_credits(p) ? -EAGAIN : send_rndv(r, p);

@@ -30,10 +30,7 @@ struct btl_ofi_counters {
     uint64_t read_errors; /* reads that failed: the pml fell back to copying */
     uint64_t reg_errors;  /* registrations that failed: copy pipeline instead */
     uint64_t eagain;      /* provider refusals, queued or handed back to the pml */
-    uint64_t stalls;      /* sends held back because the peer's window was full */
-    uint64_t credit_msgs; /* empty messages sent only to return window credits */
     uint64_t fenced;      /* send attempts held back behind a read from the same peer */
-    uint64_t reordered;   /* messages the provider completed early, held back */
 };
 
 /* The counters, and the provider line (provider, interface, fabric, domain,
@@ -49,7 +46,7 @@ const char *btl_ofi_report(struct btl_ofi_counters *c);
 struct btl_ofi_card {
     uint32_t version;     /* BTL_OFI_VERSION; a mismatch is fatal */
     uint32_t eager_limit; /* largest message it sends and can receive; pairs use the minimum */
-    uint32_t window;      /* messages each peer may send it before credits come back */
+    uint32_t window;      /* messages per peer its receive buffers absorb */
     uint32_t get;         /* 1: peers may fi_read its registrations */
     uint32_t addrlen;     /* bytes of addr */
     uint32_t pad;
@@ -58,23 +55,18 @@ struct btl_ofi_card {
 };
 _Static_assert(sizeof(struct btl_ofi_card) == 56, "card header has no holes");
 
-/* Each message carries one word of ours: the low 16 bits number it
- * within its pair, the next 16 return receive-window credits. It travels
- * as 4 bytes of remote CQ data where the provider offers them, else
- * (iWARP has no immediate data) as an 8-byte prefix ahead of the pml's
- * header, which keeps that header 8-byte aligned. A message of no pml
- * bytes carries credits only and is not handed to the pml. */
-#define BTL_OFI_MAX_WINDOW 16384 /* keeps in-flight numbers within half the 16-bit space */
+/* Each message carries one word of ours. It travels as 4 bytes of remote
+ * CQ data where the provider offers them, else (iWARP has no immediate
+ * data) as an 8-byte prefix ahead of the pml's header, which keeps that
+ * header 8-byte aligned. Order and flow control are the pml's (its
+ * sequence numbers and credits); the word only says, on an empty message
+ * that is not handed to the pml, that it is a pair's last (BTL_OFI_BYE)
+ * and how many pml messages came before it, since the provider may
+ * complete them after it. Every other message carries 0. */
+#define BTL_OFI_MAX_WINDOW 16384 /* RDMPI_OFI_WINDOW at most */
 #define BTL_OFI_PREFIX     8
-/* The top bit of the credit field marks the last message of a pair at
- * finalize (btl_ofi_component.c, ofi_flush); credits fit the other 15. */
-#define BTL_OFI_BYE         0x8000u
-#define BTL_OFI_CREDIT_MASK 0x7fffu
-
-static inline uint64_t btl_ofi_data(uint16_t seq, uint32_t credits)
-{
-    return seq | (uint64_t)credits << 16;
-}
+#define BTL_OFI_BYE        0x80000000u /* finalize: btl_ofi_component.c, ofi_flush */
+#define BTL_OFI_COUNT_MASK 0x7fffffffu
 
 /* A libfabric return code as a negative errno: its own codes (FI_ETRUNC
  * and up) are no errno values. */
@@ -134,30 +126,22 @@ struct btl_reg {
     struct fid_mr *mr;
 };
 
-/* A message that completed before an earlier one from the same peer. */
-struct btl_ofi_held {
-    struct btl_ofi_held *next; /* by sequence number */
-    uint16_t seq;
-    uint8_t bye; /* the peer's last message */
-    size_t len;
-    uint64_t data[]; /* 8-byte aligned for the pml's headers */
-};
-
 /* One peer: the struct btl_endpoint the pml holds.
- * Order: providers match receives in send order but may complete them out
- * of order (rxm completes a rendezvous-sized message after small ones sent
- * behind it), so messages are numbered and early ones held back.
- * Window: a peer may have `window` messages unconsumed at a receiver;
- * without it a fast sender piles messages into the provider's unexpected
- * queue (rxm: ~8 KiB of memory each, without bound). */
+ * Messages reach the pml in the order the provider completes them, which
+ * need not be send order (rxm completes a message above its eager size
+ * after small ones sent behind it): the pml restores MPI's order. Its
+ * message window, sized by btl_module.peer_msgs (our window), keeps what
+ * a peer has in flight to us within the receive buffers posted for it;
+ * what exceeds them (many peers at once) waits in the provider's
+ * unexpected queue (rxm keeps it in receive buffers of its own, allocated
+ * as needed). */
 struct btl_ofi_peer {
     fi_addr_t addr;
     int world;
-    uint16_t tx_seq;         /* the next message's number */
-    uint16_t rx_seq;         /* the number the pml gets next */
-    uint32_t credits;        /* messages we may still send it */
-    uint32_t owed;           /* its messages consumed, credits not yet returned */
-    int due;                 /* on the list of peers owed a credit message */
+    uint32_t tx_msgs;        /* pml messages the provider took for it */
+    uint32_t rx_msgs;        /* pml messages it delivered from it */
+    uint32_t bye_count;      /* its goodbye: pml messages it sent before it */
+    int due;                 /* on the list of peers owed a hello */
     uint8_t used;            /* a message went either way */
     uint8_t await_hello;     /* one_way_connect: a lower rank; send nothing
                                 until its first message came */
@@ -169,10 +153,9 @@ struct btl_ofi_peer {
      * send completion and ends the job instead of hanging it. */
     int suspect;
     uint32_t reads;                      /* our RDMA reads from it in flight */
-    struct btl_ofi_held *held;           /* arrived early, by number */
     struct btl_ofi_frag *qhead, **qtail; /* sends held back, in order */
     struct btl_ofi_peer *next_busy;      /* on the list of peers with a queue */
-    struct btl_ofi_peer *next_due;       /* on the list of peers owed credits */
+    struct btl_ofi_peer *next_due;       /* on the list of peers owed a hello */
 };
 
 struct btl_ofi_state {
@@ -190,7 +173,7 @@ struct btl_ofi_state {
     size_t inject;     /* largest pml message fi_inject takes (0: none) */
     int multi_recv;    /* receive buffers take many messages each */
     int read_fence;    /* no send to a peer while a read from it is in flight */
-    uint32_t window;   /* messages each peer may send us unconsumed */
+    uint32_t window;   /* messages per peer our receive buffers absorb */
 
     struct btl_ofi_peer *peers; /* by world rank; addr FI_ADDR_NOTAVAIL: not reached */
     int *rank_of;               /* world rank by fi_addr */
@@ -208,7 +191,7 @@ struct btl_ofi_state {
     uint8_t *align_buf;  /* a message the provider placed misaligned is copied here */
 
     struct btl_ofi_peer *busy; /* peers with queued sends */
-    struct btl_ofi_peer *due;  /* peers owed a credit message */
+    struct btl_ofi_peer *due;  /* peers owed a hello (one_way_connect) */
     int outstanding;           /* sends and reads awaiting a completion */
     int in_progress;           /* progress is on the stack: no re-entry */
     int closing;               /* flush began: send errors are expected */
@@ -237,7 +220,7 @@ struct btl_desc *btl_ofi_alloc(struct btl_endpoint *ep, size_t len);
 void btl_ofi_send(struct btl_endpoint *ep, struct btl_desc *d);
 int btl_ofi_retry_sends(void);
 const char *btl_ofi_cause(const struct btl_ofi_peer *p, int err, char *buf, size_t len);
-int btl_ofi_send_credits(struct btl_ofi_peer *p, uint32_t flags);
+int btl_ofi_send_empty(struct btl_ofi_peer *p, uint32_t word);
 void btl_ofi_send_done(struct btl_ofi_frag *f);
 
 int btl_ofi_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint64_t raddr,

@@ -43,9 +43,9 @@ RT_PARAM(p_multi, "OFI_MULTI_RECV", RT_PARAM_BOOL, "auto",
          "Post multi-receive buffers (FI_MULTI_RECV) where the provider offers them; auto: "
          "not where libfabric 1.17 breaks them (ofi_rxm, shm, sockets)")
 RT_PARAM(p_cqdata, "OFI_CQ_DATA", RT_PARAM_BOOL, "auto",
-         "Carry each message's sequence number and credits as remote CQ data; 0: in an "
-         "8-byte prefix instead, as on providers without CQ data (iWARP); auto: CQ data where "
-         "the provider offers 4 bytes of it")
+         "Carry btl/ofi's word (the goodbye at finalize) as remote CQ data; 0: in an 8-byte "
+         "prefix of every message instead, as on providers without CQ data (iWARP); auto: CQ "
+         "data where the provider offers 4 bytes of it")
 RT_PARAM(p_oneway, "OFI_ONE_WAY_CONNECT", RT_PARAM_BOOL, "auto",
          "Open each pair's connection from its lower rank only, the higher sending nothing "
          "until the lower's first message came; auto: where simultaneous connects break the "
@@ -55,8 +55,9 @@ RT_PARAM(p_fence, "OFI_READ_FENCE", RT_PARAM_BOOL, "auto",
          "a read may complete after sends posted behind it (siw) and libfabric's verbs "
          "provider then loses track of its send queue and crashes")
 RT_PARAM(p_window, "OFI_WINDOW", RT_PARAM_INT, "32",
-         "Messages a peer may send this rank before it has consumed them; bounds what "
-         "waits in the provider's unexpected queue (2..16384)")
+         "Messages a peer may have in flight to this rank before they reached its pml (the "
+         "pml's message window over ofi; receive buffers are posted for at least that many); "
+         "bounds what waits in the provider's unexpected queue (2..16384)")
 
 #define MIN_EAGER    64 /* the largest pml header, RGET with its key, fits */
 #define MEMLOCK_WARN (256ul << 20)
@@ -91,7 +92,7 @@ struct fi_info *btl_ofi_hints(void)
     h->domain_attr->threading = FI_THREAD_DOMAIN; /* the pml serialises calls */
     h->domain_attr->av_type = FI_AV_TABLE;
     /* Matching in send order; completions may still come out of order,
-     * which btl_ofi_progress.c repairs, but rarely when this holds. */
+     * which the pml repairs, but rarely when this holds. */
     h->tx_attr->msg_order = FI_ORDER_SAS;
     h->rx_attr->msg_order = FI_ORDER_SAS;
     return h;
@@ -314,9 +315,10 @@ static int make_buffers(size_t eager)
         nrx = 4;
         rsize = rxmem / 4 > 4 * eager ? rxmem / 4 : 4 * eager;
     } else {
-        /* A window's worth at least: one peer's burst never spills into
-         * the provider's unexpected queue (rxm grows it 16 MiB at a time);
-         * at most what the receive queue holds (shm: 1024). */
+        /* A window's worth at least: one peer's burst of messages (the
+         * pml holds it to the window) never spills into the
+         * provider's unexpected queue (rxm grows it 16 MiB at a time); at
+         * most what the receive queue holds (shm: 1024). */
         size_t want = rxmem / eager > btl_ofi.window ? rxmem / eager : btl_ofi.window;
         size_t room = btl_ofi.info->rx_attr->size;
 
@@ -429,12 +431,6 @@ static void teardown(void)
         if (btl_ofi.pool)
             munmap(btl_ofi.pool, btl_ofi.pool_size);
     }
-    for (int r = 0; btl_ofi.peers && r < rt.size; r++)
-        while (btl_ofi.peers[r].held) {
-            struct btl_ofi_held *m = btl_ofi.peers[r].held;
-            btl_ofi.peers[r].held = m->next;
-            free(m);
-        }
     free(btl_ofi.frags);
     free(btl_ofi.rbufs);
     free(btl_ofi.reads);
@@ -484,7 +480,7 @@ static void set_limits(struct btl_module *btl)
     cq_data = rt_param_bool(&p_cqdata);
     if (cq_data > 0 && i->domain_attr->cq_data_size < 4)
         rt_fatal("RDMPI_OFI_CQ_DATA=1, but %s offers %zu bytes of remote CQ data, not 4; "
-                 "unset it to carry sequence numbers in a prefix",
+                 "unset it to carry btl/ofi's word in a prefix",
                  i->fabric_attr->prov_name, i->domain_attr->cq_data_size);
     btl_ofi.prefix = cq_data != 0 && i->domain_attr->cq_data_size >= 4 ? 0 : BTL_OFI_PREFIX;
     if (eager + btl_ofi.prefix > i->ep_attr->max_msg_size)
@@ -510,11 +506,11 @@ static void set_limits(struct btl_module *btl)
     btl->put_limit = 0; /* no fi_write yet */
     btl->latency_ns = btl_ofi.choice.quirks->latency_ns;
     btl->bandwidth_mbs = btl_ofi.choice.quirks->bandwidth_mbs;
-    /* Keys travel as 8 bytes: wider (raw) keys mean no RDMA. The
-     * sequence numbers and held messages of btl_ofi_progress.c restore
-     * send order whatever the provider completes first. */
-    btl->flags = BTL_CAP_SENDI | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST | BTL_CAP_ORDERED |
+    /* Keys travel as 8 bytes: wider (raw) keys mean no RDMA. Messages are
+     * delivered as the provider completes them (not BTL_CAP_ORDERED). */
+    btl->flags = BTL_CAP_SENDI | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST |
                  (i->domain_attr->mr_key_size <= 8 ? BTL_CAP_GET : 0);
+    btl->peer_msgs = btl_ofi.window;
 }
 
 static void describe(const struct btl_module *btl)
@@ -530,7 +526,7 @@ static void describe(const struct btl_module *btl)
              btl_ofi.choice.link_detail[0] ? ", " : "", btl_ofi.choice.link_detail);
     rt_info(2,
             "btl/ofi: eager limit %zu, inject %zu, %s receive buffers, window %u, "
-            "order and credits %s, mr_mode %#llx, %s%s%s%s",
+            "our word %s, mr_mode %#llx, %s%s%s%s",
             btl->eager_limit, btl_ofi.inject, btl_ofi.multi_recv ? "multi" : "single",
             btl_ofi.window,
             btl_ofi.prefix ? "in an 8-byte prefix (no remote CQ data)" : "as remote CQ data",
@@ -604,10 +600,13 @@ static int add_peer(struct btl_module *btl, int r)
     }
     btl_ofi.rank_of[fa] = r;
     btl_ofi.peers[r].addr = fa;
-    btl_ofi.peers[r].credits = c->window;
     btl_ofi.nav++;
+    /* Pairs use the smaller limits: what we send must fit the peer's
+     * buffers, and the pml sizes its window by peer_msgs. */
     if (c->eager_limit < btl->eager_limit)
         btl->eager_limit = btl->sendi_limit = c->eager_limit;
+    if (c->window < btl->peer_msgs)
+        btl->peer_msgs = c->window;
     if (!c->get)
         btl->flags &= ~(uint32_t)BTL_CAP_GET;
     free(c);
@@ -668,12 +667,13 @@ static struct btl_endpoint *ofi_endpoint(struct btl_module *btl, int peer)
 }
 
 /* The last message to every peer this rank exchanged messages with, and
- * the peer's back: behind it in the pair's order the peer sends nothing
- * more, so no message lands while either endpoint closes. rxm over verbs
- * (libfabric 1.17) does not survive one: closing the endpoint handles the
- * arrival and reposts its buffer to the connection it just closed
- * (SIGSEGV, seen on siw and rxe). Returns how many peers are still
- * missing at the deadline. */
+ * the peer's back, each with the count of pml messages sent before it:
+ * once the peer's goodbye and that many messages came (the provider may
+ * complete the goodbye first), the peer sends nothing more, so no message
+ * lands while either endpoint closes. rxm over verbs (libfabric 1.17) does
+ * not survive one: closing the endpoint handles the arrival and reposts
+ * its buffer to the connection it just closed (SIGSEGV, seen on siw and
+ * rxe). Returns how many peers are still missing at the deadline. */
 static int say_goodbye(struct btl_module *btl, double end)
 {
     for (;;) {
@@ -684,9 +684,11 @@ static int say_goodbye(struct btl_module *btl, double end)
 
             if (p->addr == FI_ADDR_NOTAVAIL || !p->used)
                 continue;
-            if (!p->bye_out && !btl_ofi_send_credits(p, BTL_OFI_BYE))
+            if (!p->bye_out &&
+                !btl_ofi_send_empty(p, BTL_OFI_BYE | (p->tx_msgs & BTL_OFI_COUNT_MASK)))
                 p->bye_out = 1;
-            missing += !p->bye_out || !p->bye_in;
+            missing +=
+                !p->bye_out || !p->bye_in || p->bye_count != (p->rx_msgs & BTL_OFI_COUNT_MASK);
         }
         if (!missing || rt_wtime() >= end)
             return missing;
@@ -739,14 +741,12 @@ const char *btl_ofi_report(struct btl_ofi_counters *c)
 
 static int ofi_report(struct btl_module *btl, struct btl_report *r)
 {
-    static const char *const names[] = {"fi_inject",   "provider EAGAIN", "window stalls",
-                                        "credit-only", "reordered",       "read errors",
-                                        "reg errors",  "read fence"};
+    static const char *const names[] = {"fi_inject", "provider EAGAIN", "read errors", "reg errors",
+                                        "read fence"};
     _Static_assert(sizeof(names) / sizeof(names[0]) <= BTL_REPORT_EXTRA, "extras fit");
     struct btl_ofi_counters c;
     const char *line = btl_ofi_report(&c);
-    const uint64_t v[] = {c.inject_msgs, c.eagain,      c.stalls,     c.credit_msgs,
-                          c.reordered,   c.read_errors, c.reg_errors, c.fenced};
+    const uint64_t v[] = {c.inject_msgs, c.eagain, c.read_errors, c.reg_errors, c.fenced};
 
     (void)btl;
     if (!line)
@@ -774,7 +774,7 @@ static const struct btl_module ofi_template = {
     .exclusivity = 100,
     .latency_ns = 30000,
     .bandwidth_mbs = 1000,
-    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST | BTL_CAP_ORDERED,
+    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST,
     .init = ofi_init,
     .connect = ofi_connect,
     .finalize = ofi_finalize,

@@ -1,9 +1,9 @@
-/* btl/ofi progress: read the completion queue, deliver incoming messages in
- * each peer's send order (by the sequence number in our word, btl_ofi.h),
- * give receive buffers back, finish sends and reads, report provider
- * errors (through the module's error callback: the pml decides), and
- * retry what the provider refused. Most providers here make
- * progress only inside these calls, so the pml must keep calling. */
+/* btl/ofi progress: read the completion queue, deliver incoming messages
+ * as they complete (the pml restores MPI's order), give receive buffers
+ * back, finish sends and reads, report provider errors (through the
+ * module's error callback: the pml decides), and retry what the provider
+ * refused. Most providers here make progress only inside these calls, so
+ * the pml must keep calling. */
 #include "config.h"
 
 #include "btl_ofi.h"
@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define BATCH 16
@@ -53,65 +52,24 @@ static struct btl_ofi_peer *source(fi_addr_t src, size_t len)
     return &btl_ofi.peers[btl_ofi.rank_of[src]];
 }
 
-/* Copies an early message aside, in sequence order; rare, so malloc. A
- * message that cannot be held is lost, and with it the order of all that
- * peer sends after: the peer is reported lost. */
-static void hold(struct btl_ofi_peer *p, uint16_t seq, int bye, const void *data, size_t len)
+/* A message from p as the provider completed it. Empty ones are ours: a
+ * hello, or p's goodbye with the count of pml messages before it. */
+static int consume(struct btl_ofi_peer *p, uint32_t w, const void *data, size_t len)
 {
-    struct btl_ofi_held *m = malloc(sizeof(*m) + len), **pp = &p->held;
-
-    if (!m) {
-        btl_error(&btl_ofi_module, p->world, -ENOMEM,
-                  "btl/ofi: out of memory holding a %zu-byte message from rank %d", len, p->world);
-        return;
-    }
-    m->seq = seq;
-    m->bye = (uint8_t)bye;
-    m->len = len;
-    if (len)
-        memcpy(m->data, data, len);
-    while (*pp && (int16_t)((*pp)->seq - seq) < 0)
-        pp = &(*pp)->next;
-    m->next = *pp;
-    *pp = m;
-    btl_ofi.count.reordered++;
-}
-
-/* Message rx_seq from p, in order. Empty ones carried credits only, or
- * said that p sends nothing more. */
-static int consume(struct btl_ofi_peer *p, int bye, const void *data, size_t len)
-{
-    p->rx_seq++;
     p->used = 1;
     p->await_hello = 0;
-    p->bye_in |= (uint8_t)bye;
-    if (!len)
+    if (!len) {
+        if (w & BTL_OFI_BYE) {
+            p->bye_in = 1;
+            p->bye_count = w & BTL_OFI_COUNT_MASK;
+        }
         return 0;
+    }
+    p->rx_msgs++;
     btl_ofi.count.recv_msgs++;
     btl_ofi.count.recv_bytes += len;
     btl_deliver(p->world, data, len);
-    /* Credits go back at half a window: piggybacked if we send to p
-     * before the end of this poll, else in an empty message. */
-    if (++p->owed >= btl_ofi.window / 2 && !p->due) {
-        p->due = 1;
-        p->next_due = btl_ofi.due;
-        btl_ofi.due = p;
-    }
     return 1;
-}
-
-static int deliver(struct btl_ofi_peer *p, int bye, const void *data, size_t len)
-{
-    int n = consume(p, bye, data, len);
-
-    while (RT_UNLIKELY(p->held != NULL) && p->held->seq == p->rx_seq) {
-        struct btl_ofi_held *m = p->held;
-
-        p->held = m->next;
-        n += consume(p, m->bye, m->data, m->len);
-        free(m);
-    }
-    return n;
 }
 
 /* Without receive buffers no peer reaches this rank. */
@@ -134,8 +92,6 @@ static int on_recv(struct btl_ofi_rbuf *b, const struct fi_cq_data_entry *e, fi_
          * leaves FI_REMOTE_CQ_DATA out of the flags, so do not ask. */
         uint64_t w = e->data;
         size_t len = e->len;
-        uint16_t seq;
-        int bye;
 
         if (btl_ofi.prefix) {
             if (RT_UNLIKELY(len < BTL_OFI_PREFIX))
@@ -146,28 +102,20 @@ static int on_recv(struct btl_ofi_rbuf *b, const struct fi_cq_data_entry *e, fi_
             data += BTL_OFI_PREFIX;
             len -= BTL_OFI_PREFIX;
         }
-        seq = (uint16_t)w;
-        bye = (w >> 16 & BTL_OFI_BYE) != 0;
-        p->credits += (uint32_t)(w >> 16) & BTL_OFI_CREDIT_MASK;
-        if (RT_UNLIKELY(seq != p->rx_seq)) {
-            hold(p, seq, bye, data, len);
-        } else {
-            /* Multi-receive packs messages end to end; the pml reads its
-             * headers as structs, so give it 8-byte alignment. */
-            if ((uintptr_t)data & 7)
-                data = memcpy(btl_ofi.align_buf, data, len);
-            n = deliver(p, bye, data, len);
-        }
+        /* Multi-receive packs messages end to end; the pml reads its
+         * headers as structs, so give it 8-byte alignment. */
+        if ((uintptr_t)data & 7)
+            data = memcpy(btl_ofi.align_buf, data, len);
+        n = consume(p, (uint32_t)w, data, len);
     }
     if ((!btl_ofi.multi_recv || (e->flags & FI_MULTI_RECV)) && btl_ofi_post_recv(b))
         repost_failed();
     return n;
 }
 
-/* Returns credits still owed at half a window (sends may have carried
- * them meanwhile), and says hello where due; a peer the provider refuses
+/* Says hello where due (one_way_connect); a peer the provider refuses
  * stays on the list. */
-static int pay_credits(void)
+static int say_hello(void)
 {
     struct btl_ofi_peer **pp = &btl_ofi.due;
     int n = 0;
@@ -175,10 +123,9 @@ static int pay_credits(void)
     while (*pp) {
         struct btl_ofi_peer *p = *pp;
 
-        /* At finalize nobody needs credits, and a message that lands
-         * while the peer closes its endpoint crashes rxm (ofi_flush). */
-        if (!btl_ofi.closing && (p->hello_due || p->owed >= btl_ofi.window / 2) &&
-            btl_ofi_send_credits(p, 0)) {
+        /* At finalize a message that lands while the peer closes its
+         * endpoint crashes rxm (ofi_flush); the goodbye says enough. */
+        if (!btl_ofi.closing && p->hello_due && btl_ofi_send_empty(p, 0)) {
             pp = &p->next_due;
             continue;
         }
@@ -274,7 +221,8 @@ int btl_ofi_progress(struct btl_module *btl)
     ssize_t n;
     int events = 0;
 
-    /* A receive callback that polls again would deliver out of order. */
+    /* A receive callback that polls again could overwrite the message it
+     * is handling in align_buf. */
     if (RT_UNLIKELY(!btl_ofi.ep || btl_ofi.in_progress))
         return 0;
     btl_ofi.in_progress = 1;
@@ -300,7 +248,7 @@ int btl_ofi_progress(struct btl_module *btl)
     if (RT_UNLIKELY(btl_ofi.busy != NULL))
         events += btl_ofi_retry_sends();
     if (RT_UNLIKELY(btl_ofi.due != NULL))
-        pay_credits();
+        say_hello();
     btl_ofi.in_progress = 0;
     return events;
 }

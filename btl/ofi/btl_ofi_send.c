@@ -1,10 +1,8 @@
 /* btl/ofi sending: sendi (fi_inject below the inject size, else a copy
  * into a registered buffer), alloc/send, the per-peer queue of sends held
- * back (provider -FI_EAGAIN, or the peer's window full) retried from
- * progress in order, and credit messages. Each message's number and the
- * credits it returns travel as remote CQ data or in the prefix
- * (btl_ofi.h), and are committed only when the provider accepts the
- * message. */
+ * back (provider -FI_EAGAIN, a read fence, a hello not yet come) retried
+ * from progress in order, and empty messages (hello, goodbye). Flow
+ * control is the pml's: its eager credits are sized by our window. */
 #include "config.h"
 
 #include "btl_ofi.h"
@@ -94,20 +92,13 @@ static int fenced(const struct btl_ofi_peer *p)
     return 1;
 }
 
-/* Credits this message can return (all that is owed, up to 16 bits). */
-static uint32_t returning(const struct btl_ofi_peer *p)
+/* The provider took a message to p; pml messages are counted for the
+ * goodbye. */
+static void sent(struct btl_ofi_peer *p, size_t len)
 {
-    return p->owed < BTL_OFI_CREDIT_MASK ? p->owed : BTL_OFI_CREDIT_MASK;
-}
-
-/* The provider took a message to p: number it, settle the credits. */
-static void sent(struct btl_ofi_peer *p, uint32_t returned, size_t len)
-{
-    p->tx_seq++;
     p->used = 1;
-    p->owed -= returned;
     if (len) {
-        p->credits--;
+        p->tx_msgs++;
         btl_ofi.count.eager_msgs++;
         btl_ofi.count.eager_bytes += len;
     }
@@ -117,25 +108,19 @@ static void sent(struct btl_ofi_peer *p, uint32_t returned, size_t len)
 static int post(struct btl_ofi_frag *f)
 {
     struct btl_ofi_peer *p = f->peer;
-    uint32_t ret = returning(p);
-    uint64_t data = btl_ofi_data(p->tx_seq, ret);
     size_t len = f->desc.len;
     ssize_t rc;
 
-    if (!p->credits || p->await_hello) {
-        btl_ofi.count.stalls++;
-        return -EAGAIN;
-    }
-    if (fenced(p))
+    if (p->await_hello || fenced(p))
         return -EAGAIN;
     if (len <= btl_ofi.inject && !p->suspect) {
-        rc = tx(f->desc.buf, len, data, NULL, p->addr);
+        rc = tx(f->desc.buf, len, 0, NULL, p->addr);
         if (!rc) {
             btl_ofi.count.inject_msgs++;
             frag_put(f);
         }
     } else {
-        rc = tx(f->desc.buf, len, data, &f->op.ctx, p->addr);
+        rc = tx(f->desc.buf, len, 0, &f->op.ctx, p->addr);
         if (!rc)
             btl_ofi.outstanding++;
     }
@@ -148,31 +133,26 @@ static int post(struct btl_ofi_frag *f)
         frag_put(f);
         return 0;
     }
-    sent(p, ret, len);
+    sent(p, len);
     return 0;
 }
 
-/* An empty message returning what p is owed, with flags (BTL_OFI_BYE) in
- * the credit field. It needs no credits and passes queued sends, so two
- * peers whose windows are both full still free each other. 0, or -EAGAIN
- * from the provider. */
-int btl_ofi_send_credits(struct btl_ofi_peer *p, uint32_t flags)
+/* An empty message with our word: a hello (0) or a goodbye. It passes
+ * queued sends. 0, or -EAGAIN from the provider. */
+int btl_ofi_send_empty(struct btl_ofi_peer *p, uint32_t word)
 {
-    uint32_t ret = returning(p);
     ssize_t rc;
 
     if (fenced(p))
         return -EAGAIN;
-    rc = tx(btl_ofi.inject_buf, 0, btl_ofi_data(p->tx_seq, ret | flags), NULL, p->addr);
+    rc = tx(btl_ofi.inject_buf, 0, word, NULL, p->addr);
     if (rc == -FI_EAGAIN) {
         btl_ofi.count.eagain++;
         return -EAGAIN;
     }
     if (rc)
         send_failed(p, 0, rc);
-    else
-        btl_ofi.count.credit_msgs++;
-    sent(p, ret, 0);
+    sent(p, 0);
     return 0;
 }
 
@@ -182,24 +162,17 @@ int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const v
     struct btl_ofi_peer *p = (struct btl_ofi_peer *)ep;
     size_t len = hlen + dlen;
     struct btl_ofi_frag *f;
-    uint32_t ret;
     ssize_t rc;
 
-    /* Behind queued sends: going first would break FIFO order. */
-    if (p->qhead)
-        return -EAGAIN;
-    if (!p->credits || p->await_hello) {
-        btl_ofi.count.stalls++;
-        return -EAGAIN;
-    }
-    if (fenced(p))
+    /* Behind queued sends: going first would reorder more than the
+     * provider does. */
+    if (p->qhead || p->await_hello || fenced(p))
         return -EAGAIN;
     if (len <= btl_ofi.inject && !p->suspect) {
         memcpy(btl_ofi.inject_buf, hdr, hlen);
         if (dlen)
             memcpy(btl_ofi.inject_buf + hlen, data, dlen);
-        ret = returning(p);
-        rc = tx(btl_ofi.inject_buf, len, btl_ofi_data(p->tx_seq, ret), NULL, p->addr);
+        rc = tx(btl_ofi.inject_buf, len, 0, NULL, p->addr);
         if (rc == -FI_EAGAIN) {
             btl_ofi.count.eagain++;
             return -EAGAIN;
@@ -209,7 +182,7 @@ int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const v
             return (int)rc;
         }
         btl_ofi.count.inject_msgs++;
-        sent(p, ret, len);
+        sent(p, len);
         return 0;
     }
     if (len > btl_ofi_module.sendi_limit)
