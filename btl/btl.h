@@ -71,6 +71,7 @@ struct btl_module {
     size_t eager_limit;  /* largest header + payload send/sendi takes */
     size_t sendi_limit;  /* largest header + payload sendi may take */
     size_t get_limit;    /* largest single get; chunk above it */
+    size_t put_limit;    /* largest single put; chunk above it */
     size_t get_align;    /* get offsets/lengths multiple of this */
     size_t rkey_size;    /* bytes of remote key shipped per region */
     int exclusivity;     /* per peer, the highest reaching BTL wins */

@@ -226,6 +226,7 @@ struct btl_module btl_self_module = {
     .eager_limit = SELF_EAGER,
     .sendi_limit = SELF_EAGER,
     .get_limit = SIZE_MAX,
+    .put_limit = SIZE_MAX,
     .get_align = 1,
     .rkey_size = 0,
     .exclusivity = 1000,

@@ -368,6 +368,7 @@ struct btl_module btl_sm_module = {
     .eager_limit = 4112,
     .sendi_limit = 4112,
     .get_limit = 4u << 20,
+    .put_limit = SIZE_MAX, /* longer puts are queued and written get_limit at a time */
     .get_align = 1,
     .rkey_size = 0,
     .exclusivity = 500,

@@ -87,7 +87,7 @@ transport ofi | grep -q "^tcp;ofi_rxm on .* (fabric .*, domain .*, Ethernet (TCP
 ok $? "tcp: the row names provider, interface, fabric, domain and link"
 expect "tcp: counts from both ranks, nothing written" ofi ranks=2 writes=0
 split "tcp: split at 64 KiB, one fi_read per rendezvous" ofi 10 $((2 * (3 * 65521 + 2 * 1048576)))
-echo "$err" | grep -q "^ *also: fi_inject [0-9]*, provider EAGAIN [0-9]*, window stalls [0-9]*, credit-only [0-9]*, reordered [0-9]*, read errors 0, reg errors 0, read fence 0$"
+echo "$err" | grep -q "^ *also: fi_inject [0-9]*, provider EAGAIN [0-9]*, window stalls [0-9]*, credit-only [0-9]*, reordered [0-9]*, rdma errors 0, reg errors 0, read fence 0$"
 ok $? "tcp: btl/ofi's own counters follow its row"
 # The read fence (on by itself on iWARP): traffic both ways, every byte
 # checked by t_stress, with sends held while reads from their peer run.

@@ -393,6 +393,7 @@ struct btl_module fake_btl_module = {
     .eager_limit = 4096,
     .sendi_limit = 1024,
     .get_limit = SIZE_MAX,
+    .put_limit = SIZE_MAX,
     .get_align = 1,
     .rkey_size = 0,
     .exclusivity = 1000,
