@@ -66,9 +66,9 @@ static inline void pml_list_remove(struct pml_link *e)
 struct pml_stats {
     uint64_t eager_msgs, eager_bytes; /* MPI messages sent eagerly; payload bytes */
     uint64_t rndv_msgs, rndv_bytes;   /* MPI messages sent by rendezvous */
-    uint64_t fb_read;                 /* receives whose RDMA read failed: copy pipeline */
-    uint64_t fb_nordma; /* rendezvous by copy pipeline: the BTL cannot read (CMA refused or
-                           off), or registration failed */
+    uint64_t fb_read;                 /* receives whose RDMA read or write failed: copies */
+    uint64_t fb_nordma; /* receiver: rendezvous by copy pipeline, the BTL can neither read
+                           (CMA refused or off) nor write, or registration failed */
     uint64_t fb_credit; /* eager-sized sends by rendezvous: out of credits */
     uint64_t ooo_msgs;  /* receiver: arrivals ahead of their sequence number, held
                            until those before them came (MPI_T only, not the report) */
@@ -140,10 +140,12 @@ struct pml_req {
     uint64_t other;   /* the other side's request handle */
     size_t msg_len;   /* recv: bytes the sender has */
     size_t done;      /* bytes moved so far */
-    size_t issued;    /* recv GET: bytes requested so far */
-    size_t get_end;   /* recv GET: our reads stop here (the sender puts the rest) */
+    size_t issued;    /* recv GET, send write: bytes requested so far */
+    size_t get_end;   /* recv GET: our reads stop here (the sender puts the rest);
+                         send write: the bytes to write */
     uint8_t put_wait; /* recv GET: the sender's part is not written yet */
-    int inflight;     /* recv GET: reads outstanding */
+    uint8_t wrndv;    /* recv: write rendezvous, the sender writes it all */
+    int inflight;     /* recv GET, send write: reads or writes outstanding */
     int error;        /* first error seen (MPI class) */
     void *tmp;        /* packed copy for non-contiguous data */
     struct btl_reg *reg;
@@ -275,6 +277,7 @@ void pml_recv_fin(int peer, const void *data, size_t len);
 void pml_recv_credit(int peer, const void *data, size_t len);
 void pml_recv_put(int peer, const void *data, size_t len);
 void pml_recv_putfin(int peer, const void *data, size_t len);
+void pml_recv_wcts(int peer, const void *data, size_t len);
 void pml_recv_cancel(int peer, const void *data, size_t len);
 void pml_recv_canceled(int peer, const void *data, size_t len);
 
@@ -303,9 +306,14 @@ static inline void pml_credit_piggyback(int wpeer)
         pml_credit_return(wpeer);
 }
 
-/* Pending work retried by progress. */
+/* Pending work retried by progress: sends, and RDMA reads (receives) or
+ * writes (sends) the BTL refused with -EAGAIN. */
 void pml_pending_send(struct pml_req *r);
 void pml_pending_get(struct pml_req *r);
+void pml_write_continue(struct pml_req *r);
+/* Receiver: offers the sender a write rendezvous of n bytes into r's
+ * buffer; false where none is possible (then the copy pipeline). */
+bool pml_write_offer(struct pml_req *r, size_t n);
 void pml_send_continue(struct pml_req *r);
 void pml_get_continue(struct pml_req *r);
 void pml_get_start(struct pml_req *r);
@@ -354,5 +362,10 @@ extern const struct rt_comm_services pml_comm_services;
 void pml_rndv_params(void);
 extern size_t pml_get_chunk;
 extern int pml_get_depth;
+/* RDMPI_PML_RNDV: how rendezvous data moves over a BTL that needs
+ * registration (btl/ofi): the receiver reads, the sender writes, or auto
+ * (read where the sender offers a readable region, else write). */
+enum pml_rndv_mode { PML_RNDV_AUTO, PML_RNDV_READ, PML_RNDV_WRITE };
+extern enum pml_rndv_mode pml_rndv_mode;
 
 #endif

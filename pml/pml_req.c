@@ -58,6 +58,7 @@ struct pml_req *pml_req_alloc(void)
     r->reg = NULL;
     r->done = r->issued = 0;
     r->put_wait = 0;
+    r->wrndv = 0;
     r->inflight = 0;
     r->bsend_buf = NULL;
     r->part = NULL;

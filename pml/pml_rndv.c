@@ -1,6 +1,8 @@
 /* Rendezvous data movement. RGET: the receiver reads the sender's buffer in
- * chunks, a bounded number in flight, then sends one FIN. Fallback: CTS and
- * a FRAG copy pipeline driven by the sender. */
+ * chunks, a bounded number in flight, then sends one FIN. Write: the
+ * receiver registers its buffer and sends a WCTS with the key, the sender
+ * writes in chunks and answers with a PUTFIN. Fallback: CTS and a FRAG
+ * copy pipeline driven by the sender. */
 #include "param.h"
 #include "pml.h"
 
@@ -22,8 +24,15 @@ RT_PARAM(p_split_busy_min, "PML_SPLIT_BUSY_MIN", RT_PARAM_SIZE, "1m",
          "PML_SPLIT_MIN for a receiver that is itself sending the sender a rendezvous, as "
          "in exchanges: below this, splitting only adds a round trip to two busy cores")
 
+RT_PARAM(p_rndv, "PML_RNDV", RT_PARAM_STRING, "auto",
+         "How rendezvous data moves over a BTL that registers memory (ofi): read (the "
+         "receiver reads the sender's buffer), write (the receiver registers its buffer and "
+         "the sender writes into it), or auto: read where the BTL reads and the sender's "
+         "buffer could be registered, else write")
+
 size_t pml_get_chunk;
 int pml_get_depth;
+enum pml_rndv_mode pml_rndv_mode;
 static size_t split_min, split_busy_min;
 
 /* A split needs the sender running: unless asked for, none when ranks
@@ -41,6 +50,16 @@ void pml_rndv_params(void)
         pml_get_chunk = 4096;
     if (pml_get_depth < 1)
         pml_get_depth = 1;
+    const char *mode = rt_param_string(&p_rndv);
+
+    if (!strcmp(mode, "auto"))
+        pml_rndv_mode = PML_RNDV_AUTO;
+    else if (!strcmp(mode, "read"))
+        pml_rndv_mode = PML_RNDV_READ;
+    else if (!strcmp(mode, "write"))
+        pml_rndv_mode = PML_RNDV_WRITE;
+    else
+        rt_fatal("RDMPI_PML_RNDV=%s: choose auto, read or write", mode);
     split_min = split_param(&p_split_min, "RDMPI_PML_SPLIT_MIN");
     split_busy_min = split_param(&p_split_busy_min, "RDMPI_PML_SPLIT_BUSY_MIN");
 }
@@ -61,7 +80,9 @@ static void get_finish(struct pml_req *r)
     if (r->error) {
         /* One fallback, never a retry loop: ask for the copy pipeline. */
         struct pml_hdr_cts cts = {.type = PML_HDR_CTS, .sreq = r->other, .rreq = pml_req_handle(r)};
-        rt_info(1, "RDMA read from rank %d failed; falling back to the copy pipeline", r->wpeer);
+        rt_info(1, "RDMA %s rank %d failed; falling back to the copy pipeline",
+                r->wrndv ? "write by" : "read from", r->wpeer);
+        r->wrndv = 0;
         pml_peers[r->wpeer].stats->fb_read++;
         r->error = 0;
         r->state = PML_S_FRAGS;
@@ -71,8 +92,11 @@ static void get_finish(struct pml_req *r)
     }
     if (r->tmp)
         rt_dt_unpack(r->dt, r->buf, r->count, 0, r->tmp, r->len);
-    fin.status = (int64_t)r->len;
-    pml_send_ctl(r->wpeer, &fin, sizeof(fin));
+    /* A writing sender completed when it sent its PUTFIN. */
+    if (!r->wrndv) {
+        fin.status = (int64_t)r->len;
+        pml_send_ctl(r->wpeer, &fin, sizeof(fin));
+    }
     pml_req_complete(r);
 }
 
@@ -155,7 +179,8 @@ void pml_get_start(struct pml_req *r)
     pml_get_continue(r);
 }
 
-/* Receiver: the sender wrote its part, or could not (then we read it). */
+/* Receiver: the sender wrote its part, or could not (then we read it, or
+ * after a failed write rendezvous ask for the copy pipeline). */
 void pml_recv_putfin(int peer, const void *data, size_t len)
 {
     const struct pml_hdr_fin *h = data;
@@ -166,7 +191,10 @@ void pml_recv_putfin(int peer, const void *data, size_t len)
         rt_fatal("a PUTFIN from rank %d names no split receive (handle %#llx)", peer,
                  (unsigned long long)h->sreq);
     r->put_wait = 0;
-    if (h->status < 0) {
+    if (h->status < 0 && r->wrndv) {
+        r->error = (int)h->status;
+        get_finish(r);
+    } else if (h->status < 0) {
         r->get_end = r->len;
         pml_get_continue(r);
     } else if (get_complete(r)) {
@@ -201,6 +229,142 @@ void pml_recv_put(int peer, const void *data, size_t len)
     rc = p->btl->put(p->ep, src + h->offset, NULL, h->raddr, NULL, r->len - h->offset, put_done, r);
     if (rc)
         put_done(r, rc < 0 ? rc : -rc);
+}
+
+/* ---- write rendezvous ---- */
+
+bool pml_write_offer(struct pml_req *r, size_t n)
+{
+    struct pml_peer *p = &pml_peers[r->wpeer];
+    const uint32_t need = BTL_CAP_PUT | BTL_CAP_NEED_REG;
+    uint8_t msg[sizeof(struct pml_hdr_wcts) + sizeof(r->rkey)];
+    struct pml_hdr_wcts h = {.type = PML_HDR_WCTS, .sreq = r->other, .len = n};
+    bool contig = rt_dt_contig(r->dt, r->count);
+    void *base;
+
+    /* BTLs without registration (self, sm) read every message directly. */
+    if (!n || pml_rndv_mode == PML_RNDV_READ || (p->btl->flags & need) != need ||
+        p->btl->rkey_size > sizeof(r->rkey))
+        return false;
+    /* A non-contiguous receive is written packed and unpacked at the end. */
+    if (!contig && !(r->tmp = malloc(n)))
+        rt_fatal("out of memory staging a %zu-byte receive", n);
+    base = contig ? (char *)r->buf + r->dt->lb : r->tmp;
+    if (p->btl->register_mem(p->btl, base, n, &r->reg, r->rkey, &h.raddr)) {
+        free(r->tmp);
+        r->tmp = NULL;
+        r->reg = NULL;
+        return false;
+    }
+    r->len = n;
+    r->wrndv = 1;
+    r->state = PML_S_GET;
+    r->issued = r->get_end = 0;
+    r->put_wait = 1;
+    h.rreq = pml_req_handle(r);
+    memcpy(msg, &h, sizeof(h));
+    memcpy(msg + sizeof(h), r->rkey, p->btl->rkey_size);
+    pml_send_ctl(r->wpeer, msg, sizeof(h) + p->btl->rkey_size);
+    return true;
+}
+
+/* Sender: every write is done, or one failed and the rest are in. A
+ * success completes the send (its buffer is at the receiver); a failure
+ * waits for the receiver's CTS and the copy pipeline. */
+static bool write_complete(const struct pml_req *r)
+{
+    return (r->issued == r->get_end || r->error) && r->inflight == 0;
+}
+
+static void write_finish(struct pml_req *r)
+{
+    struct pml_hdr_fin fin = {.type = PML_HDR_PUTFIN, .sreq = r->other};
+
+    fin.status = r->error ? (r->error < 0 ? r->error : -EIO) : (int64_t)r->issued;
+    pml_send_ctl(r->wpeer, &fin, sizeof(fin));
+    if (r->error)
+        r->error = 0;
+    else
+        pml_req_complete(r);
+}
+
+static void write_done(void *ctx, int status)
+{
+    struct pml_req *r = ctx;
+
+    r->inflight--;
+    if (status)
+        r->error = status;
+    if (r->in_issue)
+        return;
+    if (write_complete(r))
+        write_finish(r);
+    else if (!r->error && r->issued < r->get_end)
+        pml_write_continue(r);
+}
+
+void pml_write_continue(struct pml_req *r)
+{
+    struct pml_peer *p = &pml_peers[r->wpeer];
+    size_t limit = pml_get_chunk < p->btl->put_limit ? pml_get_chunk : p->btl->put_limit;
+    const char *src = r->tmp ? r->tmp : (const char *)r->buf + r->dt->lb;
+
+    r->in_issue = 1;
+    while (!r->error && r->issued < r->get_end && r->inflight < pml_get_depth) {
+        size_t n = r->get_end - r->issued < limit ? r->get_end - r->issued : limit;
+        int rc;
+
+        r->inflight++;
+        rc = p->btl->put(p->ep, src + r->issued, NULL, r->raddr + r->issued, r->rkey, n, write_done,
+                         r);
+        if (rc == -EAGAIN) {
+            r->inflight--;
+            pml_pending_get(r);
+            break;
+        }
+        if (rc) {
+            r->inflight--;
+            r->error = rc;
+            break;
+        }
+        r->issued += n;
+    }
+    r->in_issue = 0;
+    if (write_complete(r))
+        write_finish(r);
+}
+
+void pml_recv_wcts(int peer, const void *data, size_t len)
+{
+    const struct pml_hdr_wcts *h = data;
+    struct pml_req *r = pml_req_lookup(h->sreq);
+    struct pml_peer *p = &pml_peers[peer];
+
+    if (!r || !r->send || h->len > r->len || len < sizeof(*h) + p->btl->rkey_size)
+        rt_fatal("a write clear-to-send from rank %d names no send (handle %#llx, %llu bytes)",
+                 peer, (unsigned long long)h->sreq, (unsigned long long)h->len);
+    r->other = h->rreq;
+    /* It offered a read the receiver did not take (RDMPI_PML_RNDV=write). */
+    if (r->reg) {
+        p->btl->deregister_mem(p->btl, r->reg);
+        r->reg = NULL;
+    }
+    if (r->exposed) {
+        p->rndv_out--;
+        r->exposed = 0;
+    }
+    if (!r->tmp && !rt_dt_contig(r->dt, r->count)) {
+        if (!(r->tmp = malloc(r->len)))
+            rt_fatal("out of memory packing a %zu-byte send", r->len);
+        rt_dt_pack(r->dt, r->buf, r->count, 0, r->tmp, r->len);
+    }
+    r->raddr = h->raddr;
+    memcpy(r->rkey, h + 1, p->btl->rkey_size);
+    r->issued = 0;
+    r->get_end = h->len;
+    r->inflight = 0;
+    r->error = 0;
+    pml_write_continue(r);
 }
 
 /* ---- receiver: FRAGs of the copy pipeline ---- */

@@ -1,5 +1,5 @@
-/* Sending: protocol choice (eager, synchronous, rendezvous by RDMA read or
- * copy pipeline) and the retry of sends the BTL could not take yet. */
+/* Sending: protocol choice (eager, synchronous, rendezvous by RDMA read,
+ * RDMA write or copy pipeline) and the retry of sends the BTL could not take yet. */
 #include "param.h"
 #include "pml.h"
 
@@ -149,7 +149,8 @@ sent:
 }
 
 /* The rendezvous header: inline data (small Ssend), an RDMA-readable
- * address, or neither (the receiver answers with CTS). */
+ * address, or neither (the receiver answers with a WCTS to write into its
+ * buffer, or a CTS for the copy pipeline). */
 static int send_rndv(struct pml_req *r, struct pml_peer *p)
 {
     size_t hl = sizeof(struct pml_hdr_rndv), extra = 0;
@@ -160,7 +161,8 @@ static int send_rndv(struct pml_req *r, struct pml_peer *p)
     if (r->mode == PML_SYNC && hl + r->len <= p->btl->eager_limit) {
         flags |= PML_F_INLINE;
         extra = r->len;
-    } else if ((p->btl->flags & BTL_CAP_GET) && r->len) {
+    } else if ((p->btl->flags & BTL_CAP_GET) && r->len &&
+               (pml_rndv_mode != PML_RNDV_WRITE || !(p->btl->flags & BTL_CAP_NEED_REG))) {
         if (!r->reg && !r->raddr) {
             void *base = (char *)r->buf + r->dt->lb;
             if (!rt_dt_contig(r->dt, r->count)) {
@@ -202,7 +204,6 @@ no_get:
     }
     p->stats->rndv_msgs++;
     p->stats->rndv_bytes += r->len;
-    p->stats->fb_nordma += !(flags & (PML_F_INLINE | PML_F_GET)) && r->len;
     p->stats->fb_credit +=
         r->mode != PML_SYNC && sizeof(struct pml_hdr_match) + r->len <= p->btl->eager_limit;
     return 0;
