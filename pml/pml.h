@@ -110,6 +110,24 @@ enum pml_state {
 };
 
 struct pml_comm;
+struct pml_req;
+
+/* Registered staging slots of a non-contiguous rendezvous (pml_bounce.c):
+ * each slot holds one chunk between its (un)packing and its RDMA. */
+struct pml_bounce_slot {
+    struct pml_req *r;
+    struct pml_bounce_slot *next; /* free list */
+    char *buf;
+    size_t off, len; /* the chunk of the packed message it holds */
+};
+struct pml_bounce {
+    struct btl_module *btl;
+    struct btl_reg *reg; /* all slots, one registration */
+    char *base;
+    size_t chunk;
+    struct pml_bounce_slot *free;
+    struct pml_bounce_slot slot[];
+};
 
 struct pml_req {
     struct rdmpi_request base; /* what the runtime's Wait/Test see */
@@ -149,6 +167,7 @@ struct pml_req {
     int error;        /* first error seen (MPI class) */
     void *tmp;        /* packed copy for non-contiguous data */
     struct btl_reg *reg;
+    struct pml_bounce *bounce; /* non-contiguous over RDMA: staging slots, or NULL */
     uint64_t raddr;
     uint8_t rkey[32];
     void *bsend_buf;       /* PML_BUFFERED: the copy in the attached buffer */
@@ -311,6 +330,14 @@ static inline void pml_credit_piggyback(int wpeer)
 void pml_pending_send(struct pml_req *r);
 void pml_pending_get(struct pml_req *r);
 void pml_write_continue(struct pml_req *r);
+/* Staging slots for r's chunks of up to limit bytes (RDMPI_PML_PACK_CHUNK
+ * at most) over r's BTL, for r->get_end bytes; false where the BTL needs
+ * no registration, or memory or registration failed (the caller then
+ * stages the whole message). Closed when r completes. */
+bool pml_bounce_open(struct pml_req *r, size_t limit);
+struct pml_bounce_slot *pml_bounce_take(struct pml_req *r);
+void pml_bounce_give(struct pml_bounce_slot *s);
+void pml_bounce_close(struct pml_req *r);
 /* Receiver: offers the sender a write rendezvous of n bytes into r's
  * buffer; false where none is possible (then the copy pipeline). */
 bool pml_write_offer(struct pml_req *r, size_t n);
@@ -362,6 +389,7 @@ extern const struct rt_comm_services pml_comm_services;
 void pml_rndv_params(void);
 extern size_t pml_get_chunk;
 extern int pml_get_depth;
+extern size_t pml_pack_chunk;
 /* RDMPI_PML_RNDV: how rendezvous data moves over a BTL that needs
  * registration (btl/ofi): the receiver reads, the sender writes, or auto
  * (read where the sender offers a readable region, else write). */

@@ -1,8 +1,8 @@
 /* Rendezvous data movement. RGET: the receiver reads the sender's buffer in
- * chunks, a bounded number in flight, then sends one FIN. Write: the
- * receiver registers its buffer and sends a WCTS with the key, the sender
- * writes in chunks and answers with a PUTFIN. Fallback: CTS and a FRAG
- * copy pipeline driven by the sender. */
+ * chunks, a bounded number in flight (into staging slots it unpacks from
+ * when its datatype is not contiguous), then sends one FIN. The write
+ * rendezvous is in pml_rndv_write.c. Fallback: CTS and a FRAG copy
+ * pipeline driven by the sender. */
 #include "param.h"
 #include "pml.h"
 
@@ -13,6 +13,10 @@
 RT_PARAM(p_get_chunk, "PML_GET_CHUNK", RT_PARAM_SIZE, "4m",
          "Bytes per RDMA read of a rendezvous (the BTL's own limit also applies)")
 RT_PARAM(p_get_depth, "PML_GET_DEPTH", RT_PARAM_INT, "8", "RDMA reads in flight per rendezvous")
+RT_PARAM(p_pack_chunk, "PML_PACK_CHUNK", RT_PARAM_SIZE, "256k",
+         "Bytes per registered staging slot of a non-contiguous rendezvous over RDMA (ofi): "
+         "the sender packs, or the receiver unpacks, one such chunk while "
+         "RDMPI_PML_GET_DEPTH are in flight")
 RT_PARAM(p_split_min, "PML_SPLIT_MIN", RT_PARAM_SIZE, "32k",
          "Rendezvous of at least this many bytes over a BTL that can write a peer's memory "
          "without registration (sm) are copied by both sides at once, the sender writing "
@@ -32,6 +36,7 @@ RT_PARAM(p_rndv, "PML_RNDV", RT_PARAM_STRING, "auto",
 
 size_t pml_get_chunk;
 int pml_get_depth;
+size_t pml_pack_chunk;
 enum pml_rndv_mode pml_rndv_mode;
 static size_t split_min, split_busy_min;
 
@@ -44,14 +49,17 @@ static size_t split_param(const struct rt_param *p, const char *env)
 
 void pml_rndv_params(void)
 {
+    const char *mode = rt_param_string(&p_rndv);
+
     pml_get_chunk = rt_param_size(&p_get_chunk);
     pml_get_depth = (int)rt_param_int(&p_get_depth);
     if (pml_get_chunk < 4096)
         pml_get_chunk = 4096;
     if (pml_get_depth < 1)
         pml_get_depth = 1;
-    const char *mode = rt_param_string(&p_rndv);
-
+    pml_pack_chunk = rt_param_size(&p_pack_chunk);
+    if (pml_pack_chunk < 4096)
+        pml_pack_chunk = 4096;
     if (!strcmp(mode, "auto"))
         pml_rndv_mode = PML_RNDV_AUTO;
     else if (!strcmp(mode, "read"))
@@ -100,10 +108,8 @@ static void get_finish(struct pml_req *r)
     pml_req_complete(r);
 }
 
-static void get_done(void *ctx, int status)
+static void got(struct pml_req *r, int status)
 {
-    struct pml_req *r = ctx;
-
     r->inflight--;
     if (status)
         r->error = status;
@@ -115,13 +121,32 @@ static void get_done(void *ctx, int status)
         pml_get_continue(r);
 }
 
+static void get_done(void *ctx, int status)
+{
+    got(ctx, status);
+}
+
+/* A chunk read into a staging slot goes to its place in the receive. */
+static void get_bounced(void *ctx, int status)
+{
+    struct pml_bounce_slot *s = ctx;
+    struct pml_req *r = s->r;
+
+    if (!status)
+        rt_dt_unpack(r->dt, r->buf, r->count, s->off, s->buf, s->len);
+    pml_bounce_give(s);
+    got(r, status);
+}
+
 void pml_get_continue(struct pml_req *r)
 {
     struct pml_peer *p = &pml_peers[r->wpeer];
     size_t limit = pml_get_chunk < p->btl->get_limit ? pml_get_chunk : p->btl->get_limit;
     bool contig = rt_dt_contig(r->dt, r->count);
 
-    if (!contig && !r->tmp && r->len) {
+    /* Non-contiguous: staged chunk by chunk where the BTL registers, else
+     * read whole into a copy and unpacked at the end. */
+    if (!contig && !r->tmp && !r->bounce && r->len && !pml_bounce_open(r, limit)) {
         r->tmp = malloc(r->len);
         if (!r->tmp)
             rt_fatal("out of memory staging a %zu-byte receive", r->len);
@@ -129,18 +154,32 @@ void pml_get_continue(struct pml_req *r)
     r->in_issue = 1;
     while (!r->error && r->issued < r->get_end && r->inflight < pml_get_depth) {
         size_t n = r->get_end - r->issued < limit ? r->get_end - r->issued : limit;
+        struct pml_bounce_slot *s = r->bounce ? pml_bounce_take(r) : NULL;
         char *dst = contig ? (char *)r->buf + r->dt->lb + r->issued : (char *)r->tmp + r->issued;
         int rc;
 
+        if (r->bounce && !s)
+            break;
+        if (s) {
+            n = n < r->bounce->chunk ? n : r->bounce->chunk;
+            s->off = r->issued;
+            s->len = n;
+            dst = s->buf;
+        }
         r->inflight++;
-        rc = p->btl->get(p->ep, dst, NULL, r->raddr + r->issued, r->rkey, n, get_done, r);
-        if (rc == -EAGAIN) {
+        rc = s ? p->btl->get(p->ep, dst, r->bounce->reg, r->raddr + r->issued, r->rkey, n,
+                             get_bounced, s)
+               : p->btl->get(p->ep, dst, NULL, r->raddr + r->issued, r->rkey, n, get_done, r);
+        if (rc) {
             r->inflight--;
+            if (s)
+                pml_bounce_give(s);
+        }
+        if (rc == -EAGAIN) {
             pml_pending_get(r);
             break;
         }
         if (rc) {
-            r->inflight--;
             r->error = rc;
             break;
         }
@@ -229,142 +268,6 @@ void pml_recv_put(int peer, const void *data, size_t len)
     rc = p->btl->put(p->ep, src + h->offset, NULL, h->raddr, NULL, r->len - h->offset, put_done, r);
     if (rc)
         put_done(r, rc < 0 ? rc : -rc);
-}
-
-/* ---- write rendezvous ---- */
-
-bool pml_write_offer(struct pml_req *r, size_t n)
-{
-    struct pml_peer *p = &pml_peers[r->wpeer];
-    const uint32_t need = BTL_CAP_PUT | BTL_CAP_NEED_REG;
-    uint8_t msg[sizeof(struct pml_hdr_wcts) + sizeof(r->rkey)];
-    struct pml_hdr_wcts h = {.type = PML_HDR_WCTS, .sreq = r->other, .len = n};
-    bool contig = rt_dt_contig(r->dt, r->count);
-    void *base;
-
-    /* BTLs without registration (self, sm) read every message directly. */
-    if (!n || pml_rndv_mode == PML_RNDV_READ || (p->btl->flags & need) != need ||
-        p->btl->rkey_size > sizeof(r->rkey))
-        return false;
-    /* A non-contiguous receive is written packed and unpacked at the end. */
-    if (!contig && !(r->tmp = malloc(n)))
-        rt_fatal("out of memory staging a %zu-byte receive", n);
-    base = contig ? (char *)r->buf + r->dt->lb : r->tmp;
-    if (p->btl->register_mem(p->btl, base, n, &r->reg, r->rkey, &h.raddr)) {
-        free(r->tmp);
-        r->tmp = NULL;
-        r->reg = NULL;
-        return false;
-    }
-    r->len = n;
-    r->wrndv = 1;
-    r->state = PML_S_GET;
-    r->issued = r->get_end = 0;
-    r->put_wait = 1;
-    h.rreq = pml_req_handle(r);
-    memcpy(msg, &h, sizeof(h));
-    memcpy(msg + sizeof(h), r->rkey, p->btl->rkey_size);
-    pml_send_ctl(r->wpeer, msg, sizeof(h) + p->btl->rkey_size);
-    return true;
-}
-
-/* Sender: every write is done, or one failed and the rest are in. A
- * success completes the send (its buffer is at the receiver); a failure
- * waits for the receiver's CTS and the copy pipeline. */
-static bool write_complete(const struct pml_req *r)
-{
-    return (r->issued == r->get_end || r->error) && r->inflight == 0;
-}
-
-static void write_finish(struct pml_req *r)
-{
-    struct pml_hdr_fin fin = {.type = PML_HDR_PUTFIN, .sreq = r->other};
-
-    fin.status = r->error ? (r->error < 0 ? r->error : -EIO) : (int64_t)r->issued;
-    pml_send_ctl(r->wpeer, &fin, sizeof(fin));
-    if (r->error)
-        r->error = 0;
-    else
-        pml_req_complete(r);
-}
-
-static void write_done(void *ctx, int status)
-{
-    struct pml_req *r = ctx;
-
-    r->inflight--;
-    if (status)
-        r->error = status;
-    if (r->in_issue)
-        return;
-    if (write_complete(r))
-        write_finish(r);
-    else if (!r->error && r->issued < r->get_end)
-        pml_write_continue(r);
-}
-
-void pml_write_continue(struct pml_req *r)
-{
-    struct pml_peer *p = &pml_peers[r->wpeer];
-    size_t limit = pml_get_chunk < p->btl->put_limit ? pml_get_chunk : p->btl->put_limit;
-    const char *src = r->tmp ? r->tmp : (const char *)r->buf + r->dt->lb;
-
-    r->in_issue = 1;
-    while (!r->error && r->issued < r->get_end && r->inflight < pml_get_depth) {
-        size_t n = r->get_end - r->issued < limit ? r->get_end - r->issued : limit;
-        int rc;
-
-        r->inflight++;
-        rc = p->btl->put(p->ep, src + r->issued, NULL, r->raddr + r->issued, r->rkey, n, write_done,
-                         r);
-        if (rc == -EAGAIN) {
-            r->inflight--;
-            pml_pending_get(r);
-            break;
-        }
-        if (rc) {
-            r->inflight--;
-            r->error = rc;
-            break;
-        }
-        r->issued += n;
-    }
-    r->in_issue = 0;
-    if (write_complete(r))
-        write_finish(r);
-}
-
-void pml_recv_wcts(int peer, const void *data, size_t len)
-{
-    const struct pml_hdr_wcts *h = data;
-    struct pml_req *r = pml_req_lookup(h->sreq);
-    struct pml_peer *p = &pml_peers[peer];
-
-    if (!r || !r->send || h->len > r->len || len < sizeof(*h) + p->btl->rkey_size)
-        rt_fatal("a write clear-to-send from rank %d names no send (handle %#llx, %llu bytes)",
-                 peer, (unsigned long long)h->sreq, (unsigned long long)h->len);
-    r->other = h->rreq;
-    /* It offered a read the receiver did not take (RDMPI_PML_RNDV=write). */
-    if (r->reg) {
-        p->btl->deregister_mem(p->btl, r->reg);
-        r->reg = NULL;
-    }
-    if (r->exposed) {
-        p->rndv_out--;
-        r->exposed = 0;
-    }
-    if (!r->tmp && !rt_dt_contig(r->dt, r->count)) {
-        if (!(r->tmp = malloc(r->len)))
-            rt_fatal("out of memory packing a %zu-byte send", r->len);
-        rt_dt_pack(r->dt, r->buf, r->count, 0, r->tmp, r->len);
-    }
-    r->raddr = h->raddr;
-    memcpy(r->rkey, h + 1, p->btl->rkey_size);
-    r->issued = 0;
-    r->get_end = h->len;
-    r->inflight = 0;
-    r->error = 0;
-    pml_write_continue(r);
 }
 
 /* ---- receiver: FRAGs of the copy pipeline ---- */

@@ -6,7 +6,7 @@
 # RDMPI_PML_RNDV=write, fallbacks when forced); the verbosity-1 choice lines; a peer dying mid-transfer over ofi.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/ofi/t_report"
-plan 37
+plan 38
 
 # val BTL COLUMN: a number from the report table in $err (first row of BTL).
 val() {
@@ -107,6 +107,15 @@ wrote "tcp: RDMPI_PML_RNDV=write: one fi_write per rendezvous, no read, no fallb
 run env RDMPI_BTL=ofi,self FI_PROVIDER=shm RDMPI_PML_RNDV=write RDMPI_REPORT=1 "$MPIRUN" \
     --timeout 60 -n 3 "$t" 4080:10 4081:5 1m:2
 wrote "shm: RDMPI_PML_RNDV=write: the same" ofi 21 $((3 * (5 * 4081 + 2 * 1048576)))
+# Non-contiguous types (t_torture) under auto: sends of a derived type
+# are written through staging chunks, receives into one read through them;
+# nothing falls back to the copy pipeline.
+run env RDMPI_BTL=ofi,self FI_PROVIDER=shm RDMPI_REPORT=1 "$MPIRUN" --timeout 120 -n 2 \
+    "$top_builddir/test/dt/t_torture"
+[ $rc -eq 0 ] && [ "$(val ofi reads)" -gt 0 ] && [ "$(val ofi writes)" -gt 0 ] &&
+    [ "$(val ofi fb_read)" = 0 ] && [ "$(val ofi fb_nordma)" = 0 ]
+ok $? "shm: derived types by staged reads ($(val ofi reads)) and writes ($(val ofi writes)), no fallback"
+[ $rc -eq 0 ] || diag "exit $rc" "$err"
 # The read fence (on by itself on iWARP): traffic both ways, every byte
 # checked by t_stress, with sends held while reads from their peer run.
 run env RDMPI_BTL=ofi,self FI_PROVIDER=tcp RDMPI_OFI_READ_FENCE=1 RDMPI_REPORT=1 "$MPIRUN" \
