@@ -66,9 +66,9 @@ static inline void pml_list_remove(struct pml_link *e)
 struct pml_stats {
     uint64_t eager_msgs, eager_bytes; /* MPI messages sent eagerly; payload bytes */
     uint64_t rndv_msgs, rndv_bytes;   /* MPI messages sent by rendezvous */
-    uint64_t fb_read;                 /* receives whose RDMA read failed: copy pipeline */
-    uint64_t fb_nordma; /* rendezvous by copy pipeline: the BTL cannot read (CMA refused or
-                           off), or registration failed */
+    uint64_t fb_read;                 /* receives whose RDMA read or write failed: copies */
+    uint64_t fb_nordma; /* receiver: rendezvous by copy pipeline, the BTL can neither read
+                           (CMA refused or off) nor write, or registration failed */
     uint64_t fb_credit; /* eager-sized sends by rendezvous: out of credits */
     uint64_t ooo_msgs;  /* receiver: arrivals ahead of their sequence number, held
                            until those before them came (MPI_T only, not the report) */
@@ -124,6 +124,24 @@ enum pml_state {
 };
 
 struct pml_comm;
+struct pml_req;
+
+/* Registered staging slots of a non-contiguous rendezvous (pml_bounce.c):
+ * each slot holds one chunk between its (un)packing and its RDMA. */
+struct pml_bounce_slot {
+    struct pml_req *r;
+    struct pml_bounce_slot *next; /* free list */
+    char *buf;
+    size_t off, len; /* the chunk of the packed message it holds */
+};
+struct pml_bounce {
+    struct btl_module *btl;
+    struct btl_reg *reg; /* all slots, one registration */
+    char *base;
+    size_t chunk;
+    struct pml_bounce_slot *free;
+    struct pml_bounce_slot slot[];
+};
 
 struct pml_req {
     struct rdmpi_request base; /* what the runtime's Wait/Test see */
@@ -154,13 +172,16 @@ struct pml_req {
     uint64_t other;   /* the other side's request handle */
     size_t msg_len;   /* recv: bytes the sender has */
     size_t done;      /* bytes moved so far */
-    size_t issued;    /* recv GET: bytes requested so far */
-    size_t get_end;   /* recv GET: our reads stop here (the sender puts the rest) */
+    size_t issued;    /* recv GET, send write: bytes requested so far */
+    size_t get_end;   /* recv GET: our reads stop here (the sender puts the rest);
+                         send write: the bytes to write */
     uint8_t put_wait; /* recv GET: the sender's part is not written yet */
-    int inflight;     /* recv GET: reads outstanding */
+    uint8_t wrndv;    /* recv: write rendezvous, the sender writes it all */
+    int inflight;     /* recv GET, send write: reads or writes outstanding */
     int error;        /* first error seen (MPI class) */
     void *tmp;        /* packed copy for non-contiguous data */
     struct btl_reg *reg;
+    struct pml_bounce *bounce; /* non-contiguous over RDMA: staging slots, or NULL */
     uint64_t raddr;
     uint8_t rkey[32];
     void *bsend_buf;       /* PML_BUFFERED: the copy in the attached buffer */
@@ -291,6 +312,7 @@ void pml_recv_fin(int peer, const void *data, size_t len);
 void pml_recv_credit(int peer, const void *data, size_t len);
 void pml_recv_put(int peer, const void *data, size_t len);
 void pml_recv_putfin(int peer, const void *data, size_t len);
+void pml_recv_wcts(int peer, const void *data, size_t len);
 void pml_recv_cancel(int peer, const void *data, size_t len);
 void pml_recv_canceled(int peer, const void *data, size_t len);
 
@@ -347,9 +369,22 @@ static inline void pml_credit_piggyback(int wpeer)
         pml_credit_return(wpeer);
 }
 
-/* Pending work retried by progress. */
+/* Pending work retried by progress: sends, and RDMA reads (receives) or
+ * writes (sends) the BTL refused with -EAGAIN. */
 void pml_pending_send(struct pml_req *r);
 void pml_pending_get(struct pml_req *r);
+void pml_write_continue(struct pml_req *r);
+/* Staging slots for r's chunks of up to limit bytes (RDMPI_PML_PACK_CHUNK
+ * at most) over r's BTL, for r->get_end bytes; false where the BTL needs
+ * no registration, or memory or registration failed (the caller then
+ * stages the whole message). Closed when r completes. */
+bool pml_bounce_open(struct pml_req *r, size_t limit);
+struct pml_bounce_slot *pml_bounce_take(struct pml_req *r);
+void pml_bounce_give(struct pml_bounce_slot *s);
+void pml_bounce_close(struct pml_req *r);
+/* Receiver: offers the sender a write rendezvous of n bytes into r's
+ * buffer; false where none is possible (then the copy pipeline). */
+bool pml_write_offer(struct pml_req *r, size_t n);
 void pml_send_continue(struct pml_req *r);
 void pml_get_continue(struct pml_req *r);
 void pml_get_start(struct pml_req *r);
@@ -405,5 +440,11 @@ extern const struct rt_comm_services pml_comm_services;
 void pml_rndv_params(void);
 extern size_t pml_get_chunk;
 extern int pml_get_depth;
+extern size_t pml_pack_chunk;
+/* RDMPI_PML_RNDV: how rendezvous data moves over a BTL that needs
+ * registration (btl/ofi): the receiver reads, the sender writes, or auto
+ * (read where the sender offers a readable region, else write). */
+enum pml_rndv_mode { PML_RNDV_AUTO, PML_RNDV_READ, PML_RNDV_WRITE };
+extern enum pml_rndv_mode pml_rndv_mode;
 
 #endif

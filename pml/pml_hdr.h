@@ -22,6 +22,7 @@ enum pml_hdr_type {
     PML_HDR_PUTFIN = 8,    /* sender: that part is written */
     PML_HDR_CANCEL = 9,    /* sender: drop my unmatched rendezvous, if you still can */
     PML_HDR_CANCELED = 10, /* receiver: whether it could (a FIN-shaped answer) */
+    PML_HDR_WCTS = 11,     /* receiver: write the message into my registered buffer */
 };
 
 /* Flags on MATCH and RNDV. */
@@ -92,6 +93,21 @@ struct pml_hdr_put {
     uint64_t raddr;  /* where that byte goes in the receiver */
 };
 static_assert(sizeof(struct pml_hdr_put) == 40, "PUT header is 40 bytes");
+
+/* Write rendezvous: the receiver registered where the message goes; the
+ * sender writes len bytes there and answers with a PUTFIN (its status
+ * negative if a write failed: the receiver then asks for the copy
+ * pipeline). */
+struct pml_hdr_wcts {
+    uint8_t type; /* PML_HDR_WCTS */
+    uint8_t pad[7];
+    uint64_t sreq;  /* the sender's request */
+    uint64_t rreq;  /* the receiver's, named by the PUTFIN */
+    uint64_t len;   /* bytes to write: the message, or what fits the receive */
+    uint64_t raddr; /* where byte 0 goes */
+    /* rkey_size bytes of the BTL's remote key follow */
+};
+static_assert(sizeof(struct pml_hdr_wcts) == 40, "WCTS header is 40 bytes");
 
 /* MPI_Cancel of a rendezvous send; the answer is a pml_hdr_fin whose
  * status is 1 if the envelope was still unmatched and is now gone. */

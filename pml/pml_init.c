@@ -34,6 +34,7 @@ static int pml_init(void)
     btl_recv_table[PML_HDR_PUTFIN] = pml_recv_putfin;
     btl_recv_table[PML_HDR_CANCEL] = pml_recv_cancel;
     btl_recv_table[PML_HDR_CANCELED] = pml_recv_canceled;
+    btl_recv_table[PML_HDR_WCTS] = pml_recv_wcts;
     pml_rndv_params();
     pml_req_init();
     rt_session_bbuf_free = pml_bsend_session_free;

@@ -106,6 +106,7 @@ static void rndv_matched(struct pml_req *r, int wsrc, const struct pml_hdr_rndv 
     r->wpeer = wsrc;
     r->other = rh->sreq;
     r->msg_len = rh->len;
+    r->wrndv = 0;
     if (rh->m.flags & PML_F_INLINE) {
         copy_in(r, 0, extra, n);
         if (rh->m.flags & PML_F_SYNC) {
@@ -113,15 +114,17 @@ static void rndv_matched(struct pml_req *r, int wsrc, const struct pml_hdr_rndv 
             pml_send_ctl(wsrc, &fin, sizeof(fin));
         }
         pml_req_complete(r);
-    } else if ((rh->m.flags & PML_F_GET) && (p->btl->flags & BTL_CAP_GET)) {
+    } else if ((rh->m.flags & PML_F_GET) && (p->btl->flags & BTL_CAP_GET) &&
+               (pml_rndv_mode != PML_RNDV_WRITE || !(p->btl->flags & BTL_CAP_NEED_REG))) {
         r->raddr = rh->raddr;
         if (p->btl->rkey_size)
             memcpy(r->rkey, extra, p->btl->rkey_size);
         r->len = n; /* read no more than fits */
         r->state = PML_S_GET;
         pml_get_start(r);
-    } else {
+    } else if (!pml_write_offer(r, n)) {
         struct pml_hdr_cts cts = {.type = PML_HDR_CTS, .sreq = rh->sreq, .rreq = pml_req_handle(r)};
+        p->stats->fb_nordma += rh->len != 0;
         r->state = PML_S_FRAGS;
         r->done = 0;
         pml_send_ctl(wsrc, &cts, sizeof(cts));

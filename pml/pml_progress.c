@@ -22,7 +22,7 @@ struct ctl {
     struct ctl *next;
     int wpeer;
     size_t len;
-    uint8_t hdr[40];
+    uint8_t hdr[sizeof(struct pml_hdr_wcts) + 32]; /* the largest, key included */
 };
 static struct ctl *ctl_head, **ctl_tail = &ctl_head;
 
@@ -186,7 +186,10 @@ static void retry_gets(void)
     while (!pml_list_empty(&todo)) {
         struct pml_req *r = pml_container(todo.next, struct pml_req, link);
         pml_list_remove(&r->link);
-        pml_get_continue(r);
+        if (r->send)
+            pml_write_continue(r);
+        else
+            pml_get_continue(r);
     }
 }
 

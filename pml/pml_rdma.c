@@ -25,7 +25,7 @@ int pml_rdma(int wpeer, void *local, uint64_t raddr, size_t len, bool write)
     unsigned spins = 0;
 
     while (len) {
-        size_t n = len < p->btl->get_limit ? len : p->btl->get_limit;
+        size_t lim = write ? p->btl->put_limit : p->btl->get_limit, n = len < lim ? len : lim;
         int done = 0, rc = write ? p->btl->put(p->ep, local, NULL, raddr, NULL, n, got, &done)
                                  : p->btl->get(p->ep, local, NULL, raddr, NULL, n, got, &done);
 

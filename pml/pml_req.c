@@ -56,8 +56,10 @@ struct pml_req *pml_req_alloc(void)
     r->error = 0;
     r->tmp = NULL;
     r->reg = NULL;
+    r->bounce = NULL;
     r->done = r->issued = 0;
     r->put_wait = 0;
+    r->wrndv = 0;
     r->inflight = 0;
     r->bsend_buf = NULL;
     r->part = NULL;
@@ -219,6 +221,7 @@ void pml_req_complete(struct pml_req *r)
         p->btl->deregister_mem(p->btl, r->reg);
         r->reg = NULL;
     }
+    pml_bounce_close(r);
     if (r->pair)
         pml_pair_half_done(r);
     if (r->internal) {

@@ -1,6 +1,8 @@
 /* Rendezvous data movement. RGET: the receiver reads the sender's buffer in
- * chunks, a bounded number in flight, then sends one FIN. Fallback: CTS and
- * a FRAG copy pipeline driven by the sender. */
+ * chunks, a bounded number in flight (into staging slots it unpacks from
+ * when its datatype is not contiguous), then sends one FIN. The write
+ * rendezvous is in pml_rndv_write.c. Fallback: CTS and a FRAG copy
+ * pipeline driven by the sender. */
 #include "param.h"
 #include "pml.h"
 
@@ -11,6 +13,10 @@
 RT_PARAM(p_get_chunk, "PML_GET_CHUNK", RT_PARAM_SIZE, "4m",
          "Bytes per RDMA read of a rendezvous (the BTL's own limit also applies)")
 RT_PARAM(p_get_depth, "PML_GET_DEPTH", RT_PARAM_INT, "8", "RDMA reads in flight per rendezvous")
+RT_PARAM(p_pack_chunk, "PML_PACK_CHUNK", RT_PARAM_SIZE, "256k",
+         "Bytes per registered staging slot of a non-contiguous rendezvous over RDMA (ofi): "
+         "the sender packs, or the receiver unpacks, one such chunk while "
+         "RDMPI_PML_GET_DEPTH are in flight")
 RT_PARAM(p_split_min, "PML_SPLIT_MIN", RT_PARAM_SIZE, "32k",
          "Rendezvous of at least this many bytes over a BTL that can write a peer's memory "
          "without registration (sm) are copied by both sides at once, the sender writing "
@@ -22,8 +28,16 @@ RT_PARAM(p_split_busy_min, "PML_SPLIT_BUSY_MIN", RT_PARAM_SIZE, "1m",
          "PML_SPLIT_MIN for a receiver that is itself sending the sender a rendezvous, as "
          "in exchanges: below this, splitting only adds a round trip to two busy cores")
 
+RT_PARAM(p_rndv, "PML_RNDV", RT_PARAM_STRING, "auto",
+         "How rendezvous data moves over a BTL that registers memory (ofi): read (the "
+         "receiver reads the sender's buffer), write (the receiver registers its buffer and "
+         "the sender writes into it), or auto: read where the BTL reads and the sender's "
+         "buffer could be registered, else write")
+
 size_t pml_get_chunk;
 int pml_get_depth;
+size_t pml_pack_chunk;
+enum pml_rndv_mode pml_rndv_mode;
 static size_t split_min, split_busy_min;
 
 /* A split needs the sender running: unless asked for, none when ranks
@@ -35,12 +49,25 @@ static size_t split_param(const struct rt_param *p, const char *env)
 
 void pml_rndv_params(void)
 {
+    const char *mode = rt_param_string(&p_rndv);
+
     pml_get_chunk = rt_param_size(&p_get_chunk);
     pml_get_depth = (int)rt_param_int(&p_get_depth);
     if (pml_get_chunk < 4096)
         pml_get_chunk = 4096;
     if (pml_get_depth < 1)
         pml_get_depth = 1;
+    pml_pack_chunk = rt_param_size(&p_pack_chunk);
+    if (pml_pack_chunk < 4096)
+        pml_pack_chunk = 4096;
+    if (!strcmp(mode, "auto"))
+        pml_rndv_mode = PML_RNDV_AUTO;
+    else if (!strcmp(mode, "read"))
+        pml_rndv_mode = PML_RNDV_READ;
+    else if (!strcmp(mode, "write"))
+        pml_rndv_mode = PML_RNDV_WRITE;
+    else
+        rt_fatal("RDMPI_PML_RNDV=%s: choose auto, read or write", mode);
     split_min = split_param(&p_split_min, "RDMPI_PML_SPLIT_MIN");
     split_busy_min = split_param(&p_split_busy_min, "RDMPI_PML_SPLIT_BUSY_MIN");
 }
@@ -65,7 +92,9 @@ static void get_finish(struct pml_req *r)
     if (r->error) {
         /* One fallback, never a retry loop: ask for the copy pipeline. */
         struct pml_hdr_cts cts = {.type = PML_HDR_CTS, .sreq = r->other, .rreq = pml_req_handle(r)};
-        rt_info(1, "RDMA read from rank %d failed; falling back to the copy pipeline", r->wpeer);
+        rt_info(1, "RDMA %s rank %d failed; falling back to the copy pipeline",
+                r->wrndv ? "write by" : "read from", r->wpeer);
+        r->wrndv = 0;
         pml_peers[r->wpeer].stats->fb_read++;
         r->error = 0;
         r->state = PML_S_FRAGS;
@@ -75,15 +104,16 @@ static void get_finish(struct pml_req *r)
     }
     if (r->tmp)
         rt_dt_unpack(r->dt, r->buf, r->count, 0, r->tmp, r->len);
-    fin.status = (int64_t)r->len;
-    pml_send_ctl(r->wpeer, &fin, sizeof(fin));
+    /* A writing sender completed when it sent its PUTFIN. */
+    if (!r->wrndv) {
+        fin.status = (int64_t)r->len;
+        pml_send_ctl(r->wpeer, &fin, sizeof(fin));
+    }
     pml_req_complete(r);
 }
 
-static void get_done(void *ctx, int status)
+static void got(struct pml_req *r, int status)
 {
-    struct pml_req *r = ctx;
-
     r->inflight--;
     if (status)
         r->error = status;
@@ -95,13 +125,32 @@ static void get_done(void *ctx, int status)
         pml_get_continue(r);
 }
 
+static void get_done(void *ctx, int status)
+{
+    got(ctx, status);
+}
+
+/* A chunk read into a staging slot goes to its place in the receive. */
+static void get_bounced(void *ctx, int status)
+{
+    struct pml_bounce_slot *s = ctx;
+    struct pml_req *r = s->r;
+
+    if (!status)
+        rt_dt_unpack(r->dt, r->buf, r->count, s->off, s->buf, s->len);
+    pml_bounce_give(s);
+    got(r, status);
+}
+
 void pml_get_continue(struct pml_req *r)
 {
     struct pml_peer *p = &pml_peers[r->wpeer];
     size_t limit = pml_get_chunk < p->btl->get_limit ? pml_get_chunk : p->btl->get_limit;
     bool contig = rt_dt_contig(r->dt, r->count);
 
-    if (!contig && !r->tmp && r->len) {
+    /* Non-contiguous: staged chunk by chunk where the BTL registers, else
+     * read whole into a copy and unpacked at the end. */
+    if (!contig && !r->tmp && !r->bounce && r->len && !pml_bounce_open(r, limit)) {
         r->tmp = malloc(r->len);
         if (!r->tmp)
             rt_fatal("out of memory staging a %zu-byte receive", r->len);
@@ -109,18 +158,32 @@ void pml_get_continue(struct pml_req *r)
     r->in_issue = 1;
     while (!r->error && r->issued < r->get_end && r->inflight < pml_get_depth) {
         size_t n = r->get_end - r->issued < limit ? r->get_end - r->issued : limit;
+        struct pml_bounce_slot *s = r->bounce ? pml_bounce_take(r) : NULL;
         char *dst = contig ? (char *)r->buf + r->dt->lb + r->issued : (char *)r->tmp + r->issued;
         int rc;
 
+        if (r->bounce && !s)
+            break;
+        if (s) {
+            n = n < r->bounce->chunk ? n : r->bounce->chunk;
+            s->off = r->issued;
+            s->len = n;
+            dst = s->buf;
+        }
         r->inflight++;
-        rc = p->btl->get(p->ep, dst, NULL, r->raddr + r->issued, r->rkey, n, get_done, r);
-        if (rc == -EAGAIN) {
+        rc = s ? p->btl->get(p->ep, dst, r->bounce->reg, r->raddr + r->issued, r->rkey, n,
+                             get_bounced, s)
+               : p->btl->get(p->ep, dst, NULL, r->raddr + r->issued, r->rkey, n, get_done, r);
+        if (rc) {
             r->inflight--;
+            if (s)
+                pml_bounce_give(s);
+        }
+        if (rc == -EAGAIN) {
             pml_pending_get(r);
             break;
         }
         if (rc) {
-            r->inflight--;
             r->error = rc;
             break;
         }
@@ -159,7 +222,8 @@ void pml_get_start(struct pml_req *r)
     pml_get_continue(r);
 }
 
-/* Receiver: the sender wrote its part, or could not (then we read it). */
+/* Receiver: the sender wrote its part, or could not (then we read it, or
+ * after a failed write rendezvous ask for the copy pipeline). */
 void pml_recv_putfin(int peer, const void *data, size_t len)
 {
     const struct pml_hdr_fin *h = data;
@@ -171,7 +235,10 @@ void pml_recv_putfin(int peer, const void *data, size_t len)
         rt_fatal("a PUTFIN from rank %d names no split receive (handle %#llx)", peer,
                  (unsigned long long)h->sreq);
     r->put_wait = 0;
-    if (h->status < 0) {
+    if (h->status < 0 && r->wrndv) {
+        r->error = (int)h->status;
+        get_finish(r);
+    } else if (h->status < 0) {
         r->get_end = r->len;
         pml_get_continue(r);
     } else if (get_complete(r)) {

@@ -1,5 +1,5 @@
-/* Sending: protocol choice (eager, synchronous, rendezvous by RDMA read or
- * copy pipeline) and the retry of sends the BTL could not take yet. */
+/* Sending: protocol choice (eager, synchronous, rendezvous by RDMA read,
+ * RDMA write or copy pipeline) and the retry of sends the BTL could not take yet. */
 #include "param.h"
 #include "pml.h"
 
@@ -148,8 +148,26 @@ sent:
     return 0;
 }
 
+/* Whether the receiver is to read the message. Over a BTL that registers
+ * memory and writes (ofi) it takes it by write instead when asked to
+ * (RDMPI_PML_RNDV=write) or, under auto, when it is not contiguous: the
+ * sender then packs it chunk by chunk into staging slots as it writes,
+ * instead of packing it whole before the RNDV can go. */
+static bool offer_read(const struct pml_req *r, const struct btl_module *b)
+{
+    const uint32_t rdma = BTL_CAP_PUT | BTL_CAP_NEED_REG;
+
+    if (!(b->flags & BTL_CAP_GET) || !r->len)
+        return false;
+    if ((b->flags & rdma) != rdma)
+        return true;
+    return pml_rndv_mode == PML_RNDV_READ ||
+           (pml_rndv_mode == PML_RNDV_AUTO && rt_dt_contig(r->dt, r->count));
+}
+
 /* The rendezvous header: inline data (small Ssend), an RDMA-readable
- * address, or neither (the receiver answers with CTS). */
+ * address, or neither (the receiver answers with a WCTS to write into its
+ * buffer, or a CTS for the copy pipeline). */
 static int send_rndv(struct pml_req *r, struct pml_peer *p)
 {
     size_t hl = sizeof(struct pml_hdr_rndv), extra = 0;
@@ -162,7 +180,7 @@ static int send_rndv(struct pml_req *r, struct pml_peer *p)
     if (r->mode == PML_SYNC && hl + r->len <= p->btl->eager_limit) {
         flags |= PML_F_INLINE;
         extra = r->len;
-    } else if ((p->btl->flags & BTL_CAP_GET) && r->len) {
+    } else if (offer_read(r, p->btl)) {
         if (!r->reg && !r->raddr) {
             void *base = (char *)r->buf + r->dt->lb;
             if (!rt_dt_contig(r->dt, r->count)) {
@@ -205,7 +223,6 @@ no_get:
     }
     p->stats->rndv_msgs++;
     p->stats->rndv_bytes += r->len;
-    p->stats->fb_nordma += !(flags & (PML_F_INLINE | PML_F_GET)) && r->len;
     p->stats->fb_credit +=
         r->mode != PML_SYNC && sizeof(struct pml_hdr_match) + r->len <= p->btl->eager_limit;
     return 0;

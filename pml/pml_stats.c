@@ -40,8 +40,10 @@ PML_PVAR(eager_msgs, "MPI messages this process sent eagerly (payload in the fir
 PML_PVAR(eager_bytes, "Payload bytes of the messages this process sent eagerly")
 PML_PVAR(rndv_msgs, "MPI messages this process sent by rendezvous")
 PML_PVAR(rndv_bytes, "Payload bytes of the messages this process sent by rendezvous")
-PML_PVAR(fb_read, "Rendezvous receives whose RDMA read failed and fell back to the copy pipeline")
-PML_PVAR(fb_nordma, "Rendezvous sends by copy pipeline: the BTL cannot read or registration failed")
+PML_PVAR(fb_read, "Rendezvous receives whose RDMA read (or the sender's write) failed and fell "
+                  "back to the copy pipeline")
+PML_PVAR(fb_nordma, "Rendezvous receives by copy pipeline: the BTL can neither read nor write, or "
+                    "registration failed")
 PML_PVAR(fb_credit, "Eager-sized sends that went by rendezvous because the peer's credits ran out")
 PML_PVAR(ooo_msgs, "Messages that arrived ahead of an earlier one from the same sender and "
                    "waited for it (MPI order restored by the pml)")
@@ -265,12 +267,12 @@ static void print(const struct row *job, int njob)
                     (unsigned long long)job[j].extra[k],
                     k + 1 < BTL_REPORT_EXTRA && job[j].extra_name[k + 1][0] ? "" : "\n");
     }
-    fputs(
-        "msgs, bytes: MPI messages sent and their payload; reads: RDMA reads by receivers;\n"
-        "writes: RDMA writes by senders (their half of a split rendezvous); fallbacks:\n"
-        "fb_read RDMA read failed, message copied; fb_nordma copy pipeline, no RDMA read (CMA\n"
-        "refused or off, registration failed); fb_credit eager-sized, by rendezvous (no credits)\n",
-        f);
+    fputs("msgs, bytes: MPI messages sent and their payload; reads: RDMA reads by receivers;\n"
+          "writes: RDMA writes by senders (write rendezvous, their half of a split one);\n"
+          "fallbacks: fb_read RDMA read or write failed, message copied; fb_nordma copy\n"
+          "pipeline, no RDMA (CMA refused or off, registration failed); fb_credit eager-sized,\n"
+          "by rendezvous (no credits)\n",
+          f);
     fclose(f);
     fputs(text, stderr);
     fflush(stderr);

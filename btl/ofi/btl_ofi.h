@@ -1,5 +1,5 @@
 /* btl/ofi: any libfabric provider with reliable datagrams, messages and
- * RDMA read (verbs;ofi_rxm, efa, cxi, psm3, tcp;ofi_rxm, shm; others when
+ * RDMA read and write (verbs;ofi_rxm, efa, cxi, psm3, tcp;ofi_rxm, shm; others when
  * named).
  * docs/btl-ofi.md has the design, btl/ofi/README.md the known problems. */
 #ifndef BTL_OFI_H
@@ -27,10 +27,13 @@ struct btl_ofi_counters {
     uint64_t recv_bytes;
     uint64_t reads; /* fi_read operations issued (rendezvous data) */
     uint64_t read_bytes;
-    uint64_t read_errors; /* reads that failed: the pml fell back to copying */
-    uint64_t reg_errors;  /* registrations that failed: copy pipeline instead */
-    uint64_t eagain;      /* provider refusals, queued or handed back to the pml */
-    uint64_t fenced;      /* send attempts held back behind a read from the same peer */
+    uint64_t writes; /* fi_write operations issued (write rendezvous, split puts) */
+    uint64_t write_bytes;
+    uint64_t read_errors;  /* reads that failed: the pml fell back to copying */
+    uint64_t write_errors; /* writes that failed: the same */
+    uint64_t reg_errors;   /* registrations that failed: copy pipeline instead */
+    uint64_t eagain;       /* provider refusals, queued or handed back to the pml */
+    uint64_t fenced;       /* send attempts held back behind a read from the same peer */
 };
 
 /* The counters, and the provider line (provider, interface, fabric, domain,
@@ -49,9 +52,9 @@ struct btl_ofi_card {
     uint32_t window;      /* messages per peer its receive buffers absorb */
     uint32_t get;         /* 1: peers may fi_read its registrations */
     uint32_t addrlen;     /* bytes of addr */
-    uint32_t pad;
-    char prov[32];  /* prov_name: every rank must run the same provider */
-    uint8_t addr[]; /* fi_getname of its endpoint */
+    uint32_t put;         /* 1: peers may fi_write its registrations */
+    char prov[32];        /* prov_name: every rank must run the same provider */
+    uint8_t addr[];       /* fi_getname of its endpoint */
 };
 _Static_assert(sizeof(struct btl_ofi_card) == 56, "card header has no holes");
 
@@ -82,7 +85,7 @@ struct btl_ofi_rkey {
                     * then address offsets into the region), else 0 */
 };
 
-enum btl_ofi_kind { BTL_OFI_SEND, BTL_OFI_RECV, BTL_OFI_READ };
+enum btl_ofi_kind { BTL_OFI_SEND, BTL_OFI_RECV, BTL_OFI_READ, BTL_OFI_WRITE };
 
 /* Every operation handed to the provider starts with this: FI_CONTEXT and
  * FI_CONTEXT2 providers keep their state in ctx, and a completion's
@@ -111,11 +114,13 @@ struct btl_ofi_rbuf {
     struct btl_ofi_rbuf *next; /* waiting to be posted again */
 };
 
+/* An RDMA read or write in flight; op.kind says which. Both share one
+ * pool of RDMPI_OFI_READS slots. */
 struct btl_ofi_read {
     struct btl_ofi_op op;
     btl_rdma_fn cb;
     void *cbctx;
-    struct fid_mr *lmr; /* FI_MR_LOCAL: our registration of the destination */
+    struct fid_mr *lmr; /* FI_MR_LOCAL: our registration of the local buffer */
     size_t len;
     int peer;
     struct btl_ofi_read *next; /* free list */
@@ -147,7 +152,7 @@ struct btl_ofi_peer {
                                 until its first message came */
     uint8_t hello_due;       /* one_way_connect: a higher rank; say hello */
     uint8_t bye_out, bye_in; /* finalize: our last message sent, its received */
-    /* A read from it failed. rxm (tcp, verbs) closes the connection then,
+    /* A read from it or a write to it failed. rxm (tcp, verbs) closes the connection then,
      * and fi_inject into a closed one loses the message without a word,
      * so its messages go by fi_senddata: a dead connection then fails a
      * send completion and ends the job instead of hanging it. */
@@ -225,7 +230,9 @@ void btl_ofi_send_done(struct btl_ofi_frag *f);
 
 int btl_ofi_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint64_t raddr,
                 const void *rkey, size_t len, btl_rdma_fn cb, void *ctx);
-void btl_ofi_read_done(struct btl_ofi_read *r, int status);
+int btl_ofi_put(struct btl_endpoint *ep, const void *local, struct btl_reg *lreg, uint64_t raddr,
+                const void *rkey, size_t len, btl_rdma_fn cb, void *ctx);
+void btl_ofi_rma_done(struct btl_ofi_read *r, int status);
 int btl_ofi_register(struct btl_module *btl, void *base, size_t len, struct btl_reg **reg,
                      void *rkey, uint64_t *raddr);
 void btl_ofi_deregister(struct btl_module *btl, struct btl_reg *reg);

@@ -38,7 +38,10 @@ RT_PARAM(p_rxmem, "OFI_RX_MEMORY", RT_PARAM_SIZE, "1m",
          "provider offers FI_MULTI_RECV, else buffers of eager-limit size (at least "
          "RDMPI_OFI_WINDOW of them)")
 RT_PARAM(p_reads, "OFI_READS", RT_PARAM_INT, "64",
-         "RDMA reads btl/ofi keeps in flight; beyond it get says -EAGAIN")
+         "RDMA reads and writes btl/ofi keeps in flight; beyond it get and put say -EAGAIN")
+RT_PARAM(p_rma_limit, "OFI_RMA_LIMIT", RT_PARAM_SIZE, "0",
+         "Largest single RDMA read or write; the pml chunks above it. 0: the provider's "
+         "max_msg_size")
 RT_PARAM(p_multi, "OFI_MULTI_RECV", RT_PARAM_BOOL, "auto",
          "Post multi-receive buffers (FI_MULTI_RECV) where the provider offers them; auto: "
          "not where libfabric 1.17 breaks them (ofi_rxm, shm, sockets)")
@@ -84,7 +87,7 @@ struct fi_info *btl_ofi_hints(void)
     h->ep_attr->type = FI_EP_RDM;
     /* No FI_TAGGED: matching stays in the pml. FI_SOURCE tells us who sent
      * each message, so the wire carries no header of ours. */
-    h->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_SOURCE;
+    h->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_WRITE | FI_REMOTE_WRITE | FI_SOURCE;
     /* FI_RX_CQ_DATA costs nothing: only sends carry CQ data. */
     h->mode = FI_CONTEXT | FI_CONTEXT2 | FI_RX_CQ_DATA;
     h->domain_attr->mr_mode =
@@ -399,6 +402,7 @@ static int publish(struct btl_module *btl)
     c->eager_limit = (uint32_t)btl->eager_limit;
     c->window = btl_ofi.window;
     c->get = (btl->flags & BTL_CAP_GET) != 0;
+    c->put = (btl->flags & BTL_CAP_PUT) != 0;
     c->addrlen = (uint32_t)addrlen;
     snprintf(c->prov, sizeof(c->prov), "%s", btl_ofi.info->fabric_attr->prov_name);
     rc = rt_modex_put(BTL_OFI_CARD_KEY, c, sizeof(*c) + addrlen);
@@ -468,7 +472,7 @@ static void read_fence(int fence)
 static void set_limits(struct btl_module *btl)
 {
     const struct fi_info *i = btl_ofi.info;
-    size_t eager = rt_param_size(&p_eager);
+    size_t eager = rt_param_size(&p_eager), rma_limit = rt_param_size(&p_rma_limit);
     long window = rt_param_int(&p_window);
     int multi, cq_data;
 
@@ -502,14 +506,17 @@ static void set_limits(struct btl_module *btl)
         (i->caps & FI_MULTI_RECV) && (multi < 0 ? !btl_ofi.choice.quirks->no_multi_recv : multi);
     read_fence(rt_param_bool(&p_fence));
     btl->eager_limit = btl->sendi_limit = eager;
-    btl->get_limit = i->ep_attr->max_msg_size;
-    btl->put_limit = 0; /* no fi_write yet */
+    /* libfabric bounds RMA by max_msg_size (there is no separate
+     * max_rma_size); RDMPI_OFI_RMA_LIMIT lowers it, for tests of chunking. */
+    btl->get_limit = btl->put_limit = i->ep_attr->max_msg_size;
+    if (rma_limit && rma_limit < btl->get_limit)
+        btl->get_limit = btl->put_limit = rma_limit;
     btl->latency_ns = btl_ofi.choice.quirks->latency_ns;
     btl->bandwidth_mbs = btl_ofi.choice.quirks->bandwidth_mbs;
     /* Keys travel as 8 bytes: wider (raw) keys mean no RDMA. Messages are
      * delivered as the provider completes them (not BTL_CAP_ORDERED). */
     btl->flags = BTL_CAP_SENDI | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST |
-                 (i->domain_attr->mr_key_size <= 8 ? BTL_CAP_GET : 0);
+                 (i->domain_attr->mr_key_size <= 8 ? BTL_CAP_GET | BTL_CAP_PUT : 0);
     btl->peer_msgs = btl_ofi.window;
 }
 
@@ -531,7 +538,8 @@ static void describe(const struct btl_module *btl)
             btl_ofi.window,
             btl_ofi.prefix ? "in an 8-byte prefix (no remote CQ data)" : "as remote CQ data",
             (unsigned long long)btl_ofi.mr_mode,
-            btl->flags & BTL_CAP_GET ? "RDMA read" : "no RDMA read (key wider than 8 bytes)",
+            btl->flags & BTL_CAP_GET ? "RDMA read and write"
+                                     : "no RDMA read or write (key wider than 8 bytes)",
             btl_ofi.read_fence ? " (sends wait for reads from the same peer)" : "",
             btl_ofi.choice.quirks->pins ? ", registration cache monitor " : "",
             btl_ofi.choice.quirks->pins ? (mon ? mon : "libfabric's default") : "");
@@ -609,6 +617,8 @@ static int add_peer(struct btl_module *btl, int r)
         btl->peer_msgs = c->window;
     if (!c->get)
         btl->flags &= ~(uint32_t)BTL_CAP_GET;
+    if (!c->put)
+        btl->flags &= ~(uint32_t)BTL_CAP_PUT;
     free(c);
     return 0;
 }
@@ -741,12 +751,13 @@ const char *btl_ofi_report(struct btl_ofi_counters *c)
 
 static int ofi_report(struct btl_module *btl, struct btl_report *r)
 {
-    static const char *const names[] = {"fi_inject", "provider EAGAIN", "read errors", "reg errors",
+    static const char *const names[] = {"fi_inject", "provider EAGAIN", "rdma errors", "reg errors",
                                         "read fence"};
     _Static_assert(sizeof(names) / sizeof(names[0]) <= BTL_REPORT_EXTRA, "extras fit");
     struct btl_ofi_counters c;
     const char *line = btl_ofi_report(&c);
-    const uint64_t v[] = {c.inject_msgs, c.eagain, c.read_errors, c.reg_errors, c.fenced};
+    const uint64_t v[] = {c.inject_msgs, c.eagain, c.read_errors + c.write_errors, c.reg_errors,
+                          c.fenced};
 
     (void)btl;
     if (!line)
@@ -754,6 +765,8 @@ static int ofi_report(struct btl_module *btl, struct btl_report *r)
     snprintf(r->transport, sizeof(r->transport), "%s", line);
     r->reads = c.reads;
     r->read_bytes = c.read_bytes;
+    r->writes = c.writes;
+    r->write_bytes = c.write_bytes;
     for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
         r->extra_name[k] = names[k];
         r->extra[k] = v[k];
@@ -769,12 +782,13 @@ static const struct btl_module ofi_template = {
     .eager_limit = 8 << 10,
     .sendi_limit = 8 << 10,
     .get_limit = 1 << 30,
+    .put_limit = 1 << 30,
     .alignment = 1,
     .rkey_size = sizeof(struct btl_ofi_rkey),
     .exclusivity = 100,
     .latency_ns = 30000,
     .bandwidth_mbs = 1000,
-    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST,
+    .flags = BTL_CAP_SENDI | BTL_CAP_GET | BTL_CAP_PUT | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST,
     .init = ofi_init,
     .connect = ofi_connect,
     .finalize = ofi_finalize,
@@ -783,6 +797,7 @@ static const struct btl_module ofi_template = {
     .alloc = btl_ofi_alloc,
     .send = btl_ofi_send,
     .get = btl_ofi_get,
+    .put = btl_ofi_put,
     .register_mem = btl_ofi_register,
     .deregister_mem = btl_ofi_deregister,
     .progress = btl_ofi_progress,

@@ -144,15 +144,16 @@ static int complete(const struct fi_cq_data_entry *e, fi_addr_t src)
     switch (op->kind) {
     case BTL_OFI_RECV: return on_recv((struct btl_ofi_rbuf *)op, e, src);
     case BTL_OFI_SEND: btl_ofi_send_done((struct btl_ofi_frag *)op); return 1;
-    case BTL_OFI_READ: btl_ofi_read_done((struct btl_ofi_read *)op, 0); return 1;
+    case BTL_OFI_READ:
+    case BTL_OFI_WRITE: btl_ofi_rma_done((struct btl_ofi_read *)op, 0); return 1;
     }
     return 0;
 }
 
 /* A failed operation, with libfabric's and the provider's own words. A
- * read fails back to the pml, which copies that message instead; any other
- * failure goes to the error callback, except once finalize began (peers
- * may be gone). */
+ * read or write fails back to the pml, which copies that message instead;
+ * any other failure goes to the error callback, except once finalize began
+ * (peers may be gone). */
 static int on_error(void)
 {
     const char *prov = btl_ofi.info->fabric_attr->prov_name, *detail;
@@ -176,19 +177,25 @@ static int on_error(void)
     detail = fi_cq_strerror(btl_ofi.cq, err.prov_errno, err.err_data, buf, sizeof(buf));
     if (!detail)
         detail = "";
-    if (op && op->kind == BTL_OFI_READ) {
+    if (op && (op->kind == BTL_OFI_READ || op->kind == BTL_OFI_WRITE)) {
         struct btl_ofi_read *r = (struct btl_ofi_read *)op;
+        const int write = op->kind == BTL_OFI_WRITE;
 
         if (!warned++)
-            rt_warn("btl/ofi: an RDMA read of %zu bytes from rank %d failed: %s (%s: %s); "
+            rt_warn("btl/ofi: an RDMA %s of %zu bytes %s rank %d failed: %s (%s: %s); "
                     "that message is copied instead if the connection survived",
-                    r->len, r->peer, fi_strerror(err.err), prov, detail);
+                    write ? "write" : "read", r->len, write ? "to" : "from", r->peer,
+                    fi_strerror(err.err), prov, detail);
         else
-            rt_info(1, "btl/ofi: an RDMA read of %zu bytes from rank %d failed: %s (%s: %s)",
-                    r->len, r->peer, fi_strerror(err.err), prov, detail);
-        btl_ofi.count.read_errors++;
+            rt_info(1, "btl/ofi: an RDMA %s of %zu bytes %s rank %d failed: %s (%s: %s)",
+                    write ? "write" : "read", r->len, write ? "to" : "from", r->peer,
+                    fi_strerror(err.err), prov, detail);
+        if (write)
+            btl_ofi.count.write_errors++;
+        else
+            btl_ofi.count.read_errors++;
         btl_ofi.peers[r->peer].suspect = 1;
-        btl_ofi_read_done(r, btl_ofi_errno(-err.err));
+        btl_ofi_rma_done(r, btl_ofi_errno(-err.err));
         return 1;
     }
     if (op && op->kind == BTL_OFI_SEND) {

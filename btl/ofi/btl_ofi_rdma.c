@@ -1,4 +1,4 @@
-/* btl/ofi memory registration and RDMA read. Registration goes straight to
+/* btl/ofi memory registration, RDMA read and RDMA write. Registration goes straight to
  * fi_mr_reg: providers that pin (verbs) keep their own cache, invalidated
  * by libfabric's memory monitor, and we install no hooks that could fight
  * it. Every mr_mode bit the provider returned is honoured here. */
@@ -70,20 +70,28 @@ int btl_ofi_mr_reg(void *buf, size_t len, uint64_t access, struct fid_mr **mr)
     return 0;
 }
 
+/* Remote reads and writes where the BTL offers both: a rendezvous reads
+ * the sender's buffer or writes the receiver's. Memory that cannot take
+ * writes (a const send buffer on a read-only page: verbs refuses remote
+ * write access to it) is registered for reads alone. */
 int btl_ofi_register(struct btl_module *btl, void *base, size_t len, struct btl_reg **reg,
                      void *rkey, uint64_t *raddr)
 {
+    const uint64_t rd = FI_REMOTE_READ | FI_READ, wr = FI_REMOTE_WRITE | FI_WRITE;
     struct btl_ofi_rkey k;
     struct btl_reg *r;
     int rc;
 
-    (void)btl;
     if (!(r = malloc(sizeof(*r)))) {
         rt_warn("btl/ofi: out of memory for a registration");
         return -ENOMEM;
     }
-    /* FI_READ as well: the pml may hand it back as a read's destination. */
-    if ((rc = btl_ofi_mr_reg(base, len, FI_REMOTE_READ | FI_READ, &r->mr))) {
+    /* FI_READ and FI_WRITE as well: the pml may hand it back as the local
+     * side of a read or a write. */
+    rc = btl_ofi_mr_reg(base, len, (btl->flags & BTL_CAP_PUT) ? rd | wr : rd, &r->mr);
+    if (rc && (btl->flags & BTL_CAP_PUT))
+        rc = btl_ofi_mr_reg(base, len, rd, &r->mr);
+    if (rc) {
         reg_failed(len, rc);
         free(r);
         return btl_ofi_errno(rc);
@@ -105,10 +113,15 @@ void btl_ofi_deregister(struct btl_module *btl, struct btl_reg *reg)
     free(reg);
 }
 
-int btl_ofi_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint64_t raddr,
-                const void *rkey, size_t len, btl_rdma_fn cb, void *ctx)
+/* Starts one fi_read (into local) or fi_write (from local) of len bytes
+ * at the peer's raddr. Without FI_MR_VIRT_ADDR the provider addresses
+ * offsets into the region, so the key's base comes off raddr. */
+static int rma_start(struct btl_ofi_peer *p, enum btl_ofi_kind kind, void *local,
+                     struct btl_reg *lreg, uint64_t raddr, const void *rkey, size_t len,
+                     btl_rdma_fn cb, void *ctx)
 {
-    struct btl_ofi_peer *p = (struct btl_ofi_peer *)ep;
+    const int write = kind == BTL_OFI_WRITE;
+    const char *what = write ? "write" : "read";
     struct btl_ofi_read *r = btl_ofi.free_reads;
     struct btl_ofi_rkey k;
     void *desc = NULL;
@@ -120,18 +133,19 @@ int btl_ofi_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint
     }
     memcpy(&k, rkey, sizeof(k));
     r->lmr = NULL;
-    /* FI_MR_LOCAL: the destination needs a descriptor too. */
+    /* FI_MR_LOCAL: the local buffer needs a descriptor too. */
     if (btl_ofi.mr_mode & FI_MR_LOCAL) {
         if (lreg) {
             desc = fi_mr_desc(lreg->mr);
-        } else if ((rc = btl_ofi_mr_reg(local, len, FI_READ, &r->lmr))) {
+        } else if ((rc = btl_ofi_mr_reg(local, len, write ? FI_WRITE : FI_READ, &r->lmr))) {
             reg_failed(len, (int)rc);
             return btl_ofi_errno(rc);
         } else {
             desc = fi_mr_desc(r->lmr);
         }
     }
-    rc = fi_read(btl_ofi.ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx);
+    rc = write ? fi_write(btl_ofi.ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx)
+               : fi_read(btl_ofi.ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx);
     if (rc) {
         if (r->lmr)
             fi_close(&r->lmr->fid);
@@ -141,28 +155,57 @@ int btl_ofi_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint
         }
         char why[200];
 
-        rt_warn("btl/ofi: an RDMA read of %zu bytes from rank %d failed to start: %s "
+        rt_warn("btl/ofi: an RDMA %s of %zu bytes %s rank %d failed to start: %s "
                 "(provider %s); %s",
-                len, p->world, fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name,
-                btl_ofi_cause(p, (int)-rc, why, sizeof(why)));
-        btl_ofi.count.read_errors++;
+                what, len, write ? "to" : "from", p->world, fi_strerror((int)-rc),
+                btl_ofi.info->fabric_attr->prov_name, btl_ofi_cause(p, (int)-rc, why, sizeof(why)));
+        if (write)
+            btl_ofi.count.write_errors++;
+        else
+            btl_ofi.count.read_errors++;
         return btl_ofi_errno(rc);
     }
     btl_ofi.free_reads = r->next;
+    r->op.kind = kind;
     r->cb = cb;
     r->cbctx = ctx;
     r->len = len;
     r->peer = p->world;
-    p->reads++;
     btl_ofi.outstanding++;
-    btl_ofi.count.reads++;
-    btl_ofi.count.read_bytes += len;
+    if (write) {
+        btl_ofi.count.writes++;
+        btl_ofi.count.write_bytes += len;
+    } else {
+        p->reads++;
+        btl_ofi.count.reads++;
+        btl_ofi.count.read_bytes += len;
+    }
     return 0;
 }
 
+int btl_ofi_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint64_t raddr,
+                const void *rkey, size_t len, btl_rdma_fn cb, void *ctx)
+{
+    return rma_start((struct btl_ofi_peer *)ep, BTL_OFI_READ, local, lreg, raddr, rkey, len, cb,
+                     ctx);
+}
+
+/* The write's completion means the data is at the peer (libfabric's
+ * default FI_TRANSMIT_COMPLETE on a reliable endpoint) and a message sent
+ * after it is not seen before the data: rxm over tcp keeps one ordered
+ * stream per pair, verbs RC orders a send behind earlier writes, shm
+ * writes before it completes. So the pml's FIN after the last write's
+ * callback is safe. */
+int btl_ofi_put(struct btl_endpoint *ep, const void *local, struct btl_reg *lreg, uint64_t raddr,
+                const void *rkey, size_t len, btl_rdma_fn cb, void *ctx)
+{
+    return rma_start((struct btl_ofi_peer *)ep, BTL_OFI_WRITE, (void *)local, lreg, raddr, rkey,
+                     len, cb, ctx);
+}
+
 /* The slot is free again before the callback, which may issue the next
- * read at once. */
-void btl_ofi_read_done(struct btl_ofi_read *r, int status)
+ * read or write at once. */
+void btl_ofi_rma_done(struct btl_ofi_read *r, int status)
 {
     btl_rdma_fn cb = r->cb;
     void *ctx = r->cbctx;
@@ -173,6 +216,7 @@ void btl_ofi_read_done(struct btl_ofi_read *r, int status)
     r->next = btl_ofi.free_reads;
     btl_ofi.free_reads = r;
     btl_ofi.outstanding--;
-    btl_ofi.peers[r->peer].reads--;
+    if (r->op.kind == BTL_OFI_READ)
+        btl_ofi.peers[r->peer].reads--;
     cb(ctx, status);
 }

@@ -42,8 +42,9 @@ const char *btl_ofi_cause(const struct btl_ofi_peer *p, int err, char *buf, size
                  btl_ofi.info->domain_attr->name);
     else
         snprintf(buf, len, "rank %d may have died%s", p->world,
-                 p->suspect ? ", or the provider closed the connection after a failed RDMA read"
-                            : "");
+                 p->suspect
+                     ? ", or the provider closed the connection after a failed RDMA read or write"
+                     : "");
     return buf;
 }
 

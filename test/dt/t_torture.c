@@ -2,7 +2,10 @@
  * non-blocking, counts that cross the eager/rendezvous limit, a type
  * received as bytes and bytes received as a type; every byte of the
  * receive buffer is checked against the reference walker on that rank.
- * Then collectives with vector and contiguous derived types. */
+ * Then collectives with vector and contiguous derived types.
+ * DT_BIG=1: the large counts are 4 MiB of data instead of 64 KB, so a
+ * rendezvous of a non-contiguous type over RDMA runs through many staging
+ * chunks (RDMPI_PML_PACK_CHUNK). */
 #include "dtref.h"
 #include "mpitest.h"
 
@@ -11,6 +14,8 @@ static void fill(char *p, size_t n, unsigned seed)
     for (size_t i = 0; i < n; i++)
         p[i] = (char)(seed * 131u + i * 7u + (i >> 9));
 }
+
+static int big_bytes = 64000;
 
 static void one(unsigned iter)
 {
@@ -32,7 +37,7 @@ static void one(unsigned iter)
     switch (iter % 3) {
     case 0: count = 1; break;
     case 1: count = 5; break;
-    default: count = 64000 / size + 1; break; /* well past the eager limit */
+    default: count = big_bytes / size + 1; break; /* well past the eager limit */
     }
     n = (size_t)size * (size_t)count;
     char *src = span_alloc(t, count, &smem, &span);
@@ -176,6 +181,8 @@ int main(int argc, char **argv)
     int iters = 40;
 
     mt_init(&argc, &argv);
+    if (getenv("DT_BIG") && atoi(getenv("DT_BIG")))
+        big_bytes = 4 << 20;
     if (argc > 1)
         iters = atoi(argv[1]);
     for (int i = 0; i < iters; i++)

@@ -10,6 +10,8 @@
  *     arrives once the receiver polls again;
  *   - RDMA read of 1 B .. 64 MiB at odd offsets, in chunks with at most 8
  *     in flight, every byte checked; -EAGAIN from get handled by retrying;
+ *   - RDMA write of the same sizes in put_limit chunks, every byte and
+ *     its neighbours checked once the writer's next message came;
  *   - registration: read a buffer and sendi from it, unmap it, map a new
  *     one at the same address with other contents, register again: the
  *     peer sees the new contents;
@@ -175,7 +177,8 @@ static void watchdog(int sig)
 {
     static uint64_t last = UINT64_MAX;
     static int waited;
-    uint64_t now = btl_ofi.count.eager_msgs + btl_ofi.count.recv_msgs + btl_ofi.count.reads;
+    uint64_t now = btl_ofi.count.eager_msgs + btl_ofi.count.recv_msgs + btl_ofi.count.reads +
+                   btl_ofi.count.writes;
 
     (void)sig;
     if (now != last || (waiting && ++waited < WAIT_PERIODS)) {
@@ -384,10 +387,11 @@ static void rdma_done(void *ctx, int status)
     c->status = status ? status : c->status;
 }
 
-/* Reads len bytes at raddr from p into dst, as the pml does: chunks of
- * `chunk`, DEPTH in flight, -EAGAIN retried after polling. */
-static int read_all(int p, uint8_t *dst, uint64_t raddr, const void *rkey, size_t len, size_t chunk,
-                    int *chunks, int *eagain)
+/* Reads len bytes at raddr from p into buf (or writes them from buf),
+ * as the pml does: chunks of `chunk`, DEPTH in flight, -EAGAIN retried
+ * after polling. */
+static int rdma_all(int p, int write, uint8_t *buf, uint64_t raddr, const void *rkey, size_t len,
+                    size_t chunk, int *chunks, int *eagain)
 {
     struct rdma_ctx c = {0, 0, 0};
     size_t done = 0;
@@ -397,7 +401,9 @@ static int read_all(int p, uint8_t *dst, uint64_t raddr, const void *rkey, size_
     while (done < len || c.inflight) {
         if (done < len && c.inflight < DEPTH) {
             size_t n = len - done < chunk ? len - done : chunk;
-            int rc = ofi->get(h.ep[p], dst + done, NULL, raddr + done, rkey, n, rdma_done, &c);
+            int rc =
+                write ? ofi->put(h.ep[p], buf + done, NULL, raddr + done, rkey, n, rdma_done, &c)
+                      : ofi->get(h.ep[p], buf + done, NULL, raddr + done, rkey, n, rdma_done, &c);
 
             if (rc == 0) {
                 c.inflight++;
@@ -415,9 +421,18 @@ static int read_all(int p, uint8_t *dst, uint64_t raddr, const void *rkey, size_
     return c.calls == *chunks ? c.status : -EPROTO;
 }
 
+static int read_all(int p, uint8_t *dst, uint64_t raddr, const void *rkey, size_t len, size_t chunk,
+                    int *chunks, int *eagain)
+{
+    return rdma_all(p, 0, dst, raddr, rkey, len, chunk, chunks, eagain);
+}
+
+static const size_t rdma_sizes[] = {1, 7, 4096, 65537, (1u << 20) + 3, 16u << 20, 64u << 20};
+#define NSIZES (sizeof(rdma_sizes) / sizeof(rdma_sizes[0]))
+
 static void test_reads(uint8_t *gsrc, uint8_t *gdst)
 {
-    static const size_t sizes[] = {1, 7, 4096, 65537, (1u << 20) + 3, 16u << 20, 64u << 20};
+    const size_t *sizes = rdma_sizes;
     int right = (rt.rank + 1) % rt.size;
     struct key_msg k = {BTL_TAG_TEST, K_KEY, {0}, 0, GBUF, {0}};
     struct btl_reg *reg;
@@ -430,7 +445,7 @@ static void test_reads(uint8_t *gsrc, uint8_t *gdst)
     send_ctl((rt.rank + rt.size - 1) % rt.size, &k, sizeof(k));
     while (st[right].keys < 1)
         harness_progress(&h);
-    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+    for (size_t s = 0; s < NSIZES; s++) {
         size_t len = sizes[s];
         int chunks, eagain, rc;
         double t;
@@ -552,6 +567,62 @@ static void test_remap(void)
     free(dst);
 }
 
+/* RDMA write: each rank registers its destination buffer and hands the
+ * key to its left neighbour, which writes sizes 1 B .. 64 MiB at odd
+ * offsets in put_limit chunks (RDMPI_OFI_RMA_LIMIT makes that small),
+ * then says so by a message; the owner checks every byte, and the bytes
+ * on either side, once that message came (the order the pml's write
+ * rendezvous counts on: a send after the last write's completion is not
+ * seen before the data). */
+static void test_writes(uint8_t *gsrc, uint8_t *gdst)
+{
+    int right = (rt.rank + 1) % rt.size, left = (rt.rank + rt.size - 1) % rt.size;
+    struct key_msg k = {BTL_TAG_TEST, K_KEY, {0}, 0, GBUF + 16, {0}};
+    size_t chunk = ofi->put_limit < (4u << 20) ? ofi->put_limit : (4u << 20);
+    uint8_t ack[2] = {BTL_TAG_TEST, K_ACK};
+    struct btl_reg *reg;
+
+    phase = "rdma write";
+    memset(gdst, 0, GBUF + 16);
+    if (ofi->register_mem(ofi, gdst, GBUF + 16, &reg, k.rkey, &k.raddr))
+        harness_die("register_mem of %u bytes failed", GBUF + 16);
+    send_ctl(left, &k, sizeof(k));
+    /* One key came for the reads and two for the remapped buffer. */
+    while (st[right].keys < 4)
+        harness_progress(&h);
+    for (size_t s = 0; s < NSIZES; s++) {
+        size_t len = rdma_sizes[s];
+        int chunks, eagain, rc;
+        long bad;
+
+        /* Ours to the right, then the left one's into ours. */
+        rc = rdma_all(right, 1, gsrc + 3, st[right].key.raddr + 5, st[right].key.rkey, len, chunk,
+                      &chunks, &eagain);
+        CHECK_ALL ("write of %zu bytes to rank %d in %d chunks of at most %zu, %d -EAGAIN", len,
+                   right, chunks, chunk, eagain) {
+            CHECK_EQ_INT(rc, 0);
+            CHECK_EQ_INT(chunks, (int)((len + chunk - 1) / chunk));
+        }
+        send_ctl(right, ack, sizeof(ack));
+        /* Acks count up too: two came in test_remap. */
+        while (st[left].acks < 3 + (int)s)
+            harness_progress(&h);
+        bad = pattern_diff(gdst + 5, len, left, 0, 3);
+        CHECK_ALL ("%zu bytes written by rank %d are here once its message came%s", len, left,
+                   bad >= 0 ? ", WRONG" : "") {
+            CHECK_LT_LONG(bad, 0);
+            CHECK_EQ_INT(gdst[4], 0);
+            CHECK_EQ_INT(gdst[5 + len], 0);
+        }
+        if (bad >= 0)
+            printf("#   first wrong byte %ld\n", bad);
+        memset(gdst, 0, len + 16);
+        /* The left one writes again only once we have looked. */
+        barrier();
+    }
+    ofi->deregister_mem(ofi, reg);
+}
+
 int main(int argc, char **argv)
 {
     const char *want = getenv("RDMPI_OFI_PROVIDER");
@@ -619,9 +690,11 @@ int main(int argc, char **argv)
         harness_die("this test needs two ranks at least");
     CHECK_TRUE(!want || strstr(line, want) == line, "provider %s as RDMPI_OFI_PROVIDER=%s asked",
                line, want ? want : "(unset)");
-    CHECK_ALL ("limits: eager %zu, sendi %zu, rkey %zu bytes, GET %s", ofi->eager_limit,
-               ofi->sendi_limit, ofi->rkey_size, ofi->flags & BTL_CAP_GET ? "yes" : "no") {
+    CHECK_ALL ("limits: eager %zu, sendi %zu, rkey %zu bytes, GET %s, PUT %s", ofi->eager_limit,
+               ofi->sendi_limit, ofi->rkey_size, ofi->flags & BTL_CAP_GET ? "yes" : "no",
+               ofi->flags & BTL_CAP_PUT ? "yes" : "no") {
         CHECK_TRUE(ofi->flags & BTL_CAP_GET);
+        CHECK_TRUE(ofi->flags & BTL_CAP_PUT);
         CHECK_GE_LONG(ofi->eager_limit, 64);
         CHECK_EQ_LONG(ofi->sendi_limit, ofi->eager_limit);
         CHECK_LE_LONG(ofi->rkey_size, 32);
@@ -632,20 +705,26 @@ int main(int argc, char **argv)
     back_pressure();
     test_reads(gsrc, gdst);
     test_remap();
+    test_writes(gsrc, gdst);
 
     phase = "finalize";
     btl_ofi_report(&c);
     CHECK_ALL ("counters: %llu eager messages (%llu injected), %llu reads of %llu bytes, "
-               "%llu -EAGAIN, %llu read and %llu registration errors",
+               "%llu writes of %llu bytes, %llu -EAGAIN, %llu read, %llu write and %llu "
+               "registration errors",
                (unsigned long long)c.eager_msgs, (unsigned long long)c.inject_msgs,
                (unsigned long long)c.reads, (unsigned long long)c.read_bytes,
+               (unsigned long long)c.writes, (unsigned long long)c.write_bytes,
                (unsigned long long)c.eagain, (unsigned long long)c.read_errors,
-               (unsigned long long)c.reg_errors) {
+               (unsigned long long)c.write_errors, (unsigned long long)c.reg_errors) {
         CHECK_GT_LONG(c.reads, 0);
         CHECK_GT_LONG(c.read_bytes, (64u << 20));
         CHECK_GT_LONG(c.eager_msgs, 0);
         CHECK_GT_LONG(c.recv_msgs, 0);
+        CHECK_GT_LONG(c.writes, 0);
+        CHECK_GT_LONG(c.write_bytes, (64u << 20));
         CHECK_TRUE(!c.read_errors);
+        CHECK_TRUE(!c.write_errors);
         CHECK_TRUE(!c.reg_errors);
     }
     harness_finalize(&h);

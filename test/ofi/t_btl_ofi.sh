@@ -1,12 +1,12 @@
 #!/bin/sh
 # btl/ofi without the pml (t_btl_ofi.c) over tcp;ofi_rxm and shm: every
-# message once (in any order), back-pressure up to the window, RDMA reads of
-# 1 B .. 64 MiB, re-registration at a reused address, /dev/shm hygiene;
-# then provider and interface choice, the verbosity-1 line, bad input, a
-# crash, a dying peer, a failed RDMA read.
+# message once (in any order), back-pressure up to the window, RDMA reads
+# and writes of 1 B .. 64 MiB, re-registration at a reused address,
+# /dev/shm hygiene; then provider and interface choice, the verbosity-1
+# line, bad input, a crash, a dying peer, a failed RDMA read.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/ofi/t_btl_ofi"
-plan 26
+plan 28
 
 # job DESCRIPTION N MESSAGES ENV... : one run of t_btl_ofi; passes if
 # every rank passed and nothing of the job is left in /dev/shm. The
@@ -38,6 +38,11 @@ job "shm: window 16384, the provider's own -FI_EAGAIN queues sends" 2 300 RDMPI_
     RDMPI_OFI_PROVIDER=shm RDMPI_OFI_WINDOW=16384
 job "shm: 70000 messages a pair" 2 70000 RDMPI_BTL=ofi,self \
     RDMPI_OFI_PROVIDER=shm
+# Reads and writes above the RMA limit go in several chunks.
+job "tcp: RDMA limit 64 KiB, reads and writes chunked" 2 100 RDMPI_BTL=ofi,self \
+    RDMPI_OFI_PROVIDER=tcp RDMPI_OFI_RMA_LIMIT=64k
+job "shm: RDMA limit 4097 bytes, 2 read and write slots" 2 100 RDMPI_BTL=ofi,self \
+    RDMPI_OFI_PROVIDER=shm RDMPI_OFI_RMA_LIMIT=4097 RDMPI_OFI_READS=2
 # The word in a prefix, as on iWARP (no remote CQ data).
 job "tcp: our word in a prefix, 1 KiB eager limit, window 2" 2 300 \
     RDMPI_BTL=ofi RDMPI_OFI_PROVIDER=tcp RDMPI_OFI_CQ_DATA=0 RDMPI_OFI_EAGER_LIMIT=1k \

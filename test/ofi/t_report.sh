@@ -2,11 +2,11 @@
 # The transport report (mpirun --report-transport, RDMPI_REPORT=1) over sm,
 # over ofi (tcp;ofi_rxm and shm), and mixed: one table for the job with the
 # right BTL/provider rows and counts that match the traffic t_report sends
-# (eager vs rendezvous across the eager limit, RDMA reads, fallbacks when
-# forced); the verbosity-1 choice lines; a peer dying mid-transfer over ofi.
+# (eager vs rendezvous across the eager limit, RDMA reads, RDMA writes when
+# RDMPI_PML_RNDV=write, fallbacks when forced); the verbosity-1 choice lines; a peer dying mid-transfer over ofi.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/ofi/t_report"
-plan 35
+plan 38
 
 # val BTL COLUMN: a number from the report table in $err (first row of BTL).
 val() {
@@ -87,8 +87,35 @@ transport ofi | grep -q "^tcp;ofi_rxm on .* (fabric .*, domain .*, Ethernet (TCP
 ok $? "tcp: the row names provider, interface, fabric, domain and link"
 expect "tcp: counts from both ranks, nothing written" ofi ranks=2 writes=0
 split "tcp: split at 64 KiB, one fi_read per rendezvous" ofi 10 $((2 * (3 * 65521 + 2 * 1048576)))
-echo "$err" | grep -q "^ *also: fi_inject [0-9]*, provider EAGAIN [0-9]*, read errors 0, reg errors 0, read fence 0$"
+echo "$err" | grep -q "^ *also: fi_inject [0-9]*, provider EAGAIN [0-9]*, rdma errors 0, reg errors 0, read fence 0$"
 ok $? "tcp: btl/ofi's own counters follow its row"
+# wrote DESC BTL N BYTES: the receivers asked for writes (RDMPI_PML_RNDV=
+# write): N rendezvous of BYTES, one fi_write each, no read, no fallback.
+wrote() {
+    desc=$1 b=$2 n=$3 bytes=$4
+    rm=$(val "$b" rndv_msgs) rb=$(val "$b" rndv_bytes) wr=$(val "$b" writes) w=$(val "$b" write_bytes)
+    [ $rc -eq 0 ] && [ "$rm" -eq "$n" ] && [ "$rb" -eq "$bytes" ] && [ "$wr" -eq "$rm" ] &&
+        [ "$w" -eq "$rb" ] && [ "$(val "$b" reads)" = 0 ] && [ "$(val "$b" fb_read)" = 0 ] &&
+        [ "$(val "$b" fb_nordma)" = 0 ]
+    ok $? "$desc"
+    [ $? -eq 0 ] || diag "exit $rc; $b: rndv_msgs $rm, rndv_bytes $rb, writes $wr of $w bytes" "$err"
+}
+run env RDMPI_BTL=ofi,self FI_PROVIDER=tcp RDMPI_PML_RNDV=write RDMPI_REPORT=1 "$MPIRUN" \
+    --timeout 60 -n 2 "$t" 65520:4 65521:3 1m:2
+wrote "tcp: RDMPI_PML_RNDV=write: one fi_write per rendezvous, no read, no fallback" ofi 10 \
+    $((2 * (3 * 65521 + 2 * 1048576)))
+run env RDMPI_BTL=ofi,self FI_PROVIDER=shm RDMPI_PML_RNDV=write RDMPI_REPORT=1 "$MPIRUN" \
+    --timeout 60 -n 3 "$t" 4080:10 4081:5 1m:2
+wrote "shm: RDMPI_PML_RNDV=write: the same" ofi 21 $((3 * (5 * 4081 + 2 * 1048576)))
+# Non-contiguous types (t_torture) under auto: sends of a derived type
+# are written through staging chunks, receives into one read through them;
+# nothing falls back to the copy pipeline.
+run env RDMPI_BTL=ofi,self FI_PROVIDER=shm RDMPI_REPORT=1 "$MPIRUN" --timeout 120 -n 2 \
+    "$top_builddir/test/dt/t_torture"
+[ $rc -eq 0 ] && [ "$(val ofi reads)" -gt 0 ] && [ "$(val ofi writes)" -gt 0 ] &&
+    [ "$(val ofi fb_read)" = 0 ] && [ "$(val ofi fb_nordma)" = 0 ]
+ok $? "shm: derived types by staged reads ($(val ofi reads)) and writes ($(val ofi writes)), no fallback"
+[ $rc -eq 0 ] || diag "exit $rc" "$err"
 # The read fence (on by itself on iWARP): traffic both ways, every byte
 # checked by t_stress, with sends held while reads from their peer run.
 run env RDMPI_BTL=ofi,self FI_PROVIDER=tcp RDMPI_OFI_READ_FENCE=1 RDMPI_REPORT=1 "$MPIRUN" \

@@ -168,7 +168,7 @@ static void rdma_helper(void)
 
     CHECK_TRUE(pml_direct_ok(0), "the fake BTL reads and writes this process without registration");
     fake_counts_reset();
-    fake_btl_module.get_limit = 8192;
+    fake_btl_module.get_limit = fake_btl_module.put_limit = 8192;
     pattern(a, N, 50);
     RULE(.op = FAKE_PUT, .after = 1, .times = 3, .act = FAKE_EAGAIN);
     rc = pml_rdma(0, a, raddr, N, true);
@@ -190,7 +190,7 @@ static void rdma_helper(void)
     RULE(.op = FAKE_PUT, .times = 1, .act = FAKE_FAIL, .arg = -EFAULT);
     CHECK_EQ_INT(pml_rdma(0, a, raddr, N, true), -EFAULT);
     fake_clear();
-    fake_btl_module.get_limit = SIZE_MAX;
+    fake_btl_module.get_limit = fake_btl_module.put_limit = SIZE_MAX;
     free(a);
     free(b);
 }
