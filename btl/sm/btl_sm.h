@@ -1,5 +1,6 @@
-/* btl/sm: ranks on one host, through per-pair rings in shared memory and
- * single-copy reads by cross-memory attach. docs/btl-sm.md has the design. */
+/* btl/sm: ranks on one host, through per-pair rings in shared memory, made
+ * when a pair first talks, and single-copy reads by cross-memory attach.
+ * docs/btl-sm.md has the design. */
 #ifndef BTL_SM_H
 #define BTL_SM_H
 
@@ -13,19 +14,21 @@ extern struct btl_component btl_sm_component;
 /* The one module, made by the component's open (internal to btl/sm). */
 extern struct btl_module btl_sm_module;
 
-#define BTL_SM_VERSION 3
+#define BTL_SM_VERSION 4
 #define BTL_SM_MAGIC   0x314d5349504d4452ull /* "RDMPISM1" little-endian */
 #define BTL_SM_LINE    64
 
 /* The first line of each process's segment. Then the doorbell (one bit
- * per ring, 512 to a line), one control line per ring (struct btl_sm_ctl),
- * padding to a page, and the rings. */
+ * per local peer, 512 to a line), one control line per peer (struct
+ * btl_sm_ctl), and padding to a page. The rings are not in it: each is an
+ * object of its own, made by its writer on the pair's first message
+ * (btl_sm_pair.c). */
 struct btl_sm_seg {
     uint64_t magic;         /* BTL_SM_MAGIC, checked by every peer that attaches */
     uint64_t nonce;         /* random; the CMA probe must read it through the owner's pid */
     uint32_t version;       /* BTL_SM_VERSION */
     uint32_t nrings;        /* one per other local rank, by the sender's local index */
-    uint32_t ring_bytes;    /* size of each ring, a power of two */
+    uint32_t ring_bytes;    /* size of each ring the owner writes, a power of two */
     uint32_t attach_target; /* local peers that will be done with the name */
     uint32_t attached;      /* peers done with the name; whoever makes it
                              * attach_target unlinks the segment */
@@ -46,13 +49,17 @@ struct btl_sm_ctl {
 _Static_assert(sizeof(struct btl_sm_ctl) == BTL_SM_LINE, "control block is one line");
 
 /* The doorbell: bit i of the receiver's bitmap says "ring i may hold
- * entries, poll it". A sender sets its bit after publishing, unless it is
- * set already; the receiver clears it only after the ring stayed empty for
- * BTL_SM_LINGER polls, then looks at the ring once more. So an idle poll
- * reads the bitmap (one line up to 512 local ranks) and the rings of peers
- * that talked lately, never those of silent peers. */
+ * entries, poll it", and its first rise says "ring i exists, map it". A
+ * sender sets its bit after publishing, unless it is set already; the
+ * receiver clears it only after the ring stayed empty for BTL_SM_LINGER
+ * polls, then looks at the ring once more. So an idle poll reads the
+ * bitmap (one line up to 512 local ranks) and the rings of peers that
+ * talked lately, never those of silent peers. The bit is a hint, not a
+ * guarantee (see btl_sm_notify): every BTL_SM_SWEEP polls, and before it
+ * sleeps, the receiver also looks at every ring it has mapped. */
 #define BTL_SM_BELL_BITS 64
 #define BTL_SM_LINGER    512
+#define BTL_SM_SWEEP     256
 
 static inline uint32_t btl_sm_bell_words(uint32_t nrings)
 {
@@ -68,16 +75,19 @@ struct btl_sm_card {
     uint32_t pid;            /* owner's pid, for process_vm_readv */
     uint64_t seg_size;       /* bytes to map */
     uint64_t seg_addr;       /* where the owner mapped its segment: the CMA probe reads there */
-    uint32_t ring_bytes;     /* each ring's size */
+    uint32_t ring_bytes;     /* the size of each ring this rank writes */
     uint32_t nrings;         /* local ranks - 1 */
-    char name[NAME_MAX + 1]; /* shm_open name of the segment */
+    char name[NAME_MAX + 1]; /* shm_open name of the segment; its rings are
+                              * this name and ".<reader's world rank>" */
 };
 _Static_assert(sizeof(struct btl_sm_card) == 32 + NAME_MAX + 1, "card has no holes");
 
-/* Sending to one local peer: our ring in its segment. This is the
- * struct btl_endpoint the pml holds; the fast-path fields come first. */
+/* Sending to one local peer: our ring to it, which it maps too. This is
+ * the struct btl_endpoint the pml holds; the fast-path fields come first.
+ * Until the first message the ring is NULL and rcache says "full", so the
+ * first claim takes the slow path, which makes the ring. */
 struct btl_sm_out {
-    uint8_t *ring;        /* slot 0 of the ring */
+    uint8_t *ring;        /* slot 0 of the ring; NULL until the first message */
     const uint32_t *rpub; /* the peer's published read index (its ctl line) */
     uint64_t *bell;       /* our doorbell word in the peer's segment */
     uint64_t bell_bit;    /* our bit in it */
@@ -95,14 +105,17 @@ struct btl_sm_out {
     size_t seg_size;
 };
 
-/* Receiving from one local peer: its ring in our segment. */
+/* Receiving from one local peer: its ring, mapped when its doorbell bit
+ * first comes up; our read index is in our segment. */
 struct btl_sm_in {
-    uint8_t *ring;  /* slot 0 of the ring */
-    uint32_t *rpub; /* where we publish `r` for the writer */
-    uint32_t r;     /* slots consumed */
-    uint32_t rlast; /* the value last published */
-    uint32_t idle;  /* polls that found the ring empty since its last entry */
-    int world;      /* the writer's world rank */
+    uint8_t *ring;   /* slot 0 of the ring; NULL until the writer made it */
+    uint32_t *rpub;  /* where we publish `r` for the writer */
+    uint32_t r;      /* slots consumed */
+    uint32_t rlast;  /* the value last published */
+    uint32_t idle;   /* polls that found the ring empty since its last entry */
+    uint32_t nslots; /* the writer's ring size in slots, from its card */
+    int world;       /* the writer's world rank */
+    char *seg_name;  /* the writer's segment name, its rings' prefix */
 };
 
 /* Process-wide state; peers are indexed by local rank with ourselves
@@ -111,8 +124,11 @@ struct btl_sm_state {
     struct btl_sm_in *in;
     uint64_t *bell;  /* our doorbell: bit i set, ring i may hold entries */
     uint32_t nbell;  /* its words */
-    uint32_t nslots; /* our rings' size in slots */
+    uint32_t nslots; /* the size in slots of the rings we write */
     int npeers;
+    int *active; /* peers whose rings we mapped, in that order */
+    int nactive;
+    unsigned sweep; /* polls since the last look at every active ring */
     struct btl_sm_out *out;
     int cma;                /* process_vm_readv works with every peer */
     int cma_off;            /* why not: 1 RDMPI_SM_CMA=0, else the probe's -errno */
@@ -128,6 +144,8 @@ struct btl_sm_state {
     int wake;               /* blocked ranks sleep (rt_progress_sleeps): writers
                              * check whether their reader does */
     uint64_t sleeps, wakes; /* times we slept; times we woke a peer */
+    uint64_t timeouts;      /* sleeps that ran out their time, nobody woke us */
+    uint64_t ring_bytes;    /* of rings mapped now, ours and our peers' */
 };
 extern struct btl_sm_state btl_sm;
 
@@ -142,25 +160,40 @@ void btl_sm_wake_slow(struct btl_sm_seg *peer);
 /* After publishing to o's reader: ring its doorbell and wake it if it
  * sleeps.
  *
- * Doorbell ordering. We store the entry's header word, then (seq_cst
- * fence) load the bell; the reader clears the bit with a seq_cst RMW, then
- * (seq_cst fence) loads the header word. That is the store-buffering
- * pattern: with both fences at least one side sees the other's store, so
- * either we see the bit clear and set it again, or the reader's second
- * look finds our entry. When we do set it, the release RMW makes the entry
- * visible to a reader whose acquire load sees the bit. The load before the
- * RMW keeps the line shared while the bit is up (the common case in a
- * stream): only a peer's first message after a quiet spell writes it.
+ * Doorbell, without a fence. We store the entry's header word (release),
+ * then load the bell word; if our bit is down we raise it with a release
+ * RMW, so a reader whose acquire load sees the bit sees the entry (and,
+ * on the first message, the ring: it was made before). While the bit is
+ * up the line stays shared in our cache: streams and ping-pong pay one
+ * cached load. The load may be ordered before the entry's store (x86
+ * lets a load pass an earlier store), so it can see the bit up just as
+ * the reader cools the ring (clears the bit, then finds the ring empty,
+ * our store still in our store buffer): the entry then sits in a ring
+ * whose bit is down. It is not lost, only late: the reader looks at every
+ * ring it has mapped every BTL_SM_SWEEP polls (btl_sm_progress), and a
+ * store becomes visible in finite time, so the sweep finds it. That costs
+ * the reader (rings that ever talked) / BTL_SM_SWEEP loads per poll, and
+ * nothing for silent peers, whose rings are not mapped. A fence here
+ * would close the window, for every message, to save a rare delay of at
+ * most BTL_SM_SWEEP polls; the reader's cooling is rare (after 512 empty
+ * polls), so the window almost never opens.
  *
- * Wake-up: the fence orders our bell (or entry) before the load of the
- * sleeping flag, as the reader orders setting the flag before its last
- * look at the bell and rings (btl_sm_wait), so one of the two sees the
- * other. */
+ * Wake-up, with a fence, only when ranks sleep (btl_sm.wake). A sleeping
+ * reader has nothing to sweep with, so a missed entry would cost it a
+ * whole RDMPI_SLEEP_MAX, or hang it if no timeout came. So here it is the
+ * store-buffering pattern with both fences: we store the entry (and maybe
+ * the bit), fence, load `sleeping`; the reader (btl_sm_wait) stores
+ * `sleeping`, fences, then loads the header word of every mapped ring and
+ * the bits of unmapped ones. At least one side sees the other's store:
+ * either we see the flag and wake the reader, or its last look finds our
+ * entry (or our first bit) and it does not sleep. Neither side relies on
+ * the other's bit, so a bit the doorbell race left down does not matter
+ * here. `wake`, read by the reader before it sets the flag, makes a
+ * wake-up between its last look and its futex call return at once. */
 static inline void btl_sm_notify(struct btl_sm_out *o)
 {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (!(__atomic_load_n(o->bell, __ATOMIC_RELAXED) & o->bell_bit))
-        __atomic_fetch_or(o->bell, o->bell_bit, __ATOMIC_SEQ_CST);
+        __atomic_fetch_or(o->bell, o->bell_bit, __ATOMIC_RELEASE);
     if (__builtin_expect(btl_sm.wake, 0)) {
         struct btl_sm_seg *s = (struct btl_sm_seg *)o->seg;
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -168,6 +201,12 @@ static inline void btl_sm_notify(struct btl_sm_out *o)
             btl_sm_wake_slow(s);
     }
 }
+
+/* Pairs made on first use (btl_sm_pair.c). */
+void btl_sm_pair_create(struct btl_sm_out *o);
+void btl_sm_pair_attach(int i);
+void btl_sm_pair_sweep(void);
+void btl_sm_pair_close(void);
 
 int btl_sm_cma_probe(const struct btl_sm_out *o, uint64_t seg_addr);
 int btl_sm_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint64_t raddr,

@@ -1,5 +1,6 @@
 /* btl/sm setup and teardown: our segment in /dev/shm, the business card,
- * attaching the peers' segments, the CMA probe, and unlinking. */
+ * attaching the peers' segments, the CMA probe, and unlinking. The rings
+ * come later, per pair, on first use (btl_sm_pair.c). */
 #include "config.h"
 
 #include "btl_sm.h"
@@ -19,8 +20,9 @@
 #include <unistd.h>
 
 RT_PARAM(p_budget, "SM_RING_BUDGET", RT_PARAM_SIZE, "4m",
-         "Shared memory per process for the rings its local peers send into: each "
-         "ring gets budget / local ranks, clamped to 8k..256k")
+         "Shared memory per process for the rings it sends into, should it talk to every "
+         "local peer: each ring gets budget / local ranks, clamped to 8k..256k, and is "
+         "made on the first message to its peer")
 RT_PARAM(p_eager, "SM_EAGER_LIMIT", RT_PARAM_SIZE, "4112",
          "Largest pml message (header + payload) btl/sm sends in one piece; larger "
          "ones go by rendezvous. At most half a ring, at least 64. The default holds a "
@@ -62,11 +64,6 @@ static struct btl_sm_ctl *ctl_of(void *seg, uint32_t nrings, uint32_t ring)
     return (struct btl_sm_ctl *)((char *)seg + BTL_SM_LINE + bell_bytes(nrings)) + ring;
 }
 
-static uint8_t *ring_of(void *seg, uint32_t nrings, uint32_t ring_bytes, uint32_t ring)
-{
-    return (uint8_t *)seg + hdr_bytes(nrings) + (size_t)ring * ring_bytes;
-}
-
 /* budget / local ranks, clamped, rounded down to a power of two. */
 static uint32_t ring_size(void)
 {
@@ -104,7 +101,7 @@ static int make_name(char *name, size_t size)
 
 static int seg_create(uint32_t nrings, uint32_t ring_bytes)
 {
-    size_t size = hdr_bytes(nrings) + (size_t)nrings * ring_bytes;
+    size_t size = hdr_bytes(nrings);
     struct timespec ts;
     struct btl_sm_seg *s;
     struct rt_shm m;
@@ -112,8 +109,7 @@ static int seg_create(uint32_t nrings, uint32_t ring_bytes)
 
     if ((rc = make_name(btl_sm.name, sizeof(btl_sm.name))))
         return rc;
-    if ((rc = rt_shm_create(&m, "btl/sm", btl_sm.name, size, RT_SHM_POPULATE,
-                            "RDMPI_SM_RING_BUDGET lowers the need")))
+    if ((rc = rt_shm_create(&m, "btl/sm", btl_sm.name, size, RT_SHM_POPULATE, NULL)))
         return rc;
     s = m.base;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -203,12 +199,14 @@ static int attach(int i, int world, struct btl_sm_card **cardp)
     }
     o->seg = s;
     o->seg_size = c->seg_size;
-    o->ring = ring_of(s, s->nrings, s->ring_bytes, mine);
     o->rpub = &ctl_of(s, s->nrings, mine)->read;
     o->bell = &bell_of(s)[mine / BTL_SM_BELL_BITS];
     o->bell_bit = 1ull << (mine % BTL_SM_BELL_BITS);
-    o->nslots = s->ring_bytes / BTL_SM_SLOT;
-    o->max_len = max_len(s->ring_bytes);
+    /* No ring yet (btl_sm_out): "full" sends the first claim to the slow
+     * path, which makes it. */
+    o->nslots = btl_sm.nslots;
+    o->rcache = 0u - o->nslots;
+    o->max_len = max_len(btl_sm.seg->ring_bytes);
     o->world = world;
     o->pid = (pid_t)c->pid;
     attach_done(s, 1, c->name);
@@ -244,7 +242,8 @@ static int sm_connect(struct btl_module *btl, uint8_t *reach)
         return 0;
     btl_sm.in = calloc((size_t)npeers, sizeof(*btl_sm.in));
     btl_sm.out = calloc((size_t)npeers, sizeof(*btl_sm.out));
-    if (!btl_sm.in || !btl_sm.out) {
+    btl_sm.active = calloc((size_t)npeers, sizeof(*btl_sm.active));
+    if (!btl_sm.in || !btl_sm.out || !btl_sm.active) {
         rt_warn("btl/sm: out of memory for %d peers", npeers);
         return -ENOMEM;
     }
@@ -255,16 +254,18 @@ static int sm_connect(struct btl_module *btl, uint8_t *reach)
         struct btl_sm_card *c = NULL;
         int rc;
 
-        /* Our side exists whether or not the peer ever writes; the poll
-         * loop looks only at rings whose doorbell bit is up. */
-        btl_sm.in[i].ring =
-            ring_of(btl_sm.seg, (uint32_t)npeers, btl_sm.seg->ring_bytes, (uint32_t)i);
+        /* The peer's ring to us is mapped when its doorbell bit first
+         * comes up; the poll loop looks only at rings whose bit is up. */
         btl_sm.in[i].rpub = &ctl_of(btl_sm.seg, (uint32_t)npeers, (uint32_t)i)->read;
         btl_sm.in[i].world = world;
         if ((rc = attach(i, world, &c)) == 0) {
             probe_cma(i, c);
-            if (btl->eager_limit > btl_sm.out[i].max_len)
-                btl->eager_limit = btl->sendi_limit = btl_sm.out[i].max_len;
+            btl_sm.in[i].nslots = c->ring_bytes / BTL_SM_SLOT;
+            if (!(btl_sm.in[i].seg_name = strdup(c->name))) {
+                free(c);
+                rt_warn("btl/sm: out of memory for %d peers", npeers);
+                return -ENOMEM;
+            }
             reach[world] = 1;
             reached++;
         } else if (rc == -ENOENT) {
@@ -281,8 +282,8 @@ static int sm_connect(struct btl_module *btl, uint8_t *reach)
     if (!btl_sm.cma)
         btl->flags &= ~(uint32_t)(BTL_CAP_GET | BTL_CAP_PUT | BTL_CAP_DIRECT);
     rt_info(my_index == 0 ? 1 : 2,
-            "btl/sm: %d of %d local peers, rings of %u KiB (%zu KiB of /dev/shm per rank), "
-            "eager limit %zu, single copy %s",
+            "btl/sm: %d of %d local peers, rings of %u KiB made on first use, a segment of "
+            "%zu KiB, eager limit %zu, single copy %s",
             reached, npeers, btl_sm.seg->ring_bytes >> 10, btl_sm.seg_size >> 10, btl->eager_limit,
             btl_sm.cma ? "by process_vm_readv" : "off: copy pipeline");
     return 0;
@@ -292,7 +293,7 @@ static struct btl_endpoint *sm_endpoint(struct btl_module *btl, int peer)
 {
     (void)btl;
     for (int i = 0; i < btl_sm.npeers; i++)
-        if (btl_sm.out[i].world == peer && btl_sm.out[i].ring)
+        if (btl_sm.out[i].world == peer && btl_sm.out[i].seg)
             return (struct btl_endpoint *)&btl_sm.out[i];
     return NULL;
 }
@@ -311,6 +312,7 @@ static int sm_flush(struct btl_module *btl)
  * mappings keep the memory alive after ours go. */
 static int sm_finalize(struct btl_module *btl)
 {
+    btl_sm_pair_close();
     for (int i = 0; btl_sm.out && i < btl_sm.npeers; i++)
         if (btl_sm.out[i].seg)
             munmap(btl_sm.out[i].seg, btl_sm.out[i].seg_size);
@@ -323,6 +325,7 @@ static int sm_finalize(struct btl_module *btl)
     }
     free(btl_sm.in);
     free(btl_sm.out);
+    free(btl_sm.active);
     memset(&btl_sm, 0, sizeof(btl_sm));
     (void)btl;
     return 0;
@@ -358,6 +361,10 @@ static int sm_report(struct btl_module *btl, struct btl_report *r)
     r->extra[1] = btl_sm.sleeps;
     r->extra_name[2] = "wake-ups";
     r->extra[2] = btl_sm.wakes;
+    r->extra_name[3] = "sleeps timed out";
+    r->extra[3] = btl_sm.timeouts;
+    r->extra_name[4] = "ring bytes mapped";
+    r->extra[4] = btl_sm.ring_bytes;
     return 0;
 }
 

@@ -1,6 +1,8 @@
-/* btl/sm receiving: the doorbell says which peers' rings to poll; deliver
- * their entries in order. An idle poll reads the doorbell line and the rings
- * of peers that sent lately, whatever the number of silent peers. */
+/* btl/sm receiving: the doorbell says which peers' rings to poll (and,
+ * the first time, to map); deliver their entries in order. An idle poll
+ * reads the doorbell line and the rings of peers that sent lately, and
+ * every BTL_SM_SWEEP polls those of peers that ever sent, whatever the
+ * number of silent peers. */
 #include "config.h"
 
 #include "btl_sm.h"
@@ -31,17 +33,17 @@ static inline void publish(struct btl_sm_in *in, uint32_t r)
 static int first;
 
 /* The ring stayed empty for BTL_SM_LINGER polls: clear its bit, then look
- * once more (see btl_sm_notify for why the fence makes that enough). An
- * entry that slipped in keeps the bit: we set it again ourselves. */
+ * once more. An entry that slipped in keeps the bit: we set it again
+ * ourselves. One the writer published as we cleared, still invisible,
+ * the sweep finds (btl_sm_notify). */
 static void cool(struct btl_sm_in *in, int i)
 {
     uint64_t *w = &btl_sm.bell[i / BTL_SM_BELL_BITS];
     uint64_t bit = 1ull << (i % BTL_SM_BELL_BITS);
 
     in->idle = 0;
-    __atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (__atomic_load_n(btl_sm_slot(in->ring, in->r, btl_sm.nslots), __ATOMIC_ACQUIRE))
+    __atomic_fetch_and(w, ~bit, __ATOMIC_ACQ_REL);
+    if (__atomic_load_n(btl_sm_slot(in->ring, in->r, in->nslots), __ATOMIC_ACQUIRE))
         __atomic_fetch_or(w, bit, __ATOMIC_RELAXED);
 }
 
@@ -50,10 +52,13 @@ static void cool(struct btl_sm_in *in, int i)
 static int poll_ring(int i, int *delivered, unsigned done)
 {
     struct btl_sm_in *in = &btl_sm.in[i];
-    const uint32_t nslots = btl_sm.nslots;
-    uint32_t r = in->r;
+    const uint32_t nslots = in->nslots;
+    uint32_t r;
     int k;
 
+    if (RT_UNLIKELY(!in->ring))
+        btl_sm_pair_attach(i);
+    r = in->r;
     for (k = 0; k < BURST; k++) {
         uint64_t *e = btl_sm_slot(in->ring, r, nslots);
         uint64_t h = __atomic_load_n(e, __ATOMIC_ACQUIRE);
@@ -116,6 +121,8 @@ int btl_sm_progress(struct btl_module *btl)
     (void)btl;
     if (RT_UNLIKELY(btl_sm.puts))
         delivered += btl_sm_put_progress();
+    if (RT_UNLIKELY(++btl_sm.sweep >= BTL_SM_SWEEP))
+        btl_sm_pair_sweep();
     if (!poll_span(start, btl_sm.npeers, &delivered, done))
         poll_span(0, start, &delivered, done);
     return delivered;
@@ -130,36 +137,45 @@ void btl_sm_wake_slow(struct btl_sm_seg *peer)
 
 /* Sleeps until a writer publishes to one of our rings (it sees `sleeping`
  * and bumps `wake`) or timeout_us pass. The flag is set before the last
- * look at the rings, with a fence, so an entry published meanwhile is
- * either seen here or its writer sees the flag; `wake` read before the
- * flag makes a wake-up between that look and the futex call return at
- * once. */
+ * look, with a fence, so an entry published meanwhile is either seen here
+ * or its writer sees the flag (btl_sm_notify). The last look reads every
+ * mapped ring, not only those whose bit is up (the doorbell may lag), and
+ * the bits of unmapped ones (a first message). `wake` read before the flag
+ * makes a wake-up between that look and the futex call return at once. */
 int btl_sm_wait(struct btl_module *btl, unsigned timeout_us)
 {
     struct btl_sm_seg *s = btl_sm.seg;
     struct timespec ts = {timeout_us / 1000000, (long)(timeout_us % 1000000) * 1000};
     uint32_t v;
+    long rc;
 
     (void)btl;
     if (!s || !btl_sm.npeers || btl_sm.puts)
         return 1;
+    rt_noise(); /* between the caller's last poll and the flag: entries land here */
     v = __atomic_load_n(&s->wake, __ATOMIC_ACQUIRE);
     __atomic_store_n(&s->sleeping, 1, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    /* A ring with an entry has its bit up (btl_sm_notify), or its writer
-     * sees our flag. */
     for (uint32_t wi = 0; wi < btl_sm.nbell; wi++)
-        for (uint64_t b = __atomic_load_n(&btl_sm.bell[wi], __ATOMIC_ACQUIRE); b; b &= b - 1) {
-            struct btl_sm_in *in = &btl_sm.in[wi * BTL_SM_BELL_BITS + __builtin_ctzll(b)];
-            if (__atomic_load_n(btl_sm_slot(in->ring, in->r, btl_sm.nslots), __ATOMIC_ACQUIRE)) {
-                __atomic_store_n(&s->sleeping, 0, __ATOMIC_RELAXED);
-                return 1;
-            }
+        for (uint64_t b = __atomic_load_n(&btl_sm.bell[wi], __ATOMIC_ACQUIRE); b; b &= b - 1)
+            if (!btl_sm.in[wi * BTL_SM_BELL_BITS + __builtin_ctzll(b)].ring)
+                goto awake;
+    for (int k = 0; k < btl_sm.nactive; k++) {
+        struct btl_sm_in *in = &btl_sm.in[btl_sm.active[k]];
+        if (__atomic_load_n(btl_sm_slot(in->ring, in->r, in->nslots), __ATOMIC_ACQUIRE)) {
+            btl_sm_pair_sweep(); /* its bit may be down: progress must poll it */
+            goto awake;
         }
+    }
     /* Our own segment: other processes wait on the same word, so no
      * FUTEX_PRIVATE_FLAG. EINTR (the hang report's signal) just returns. */
-    syscall(SYS_futex, &s->wake, FUTEX_WAIT, v, &ts, NULL, 0);
+    rc = syscall(SYS_futex, &s->wake, FUTEX_WAIT, v, &ts, NULL, 0);
     __atomic_store_n(&s->sleeping, 0, __ATOMIC_RELAXED);
     btl_sm.sleeps++;
+    if (rc && errno == ETIMEDOUT)
+        btl_sm.timeouts++;
     return 0;
+awake:
+    __atomic_store_n(&s->sleeping, 0, __ATOMIC_RELAXED);
+    return 1;
 }

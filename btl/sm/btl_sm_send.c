@@ -11,12 +11,15 @@
 #include <string.h>
 
 /* The rare cases of btl_sm_reserve: our cached read index says the ring is
- * full, or the entry would cross the ring's end. */
+ * full (or there is no ring yet: the first message to this peer), or the
+ * entry would cross the ring's end. */
 int btl_sm_reserve_slow(struct btl_sm_out *o, uint32_t n, uint32_t *at)
 {
     uint32_t w = o->w, off = w & (o->nslots - 1);
     uint32_t pad = off + n > o->nslots ? o->nslots - off : 0;
 
+    if (RT_UNLIKELY(!o->ring))
+        btl_sm_pair_create(o);
     o->rcache = __atomic_load_n(o->rpub, __ATOMIC_ACQUIRE);
     if (btl_sm_after(w + pad + n + 1, o->rcache + o->nslots)) {
         btl_sm.ring_full++;

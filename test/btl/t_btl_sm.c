@@ -10,7 +10,8 @@
  *     with RDMPI_SM_CMA=0, or with T_BTL_SM_DENY_CMA=1 (every rank makes
  *     itself unreadable, so the probe meets EPERM), no GET/PUT capability;
  *   - no segment of this job left in /dev/shm after connect, none after
- *     finalize, and nothing of it mapped.
+ *     finalize (rings included: made on first use, unlinked by their
+ *     readers), and nothing of it mapped.
  * Usage: t_btl_sm [N] (default 100000), under mpirun; or t_btl_sm --list,
  * which prints the BTLs btl_open_all chose. Output is "# rank R ok|FAIL:"
  * lines; the exit status is 0 only if every check on this rank passed.
@@ -464,6 +465,9 @@ int main(int argc, char **argv)
         }
     }
 
+    /* Everyone has looked at /dev/shm before the first message makes a
+     * ring (its name lives until its reader maps it). */
+    fence();
     fill_rings();
     fence();
     run_streams();

@@ -108,7 +108,8 @@ static void run(uint32_t ring_bytes)
     struct btl_sm_ctl *ctl = aligned_alloc(64, sizeof(*ctl));
     uint64_t *bell = aligned_alloc(64, 64);
     struct btl_sm_out o = {.nslots = nslots, .world = 3, .bell = bell, .bell_bit = 1};
-    struct btl_sm_in in = {.world = 7};
+    struct btl_sm_in in = {.world = 7, .nslots = nslots};
+    int active = 0;
     unsigned spins = 0;
     pthread_t t;
 
@@ -124,6 +125,8 @@ static void run(uint32_t ring_bytes)
     btl_sm.nbell = 1;
     btl_sm.npeers = 1;
     btl_sm.nslots = nslots;
+    btl_sm.active = &active; /* mapped: the sweep looks at it */
+    btl_sm.nactive = 1;
     rx = bad = eagain = 0;
 
     CHECK_ALL ("%u-byte ring: a message over %zu bytes is refused", ring_bytes, limit) {
