@@ -151,6 +151,7 @@ void pml_recv_wcts(int peer, const void *data, size_t len)
     struct pml_req *r = pml_req_lookup(h->sreq);
     struct pml_peer *p = &pml_peers[peer];
 
+    pml_credit_arrived(peer);
     if (!r || !r->send || h->len > r->len || len < sizeof(*h) + p->btl->rkey_size)
         rt_fatal("a write clear-to-send from rank %d names no send (handle %#llx, %llu bytes)",
                  peer, (unsigned long long)h->sreq, (unsigned long long)h->len);

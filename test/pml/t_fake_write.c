@@ -14,6 +14,8 @@
 #include <stdlib.h>
 
 #define BIG 65536
+/* The fake's message window (btl_module.peer_msgs), as btl/ofi states one. */
+#define WINDOW 4
 
 static unsigned char *sbuf, *rbuf;
 
@@ -67,6 +69,15 @@ static void writes(void)
 
     CHECK_TRUE(roundtrip(BIG, BIG / 2 + 1, 4), "truncated: what fits is written, no more");
     fake_btl_module.put_limit = SIZE_MAX;
+
+    /* A WCTS takes a place in the message window like any message but a
+     * CREDIT, and its arrival must give it back: else the receiver's
+     * window runs dry after WINDOW write rendezvous. */
+    int whole = 1;
+
+    for (unsigned i = 0; i < 4 * WINDOW; i++)
+        whole &= roundtrip(BIG, BIG, 10 + i);
+    CHECK_TRUE(whole, "%d write rendezvous through a %d-message window", 4 * WINDOW, WINDOW);
 }
 
 /* A write fails (at once, or in its completion), or the receiver cannot
@@ -159,6 +170,7 @@ int main(int argc, char **argv)
     rbuf = malloc(BIG);
     setenv("RDMPI_PML_PACK_CHUNK", "4k", 1);
     fake_btl_module.flags = (fake_btl_module.flags | BTL_CAP_NEED_REG) & ~BTL_CAP_GET;
+    fake_btl_module.peer_msgs = WINDOW;
     fake_test_init(&argc, &argv, 60);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     writes();
