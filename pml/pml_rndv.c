@@ -112,8 +112,10 @@ static void get_finish(struct pml_req *r)
     pml_req_complete(r);
 }
 
-static void got(struct pml_req *r, int status)
+static void get_done(void *ctx, int status)
 {
+    struct pml_req *r = ctx;
+
     r->inflight--;
     if (status)
         r->error = status;
@@ -125,11 +127,6 @@ static void got(struct pml_req *r, int status)
         pml_get_continue(r);
 }
 
-static void get_done(void *ctx, int status)
-{
-    got(ctx, status);
-}
-
 /* A chunk read into a staging slot goes to its place in the receive. */
 static void get_bounced(void *ctx, int status)
 {
@@ -139,7 +136,7 @@ static void get_bounced(void *ctx, int status)
     if (!status)
         rt_dt_unpack(r->dt, r->buf, r->count, s->off, s->buf, s->len);
     pml_bounce_give(s);
-    got(r, status);
+    get_done(r, status);
 }
 
 void pml_get_continue(struct pml_req *r)

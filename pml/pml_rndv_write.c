@@ -63,8 +63,10 @@ static void write_finish(struct pml_req *r)
         pml_req_complete(r);
 }
 
-static void wrote(struct pml_req *r, int status)
+static void write_done(void *ctx, int status)
 {
+    struct pml_req *r = ctx;
+
     r->inflight--;
     if (status)
         r->error = status;
@@ -76,11 +78,6 @@ static void wrote(struct pml_req *r, int status)
         pml_write_continue(r);
 }
 
-static void write_done(void *ctx, int status)
-{
-    wrote(ctx, status);
-}
-
 /* A staging slot is free again once its chunk is written. */
 static void write_bounced(void *ctx, int status)
 {
@@ -88,7 +85,7 @@ static void write_bounced(void *ctx, int status)
     struct pml_req *r = s->r;
 
     pml_bounce_give(s);
-    wrote(r, status);
+    write_done(r, status);
 }
 
 void pml_write_continue(struct pml_req *r)
