@@ -16,7 +16,9 @@
  * waits for the number of keys asked (0: all) until PMIX_TIMEOUT seconds
  * (0: no limit), answered after each publish, and fails when the looker
  * ends or the job does.  Only the publisher unpublishes its names
- * (PMIX_ERR_NOT_FOUND otherwise).  Everything runs on the main loop.
+ * (PMIX_ERR_NOT_FOUND otherwise).  Everything runs on the main loop.  In
+ * a daemon of a job over several hosts every request is refused
+ * (PMIX_ERR_NOT_SUPPORTED) until the service moves to mpirun.
  */
 #include "pmix_ev.h"
 
@@ -300,6 +302,16 @@ static void unpublish(struct ln_event *ev)
 
 void ln_names_handle(struct ln_job *job, struct ln_event *ev)
 {
+    /* A daemon's names would be seen on its host only: over several
+     * hosts the service must live in mpirun (not done yet). */
+    if (job->daemon) {
+        if (ev->opcb)
+            ev->opcb(PMIX_ERR_NOT_SUPPORTED, ev->cbdata);
+        if (ev->lcb)
+            ev->lcb(PMIX_ERR_NOT_SUPPORTED, NULL, 0, ev->cbdata);
+        ln_pmix_event_free(ev);
+        return;
+    }
     switch (ln_pmix_event_type(ev)) {
     case LN_EV_PUBLISH: publish(job, ev); break;
     case LN_EV_LOOKUP: lookup(ev); break;
