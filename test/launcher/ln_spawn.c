@@ -11,6 +11,7 @@
  *   mpmd            two programs in one spawn: 1 "child 0" with
  *                   LN_SPAWN_ARG=a and 2 "child 0" with LN_SPAWN_ARG=b
  *   nested          start 1 child that itself spawns 1 child
+ *   loop N          N spawns of 1 child each, one after the other
  *   expect WHAT STATUS   a spawn that must fail with PMIx status STATUS
  *                   (its name, e.g. PMIX_ERR_JOB_EXE_NOT_FOUND): WHAT is
  *                   notfound, toomany, wdir, host, zero or required;
@@ -129,6 +130,12 @@ static void do_spawn(int n, const char *status)
     if ((rc = spawn(&app, 1, NULL, 0, ns)) != PMIX_SUCCESS)
         fail(94, "%s", "PMIx_Spawn", rc);
     printf("spawned %s\n", ns);
+}
+
+static void loop(int n)
+{
+    for (int i = 0; i < n; i++)
+        do_spawn(1, "0");
 }
 
 static void mpmd(void)
@@ -339,6 +346,8 @@ int main(int argc, char **argv)
     else if (me.rank == 0) {
         if (!strcmp(argv[1], "spawn") && argc > 2)
             do_spawn(atoi(argv[2]), argc > 3 ? argv[3] : "0");
+        else if (!strcmp(argv[1], "loop") && argc > 2)
+            loop(atoi(argv[2]));
         else if (!strcmp(argv[1], "mpmd"))
             mpmd();
         else if (!strcmp(argv[1], "nested"))

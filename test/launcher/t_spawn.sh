@@ -8,7 +8,7 @@
 # Nothing is left behind (processes, PMIx directory, /dev/shm).
 . "$(dirname "$0")/lib.sh"
 
-plan 41
+plan 45
 
 host=$(hostname)
 S="$T/lnt_spawn_$$"
@@ -38,6 +38,12 @@ is "$rc" 0 "a child spawns a grandchild: exit 0"
 is "$(lines "^\[rdmpi\.$mpid\.2:0\] child 0 of 1 parent rdmpi\.$mpid\.1:0 ")" 1 \
 	"the grandchild's namespace is rdmpi.$mpid.2, its parent the child"
 check_clean "nested spawn"
+
+lrun -l --universe-size 21 -n 1 "$S" loop 20
+is "$rc/$err" "0/" "20 spawns in a row: exit 0, silent"
+is "$(printf '%s\n' "$out" | sed -n "s/^\[\(rdmpi\.$mpid\.[0-9]*\):0\] child 0 of 1 .*/\1/p" | sort -u | wc -l)" 20 \
+	"20 children ran, each in a namespace of its own"
+check_clean "20 spawns"
 
 lrun --universe-size 4 -n 2 "$S" spawn 1 3
 is "$rc" 3 "a child exiting 3: mpirun exits 3"
