@@ -71,12 +71,15 @@ static struct rlimit orig_nofile;
 
 static int raise_nofile(int size)
 {
+    static int saved;
     struct rlimit rl;
     rlim_t need = (rlim_t)size * 4 + 64;
 
     if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
         return 0;
-    orig_nofile = rl;
+    /* Again for each spawn: the first call sees the limit given. */
+    if (!saved++)
+        orig_nofile = rl;
     if (rl.rlim_cur >= need)
         return 0;
     rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
@@ -176,6 +179,8 @@ int ln_job_add_ns(struct ln_job *job, const char *name, struct ln_app *apps, int
         job->ns = ns;
     for (int a = 0; a < napps; a++)
         size += apps[a].np;
+    if (raise_nofile(job->nprocs + size))
+        return -EMFILE;
     ranks = ns ? realloc(job->ranks, (size_t)(job->nprocs + size) * sizeof(*ranks)) : NULL;
     if (!ranks) {
         ln_err("out of memory for %d more processes", size);
@@ -359,14 +364,31 @@ static void reap(struct ln_job *job)
         ln_iof_drain(job, r);
         judge_exit(job, r);
         ln_names_proc_gone(job, i);
-        ln_pmix_client_gone(job, i);
-        if (--ns->nlive == 0) {
+        r->dereg = 1;
+        if (--ns->nlive == 0)
             ln_names_ns_gone(job, r->ns);
-            /* The first namespace goes with the server, at the end. */
-            if (r->ns)
-                ln_pmix_ns_gone(job, r->ns);
-        }
     }
+}
+
+/* Tells the PMIx server which clients (and spawned namespaces) have
+ * ended, once no process started is still connecting: libpmix 4.2 has
+ * left a client hanging in PMIx_Init when another was deregistered while
+ * it connected (a spawn while earlier processes exit). */
+static void deregister_ended(struct ln_job *job)
+{
+    for (int i = 0; i < job->nprocs; i++)
+        if (job->ranks[i].state == LN_RANK_RUNNING && !ln_pmix_connected(i) &&
+            !ln_pmix_finalized(i))
+            return;
+    for (int i = 0; i < job->nprocs; i++)
+        if (job->ranks[i].dereg) {
+            job->ranks[i].dereg = 0;
+            ln_pmix_client_gone(job, i);
+        }
+    /* The first namespace goes with the server, at the end. */
+    for (int k = 1; k < job->nns; k++)
+        if (!job->ns[k].nlive)
+            ln_pmix_ns_gone(job, k);
 }
 
 /* 1 if an rdmpi rank's abort message is an MPI error: "MPI_Fn: ..." or
@@ -647,6 +669,7 @@ int ln_job_run(struct ln_job *job)
         handle_events(job);
         handle_signals(job);
         check_timers(job, now);
+        deregister_ended(job);
         if (grow_poll(job, &cap, &pfd, &who))
             continue;
 

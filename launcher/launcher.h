@@ -131,6 +131,7 @@ struct ln_rank {
     pid_t pgid; /* its process group, or 0 if it shares ours */
     enum ln_rank_state state;
     int aborted;            /* it called PMIx_Abort */
+    int dereg;              /* reaped, not yet deregistered from PMIx */
     int wstatus;            /* from waitpid */
     int out_file, err_file; /* --output-filename fds before fork */
     struct ln_stream out, err;

@@ -1012,15 +1012,24 @@ static void op_ignore(pmix_status_t st, void *cbdata)
     (void)cbdata;
 }
 
-/* A rank was reaped: the library runs the cleanups it registered. */
+/* A rank was reaped: the library runs the cleanups it registered.  It
+ * is waited for (job.c deregisters only while no client connects). */
 void ln_pmix_client_gone(struct ln_job *job, int i)
 {
+    struct waiter *w;
     pmix_proc_t proc;
+    pmix_status_t st;
 
     if (!job->pmix_up)
         return;
     load_proc(job, i, &proc);
-    PMIx_server_deregister_client(&proc, op_ignore, NULL);
+    if (!(w = waiter_new(1))) {
+        PMIx_server_deregister_client(&proc, op_ignore, NULL);
+        return;
+    }
+    PMIx_server_deregister_client(&proc, op_done, w);
+    st = waiter_wait(w, 5);
+    waiter_free(w, st);
 }
 
 static void deregister_ns(const char *name)

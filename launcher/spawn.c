@@ -12,7 +12,8 @@
  *                                   a fork that failed
  *   PMIX_ERR_JOB_WDIR_NOT_FOUND     a working directory that is not one
  *   PMIX_ERR_OUT_OF_RESOURCE        more processes than the universe has
- *                                   room for (PMIX_UNIV_SIZE)
+ *                                   room for (PMIX_UNIV_SIZE), or than the
+ *                                   open-file limit allows
  *   PMIX_ERR_NOT_SUPPORTED          another host, or a required directive
  *                                   mpirun does not know; and any spawn in
  *                                   a job over several hosts (for now)
@@ -348,7 +349,7 @@ void ln_spawn_run(struct ln_job *job, struct ln_event *ev)
         k = ln_job_add_ns(job, name, apps, (int)ev->napps, ev->rank);
         if (k < 0) {
             ln_spawn_apps_free(apps, (int)ev->napps);
-            st = PMIX_ERR_NOMEM;
+            st = k == -EMFILE ? PMIX_ERR_OUT_OF_RESOURCE : PMIX_ERR_NOMEM;
         }
     }
     if (st == PMIX_SUCCESS && job->opts->output_dir && ln_output_dirs(job, k))
