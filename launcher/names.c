@@ -63,7 +63,7 @@ static int same_ns(const pmix_proc_t *a, const pmix_proc_t *b)
     return !strncmp(a->nspace, b->nspace, PMIX_MAX_NSLEN);
 }
 
-/* Whether a name of range `published` owned by `owner` is seen by `who`
+/* Whether name n (within its range, from its owner) is seen by `who`
  * when it looks within range `asked`. */
 static int visible(const struct name *n, const pmix_proc_t *who, pmix_data_range_t asked)
 {

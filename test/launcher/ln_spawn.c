@@ -12,6 +12,8 @@
  *                   LN_SPAWN_ARG=a and 2 "child 0" with LN_SPAWN_ARG=b
  *   nested          start 1 child that itself spawns 1 child
  *   loop N          N spawns of 1 child each, one after the other
+ *   envar           1 child whose LN_SPAWN_ARG=x gets ":y" appended by a
+ *                   PMIX_APPEND_ENVAR directive, and LN_SPAWN_GONE unset
  *   expect WHAT STATUS   a spawn that must fail with PMIx status STATUS
  *                   (its name, e.g. PMIX_ERR_JOB_EXE_NOT_FOUND): WHAT is
  *                   notfound, toomany, wdir, host, zero or required;
@@ -73,6 +75,9 @@ static void child(int status)
     pmix_value_t *v = NULL;
     pmix_status_t rc;
     const char *arg = getenv("LN_SPAWN_ARG");
+
+    if (getenv("LN_SPAWN_GONE"))
+        arg = "LN_SPAWN_GONE-is-set";
 
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     rc = PMIx_Get(&me, PMIX_PARENT_ID, NULL, 0, &v);
@@ -136,6 +141,26 @@ static void loop(int n)
 {
     for (int i = 0; i < n; i++)
         do_spawn(1, "0");
+}
+
+static void envar(void)
+{
+    char *args[] = {"child", "0", NULL};
+    char ns[PMIX_MAX_NSLEN + 1];
+    pmix_envar_t ev;
+    pmix_app_t app;
+    pmix_status_t rc;
+
+    load_app(&app, 1, "x", args);
+    PMIX_INFO_CREATE(app.info, 2);
+    app.ninfo = 2;
+    PMIX_ENVAR_LOAD(&ev, "LN_SPAWN_ARG", "y", ':');
+    PMIX_INFO_LOAD(&app.info[0], PMIX_APPEND_ENVAR, &ev, PMIX_ENVAR);
+    PMIX_ENVAR_DESTRUCT(&ev);
+    PMIX_INFO_LOAD(&app.info[1], PMIX_UNSET_ENVAR, "LN_SPAWN_GONE", PMIX_STRING);
+    if ((rc = spawn(&app, 1, NULL, 0, ns)) != PMIX_SUCCESS)
+        fail(94, "%s", "PMIx_Spawn", rc);
+    printf("spawned %s\n", ns);
 }
 
 static void mpmd(void)
@@ -348,6 +373,8 @@ int main(int argc, char **argv)
             do_spawn(atoi(argv[2]), argc > 3 ? argv[3] : "0");
         else if (!strcmp(argv[1], "loop") && argc > 2)
             loop(atoi(argv[2]));
+        else if (!strcmp(argv[1], "envar"))
+            envar();
         else if (!strcmp(argv[1], "mpmd"))
             mpmd();
         else if (!strcmp(argv[1], "nested"))

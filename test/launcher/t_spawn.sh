@@ -8,7 +8,7 @@
 # Nothing is left behind (processes, PMIx directory, /dev/shm).
 . "$(dirname "$0")/lib.sh"
 
-plan 45
+plan 46
 
 host=$(hostname)
 S="$T/lnt_spawn_$$"
@@ -32,6 +32,10 @@ lrun -l --universe-size 4 -n 1 "$S" mpmd
 is "$rc" 0 "two programs in one spawn: exit 0"
 is "$(lines "^\[rdmpi\.$mpid\.1:0\] child 0 of 3 parent rdmpi\.$mpid:0 appnum 0 univ 4 arg a$")/$(lines "^\[rdmpi\.$mpid\.1:[12]\] child [12] of 3 .* appnum 1 univ 4 arg b$")" "1/2" \
 	"each program has its MPI_APPNUM and its own environment"
+
+lrun -l -x LN_SPAWN_GONE=1 --universe-size 4 -n 1 "$S" envar
+is "$rc/$(lines "^\[rdmpi\.$mpid\.1:0\] child 0 of 1 .* arg x:y$")" "0/1" \
+	"PMIX_APPEND_ENVAR appends to the app's variable, PMIX_UNSET_ENVAR drops mpirun's -x"
 
 lrun -l --universe-size 4 -n 1 "$S" nested
 is "$rc" 0 "a child spawns a grandchild: exit 0"
