@@ -48,6 +48,12 @@ const char *__lsan_default_suppressions(void)
     return "leak:libpmix.so\n";
 }
 
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+    return "print_suppressions=0";
+}
+
 _Noreturn static void fail(int code, const char *fmt, const char *what, pmix_status_t rc)
 {
     fprintf(stderr, "ln_spawn: ");
