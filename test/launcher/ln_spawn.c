@@ -12,6 +12,8 @@
  *                   LN_SPAWN_ARG=a and 2 "child 0" with LN_SPAWN_ARG=b
  *   nested          start 1 child that itself spawns 1 child
  *   loop N          N spawns of 1 child each, one after the other
+ *   reuse           in a universe of 2: 1 child, then another once the
+ *                   first has ended (retrying while the universe is full)
  *   envar           1 child whose LN_SPAWN_ARG=x gets ":y" appended by a
  *                   PMIX_APPEND_ENVAR directive, and LN_SPAWN_GONE unset
  *   expect WHAT STATUS   a spawn that must fail with PMIx status STATUS
@@ -147,6 +149,25 @@ static void loop(int n)
 {
     for (int i = 0; i < n; i++)
         do_spawn(1, "0");
+}
+
+static void reuse(void)
+{
+    char *args[] = {"child", "0", NULL};
+    char ns[PMIX_MAX_NSLEN + 1];
+    pmix_app_t app;
+    pmix_status_t rc;
+    int full = 0;
+
+    do_spawn(1, "0");
+    do {
+        load_app(&app, 1, "again", args);
+        if ((rc = spawn(&app, 1, NULL, 0, ns)) == PMIX_ERR_OUT_OF_RESOURCE)
+            usleep(25000);
+    } while (rc == PMIX_ERR_OUT_OF_RESOURCE && ++full < 2400);
+    if (rc != PMIX_SUCCESS)
+        fail(94, "%s", "the second PMIx_Spawn", rc);
+    printf("spawned %s%s\n", ns, full ? " after the first ended" : "");
 }
 
 static void envar(void)
@@ -379,6 +400,8 @@ int main(int argc, char **argv)
             do_spawn(atoi(argv[2]), argc > 3 ? argv[3] : "0");
         else if (!strcmp(argv[1], "loop") && argc > 2)
             loop(atoi(argv[2]));
+        else if (!strcmp(argv[1], "reuse"))
+            reuse();
         else if (!strcmp(argv[1], "envar"))
             envar();
         else if (!strcmp(argv[1], "mpmd"))

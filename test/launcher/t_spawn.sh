@@ -8,7 +8,7 @@
 # Nothing is left behind (processes, PMIx directory, /dev/shm).
 . "$(dirname "$0")/lib.sh"
 
-plan 46
+plan 47
 
 host=$(hostname)
 S="$T/lnt_spawn_$$"
@@ -48,6 +48,11 @@ is "$rc/$err" "0/" "20 spawns in a row: exit 0, silent"
 is "$(printf '%s\n' "$out" | sed -n "s/^\[\(rdmpi\.$mpid\.[0-9]*\):0\] child 0 of 1 .*/\1/p" | sort -u | wc -l)" 20 \
 	"20 children ran, each in a namespace of its own"
 check_clean "20 spawns"
+
+# The universe counts processes still running: room comes back.
+lrun -l --universe-size 2 -n 1 "$S" reuse
+is "$rc/$(lines "^\[rdmpi\.$mpid\.2:0\] child 0 of 1 .* arg again$")" "0/1" \
+	"universe of 2: a second child starts once the first has ended"
 
 lrun --universe-size 4 -n 2 "$S" spawn 1 3
 is "$rc" 3 "a child exiting 3: mpirun exits 3"
