@@ -5,7 +5,8 @@
  *   - the PMIx server's directory $TMPDIR/rdmpi.<uid>.<mpirun pid>, made
  *     here with mode 0700 and removed on every way out of mpirun;
  *   - the shared-memory BTL's segments /dev/shm/rdmpi-<uid>-<nspace>-<nodeid>.<noderank>
- *     where nspace is "rdmpi.<mpirun pid>".  The ranks unlink them once
+ *     where nspace is "rdmpi.<mpirun pid>" (or "rdmpi.<mpirun pid>.<n>"
+ *     for the n-th namespace spawned).  The ranks unlink them once
  *     attached; whatever a crash leaves is removed at job end, and, should
  *     mpirun itself be killed, by the next mpirun's sweep, which takes every
  *     such file whose mpirun pid no longer exists.
@@ -102,8 +103,9 @@ void ln_sweep_stale(void)
 
             if (strncmp(e->d_name, prefix, plen))
                 continue;
+            /* rdmpi.<pid>-..., or rdmpi.<pid>.<n>-... of a spawned namespace */
             pid = strtol(e->d_name + plen, &end, 10);
-            if (*end != '-' || !pid_is_gone(pid))
+            if ((*end != '-' && *end != '.') || !pid_is_gone(pid))
                 continue;
             snprintf(path, sizeof(path), SHM_DIR "/%s", e->d_name);
             unlink(path);
@@ -142,6 +144,14 @@ void ln_shm_remove_job(const struct ln_job *job)
     while ((e = readdir(d))) {
         const char *rest = e->d_name + plen;
 
+        /* The namespaces it spawned, <nspace>.<n>-..., are all this host's. */
+        if (!strncmp(e->d_name, prefix, plen - 1) && e->d_name[plen - 1] == '.' &&
+            isdigit((unsigned char)e->d_name[plen]) &&
+            e->d_name[plen + strspn(e->d_name + plen, "0123456789")] == '-') {
+            snprintf(path, sizeof(path), SHM_DIR "/%s", e->d_name);
+            unlink(path);
+            continue;
+        }
         if (strncmp(e->d_name, prefix, plen))
             continue;
         /* Several hosts may share /dev/shm (namespace test hosts): take

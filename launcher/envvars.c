@@ -35,4 +35,8 @@ const struct ln_env_var ln_env_vars[LN_ENV_COUNT] = {
     [LN_ENV_MUNGE_SOCKET] = {"RDMPI_MUNGE_SOCKET", NULL,
                              "libmunge's default (/run/munge/munge.socket.2)",
                              "munged's socket, for --auth=munge and auto, on every host"},
+    [LN_ENV_UNIVERSE_SIZE] = {"RDMPI_UNIVERSE_SIZE", "--universe-size",
+                              "the host's slots: --host/--hostfile, else its CPUs (at least -n)",
+                              "MPI_UNIVERSE_SIZE: how many processes may run at once, spawned "
+                              "ones included"},
 };

@@ -20,6 +20,7 @@ enum ln_env_id {
     LN_ENV_LAUNCH_TIMEOUT,
     LN_ENV_AUTH,
     LN_ENV_MUNGE_SOCKET,
+    LN_ENV_UNIVERSE_SIZE,
     LN_ENV_COUNT
 };
 

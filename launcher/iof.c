@@ -62,7 +62,7 @@ static void put(int fd, const char *p, size_t n)
 static void emit(struct ln_job *job, struct ln_stream *s, size_t n, int add_newline)
 {
     const char *p = s->buf, *end = s->buf + n;
-    char tag[32];
+    char tag[300];
     size_t tlen, need, o = 0;
 
     if (!job->opts->tag_output) {
@@ -71,7 +71,11 @@ static void emit(struct ln_job *job, struct ln_stream *s, size_t n, int add_newl
             s->at_line_start = s->buf[n - 1] == '\n';
         return;
     }
-    tlen = snprintf(tag, sizeof(tag), "[%d] ", s->rank);
+    /* A spawned namespace's lines name it: "[rdmpi.42.1:0] ". */
+    if (s->ns)
+        tlen = snprintf(tag, sizeof(tag), "[%s:%d] ", job->ns[s->ns].name, s->rank);
+    else
+        tlen = snprintf(tag, sizeof(tag), "[%d] ", s->rank);
     /* One tag per line start (newlines + 1), plus a final newline. */
     need = n + 1;
     for (const char *q = p; q < end; q++)
@@ -106,7 +110,7 @@ static void flush_lines(struct ln_job *job, struct ln_stream *s, int final)
 {
     size_t n = s->len;
 
-    if (!final && job->size > 1) {
+    if (!final && job->nprocs > 1) {
         const char *nl = memrchr(s->buf, '\n', n);
 
         n = nl ? (size_t)(nl - s->buf + 1) : 0;
@@ -196,6 +200,7 @@ int ln_iof_prepare(struct ln_job *job, struct ln_rank *r, int child_fds[2])
     for (int i = 0; i < 2; i++) {
         ss[i]->fd = -1;
         ss[i]->rank = r->rank;
+        ss[i]->ns = r->ns;
         ss[i]->outfd = i + 1;
         ss[i]->at_line_start = 1;
         if (job->opts->output_dir) {
@@ -250,15 +255,20 @@ static int mkdir_p(const char *path)
 }
 
 /* --output-filename DIR: DIR/rank.R/stdout and DIR/rank.R/stderr, created
- * before anything starts so that a bad directory costs no rank. */
-int ln_output_dirs(struct ln_job *job)
+ * before anything starts so that a bad directory costs no rank; a spawned
+ * namespace's in DIR/NAMESPACE/rank.R. */
+int ln_output_dirs(struct ln_job *job, int k)
 {
-    const char *dir = job->opts->output_dir;
-    char path[4096];
+    const struct ln_ns *ns = &job->ns[k];
+    char dir[3800], path[4096];
     int rc;
 
-    for (int r = 0; r < job->size; r++) {
-        struct ln_rank *rk = &job->ranks[r];
+    if (k)
+        snprintf(dir, sizeof(dir), "%s/%s", job->opts->output_dir, ns->name);
+    else
+        snprintf(dir, sizeof(dir), "%s", job->opts->output_dir);
+    for (int r = 0; r < ns->size; r++) {
+        struct ln_rank *rk = &job->ranks[ns->base + r];
         int *fds[2] = {&rk->out_file, &rk->err_file};
         const char *names[2] = {"stdout", "stderr"};
 

@@ -71,12 +71,15 @@ static struct rlimit orig_nofile;
 
 static int raise_nofile(int size)
 {
+    static int saved;
     struct rlimit rl;
     rlim_t need = (rlim_t)size * 4 + 64;
 
     if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
         return 0;
-    orig_nofile = rl;
+    /* Again for each spawn: the first call sees the limit given. */
+    if (!saved++)
+        orig_nofile = rl;
     if (rl.rlim_cur >= need)
         return 0;
     rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
@@ -98,6 +101,8 @@ int ln_job_init(struct ln_job *job, struct ln_opts *o)
     memset(job, 0, sizeof(*job));
     job->opts = o;
     job->size = o->np;
+    job->nprocs = o->np;
+    job->univ_size = o->univ_size > 0 ? o->univ_size : o->np;
     job->nnodes = 1;
     job->nlocal = o->np;
     job->ctl_fd = -1;
@@ -111,7 +116,8 @@ int ln_job_init(struct ln_job *job, struct ln_opts *o)
     if (raise_nofile(job->size))
         return -EMFILE;
     job->ranks = calloc(job->size, sizeof(*job->ranks));
-    if (!job->ranks) {
+    job->ns = calloc(1, sizeof(*job->ns));
+    if (!job->ranks || !job->ns) {
         ln_err("out of memory for %d ranks", job->size);
         return -ENOMEM;
     }
@@ -120,6 +126,11 @@ int ln_job_init(struct ln_job *job, struct ln_opts *o)
         job->ranks[r].out_file = job->ranks[r].err_file = -1;
         job->ranks[r].out.fd = job->ranks[r].err.fd = -1;
     }
+    /* Its name and programs are taken at ln_pmix_init (a daemon learns
+     * them after this). */
+    job->nns = 1;
+    job->ns[0].size = job->size;
+    job->ns[0].parent = -1;
 
     /* The CPUs we may use, in order, for --bind-to core. */
     CPU_ZERO(&cs);
@@ -158,9 +169,64 @@ int ln_job_init(struct ln_job *job, struct ln_opts *o)
     return 0;
 }
 
+int ln_job_add_ns(struct ln_job *job, const char *name, struct ln_app *apps, int napps, int parent)
+{
+    struct ln_ns *ns = realloc(job->ns, (size_t)(job->nns + 1) * sizeof(*ns));
+    struct ln_rank *ranks;
+    int size = 0;
+
+    if (ns)
+        job->ns = ns;
+    for (int a = 0; a < napps; a++)
+        size += apps[a].np;
+    if (raise_nofile(job->nprocs + size))
+        return -EMFILE;
+    ranks = ns ? realloc(job->ranks, (size_t)(job->nprocs + size) * sizeof(*ranks)) : NULL;
+    if (!ranks) {
+        ln_err("out of memory for %d more processes", size);
+        return -ENOMEM;
+    }
+    job->ranks = ranks;
+    ns = &job->ns[job->nns];
+    memset(ns, 0, sizeof(*ns));
+    snprintf(ns->name, sizeof(ns->name), "%s", name);
+    ns->base = job->nprocs;
+    ns->size = size;
+    ns->apps = apps;
+    ns->napps = napps;
+    ns->parent = parent;
+    for (int r = 0; r < size; r++) {
+        struct ln_rank *rk = &ranks[ns->base + r];
+
+        memset(rk, 0, sizeof(*rk));
+        rk->rank = r;
+        rk->ns = job->nns;
+        rk->out_file = rk->err_file = -1;
+        rk->out.fd = rk->err.fd = -1;
+    }
+    job->nprocs += size;
+    return job->nns++;
+}
+
+const char *ln_rank_name(const struct ln_job *job, int i, char *buf, size_t len)
+{
+    const struct ln_rank *r = &job->ranks[i];
+
+    if (r->ns)
+        snprintf(buf, len, "rank %d of %s", r->rank, job->ns[r->ns].name);
+    else
+        snprintf(buf, len, "rank %d", r->rank);
+    return buf;
+}
+
 void ln_job_free(struct ln_job *job)
 {
-    for (int r = 0; job->ranks && r < job->size; r++) {
+    for (int k = 1; k < job->nns; k++)
+        ln_spawn_apps_free(job->ns[k].apps, job->ns[k].napps);
+    free(job->ns);
+    job->ns = NULL;
+    job->nns = 0;
+    for (int r = 0; job->ranks && r < job->nprocs; r++) {
         struct ln_rank *rk = &job->ranks[r];
 
         if (rk->out_file >= 0)
@@ -193,7 +259,7 @@ static void start_teardown(struct ln_job *job, int sig, int spare)
 {
     double grace = job->opts->kill_grace;
 
-    for (int i = 0; i < job->size; i++)
+    for (int i = 0; i < job->nprocs; i++)
         if (job->ranks[i].state == LN_RANK_RUNNING && i != spare)
             signal_rank(&job->ranks[i], grace > 0 ? sig : SIGKILL);
     if (!job->kill_at)
@@ -202,7 +268,7 @@ static void start_teardown(struct ln_job *job, int sig, int spare)
 
 static void kill_all(struct ln_job *job)
 {
-    for (int i = 0; i < job->size; i++)
+    for (int i = 0; i < job->nprocs; i++)
         if (job->ranks[i].state == LN_RANK_RUNNING)
             signal_rank(&job->ranks[i], SIGKILL);
 }
@@ -234,34 +300,37 @@ static void fail(struct ln_job *job, int code, int spare, double delay, const ch
         start_teardown(job, SIGTERM, spare);
 }
 
+/* A spawned namespace's process fails the job as a rank of the first
+ * would, named with its namespace. */
 static void judge_exit(struct ln_job *job, struct ln_rank *r)
 {
-    int st = r->wstatus;
-    char name[32];
+    int st = r->wstatus, i = (int)(r - job->ranks);
+    char name[32], who[300];
 
+    ln_rank_name(job, i, who, sizeof(who));
     if (job->failed) {
-        ln_verbose(job, "rank %d (pid %d) ended during teardown (wait status 0x%x)", r->rank,
-                   (int)r->pid, st);
+        ln_verbose(job, "%s (pid %d) ended during teardown (wait status 0x%x)", who, (int)r->pid,
+                   st);
         return;
     }
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
 
-        fail(job, 128 + sig, -1, 0, "rank %d (pid %d) on host %s was killed by signal %d (%s)",
-             r->rank, (int)r->pid, job->host, sig, ln_signame(sig, name, sizeof(name)));
+        fail(job, 128 + sig, -1, 0, "%s (pid %d) on host %s was killed by signal %d (%s)", who,
+             (int)r->pid, job->host, sig, ln_signame(sig, name, sizeof(name)));
     } else if (WEXITSTATUS(st) != 0) {
-        fail(job, WEXITSTATUS(st), -1, ln_pmix_finalized(r->rank) ? FIN_GRACE : 0,
-             "rank %d (pid %d) on host %s exited with status %d", r->rank, (int)r->pid, job->host,
+        fail(job, WEXITSTATUS(st), -1, ln_pmix_finalized(i) ? FIN_GRACE : 0,
+             "%s (pid %d) on host %s exited with status %d", who, (int)r->pid, job->host,
              WEXITSTATUS(st));
-    } else if (ln_pmix_connected(r->rank) && !ln_pmix_finalized(r->rank)) {
+    } else if (ln_pmix_connected(i) && !ln_pmix_finalized(i)) {
         /* Erroneous, but Hydra lets it pass and benchmarks do it (OSU's
          * latency_mt): warn, and end the job only if other ranks outlive
          * it by NOFIN_GRACE, as they may be waiting for it. */
         if (!job->nofin_count++) {
-            ln_err("warning: rank %d (pid %d) on host %s exited with status 0 without calling "
+            ln_err("warning: %s (pid %d) on host %s exited with status 0 without calling "
                    "MPI_Finalize",
-                   r->rank, (int)r->pid, job->host);
-            job->nofin_rank = r->rank;
+                   who, (int)r->pid, job->host);
+            job->nofin_rank = i;
             job->nofin_at = ln_now() + NOFIN_GRACE;
         }
     }
@@ -269,7 +338,7 @@ static void judge_exit(struct ln_job *job, struct ln_rank *r)
 
 static struct ln_rank *rank_of_pid(struct ln_job *job, pid_t pid)
 {
-    for (int i = 0; i < job->size; i++)
+    for (int i = 0; i < job->nprocs; i++)
         if (job->ranks[i].pid == pid && job->ranks[i].state == LN_RANK_RUNNING)
             return &job->ranks[i];
     return NULL;
@@ -285,14 +354,41 @@ static void reap(struct ln_job *job)
 
         if (!r)
             continue;
+        struct ln_ns *ns = &job->ns[r->ns];
+        int i = (int)(r - job->ranks);
+
         r->wstatus = st;
         r->state = LN_RANK_EXITED;
         job->nlive--;
         /* Its last words first, then the verdict. */
         ln_iof_drain(job, r);
         judge_exit(job, r);
-        ln_pmix_client_gone(job, r->rank);
+        ln_names_proc_gone(job, i);
+        r->dereg = 1;
+        if (--ns->nlive == 0)
+            ln_names_ns_gone(job, r->ns);
     }
+}
+
+/* Tells the PMIx server which clients (and spawned namespaces) have
+ * ended, once no process started is still connecting: libpmix 4.2 has
+ * left a client hanging in PMIx_Init when another was deregistered while
+ * it connected (a spawn while earlier processes exit). */
+static void deregister_ended(struct ln_job *job)
+{
+    for (int i = 0; i < job->nprocs; i++)
+        if (job->ranks[i].state == LN_RANK_RUNNING && !ln_pmix_connected(i) &&
+            !ln_pmix_finalized(i))
+            return;
+    for (int i = 0; i < job->nprocs; i++)
+        if (job->ranks[i].dereg) {
+            job->ranks[i].dereg = 0;
+            ln_pmix_client_gone(job, i);
+        }
+    /* The first namespace goes with the server, at the end. */
+    for (int k = 1; k < job->nns; k++)
+        if (!job->ns[k].nlive)
+            ln_pmix_ns_gone(job, k);
 }
 
 /* 1 if an rdmpi rank's abort message is an MPI error: "MPI_Fn: ..." or
@@ -311,15 +407,17 @@ static int is_mpi_error(const char *m)
 static void report_abort(struct ln_job *job, int r, int code, const char *m)
 {
     struct ln_rank *rk = &job->ranks[r];
+    char who[300];
 
+    ln_rank_name(job, r, who, sizeof(who));
     if (m && is_mpi_error(m))
-        fail(job, code, r, 0, "rank %d (pid %d) on host %s: MPI error in %s", r, (int)rk->pid,
+        fail(job, code, r, 0, "%s (pid %d) on host %s: MPI error in %s", who, (int)rk->pid,
              job->host, m);
     else if (!m || !strncmp(m, "MPI_Abort(", 10))
-        fail(job, code, r, 0, "rank %d (pid %d) on host %s called MPI_Abort with error code %d", r,
+        fail(job, code, r, 0, "%s (pid %d) on host %s called MPI_Abort with error code %d", who,
              (int)rk->pid, job->host, code);
     else
-        fail(job, code, r, 0, "rank %d (pid %d) on host %s aborted the job with status %d: %s", r,
+        fail(job, code, r, 0, "%s (pid %d) on host %s aborted the job with status %d: %s", who,
              (int)rk->pid, job->host, code, m);
 }
 
@@ -349,6 +447,12 @@ static void handle_events(struct ln_job *job)
             /* The other hosts' data comes back through mpirun. */
             job->daemon->fence(job, ev);
             continue;
+        } else if (ln_pmix_event_type(ev) == LN_EV_SPAWN) {
+            ln_spawn_run(job, ev);
+            continue;
+        } else if (ln_pmix_event_type(ev) >= LN_EV_PUBLISH) {
+            ln_names_handle(job, ev);
+            continue;
         }
         ln_pmix_event_done(ev);
     }
@@ -356,7 +460,7 @@ static void handle_events(struct ln_job *job)
 
 static void forward_to_all(struct ln_job *job, int sig)
 {
-    for (int i = 0; i < job->size; i++)
+    for (int i = 0; i < job->nprocs; i++)
         if (job->ranks[i].state == LN_RANK_RUNNING)
             signal_rank(&job->ranks[i], sig);
 }
@@ -423,13 +527,16 @@ static void running(struct ln_job *job, char *list, char *pids)
     size_t l = 0, p = 0, size = 512;
 
     list[0] = pids[0] = 0;
-    for (int i = 0; i < job->size; i++) {
+    for (int i = 0; i < job->nprocs; i++) {
         struct ln_rank *r = &job->ranks[i];
 
         if (r->state != LN_RANK_RUNNING)
             continue;
-        if (l + 16 < size)
+        if (l + 16 < size && !r->ns)
             l += snprintf(list + l, size - l, "%s%d", l ? "," : "", i);
+        else if (l + 16 + strlen(job->ns[r->ns].name) < size)
+            l +=
+                snprintf(list + l, size - l, "%s%s:%d", l ? "," : "", job->ns[r->ns].name, r->rank);
         else if (l + 4 < size)
             l += snprintf(list + l, size - l, "...");
         if (p + 16 < size)
@@ -444,12 +551,16 @@ static void check_timers(struct ln_job *job, double now)
     char list[512], pids[512];
 
     if (job->nofin_at && now >= job->nofin_at && !job->failed && job->nlive > 0) {
+        char who[300];
+
         running(job, list, pids);
         fail(job, LN_EXIT_NOFINALIZE, -1, 0,
-             "rank %d on host %s exited without calling MPI_Finalize %g s ago; ranks still "
+             "%s on host %s exited without calling MPI_Finalize %g s ago; ranks still "
              "running: %s (pids %s)",
-             job->nofin_rank, job->host, NOFIN_GRACE, list, pids);
+             ln_rank_name(job, job->nofin_rank, who, sizeof(who)), job->host, NOFIN_GRACE, list,
+             pids);
     }
+    ln_names_timers(now);
     if (job->timeout_at && now >= job->timeout_at && !job->failed && job->nlive > 0) {
         running(job, list, pids);
         ln_err("timeout after %g s; ranks still running: %s (pids %s)", job->opts->timeout, list,
@@ -459,7 +570,7 @@ static void check_timers(struct ln_job *job, double now)
         /* MPI ranks answer SIGUSR1 with a hang report (what each waits for);
          * give them a moment to print it before the teardown. */
         int asked = 0;
-        for (int i = 0; i < job->size; i++) {
+        for (int i = 0; i < job->nprocs; i++) {
             if (job->ranks[i].state == LN_RANK_RUNNING && ln_pmix_connected(i) &&
                 !ln_pmix_finalized(i) && job->ranks[i].pid > 0) {
                 kill(job->ranks[i].pid, SIGUSR1);
@@ -485,14 +596,15 @@ static void check_timers(struct ln_job *job, double now)
 static int next_timeout_ms(struct ln_job *job, double now)
 {
     double t = 0;
-    double cand[6] = {job->failed ? 0 : job->timeout_at,
+    double cand[7] = {job->failed ? 0 : job->timeout_at,
                       job->kill_at,
                       job->report_at,
                       job->nlive == 0 ? job->drain_at : 0,
                       job->failed ? 0 : job->nofin_at,
-                      job->end_at};
+                      job->end_at,
+                      ln_names_timers(now)};
 
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 7; i++)
         if (cand[i] && (!t || cand[i] < t))
             t = cand[i];
     if (!t)
@@ -506,45 +618,67 @@ static int next_timeout_ms(struct ln_job *job, double now)
  * which also closes the pipes such leftovers held. */
 static void reap_groups(struct ln_job *job)
 {
-    for (int i = 0; i < job->size; i++)
+    for (int i = 0; i < job->nprocs; i++)
         if (job->ranks[i].pgid > 0)
             kill(-job->ranks[i].pgid, SIGKILL);
 }
 
+/* Room for every process's two pipes and three more descriptors. */
+static int grow_poll(struct ln_job *job, size_t *cap, struct pollfd **pfd, struct ln_stream ***who)
+{
+    size_t need = 3 + 2 * (size_t)job->nprocs;
+    struct pollfd *p;
+    struct ln_stream **w;
+
+    if (need <= *cap)
+        return 0;
+    if ((p = realloc(*pfd, need * sizeof(*p))))
+        *pfd = p;
+    if ((w = realloc(*who, need * sizeof(*w))))
+        *who = w;
+    if (!p || !w)
+        return -ENOMEM;
+    *cap = need;
+    return 0;
+}
+
 int ln_job_run(struct ln_job *job)
 {
-    size_t cap = 3 + 2 * (size_t)job->size;
-    struct pollfd *pfd = malloc(cap * sizeof(*pfd));
-    struct ln_stream **who = malloc(cap * sizeof(*who));
+    size_t cap = 0;
+    struct pollfd *pfd = NULL;
+    struct ln_stream **who = NULL;
     int groups_reaped = 0;
-
-    if (!pfd || !who) {
-        ln_err("out of memory");
-        kill_all(job);
-        free(pfd);
-        free(who);
-        job->exit_code = LN_EXIT_INTERNAL;
-        /* Still reap what was started. */
-        while (job->nlive > 0 && wait(NULL) > 0)
-            job->nlive--;
-        return job->exit_code;
-    }
 
     for (;;) {
         double now = ln_now();
         size_t n = 0;
         int open_streams = 0;
 
+        /* At the start, and after a spawn added processes. */
+        if (grow_poll(job, &cap, &pfd, &who)) {
+            ln_err("out of memory watching %d processes", job->nprocs);
+            kill_all(job);
+            free(pfd);
+            free(who);
+            job->exit_code = LN_EXIT_INTERNAL;
+            /* Still reap what was started. */
+            while (job->nlive > 0 && wait(NULL) > 0)
+                job->nlive--;
+            return job->exit_code;
+        }
         handle_events(job);
         handle_signals(job);
         check_timers(job, now);
+        deregister_ended(job);
+        if (grow_poll(job, &cap, &pfd, &who))
+            continue;
 
         if (job->nlive == 0 && !groups_reaped) {
             reap_groups(job);
             groups_reaped = 1;
             job->drain_at = now + 0.5;
         }
-        for (int i = 0; i < job->size; i++) {
+        for (int i = 0; i < job->nprocs; i++) {
             struct ln_stream *ss[2] = {&job->ranks[i].out, &job->ranks[i].err};
 
             for (int k = 0; k < 2; k++) {
@@ -585,7 +719,7 @@ int ln_job_run(struct ln_job *job)
         }
     }
 
-    for (int i = 0; i < job->size; i++) {
+    for (int i = 0; i < job->nprocs; i++) {
         ln_iof_close(job, &job->ranks[i].out);
         ln_iof_close(job, &job->ranks[i].err);
     }
@@ -599,15 +733,21 @@ int ln_job_run(struct ln_job *job)
     return job->exit_code;
 }
 
-/* Sets each "VAR=value" of vars in env[0..*k), replacing or appending. */
+/* Sets each "VAR=value" of vars in env[0..*k), replacing or appending;
+ * a bare "VAR" (a spawn's PMIX_UNSET_ENVAR) removes VAR. */
 static void merge_env(char **env, size_t *k, char **vars, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        size_t len = strcspn(vars[i], "=") + 1, j;
+        size_t len = strcspn(vars[i], "="), j;
 
         for (j = 0; j < *k; j++)
-            if (!strncmp(env[j], vars[i], len))
+            if (!strncmp(env[j], vars[i], len) && env[j][len] == '=')
                 break;
+        if (!vars[i][len]) {
+            if (j < *k)
+                memmove(&env[j], &env[j + 1], (--*k - j) * sizeof(*env));
+            continue;
+        }
         env[j] = vars[i];
         if (j == *k)
             ++*k;
@@ -697,19 +837,19 @@ static int env_put(char ***env, const char *name, int value)
 /* The rank's place in the variables that scripts and programs written for
  * Open MPI's and MPICH's launchers read (to pick a GPU by local rank, for
  * instance); MPI programs themselves learn it from PMIx. */
-static int compat_env(struct ln_job *job, int r, int local, char ***env)
+static int compat_env(const struct ln_ns *ns, int nlocal, int r, int local, char ***env)
 {
     int rc = 0;
 
     rc = rc ? rc : env_put(env, "OMPI_COMM_WORLD_RANK", r);
-    rc = rc ? rc : env_put(env, "OMPI_COMM_WORLD_SIZE", job->size);
+    rc = rc ? rc : env_put(env, "OMPI_COMM_WORLD_SIZE", ns->size);
     rc = rc ? rc : env_put(env, "OMPI_COMM_WORLD_LOCAL_RANK", local);
-    rc = rc ? rc : env_put(env, "OMPI_COMM_WORLD_LOCAL_SIZE", job->nlocal);
+    rc = rc ? rc : env_put(env, "OMPI_COMM_WORLD_LOCAL_SIZE", nlocal);
     rc = rc ? rc : env_put(env, "OMPI_COMM_WORLD_NODE_RANK", local);
     rc = rc ? rc : env_put(env, "PMI_RANK", r);
-    rc = rc ? rc : env_put(env, "PMI_SIZE", job->size);
+    rc = rc ? rc : env_put(env, "PMI_SIZE", ns->size);
     rc = rc ? rc : env_put(env, "MPI_LOCALRANKID", local);
-    rc = rc ? rc : env_put(env, "MPI_LOCALNRANKS", job->nlocal);
+    rc = rc ? rc : env_put(env, "MPI_LOCALNRANKS", nlocal);
     if (rc)
         ln_err("out of memory");
     return rc;
@@ -757,10 +897,14 @@ static void __attribute__((noreturn)) child_exec(struct child_plan *p)
     _exit(err == ENOENT ? LN_EXIT_NOTFOUND : LN_EXIT_NOEXEC);
 }
 
-int ln_job_spawn(struct ln_job *job)
+/* A spawned namespace's processes all run on this host, read no stdin
+ * and are not bound (they come on top of the first job's). */
+int ln_job_start_ns(struct ln_job *job, int k)
 {
+    const struct ln_ns *ns = &job->ns[k];
+    int nlocal = k ? ns->size : job->nlocal, started = job->nlive;
     size_t nbase = 0;
-    char **base = NULL;
+    char **base = NULL, who[300];
     struct child_plan plan;
     double t = ln_now();
     int rc = 0;
@@ -768,22 +912,23 @@ int ln_job_spawn(struct ln_job *job)
     memset(&plan, 0, sizeof(plan));
     plan.parent = getpid();
     plan.nofile = orig_nofile;
-    for (int r = 0, local = 0; r < job->size; r++) {
-        struct ln_rank *rk = &job->ranks[r];
+    for (int r = 0, local = 0; r < ns->size; r++) {
+        int i = ns->base + r;
+        struct ln_rank *rk = &job->ranks[i];
         pid_t pid;
 
-        if (!ln_is_local(job, r))
+        if (!k && !ln_is_local(job, r))
             continue;
         /* A Ctrl-C during startup stops it here. */
         if (handle_signals(job) || job->failed)
             break;
 
-        int first, k = ln_app_of(job->opts, r, &first);
+        int first, a = ln_app_of(ns->apps, ns->napps, r, &first);
 
         /* Ranks go in program order: a base per program. */
-        if (!base || plan.app != &job->opts->apps[k]) {
+        if (!base || plan.app != &ns->apps[a]) {
             free(base);
-            plan.app = &job->opts->apps[k];
+            plan.app = &ns->apps[a];
             plan.wdir = plan.app->wdir ? plan.app->wdir : job->opts->wdir;
             if (!(base = base_env(job, plan.app, &nbase))) {
                 ln_err("out of memory");
@@ -797,8 +942,8 @@ int ln_job_spawn(struct ln_job *job)
             rc = -ENOMEM;
             break;
         }
-        if ((rc = ln_pmix_setup_fork(job, r, &plan.env)) ||
-            (rc = compat_env(job, r, local, &plan.env)))
+        if ((rc = ln_pmix_setup_fork(job, i, &plan.env)) ||
+            (rc = compat_env(ns, nlocal, r, local, &plan.env)))
             break;
         plan.fds[0] = plan.fds[1] = -1;
         if ((rc = ln_iof_prepare(job, rk, plan.fds))) {
@@ -806,11 +951,11 @@ int ln_job_spawn(struct ln_job *job)
             ln_iof_close(job, &rk->out);
             break;
         }
-        plan.stdin_fd = r == 0 ? -1 : job->devnull;
+        plan.stdin_fd = i == 0 ? -1 : job->devnull;
         /* Rank 0 reading a terminal must stay in the terminal's
          * foreground process group, which is mpirun's. */
-        plan.own_group = !(r == 0 && job->stdin_tty);
-        plan.bind = job->bind;
+        plan.own_group = !(i == 0 && job->stdin_tty);
+        plan.bind = job->bind && !k;
         if (plan.bind && ln_bind_cpus(job, local, &plan.cpus) < 0) {
             if (!local)
                 ln_err("warning: --bind-to %s: this host's sysfs does not say which CPUs "
@@ -819,7 +964,7 @@ int ln_job_spawn(struct ln_job *job)
             CPU_ZERO(&plan.cpus);
             CPU_SET(job->cpus[local % job->ncpus], &plan.cpus);
         }
-        if (job->opts->report_bindings) {
+        if (job->opts->report_bindings && !k) {
             char list[256];
 
             ln_cpuset_text(&plan.cpus, list, sizeof(list));
@@ -831,7 +976,8 @@ int ln_job_spawn(struct ln_job *job)
                        job->nlocal, job->ncpus,
                        job->opts->bind == LN_BIND_NONE ? ", --bind-to none" : "");
         }
-        snprintf(plan.errprefix, sizeof(plan.errprefix), "mpirun: cannot start rank %d: ", r);
+        snprintf(plan.errprefix, sizeof(plan.errprefix),
+                 "mpirun: cannot start %s: ", ln_rank_name(job, i, who, sizeof(who)));
 
         pid = fork();
         if (pid == 0)
@@ -843,7 +989,7 @@ int ln_job_spawn(struct ln_job *job)
         free_env(plan.env);
         plan.env = NULL;
         if (pid < 0) {
-            ln_err("cannot start rank %d: fork: %s", r, strerror(-rc));
+            ln_err("cannot start %s: fork: %s", who, strerror(-rc));
             ln_iof_close(job, &rk->out);
             ln_iof_close(job, &rk->err);
             break;
@@ -857,15 +1003,22 @@ int ln_job_spawn(struct ln_job *job)
         rk->pid = pid;
         rk->state = LN_RANK_RUNNING;
         job->nlive++;
+        job->ns[k].nlive++;
         local++;
     }
     free_env(plan.env);
     free(base);
-    ln_verbose(job, "started %d ranks in %.1f ms", job->nlive, (ln_now() - t) * 1e3);
+    ln_verbose(job, "started %d processes of %s in %.1f ms", job->nlive - started, ns->name,
+               (ln_now() - t) * 1e3);
     if (rc && !job->failed) {
         job->failed = 1;
         job->exit_code = LN_EXIT_INTERNAL;
         start_teardown(job, SIGTERM, -1);
     }
     return rc;
+}
+
+int ln_job_spawn(struct ln_job *job)
+{
+    return ln_job_start_ns(job, 0);
 }

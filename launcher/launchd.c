@@ -529,12 +529,12 @@ int main(int argc, char **argv)
     setenv("IPATH_NO_BACKTRACE", "1", 0);
     setenv("HFI_NO_BACKTRACE", "1", 0);
     ln_sweep_stale();
-    if (opts.output_dir && ln_output_dirs(&job))
+    if (opts.output_dir && ln_output_dirs(&job, 0))
         goto out_job;
     if (ln_tmpdir_create(&job))
         goto out_job;
     janitor();
-    if (ln_pmix_init(&job) || ln_pmix_register_clients(&job))
+    if (ln_pmix_init(&job) || ln_pmix_register_clients(&job, 0))
         goto out_pmix;
     ln_job_spawn(&job);
     code = ln_job_run(&job);

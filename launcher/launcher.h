@@ -86,6 +86,7 @@ struct ln_opts {
     const char *launch_agent; /* --launch-agent, default "ssh" */
     enum ln_auth auth;        /* --auth, RDMPI_AUTH */
     int np_given;
+    int univ_size; /* --universe-size, else this host's slots; 0: the job size */
 };
 
 /* Parse argv and the environment into *o.  Returns 0, a negative errno on
@@ -94,22 +95,28 @@ struct ln_opts {
 int ln_opts_parse(struct ln_opts *o, int argc, char **argv);
 void ln_opts_free(struct ln_opts *o);
 
-/* The program of `rank`; *first gets its first rank. */
-static inline int ln_app_of(const struct ln_opts *o, int rank, int *first)
+/* The program of `rank` among napps; *first gets its first rank. */
+static inline int ln_app_of(const struct ln_app *apps, int napps, int rank, int *first)
 {
     int k = 0, off = 0;
 
-    while (k + 1 < o->napps && rank >= off + o->apps[k].np)
-        off += o->apps[k++].np;
+    while (k + 1 < napps && rank >= off + apps[k].np)
+        off += apps[k++].np;
     *first = off;
     return k;
 }
+
+/* argv[0] of app found as execvp would (relative names against dir, NULL:
+ * mpirun's directory; names without '/' in path, NULL: $PATH), into
+ * app->prog.  Says what is wrong on failure: -ENOENT, -EACCES, -EINVAL. */
+int ln_resolve_program(struct ln_app *a, const char *dir, const char *path);
 
 /* One output stream of one rank, read from a pipe (iof.c). */
 struct ln_stream {
     int fd;    /* read end, -1 once closed */
     int outfd; /* where its lines go: 1 or 2 */
-    int rank;
+    int rank;  /* in its namespace */
+    int ns;    /* its namespace's index in job->ns */
     char *buf; /* bytes not yet written (a partial line) */
     size_t len, cap;
     int at_line_start; /* next byte begins a line (for tags) */
@@ -118,25 +125,43 @@ struct ln_stream {
 enum ln_rank_state { LN_RANK_NEW, LN_RANK_RUNNING, LN_RANK_EXITED };
 
 struct ln_rank {
-    int rank;
+    int rank; /* in its namespace */
+    int ns;   /* its namespace's index in job->ns */
     pid_t pid;
     pid_t pgid; /* its process group, or 0 if it shares ours */
     enum ln_rank_state state;
     int aborted;            /* it called PMIx_Abort */
+    int dereg;              /* reaped, not yet deregistered from PMIx */
     int wstatus;            /* from waitpid */
     int out_file, err_file; /* --output-filename fds before fork */
     struct ln_stream out, err;
 };
 
+/* A namespace mpirun started: the command line's job (job->ns[0]) or one
+ * a rank asked for with PMIx_Spawn (spawn.c).  Its processes are
+ * job->ranks[base .. base + size), rank r at base + r. */
+struct ln_ns {
+    char name[256]; /* PMIX_MAX_NSLEN + 1 */
+    int base, size;
+    struct ln_app *apps; /* ns 0: the options'; spawned: its own */
+    int napps;
+    int nlive;  /* its processes started and not yet reaped */
+    int parent; /* spawned: the index of the process that asked, else -1 */
+};
+
 struct ln_job {
     struct ln_opts *opts;
-    int size;
-    char nspace[256]; /* PMIX_MAX_NSLEN + 1 */
+    int size;         /* the first namespace's processes */
+    char nspace[256]; /* the first namespace's name (PMIX_MAX_NSLEN + 1) */
+    struct ln_ns *ns; /* every namespace, the first at 0 */
+    int nns;
+    int nprocs;    /* entries in ranks[]: every namespace's processes */
+    int univ_size; /* PMIX_UNIV_SIZE: the processes live at once may not exceed it */
     char host[256];
-    char tmpdir[4096]; /* per-job PMIx directory, "" if none */
-    int pmix_up;       /* PMIx_server_init succeeded */
-    struct ln_rank *ranks;
-    int nlive; /* started and not yet reaped */
+    char tmpdir[4096];     /* per-job PMIx directory, "" if none */
+    int pmix_up;           /* PMIx_server_init succeeded */
+    struct ln_rank *ranks; /* nprocs of them, namespace after namespace */
+    int nlive;             /* started and not yet reaped, in all namespaces */
     int ncpus;
     int *cpus; /* allowed CPUs, for --bind-to core */
     int bind;  /* resolved: 1 to pin ranks */
@@ -180,6 +205,10 @@ static inline int ln_is_local(const struct ln_job *job, int rank)
 {
     return !job->node_of || job->node_of[rank] == job->nodeid;
 }
+
+/* "rank 3" for the first namespace, "rank 3 of rdmpi.42.1" for a spawned
+ * one, of the process at index i of job->ranks. */
+const char *ln_rank_name(const struct ln_job *job, int i, char *buf, size_t len);
 
 /* util.c */
 extern const char *ln_prefix; /* "mpirun", or the daemon's name and host */
@@ -225,14 +254,29 @@ void ln_shm_remove_job(const struct ln_job *job);
 /* Upcalls answered later by the main loop.  client_connected and
  * client_finalized complete at once and only set the flags read by
  * ln_pmix_connected() and ln_pmix_finalized(). */
-enum ln_ev_type { LN_EV_ABORT, LN_EV_FENCE, LN_EV_DMODEX };
+enum ln_ev_type {
+    LN_EV_ABORT,
+    LN_EV_FENCE,
+    LN_EV_DMODEX,
+    LN_EV_SPAWN,     /* spawn.c */
+    LN_EV_PUBLISH,   /* names.c */
+    LN_EV_LOOKUP,    /* names.c */
+    LN_EV_UNPUBLISH, /* names.c */
+};
 struct ln_event;
+/* Starts the server and registers the first namespace. */
 int ln_pmix_init(struct ln_job *job);
-int ln_pmix_register_clients(struct ln_job *job);
-int ln_pmix_connected(int rank);
-int ln_pmix_finalized(int rank);
-int ln_pmix_setup_fork(struct ln_job *job, int rank, char ***env);
-void ln_pmix_client_gone(struct ln_job *job, int rank);
+/* Registers namespace k (its job info and its clients); the processes of
+ * a namespace are indexed by their place in job->ranks from here on. */
+int ln_pmix_register_ns(struct ln_job *job, int k);
+int ln_pmix_register_clients(struct ln_job *job, int k);
+/* By index in job->ranks. */
+int ln_pmix_connected(int i);
+int ln_pmix_finalized(int i);
+int ln_pmix_setup_fork(struct ln_job *job, int i, char ***env);
+void ln_pmix_client_gone(struct ln_job *job, int i);
+/* The last process of namespace k was reaped: the library drops it. */
+void ln_pmix_ns_gone(struct ln_job *job, int k);
 /* Ends the PMIx server; if the library hangs there, removes the job's
  * files and exits with `code` (see FINALIZE_WAIT). */
 void ln_pmix_finalize(struct ln_job *job, int code);
@@ -257,10 +301,35 @@ void ln_iof_parent_close(int child_fds[2]);
 int ln_iof_read(struct ln_job *job, struct ln_stream *s);
 void ln_iof_drain(struct ln_job *job, struct ln_rank *r);
 void ln_iof_close(struct ln_job *job, struct ln_stream *s);
-int ln_output_dirs(struct ln_job *job);
+/* --output-filename: the files of namespace k's processes. */
+int ln_output_dirs(struct ln_job *job, int k);
+
+/* spawn.c: a rank's PMIx_Spawn, answered once its processes run. */
+void ln_spawn_run(struct ln_job *job, struct ln_event *ev);
+/* Frees a spawned namespace's programs (their strings are its own). */
+void ln_spawn_apps_free(struct ln_app *apps, int napps);
+
+/* names.c: PMIx_Publish, _Lookup and _Unpublish within this mpirun. */
+void ln_names_handle(struct ln_job *job, struct ln_event *ev);
+/* The process at index i of job->ranks ended: its PROC-persistent names
+ * go, and so do its waiting lookups. */
+void ln_names_proc_gone(struct ln_job *job, int i);
+/* Namespace k ended: names kept for its application go. */
+void ln_names_ns_gone(struct ln_job *job, int k);
+/* Lookups waiting past their PMIX_TIMEOUT fail; returns the nearest
+ * deadline still pending, 0 if none. */
+double ln_names_timers(double now);
+/* Answers every request still waiting (the job ends). */
+void ln_names_finalize(void);
 
 /* job.c */
 int ln_job_init(struct ln_job *job, struct ln_opts *o);
+/* A new namespace running apps (taken over; their np add up to its
+ * size), its processes after the others in job->ranks; returns its index,
+ * or a negative errno. */
+int ln_job_add_ns(struct ln_job *job, const char *name, struct ln_app *apps, int napps, int parent);
+/* Forks namespace k's processes on this host. */
+int ln_job_start_ns(struct ln_job *job, int k);
 int ln_job_spawn(struct ln_job *job);
 int ln_job_run(struct ln_job *job);
 void ln_job_end(struct ln_job *job, int sig);

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,20 @@ const char *__lsan_default_options(void)
     return "print_suppressions=0";
 }
 
+/* MPI_UNIVERSE_SIZE when --universe-size does not say: the slots the
+ * host list gives this host, else its CPUs, and never fewer than the
+ * ranks started (as Open MPI counts slots). */
+static int default_universe(const struct ln_opts *o, int slots)
+{
+    cpu_set_t set;
+
+    if (!slots)
+        slots = sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0
+                    ? CPU_COUNT(&set)
+                    : 1;
+    return slots > o->np ? slots : o->np;
+}
+
 static int exit_for(int rc)
 {
     switch (rc) {
@@ -96,7 +111,7 @@ static int exit_for(int rc)
 
 int main(int argc, char **argv)
 {
-    int rc, code;
+    int rc, code, slots = 0;
 
     ensure_std_fds();
     signal(SIGPIPE, SIG_IGN);
@@ -122,17 +137,28 @@ int main(int argc, char **argv)
             ln_opts_free(&opts);
             return code;
         }
+        for (int k = 0; !rc && k < hosts.n; k++)
+            slots += hosts.v[k].slots;
         ln_hosts_free(&hosts);
         if (rc) {
             ln_opts_free(&opts);
             return exit_for(rc);
         }
     }
+    if (opts.univ_size && opts.univ_size < opts.np) {
+        ln_err("--universe-size %d is fewer processes than the %d ranks started (give at least "
+               "-n, example: mpirun --universe-size 8 -n 2 ./app)",
+               opts.univ_size, opts.np);
+        ln_opts_free(&opts);
+        return LN_EXIT_USAGE;
+    }
+    if (!opts.univ_size)
+        opts.univ_size = default_universe(&opts, slots);
     if (ln_job_init(&job, &opts)) {
         code = LN_EXIT_INTERNAL;
         goto out_job;
     }
-    if (opts.output_dir && ln_output_dirs(&job)) {
+    if (opts.output_dir && ln_output_dirs(&job, 0)) {
         code = LN_EXIT_USAGE;
         goto out_job;
     }
@@ -153,7 +179,7 @@ int main(int argc, char **argv)
         code = LN_EXIT_INTERNAL;
         goto out_job;
     }
-    if (ln_pmix_init(&job) || ln_pmix_register_clients(&job)) {
+    if (ln_pmix_init(&job) || ln_pmix_register_clients(&job, 0)) {
         code = LN_EXIT_INTERNAL;
         goto out_pmix;
     }

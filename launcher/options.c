@@ -55,6 +55,7 @@ enum opt_id {
     O_REPORT_BIND,
     O_LAUNCHER,
     O_AUTH,
+    O_UNIV,
 };
 
 struct opt {
@@ -113,6 +114,7 @@ static const struct opt table[] = {
     {"launcher", O_LAUNCHER, 1, "-launcher ssh"},
     {"launcher-exec", O_AGENT, 1, "-launcher-exec 'ssh -x'"},
     {"auth", O_AUTH, 1, "--auth munge"},
+    {"universe-size", O_UNIV, 1, "--universe-size 8"},
 };
 
 static const char help_text[] =
@@ -154,6 +156,9 @@ static const char help_text[] =
     "  --auth munge|secret|auto   how the daemons and mpirun authenticate each\n"
     "                          other: munged's credentials, a per-job secret, or\n"
     "                          munge when built in and munged answers (auto)\n"
+    "  --universe-size N       MPI_UNIVERSE_SIZE: at most N processes at once,\n"
+    "                          spawned ones included (default: the slots of\n"
+    "                          --host/--hostfile, else the CPUs, at least -n)\n"
     "  -v, --verbose           ranks verbose (RDMPI_VERBOSE); twice: mpirun too\n"
     "  --oversubscribe, --allow-run-as-root, -genvall   accepted, no effect\n"
     "  -h, --help              this text\n"
@@ -161,7 +166,7 @@ static const char help_text[] =
     "\n"
     "Environment: RDMPI_NP, RDMPI_TIMEOUT (or MPIEXEC_TIMEOUT), RDMPI_TAG_OUTPUT,\n"
     "RDMPI_OUTPUT_FILENAME, RDMPI_BIND_TO, RDMPI_KILL_GRACE, RDMPI_VERBOSE and\n"
-    "RDMPI_AUTH set the same things as the options; the command line wins.\n"
+    "RDMPI_AUTH, RDMPI_UNIVERSE_SIZE set the same things as the options; the command line wins.\n"
     "\n"
     "Exit status: 0 when every rank exits 0; otherwise the first failing rank's\n"
     "status (128+N for signal N), the MPI_Abort error code, 124 on timeout,\n"
@@ -402,6 +407,7 @@ static int from_env(struct ln_opts *o)
             break;
         case LN_ENV_VERBOSE: rc = parse_verbose(name, v, &o->verbose); break;
         case LN_ENV_AUTH: rc = parse_auth(name, v, &o->auth); break;
+        case LN_ENV_UNIVERSE_SIZE: rc = parse_np(name, v, &o->univ_size); break;
         case LN_ENV_MUNGE_SOCKET: /* mh.c's */
         case LN_ENV_LAUNCHD:
         case LN_ENV_LAUNCH_ADDR:
@@ -414,50 +420,54 @@ static int from_env(struct ln_opts *o)
 
 /* Find argv[0] the way execvp would, but before anything is started, so a
  * typo costs one clear line and no half-started job. */
-/* The path made absolute against mpirun's directory: ranks may start
- * in another (-wdir) and still find their program. */
-static char *absolute(const char *path)
+/* The path made absolute against dir (NULL: mpirun's directory): ranks
+ * may start in another (-wdir) and still find their program. */
+static char *absolute(const char *dir, const char *path)
 {
     char cwd[PATH_MAX], *out;
     size_t n;
 
-    if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+    if (path[0] == '/' || (!dir && !(dir = getcwd(cwd, sizeof(cwd)))))
         return strdup(path);
-    n = strlen(cwd) + strlen(path) + 2;
+    n = strlen(dir) + strlen(path) + 2;
     if ((out = malloc(n)))
-        snprintf(out, n, "%s/%s", cwd, path);
+        snprintf(out, n, "%s/%s", dir, path);
     return out;
 }
 
-static int resolve_program(struct ln_app *a)
+int ln_resolve_program(struct ln_app *a, const char *dir, const char *path)
 {
     const char *name = a->argv[0];
+    char *full_name;
     struct stat st;
+    int rc;
 
     if (!*name) {
         ln_err("the program name is empty " EXAMPLE);
         return -EINVAL;
     }
     if (strchr(name, '/')) {
-        if (stat(name, &st) < 0) {
-            ln_err("program '%s' not found: %s (check the path)", name, strerror(errno));
-            return -ENOENT;
-        }
-        if (S_ISDIR(st.st_mode)) {
+        if (!(full_name = absolute(dir, name)))
+            return -ENOMEM;
+        rc = stat(full_name, &st) < 0 ? -errno : 0;
+        if (rc)
+            ln_err("program '%s' not found: %s (check the path)", name, strerror(-rc));
+        else if (S_ISDIR(st.st_mode))
             ln_err("program '%s' is a directory, not a program", name);
-            return -EACCES;
-        }
-        if (!S_ISREG(st.st_mode) || access(name, X_OK) < 0) {
+        else if (!S_ISREG(st.st_mode) || access(full_name, X_OK) < 0)
             ln_err("program '%s' is not executable (chmod +x %s, or check the path)", name, name);
-            return -EACCES;
+        else {
+            a->prog = full_name;
+            return 0;
         }
-        a->prog = absolute(name);
-        return a->prog ? 0 : -ENOMEM;
+        free(full_name);
+        return rc ? -ENOENT : -EACCES;
     }
 
-    const char *path = getenv("PATH");
     int found_noexec = 0;
 
+    if (!path)
+        path = getenv("PATH");
     if (!path || !*path)
         path = "/usr/local/bin:/usr/bin:/bin";
     for (const char *p = path;;) {
@@ -470,7 +480,7 @@ static int resolve_program(struct ln_app *a)
                 (int)sizeof(full) &&
             stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
             if (access(full, X_OK) == 0) {
-                a->prog = absolute(full);
+                a->prog = absolute(dir, full);
                 return a->prog ? 0 : -ENOMEM;
             }
             found_noexec = 1;
@@ -571,6 +581,7 @@ static int apply(struct ln_opts *o, const struct opt *op, const char *word, cons
     case O_REPORT: return add_env(o, "RDMPI_REPORT", "1");
     case O_BIND: return parse_bind(word, a1, &o->bind);
     case O_AUTH: return parse_auth(word, a1, &o->auth);
+    case O_UNIV: return parse_np(word, a1, &o->univ_size);
     case O_MCA:
         if (!*a1) {
             ln_err("%s needs a key and a value (example: mpirun %s btl sm,self -n 4 ./app)", word,
@@ -756,7 +767,7 @@ static int parse_apps(struct ln_opts *o, int argc, char **argv, int i)
         const char *dir = o->apps[k].wdir ? o->apps[k].wdir : o->wdir;
         struct stat st;
 
-        if ((rc = resolve_program(&o->apps[k])))
+        if ((rc = ln_resolve_program(&o->apps[k], NULL, NULL)))
             return rc;
         /* On one host a wrong directory is one line now, not one per rank;
          * other hosts' ranks report their own. */

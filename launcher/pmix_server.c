@@ -9,12 +9,18 @@
  *     callback must then NOT be called).  A rank is never kept waiting in
  *     PMIx_Finalize.  The flag is stored before the rank can exit, so when
  *     the main loop reaps a rank it sees whether it finalized.
- *   - abort, fence_nb and direct_modex queue an event with the callback;
- *     the main loop runs the callback from ln_pmix_event_done().
+ *   - abort, fence_nb, direct_modex, spawn, publish, lookup and unpublish
+ *     queue an event (pmix_ev.h) with a copy of their arguments and the
+ *     callback; the main loop answers: ln_pmix_event_done() here,
+ *     spawn.c and names.c for theirs.
  * The queue is a mutex-protected list plus one byte on a self-pipe that
  * wakes the poll() of the main loop.
+ *
+ * Every namespace mpirun started (the first job, then each spawned one)
+ * is registered here with its place in job->ranks, so that an upcall
+ * names its caller by that index.
  */
-#include "launcher.h"
+#include "pmix_ev.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -29,30 +35,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <pmix.h>
-#include <pmix_server.h>
-
-struct ln_event {
-    struct ln_event *next;
-    enum ln_ev_type type;
-    int rank;
-    int status;              /* abort status */
-    char *msg;               /* abort: the rank's own account, or NULL */
-    pmix_op_cbfunc_t opcb;   /* abort */
-    pmix_modex_cbfunc_t mcb; /* fence_nb, direct_modex */
-    void *cbdata;
-    char *data; /* fence blob, now ours */
-    size_t ndata;
-};
-
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ln_event *q_head, **q_tail = &q_head;
 static int wake_pipe[2] = {-1, -1};
 
-/* Set by the upcalls, read by the main loop (see ln_job's reaping). */
-static atomic_int *flag_connected, *flag_finalized;
-static int flag_size;
-static char job_nspace[PMIX_MAX_NSLEN + 1];
+/* The namespaces registered, newest first, each with its processes'
+ * flags: set by the upcalls, read by the main loop (see ln_job's
+ * reaping).  A spawn adds one while upcalls run, hence the lock; none
+ * goes before ln_pmix_finalize. */
+struct srv_ns {
+    struct srv_ns *next;
+    char name[PMIX_MAX_NSLEN + 1];
+    int base, size;
+    int registered; /* the library knows it: deregister it */
+    atomic_int *connected, *finalized;
+};
+static pthread_mutex_t ns_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct srv_ns *ns_list;
 
 static void wake_main(void)
 {
@@ -74,24 +73,49 @@ static void post(struct ln_event *ev)
     wake_main();
 }
 
-/* The rank of one of our processes, or -1 for anybody else. */
+/* The namespace of process p (by name) or of index i (name NULL). */
+static struct srv_ns *find_ns(const char *name, int i)
+{
+    struct srv_ns *n;
+
+    pthread_mutex_lock(&ns_lock);
+    for (n = ns_list; n; n = n->next)
+        if (name ? !strncmp(n->name, name, PMIX_MAX_NSLEN) : i >= n->base && i < n->base + n->size)
+            break;
+    pthread_mutex_unlock(&ns_lock);
+    return n;
+}
+
+/* The index in job->ranks of one of our processes, or -1 for anybody
+ * else; *ns gets its namespace. */
+static int our_proc(const pmix_proc_t *p, struct srv_ns **ns)
+{
+    struct srv_ns *n = p ? find_ns(p->nspace, 0) : NULL;
+
+    if (!n || p->rank >= (pmix_rank_t)n->size)
+        return -1;
+    *ns = n;
+    return n->base + (int)p->rank;
+}
+
 static int our_rank(const pmix_proc_t *p)
 {
-    if (!p || strncmp(p->nspace, job_nspace, PMIX_MAX_NSLEN) || p->rank >= (pmix_rank_t)flag_size)
-        return -1;
-    return (int)p->rank;
+    struct srv_ns *n;
+
+    return our_proc(p, &n);
 }
 
 static pmix_status_t up_connected(const pmix_proc_t *p, void *obj, pmix_op_cbfunc_t cb,
                                   void *cbdata)
 {
-    int r = our_rank(p);
+    struct srv_ns *n;
+    int i = our_proc(p, &n);
 
     (void)obj;
     (void)cb;
     (void)cbdata;
-    if (r >= 0) {
-        atomic_store(&flag_connected[r], 1);
+    if (i >= 0) {
+        atomic_store(&n->connected[i - n->base], 1);
         wake_main();
     }
     return PMIX_OPERATION_SUCCEEDED;
@@ -100,13 +124,14 @@ static pmix_status_t up_connected(const pmix_proc_t *p, void *obj, pmix_op_cbfun
 static pmix_status_t up_finalized(const pmix_proc_t *p, void *obj, pmix_op_cbfunc_t cb,
                                   void *cbdata)
 {
-    int r = our_rank(p);
+    struct srv_ns *n;
+    int i = our_proc(p, &n);
 
     (void)obj;
     (void)cb;
     (void)cbdata;
-    if (r >= 0) {
-        atomic_store(&flag_finalized[r], 1);
+    if (i >= 0) {
+        atomic_store(&n->finalized[i - n->base], 1);
         wake_main();
     }
     return PMIX_OPERATION_SUCCEEDED;
@@ -179,12 +204,166 @@ static pmix_status_t up_dmodex(const pmix_proc_t *p, const pmix_info_t info[], s
     return PMIX_SUCCESS;
 }
 
+/* A new event from one of our processes (or anybody: rank -1). */
+static struct ln_event *new_event(enum ln_ev_type type, const pmix_proc_t *p)
+{
+    struct ln_event *ev = calloc(1, sizeof(*ev));
+
+    if (!ev)
+        return NULL;
+    ev->type = type;
+    ev->rank = our_rank(p);
+    if (p)
+        PMIX_LOAD_PROCID(&ev->proc, p->nspace, p->rank);
+    return ev;
+}
+
+/* Deep copies: what the library hands an upcall lives only until it
+ * returns. */
+static pmix_info_t *copy_info(const pmix_info_t *info, size_t n)
+{
+    pmix_info_t *c;
+
+    if (!n)
+        return NULL;
+    PMIX_INFO_CREATE(c, n);
+    for (size_t i = 0; c && i < n; i++)
+        PMIx_Info_xfer(&c[i], &info[i]);
+    return c;
+}
+
+static char **copy_keys(char **keys)
+{
+    size_t n = 0;
+    char **c;
+
+    while (keys && keys[n])
+        n++;
+    if (!(c = calloc(n + 1, sizeof(*c))))
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!(c[i] = strdup(keys[i]))) {
+            PMIX_ARGV_FREE(c);
+            return NULL;
+        }
+    return c;
+}
+
+static pmix_app_t *copy_apps(const pmix_app_t *apps, size_t n)
+{
+    pmix_app_t *c;
+
+    PMIX_APP_CREATE(c, n);
+    for (size_t i = 0; c && i < n; i++) {
+        c[i].cmd = apps[i].cmd ? strdup(apps[i].cmd) : NULL;
+        if (apps[i].argv)
+            PMIX_ARGV_COPY(c[i].argv, apps[i].argv);
+        if (apps[i].env)
+            PMIX_ARGV_COPY(c[i].env, apps[i].env);
+        c[i].cwd = apps[i].cwd ? strdup(apps[i].cwd) : NULL;
+        c[i].maxprocs = apps[i].maxprocs;
+        c[i].info = copy_info(apps[i].info, apps[i].ninfo);
+        c[i].ninfo = c[i].info ? apps[i].ninfo : 0;
+    }
+    return c;
+}
+
+/* The main loop starts the processes, then answers (spawn.c). */
+static pmix_status_t up_spawn(const pmix_proc_t *p, const pmix_info_t job_info[], size_t ninfo,
+                              const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cb,
+                              void *cbdata)
+{
+    struct ln_event *ev = new_event(LN_EV_SPAWN, p);
+
+    if (!ev)
+        return PMIX_ERR_NOMEM;
+    ev->scb = cb;
+    ev->cbdata = cbdata;
+    ev->info = copy_info(job_info, ninfo);
+    ev->ninfo = ev->info ? ninfo : 0;
+    ev->apps = napps ? copy_apps(apps, napps) : NULL;
+    ev->napps = ev->apps ? napps : 0;
+    if ((ninfo && !ev->info) || (napps && !ev->apps)) {
+        ln_pmix_event_free(ev);
+        return PMIX_ERR_NOMEM;
+    }
+    post(ev);
+    return PMIX_SUCCESS;
+}
+
+/* Publish, lookup and unpublish: names.c keeps the names. */
+static pmix_status_t up_publish(const pmix_proc_t *p, const pmix_info_t info[], size_t ninfo,
+                                pmix_op_cbfunc_t cb, void *cbdata)
+{
+    struct ln_event *ev = new_event(LN_EV_PUBLISH, p);
+
+    if (!ev)
+        return PMIX_ERR_NOMEM;
+    ev->opcb = cb;
+    ev->cbdata = cbdata;
+    ev->info = copy_info(info, ninfo);
+    ev->ninfo = ev->info ? ninfo : 0;
+    if (ninfo && !ev->info) {
+        ln_pmix_event_free(ev);
+        return PMIX_ERR_NOMEM;
+    }
+    post(ev);
+    return PMIX_SUCCESS;
+}
+
+static struct ln_event *keys_event(enum ln_ev_type type, const pmix_proc_t *p, char **keys,
+                                   const pmix_info_t info[], size_t ninfo)
+{
+    struct ln_event *ev = new_event(type, p);
+
+    if (!ev)
+        return NULL;
+    ev->keys = copy_keys(keys);
+    ev->info = copy_info(info, ninfo);
+    ev->ninfo = ev->info ? ninfo : 0;
+    if (!ev->keys || (ninfo && !ev->info)) {
+        ln_pmix_event_free(ev);
+        return NULL;
+    }
+    return ev;
+}
+
+static pmix_status_t up_lookup(const pmix_proc_t *p, char **keys, const pmix_info_t info[],
+                               size_t ninfo, pmix_lookup_cbfunc_t cb, void *cbdata)
+{
+    struct ln_event *ev = keys_event(LN_EV_LOOKUP, p, keys, info, ninfo);
+
+    if (!ev)
+        return PMIX_ERR_NOMEM;
+    ev->lcb = cb;
+    ev->cbdata = cbdata;
+    post(ev);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t up_unpublish(const pmix_proc_t *p, char **keys, const pmix_info_t info[],
+                                  size_t ninfo, pmix_op_cbfunc_t cb, void *cbdata)
+{
+    struct ln_event *ev = keys_event(LN_EV_UNPUBLISH, p, keys, info, ninfo);
+
+    if (!ev)
+        return PMIX_ERR_NOMEM;
+    ev->opcb = cb;
+    ev->cbdata = cbdata;
+    post(ev);
+    return PMIX_SUCCESS;
+}
+
 static pmix_server_module_t module = {
     .client_connected = up_connected,
     .client_finalized = up_finalized,
     .abort = up_abort,
     .fence_nb = up_fence,
     .direct_modex = up_dmodex,
+    .publish = up_publish,
+    .lookup = up_lookup,
+    .unpublish = up_unpublish,
+    .spawn = up_spawn,
 };
 
 int ln_pmix_wake_fd(void)
@@ -237,14 +416,18 @@ const char *ln_pmix_event_msg(const struct ln_event *ev)
     return ev->msg;
 }
 
-int ln_pmix_connected(int rank)
+int ln_pmix_connected(int i)
 {
-    return flag_connected && atomic_load(&flag_connected[rank]);
+    struct srv_ns *n = find_ns(NULL, i);
+
+    return n && atomic_load(&n->connected[i - n->base]);
 }
 
-int ln_pmix_finalized(int rank)
+int ln_pmix_finalized(int i)
 {
-    return flag_finalized && atomic_load(&flag_finalized[rank]);
+    struct srv_ns *n = find_ns(NULL, i);
+
+    return n && atomic_load(&n->finalized[i - n->base]);
 }
 
 static void release_blob(void *cbdata)
@@ -252,28 +435,54 @@ static void release_blob(void *cbdata)
     free(cbdata);
 }
 
+void ln_pmix_event_free(struct ln_event *ev)
+{
+    free(ev->msg);
+    free(ev->data);
+    if (ev->info)
+        PMIX_INFO_FREE(ev->info, ev->ninfo);
+    if (ev->apps)
+        PMIX_APP_FREE(ev->apps, ev->napps);
+    if (ev->keys)
+        PMIX_ARGV_FREE(ev->keys);
+    free(ev);
+}
+
+/* Abort, fence and direct modex complete here; a spawn or a name request
+ * that reaches this point (the job is ending) is refused. */
 void ln_pmix_event_done(struct ln_event *ev)
 {
     switch (ev->type) {
     case LN_EV_ABORT:
-        free(ev->msg);
         if (ev->opcb)
             ev->opcb(PMIX_SUCCESS, ev->cbdata);
         break;
     case LN_EV_FENCE:
         /* release_blob frees the data once the library is done. */
-        if (ev->mcb)
+        if (ev->mcb) {
             ev->mcb(PMIX_SUCCESS, ev->data, ev->ndata, ev->cbdata, release_blob, ev->data);
-        else
-            free(ev->data);
+            ev->data = NULL;
+        }
         break;
     case LN_EV_DMODEX:
         if (ev->mcb)
             ev->mcb(PMIX_ERR_NOT_FOUND, NULL, 0, ev->cbdata, NULL, NULL);
         break;
-    default: break;
+    case LN_EV_SPAWN:
+        if (ev->scb)
+            ev->scb(PMIX_ERR_JOB_CANCELED, NULL, ev->cbdata);
+        break;
+    case LN_EV_PUBLISH:
+    case LN_EV_UNPUBLISH:
+        if (ev->opcb)
+            ev->opcb(PMIX_ERR_JOB_CANCELED, ev->cbdata);
+        break;
+    case LN_EV_LOOKUP:
+        if (ev->lcb)
+            ev->lcb(PMIX_ERR_JOB_CANCELED, NULL, 0, ev->cbdata);
+        break;
     }
-    free(ev);
+    ln_pmix_event_free(ev);
 }
 
 const char *ln_pmix_fence_data(const struct ln_event *ev, size_t *len)
@@ -286,12 +495,11 @@ const char *ln_pmix_fence_data(const struct ln_event *ev, size_t *len)
  * it) to the fence's callback. */
 void ln_pmix_fence_complete(struct ln_event *ev, int ok, char *all, size_t len)
 {
-    free(ev->data);
     if (ev->mcb)
         ev->mcb(ok ? PMIX_SUCCESS : PMIX_ERROR, all, len, ev->cbdata, release_blob, all);
     else
         free(all);
-    free(ev);
+    ln_pmix_event_free(ev);
 }
 
 /* Waiting for the library's asynchronous registration calls. */
@@ -374,10 +582,11 @@ static void waiter_free(struct waiter *w, pmix_status_t st)
         }                                                                                          \
     } while (0)
 
-/* "a,b,c" of the ranks on node k (sep ','), or of all nodes (';'). */
-static char *rank_lists(const struct ln_job *job, int only)
+/* "a,b,c" of the n ranks on node k (sep ','), or of all nodes (';');
+ * node_of NULL: all on node 0. */
+static char *rank_lists(const struct ln_job *job, int n, const int *node_of, int only)
 {
-    size_t cap = (size_t)job->size * 8 + (size_t)job->nnodes + 1, len = 0;
+    size_t cap = (size_t)n * 8 + (size_t)job->nnodes + 1, len = 0;
     char *s = malloc(cap);
 
     if (!s)
@@ -390,8 +599,8 @@ static char *rank_lists(const struct ln_job *job, int only)
             continue;
         if (only < 0 && k)
             len += snprintf(s + len, cap - len, ";");
-        for (int r = 0; r < job->size; r++)
-            if ((job->node_of ? job->node_of[r] : 0) == k) {
+        for (int r = 0; r < n; r++)
+            if ((node_of ? node_of[r] : 0) == k) {
                 len += snprintf(s + len, cap - len, first ? "%d" : ",%d", r);
                 first = 0;
             }
@@ -424,13 +633,19 @@ static void *node_list(const struct ln_job *job, int k, const char *peers, uint3
     return nl;
 }
 
-/* Build the job, node and per-process info and register the namespace.
+/* Build the job, node and per-process info and register namespace nsk.
  * With several hosts every daemon describes the whole job (every node and
- * every rank) and starts only its own ranks. */
-static int register_nspace(struct ln_job *job)
+ * every rank) and starts only its own ranks.  A spawned namespace is all
+ * on this host and names its parent. */
+static int register_nspace(struct ln_job *job, int nsk)
 {
-    uint32_t n = job->size, napps = (uint32_t)job->opts->napps, nnodes = (uint32_t)job->nnodes;
-    uint32_t me = (uint32_t)job->nodeid, nlocal = (uint32_t)job->nlocal;
+    const struct ln_ns *ns = &job->ns[nsk];
+    const int *node_of = nsk ? NULL : job->node_of;
+    uint32_t n = (uint32_t)ns->size, napps = (uint32_t)ns->napps, nnodes = (uint32_t)job->nnodes;
+    uint32_t me = (uint32_t)job->nodeid, nlocal = nsk ? n : (uint32_t)job->nlocal;
+    uint32_t univ = (uint32_t)job->univ_size;
+    pmix_proc_t parent;
+    bool yes = true;
     pmix_rank_t leader = 0;
     char *peers = NULL, *nodemap = NULL, *procmap = NULL, *names = NULL, *allranks = NULL;
     void *jl = NULL, *nl = NULL, *pl = NULL;
@@ -442,13 +657,18 @@ static int register_nspace(struct ln_job *job)
     size_t ncap = 1, nlen = 0;
     int rc = -EIO;
 
+    if (nsk) {
+        const struct ln_rank *pr = &job->ranks[ns->parent];
+
+        PMIX_LOAD_PROCID(&parent, job->ns[pr->ns].name, (pmix_rank_t)pr->rank);
+    }
     lrank = calloc(n, sizeof(*lrank));
     count = calloc((size_t)job->nnodes, sizeof(*count));
     for (int k = 0; k < job->nnodes; k++)
         ncap += strlen(node_name(job, k)) + 1;
     names = malloc(ncap);
-    peers = rank_lists(job, job->nodeid);
-    allranks = rank_lists(job, -1);
+    peers = rank_lists(job, (int)n, node_of, job->nodeid);
+    allranks = rank_lists(job, (int)n, node_of, -1);
     if (!lrank || !count || !names || !peers || !allranks) {
         ln_err("out of memory");
         rc = -ENOMEM;
@@ -458,12 +678,12 @@ static int register_nspace(struct ln_job *job)
     for (int k = 0; k < job->nnodes; k++)
         nlen += snprintf(names + nlen, ncap - nlen, k ? ",%s" : "%s", node_name(job, k));
     for (uint32_t r = 0; r < n; r++) {
-        int k = job->node_of ? job->node_of[r] : 0;
+        int k = node_of ? node_of[r] : 0;
 
         lrank[r] = (uint16_t)count[k]++;
     }
     for (uint32_t r = 0; r < n; r++)
-        if (ln_is_local(job, (int)r)) {
+        if (!node_of || node_of[r] == job->nodeid) {
             leader = r;
             break;
         }
@@ -477,12 +697,16 @@ static int register_nspace(struct ln_job *job)
     }
 
     jl = PMIx_Info_list_start();
-    ADD(jl, PMIX_UNIV_SIZE, &n, PMIX_UINT32);
+    ADD(jl, PMIX_UNIV_SIZE, &univ, PMIX_UINT32);
     ADD(jl, PMIX_JOB_SIZE, &n, PMIX_UINT32);
-    ADD(jl, PMIX_MAX_PROCS, &n, PMIX_UINT32);
+    ADD(jl, PMIX_MAX_PROCS, &univ, PMIX_UINT32);
     ADD(jl, PMIX_JOB_NUM_APPS, &napps, PMIX_UINT32);
     ADD(jl, PMIX_NUM_NODES, &nnodes, PMIX_UINT32);
-    ADD(jl, PMIX_JOBID, job->nspace, PMIX_STRING);
+    ADD(jl, PMIX_JOBID, ns->name, PMIX_STRING);
+    if (nsk) {
+        ADD(jl, PMIX_PARENT_ID, &parent, PMIX_PROC);
+        ADD(jl, PMIX_SPAWNED, &yes, PMIX_BOOL);
+    }
     ADD(jl, PMIX_TMPDIR, job->tmpdir, PMIX_STRING);
     ADD(jl, PMIX_NODE_MAP, nodemap, PMIX_REGEX);
     ADD(jl, PMIX_PROC_MAP, procmap, PMIX_REGEX);
@@ -496,7 +720,7 @@ static int register_nspace(struct ln_job *job)
     ADD(jl, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
 
     for (int k = 0; k < job->nnodes; k++) {
-        char *kpeers = rank_lists(job, k);
+        char *kpeers = rank_lists(job, (int)n, node_of, k);
         pmix_rank_t kl = (pmix_rank_t)atoi(kpeers ? kpeers : "0");
 
         nl = kpeers ? node_list(job, k, kpeers, (uint32_t)count[k], kl) : NULL;
@@ -516,7 +740,7 @@ static int register_nspace(struct ln_job *job)
 
     /* One array per program (MPMD); PMIX_APPNUM must come first. */
     for (uint32_t a = 0, first = 0; a < napps; a++) {
-        uint32_t size = a + 1 < napps ? (uint32_t)job->opts->apps[a].np : n - first;
+        uint32_t size = a + 1 < napps ? (uint32_t)ns->apps[a].np : n - first;
         pmix_rank_t ldr = first;
 
         pl = PMIx_Info_list_start();
@@ -536,8 +760,8 @@ static int register_nspace(struct ln_job *job)
     /* One array per rank; PMIX_RANK must come first. */
     for (uint32_t r = 0; r < n; r++) {
         pmix_rank_t pr = r;
-        uint32_t k = job->node_of ? (uint32_t)job->node_of[r] : 0;
-        int first, app = ln_app_of(job->opts, (int)r, &first);
+        uint32_t k = node_of ? (uint32_t)node_of[r] : 0;
+        int first, app = ln_app_of(ns->apps, ns->napps, (int)r, &first);
         uint32_t appnum = (uint32_t)app;
         pmix_rank_t apprank = r - (pmix_rank_t)first;
 
@@ -550,6 +774,11 @@ static int register_nspace(struct ln_job *job)
         ADD(pl, PMIX_APPNUM, &appnum, PMIX_UINT32);
         ADD(pl, PMIX_NODEID, &k, PMIX_UINT32);
         ADD(pl, PMIX_HOSTNAME, node_name(job, (int)k), PMIX_STRING);
+        /* Also per process: clients ask their own rank for these. */
+        if (nsk) {
+            ADD(pl, PMIX_PARENT_ID, &parent, PMIX_PROC);
+            ADD(pl, PMIX_SPAWNED, &yes, PMIX_BOOL);
+        }
         st = PMIx_Info_list_convert(pl, &darr);
         if (st != PMIX_SUCCESS)
             goto conv_fail;
@@ -569,7 +798,7 @@ static int register_nspace(struct ln_job *job)
         rc = -ENOMEM;
         goto out;
     }
-    st = PMIx_server_register_nspace(job->nspace, (int)nlocal, jarr.array, jarr.size, op_done, w);
+    st = PMIx_server_register_nspace(ns->name, (int)nlocal, jarr.array, jarr.size, op_done, w);
     if (st == PMIX_OPERATION_SUCCEEDED)
         op_done(PMIX_SUCCESS, w);
     else if (st != PMIX_SUCCESS)
@@ -577,7 +806,7 @@ static int register_nspace(struct ln_job *job)
     st = waiter_wait(w, 30);
     waiter_free(w, st);
     if (st != PMIX_SUCCESS) {
-        ln_err("PMIx_server_register_nspace(%s) failed: %s", job->nspace, PMIx_Error_string(st));
+        ln_err("PMIx_server_register_nspace(%s) failed: %s", ns->name, PMIx_Error_string(st));
         goto out;
     }
     rc = 0;
@@ -640,14 +869,9 @@ int ln_pmix_init(struct ln_job *job)
         return -errno;
     }
     quiet_libevent(job);
-    flag_size = job->size;
-    flag_connected = calloc(job->size, sizeof(*flag_connected));
-    flag_finalized = calloc(job->size, sizeof(*flag_finalized));
-    if (!flag_connected || !flag_finalized) {
-        ln_err("out of memory");
-        return -ENOMEM;
-    }
-    snprintf(job_nspace, sizeof(job_nspace), "%s", job->nspace);
+    snprintf(job->ns[0].name, sizeof(job->ns[0].name), "%s", job->nspace);
+    job->ns[0].apps = job->opts->apps;
+    job->ns[0].napps = job->opts->napps;
 
     /* The server's own identity differs from the job's namespace, so
      * that the server is never mistaken for rank 0 of the job. */
@@ -686,30 +910,62 @@ int ln_pmix_init(struct ln_job *job)
     job->pmix_up = 1;
     ln_verbose(job, "PMIx_server_init %.1f ms", (ln_now() - t) * 1e3);
 
-    t = ln_now();
-    if (register_nspace(job))
+    return ln_pmix_register_ns(job, 0);
+}
+
+int ln_pmix_register_ns(struct ln_job *job, int k)
+{
+    const struct ln_ns *ns = &job->ns[k];
+    struct srv_ns *n = calloc(1, sizeof(*n));
+    double t = ln_now();
+
+    if (n) {
+        n->connected = calloc((size_t)ns->size, sizeof(*n->connected));
+        n->finalized = calloc((size_t)ns->size, sizeof(*n->finalized));
+    }
+    if (!n || !n->connected || !n->finalized) {
+        if (n) {
+            free(n->connected);
+            free(n->finalized);
+        }
+        free(n);
+        ln_err("out of memory");
+        return -ENOMEM;
+    }
+    snprintf(n->name, sizeof(n->name), "%s", ns->name);
+    n->base = ns->base;
+    n->size = ns->size;
+    /* Listed first, so that an early connect finds its flags. */
+    pthread_mutex_lock(&ns_lock);
+    n->next = ns_list;
+    ns_list = n;
+    pthread_mutex_unlock(&ns_lock);
+    if (register_nspace(job, k))
         return -EIO;
-    ln_verbose(job, "register_nspace %.1f ms", (ln_now() - t) * 1e3);
+    n->registered = 1;
+    ln_verbose(job, "register_nspace(%s) %.1f ms", ns->name, (ln_now() - t) * 1e3);
     return 0;
 }
 
-/* Register every rank, then wait once for all the callbacks: the library
- * must know a client before that client connects. */
-int ln_pmix_register_clients(struct ln_job *job)
+/* Register every local process of namespace k, then wait once for all
+ * the callbacks: the library must know a client before that client
+ * connects. */
+int ln_pmix_register_clients(struct ln_job *job, int k)
 {
-    struct waiter *w = waiter_new(job->nlocal);
+    const struct ln_ns *ns = &job->ns[k];
+    struct waiter *w = waiter_new(k ? ns->size : job->nlocal);
     pmix_status_t st;
 
     if (!w) {
         ln_err("out of memory");
         return -ENOMEM;
     }
-    for (int r = 0; r < job->size; r++) {
+    for (int r = 0; r < ns->size; r++) {
         pmix_proc_t proc;
 
-        if (!ln_is_local(job, r))
+        if (!k && !ln_is_local(job, r))
             continue;
-        PMIX_LOAD_PROCID(&proc, job->nspace, r);
+        PMIX_LOAD_PROCID(&proc, ns->name, r);
         st = PMIx_server_register_client(&proc, geteuid(), getegid(), NULL, op_done, w);
         if (st == PMIX_OPERATION_SUCCEEDED)
             op_done(PMIX_SUCCESS, w);
@@ -727,15 +983,24 @@ int ln_pmix_register_clients(struct ln_job *job)
 
 /* *env is a NULL-terminated array of malloc'd strings; PMIx appends the
  * variables that let the rank find this server. */
-int ln_pmix_setup_fork(struct ln_job *job, int rank, char ***env)
+static void load_proc(const struct ln_job *job, int i, pmix_proc_t *proc)
+{
+    const struct ln_rank *r = &job->ranks[i];
+
+    PMIX_LOAD_PROCID(proc, job->ns[r->ns].name, (pmix_rank_t)r->rank);
+}
+
+int ln_pmix_setup_fork(struct ln_job *job, int i, char ***env)
 {
     pmix_proc_t proc;
     pmix_status_t st;
+    char who[300];
 
-    PMIX_LOAD_PROCID(&proc, job->nspace, rank);
+    load_proc(job, i, &proc);
     st = PMIx_server_setup_fork(&proc, env);
     if (st != PMIX_SUCCESS) {
-        ln_err("PMIx_server_setup_fork(rank %d) failed: %s", rank, PMIx_Error_string(st));
+        ln_err("PMIx_server_setup_fork(%s) failed: %s", ln_rank_name(job, i, who, sizeof(who)),
+               PMIx_Error_string(st));
         return -EIO;
     }
     return 0;
@@ -747,15 +1012,47 @@ static void op_ignore(pmix_status_t st, void *cbdata)
     (void)cbdata;
 }
 
-/* A rank was reaped: the library runs the cleanups it registered. */
-void ln_pmix_client_gone(struct ln_job *job, int rank)
+/* A rank was reaped: the library runs the cleanups it registered.  It
+ * is waited for (job.c deregisters only while no client connects). */
+void ln_pmix_client_gone(struct ln_job *job, int i)
 {
+    struct waiter *w;
     pmix_proc_t proc;
+    pmix_status_t st;
 
     if (!job->pmix_up)
         return;
-    PMIX_LOAD_PROCID(&proc, job->nspace, rank);
-    PMIx_server_deregister_client(&proc, op_ignore, NULL);
+    load_proc(job, i, &proc);
+    if (!(w = waiter_new(1))) {
+        PMIx_server_deregister_client(&proc, op_ignore, NULL);
+        return;
+    }
+    PMIx_server_deregister_client(&proc, op_done, w);
+    st = waiter_wait(w, 5);
+    waiter_free(w, st);
+}
+
+static void deregister_ns(const char *name)
+{
+    struct waiter *w = waiter_new(1);
+    pmix_status_t st;
+
+    if (!w)
+        return;
+    PMIx_server_deregister_nspace(name, op_done, w);
+    st = waiter_wait(w, 5);
+    waiter_free(w, st);
+}
+
+/* Its flags stay listed (an index is never reused) until finalize. */
+void ln_pmix_ns_gone(struct ln_job *job, int k)
+{
+    struct srv_ns *n = find_ns(job->ns[k].name, 0);
+
+    if (!job->pmix_up || !n || !n->registered)
+        return;
+    deregister_ns(n->name);
+    n->registered = 0;
 }
 
 /* libpmix's server finalize has deadlocked here once (a sanitizer CI
@@ -827,17 +1124,15 @@ void ln_pmix_finalize(struct ln_job *job, int code)
     pthread_t wt;
 
     if (job->pmix_up) {
-        struct waiter *w = waiter_new(1);
-
-        if (w) {
-            pmix_status_t st;
-
-            PMIx_server_deregister_nspace(job->nspace, op_done, w);
-            st = waiter_wait(w, 5);
-            waiter_free(w, st);
-        }
-        /* Requests that raced with the end of the job still get an
-         * answer, so that the library can release them. */
+        for (struct srv_ns *n = ns_list; n; n = n->next)
+            if (n->registered) {
+                deregister_ns(n->name);
+                n->registered = 0;
+            }
+        /* Requests that raced with the end of the job, and lookups still
+         * waiting for a name, get an answer, so that the library can
+         * release them. */
+        ln_names_finalize();
         while ((ev = ln_pmix_take_events())) {
             while (ev) {
                 struct ln_event *next = ev->next;
@@ -860,8 +1155,14 @@ void ln_pmix_finalize(struct ln_job *job, int code)
         close(wake_pipe[1]);
         wake_pipe[0] = wake_pipe[1] = -1;
     }
-    free(flag_connected);
-    free(flag_finalized);
-    flag_connected = flag_finalized = NULL;
-    flag_size = 0;
+    pthread_mutex_lock(&ns_lock);
+    while (ns_list) {
+        struct srv_ns *n = ns_list;
+
+        ns_list = n->next;
+        free(n->connected);
+        free(n->finalized);
+        free(n);
+    }
+    pthread_mutex_unlock(&ns_lock);
 }
