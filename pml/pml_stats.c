@@ -18,7 +18,7 @@ RT_PARAM(p_report, "REPORT", RT_PARAM_BOOL, "0",
          "messages and bytes sent eagerly and by rendezvous, RDMA reads, fallbacks taken "
          "(mpirun --report-transport). Set it for every rank")
 
-#define MAX_BTLS  4 /* BTLs a rank may run (self, sm, ofi) */
+#define MAX_BTLS  8 /* modules a rank may run (self, sm, ofi's rails) */
 #define CLASS_KEY "rdmpi.pml.class"
 
 static struct pml_stats stats[MAX_BTLS];
@@ -163,9 +163,16 @@ void pml_stats_connect(void)
 {
     memset(stats, 0, sizeof(stats));
     for (int r = 0; r < rt.size; r++)
-        pml_peers[r].stats = &stats[btl_index(pml_peers[r].btl)];
+        pml_stats_rebind(r);
     if (rt_verbosity >= 1 && first_of_class())
         say_choice();
+}
+
+void pml_stats_rebind(int r)
+{
+    int i = btl_index(pml_peers[r].btl);
+
+    pml_peers[r].stats = &stats[i < 0 ? 0 : i];
 }
 
 static void fill(struct row *rows)
