@@ -192,6 +192,8 @@ struct btl_ofi_module {
     size_t inject;     /* largest pml message fi_inject takes (0: none) */
     int multi_recv;    /* receive buffers take many messages each */
     int read_fence;    /* no send to a peer while a read from it is in flight */
+    int deliver;       /* writes complete once delivered (FI_DELIVERY_COMPLETE): with
+                          several rails the pml's FIN may go on another connection */
     uint32_t window;   /* messages per peer our receive buffers absorb */
 
     struct btl_ofi_peer *peers; /* by world rank; addr FI_ADDR_NOTAVAIL: not reached */

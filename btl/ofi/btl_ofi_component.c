@@ -539,6 +539,7 @@ static void set_limits(struct btl_ofi_module *m)
     m->multi_recv =
         (i->caps & FI_MULTI_RECV) && (multi < 0 ? !m->choice.quirks->no_multi_recv : multi);
     read_fence(m, rt_param_bool(&p_fence));
+    m->deliver = nrails > 1;
     btl->eager_limit = btl->sendi_limit = eager;
     /* libfabric bounds RMA by max_msg_size (there is no separate
      * max_rma_size); RDMPI_OFI_RMA_LIMIT lowers it, for tests of chunking. */

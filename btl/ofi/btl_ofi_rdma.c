@@ -147,8 +147,22 @@ static int rma_start(struct btl_ofi_peer *p, enum btl_ofi_kind kind, void *local
             desc = fi_mr_desc(r->lmr);
         }
     }
-    rc = write ? fi_write(m->ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx)
-               : fi_read(m->ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx);
+    if (write && m->deliver) {
+        struct iovec iov = {local, len};
+        struct fi_rma_iov rma = {raddr - k.base, len, k.key};
+        struct fi_msg_rma msg = {.msg_iov = &iov,
+                                 .desc = &desc,
+                                 .iov_count = 1,
+                                 .addr = p->addr,
+                                 .rma_iov = &rma,
+                                 .rma_iov_count = 1,
+                                 .context = &r->op.ctx};
+
+        rc = fi_writemsg(m->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+    } else {
+        rc = write ? fi_write(m->ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx)
+                   : fi_read(m->ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx);
+    }
     if (rc) {
         if (r->lmr)
             fi_close(&r->lmr->fid);
