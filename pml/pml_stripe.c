@@ -150,7 +150,9 @@ bool pml_stripe_open(struct pml_req *r, const void *keys, size_t klen, bool writ
         rails[n].limit = pml_get_chunk < lim ? pml_get_chunk : lim;
         n++;
     }
-    if (!n || !(s = calloc(1, sizeof(*s) + (size_t)(n * depth) * sizeof(s->pool[0]))))
+    /* Records for every chunk in flight, and as many again for failed
+     * ones waiting to go on another rail. */
+    if (!n || !(s = calloc(1, sizeof(*s) + (size_t)(2 * n * depth) * sizeof(s->pool[0]))))
         return false;
     s->write = write;
     s->nrails = n;
@@ -163,7 +165,7 @@ bool pml_stripe_open(struct pml_req *r, const void *keys, size_t klen, bool writ
             (r->get_end / (size_t)(2 * n) + STRIPE_MIN_CHUNK - 1) & ~(size_t)(STRIPE_MIN_CHUNK - 1);
         s->chunk = c < STRIPE_MIN_CHUNK ? STRIPE_MIN_CHUNK : c < pml_get_chunk ? c : pml_get_chunk;
     }
-    for (int k = n * depth - 1; k >= 0; k--) {
+    for (int k = 2 * n * depth - 1; k >= 0; k--) {
         s->pool[k].r = r;
         s->pool[k].s = s;
         s->pool[k].next = s->free;
