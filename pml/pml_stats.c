@@ -274,7 +274,8 @@ static void print(const struct row *job, int njob)
                     (unsigned long long)job[j].extra[k],
                     k + 1 < BTL_REPORT_EXTRA && job[j].extra_name[k + 1][0] ? "" : "\n");
     }
-    fputs("msgs, bytes: MPI messages sent and their payload; reads: RDMA reads by receivers;\n"
+    fputs("a row per module: each btl/ofi rail has its own, so the bytes per rail show;\n"
+          "msgs, bytes: MPI messages sent and their payload; reads: RDMA reads by receivers;\n"
           "writes: RDMA writes by senders (write rendezvous, their half of a split one);\n"
           "fallbacks: fb_read RDMA read or write failed, message copied; fb_nordma copy\n"
           "pipeline, no RDMA (CMA refused or off, registration failed); fb_credit eager-sized,\n"
