@@ -1,7 +1,9 @@
 /* Two ranks exchange large messages that the pml stripes over every rail
  * (t_rails.sh runs it on two fake hosts joined by two networks): sizes no
  * multiple of the chunk, contiguous and vector datatypes, both directions
- * at once, every byte and every gap checked. With a size argument (bytes,
+ * at once, every byte and every gap checked. "--loop N": N exchanges of
+ * 33 MiB + 1 each way, checked, while t_rails.sh kills a rail's
+ * connections under them. With a size argument (bytes,
  * k/m suffixes) and a count it is the bandwidth measurement of
  * docs/btl-ofi.md instead: rank 0 sends that many messages of that size,
  * a window of 16 at a time, and prints MB/s (osu_bw's pattern). */
@@ -93,6 +95,20 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     if (np != 2)
         bail_out("t_rails needs 2 ranks, not %d", np);
+    if (argc > 2 && !strcmp(argv[1], "--loop")) {
+        size_t bad = 0;
+        int n = atoi(argv[2]);
+
+        if (me == 0)
+            plan(1);
+        for (int i = 0; i < n; i++)
+            bad += exchange(MPI_BYTE, (int)sizes[2], sizes[2], 1, 1, (unsigned)i);
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        if (me == 0)
+            CHECK_EQ_LONG(bad, 0, "%d exchanges of %zu bytes each way: wrong bytes", n, sizes[2]);
+        MPI_Finalize();
+        return me == 0 && tap_failed != 0;
+    }
     if (argc > 2) {
         bandwidth(size_arg(argv[1]), atoi(argv[2]));
         MPI_Finalize();

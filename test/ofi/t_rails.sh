@@ -5,7 +5,8 @@
 # by a second, direct veth pair eth1 (198.51.100.64/26). Each rank opens
 # two btl/ofi rails; t_rails's large messages (contiguous and vector, no
 # multiple of the chunk) arrive intact, and the transport report shows
-# RDMA bytes on both rails. RDMPI_BTL_OFI_RAILS=1 keeps one rail. Skips,
+# RDMA bytes on both rails. RDMPI_BTL_OFI_RAILS=1 keeps one rail; a rail
+# whose connections are killed mid-transfer recovers onto the other. Skips,
 # saying why, without root or network namespaces.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -14,7 +15,7 @@ FAKEHOST_LIB=1 . "$top_srcdir/test/fakehost/fakehost.sh"
 
 B=$top_builddir
 MPIRUN="${MPIRUN:-$B/launcher/mpirun}"
-NTESTS=7
+NTESTS=8
 plan $NTESTS
 skip_all() {
 	for _i in $(seq $NTESTS); do skip "$1"; done
@@ -35,6 +36,11 @@ ip link add eth1 netns "$H0" type veth peer name eth1 netns "$H1" &&
 	ip -n "$H1" addr add 198.51.100.66/26 dev eth1 &&
 	ip -n "$H0" link set eth1 up && ip -n "$H1" link set eth1 up ||
 	skip_all "cannot add the second network"
+for _i in $(seq 50); do
+	ip -n "$H0" link show eth1 | grep -q LOWER_UP && ip -n "$H1" link show eth1 | grep -q LOWER_UP &&
+		break
+	sleep 0.1
+done
 mkdir -p "$T/tmp"
 export RDMPI_AUTH=secret
 
@@ -54,7 +60,7 @@ rails() {
 		$1 == "btl" && $2 == "ranks" { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		$1 == "ofi" && $2 ~ /^[0-9]+$/ {
 			for (i = 1; i <= NF; i++) if ($i == "on") { ifc = $(i + 1); break }
-			print ifc, $col["read_bytes"] + $col["write_bytes"] }'
+			printf "%s %.0f\n", ifc, $col["read_bytes"] + $col["write_bytes"] }'
 }
 
 mrun "$B/test/ofi/t_rails"
@@ -64,8 +70,9 @@ ok $? "two rails: every message intact, contiguous and vector"
 r=$(rails)
 [ "$(echo "$r" | awk '$2 > 0' | wc -l)" -eq 2 ] && echo "$r" | grep -q '^eth0 ' &&
 	echo "$r" | grep -q '^eth1 '
-ok $? "the report shows RDMA bytes on both rails: $(echo "$r" | tr '\n' ';')"
-[ $? -ne 0 ] && diag "$err"
+_r=$?
+ok $_r "the report shows RDMA bytes on both rails: $(echo "$r" | tr '\n' ';')"
+[ $_r -ne 0 ] && diag "$err"
 e0=$(echo "$r" | awk '$1 == "eth0" { print $2 }') e1=$(echo "$r" | awk '$1 == "eth1" { print $2 }')
 [ -n "$e0" ] && [ -n "$e1" ] && [ "$e1" -ge $((e0 / 3)) ] && [ "$e0" -ge $((e1 / 3)) ]
 ok $? "equal rails carry comparable shares ($e0 and $e1 bytes)"
@@ -89,8 +96,42 @@ r=$(rails)
 ok $? "RDMPI_BTL_OFI_RAILS=eth1: that rail alone ($(echo "$r" | tr '\n' ';'))"
 [ $rc -ne 0 ] && show
 
+# A third network, eth2 (198.51.100.128/26); rails eth1 and eth2. Killing
+# every TCP connection over eth2 (ss -K) mid-transfer fails the reads in
+# flight there: rail 1 leaves the peer's list, its chunks go over eth1.
+ip link add eth2 netns "$H0" type veth peer name eth2 netns "$H1" &&
+	ip -n "$H0" addr add 198.51.100.129/26 dev eth2 &&
+	ip -n "$H1" addr add 198.51.100.130/26 dev eth2 &&
+	ip -n "$H0" link set eth2 up && ip -n "$H1" link set eth2 up
+# libfabric lists an interface once its carrier is up.
+for _i in $(seq 50); do
+	ip -n "$H0" link show eth2 | grep -q LOWER_UP && ip -n "$H1" link show eth2 | grep -q LOWER_UP &&
+		break
+	sleep 0.1
+done
+(
+	for _i in $(seq 100); do
+		grep -q "^1\.\." "$T/out" 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 1
+	ip netns exec "$H0" ss -K dst 198.51.100.130 >/dev/null 2>&1
+	ip netns exec "$H1" ss -K dst 198.51.100.129 >/dev/null 2>&1
+) &
+killer=$!
+mrun -x RDMPI_BTL_OFI_RAILS=eth1,eth2 -x RDMPI_VERBOSE=1 "$B/test/ofi/t_rails" --loop 40
+wait $killer
+r=$(rails)
+[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^ok 1' &&
+	printf '%s\n' "$err" | grep -q "failed on rail 1" &&
+	[ "$(echo "$r" | awk '$1 == "eth1" && $2 > 0' | wc -l)" -eq 1 ]
+_r=$?
+ok $_r "eth2's connections killed mid-transfer: its chunks go over eth1, data intact ($(echo "$r" | tr '\n' ';'))"
+[ $_r -ne 0 ] && show
+
 mrun -x RDMPI_BTL_OFI_RAILS=eth7 "$B/test/ofi/t_rails"
 [ $rc -ne 0 ] && printf '%s\n' "$err" | grep -q "RDMPI_BTL_OFI_RAILS=eth7: no tcp;ofi_rxm entry on eth7"
-ok $? "a rail name that matches nothing ends the job naming it"
-[ $? -ne 0 ] && show
+_r=$?
+ok $_r "a rail name that matches nothing ends the job naming it"
+[ $_r -ne 0 ] && show
 finish
