@@ -142,7 +142,8 @@ static void say_choice(void)
         char who[48];
 
         for (int p = 0; p < rt.size; p++)
-            if (pml_peers[p].btl == m)
+            if (pml_peers[p].btl == m ||
+                (pml_route_has(p, m) && pml_rail_like(pml_peers[p].btl, m)))
                 p == rt.rank ? self++ : peers++;
         if (!peers)
             snprintf(who, sizeof(who), "itself");
@@ -155,7 +156,8 @@ static void say_choice(void)
     }
     if (n < sizeof(line))
         snprintf(line + n, sizeof(line) - n,
-                 ": each peer takes the opened BTL of highest exclusivity that reaches it");
+                 ": each peer takes the opened BTL of highest exclusivity that reaches it, and "
+                 "its rendezvous data the rails of that kind beside it");
     rt_info(1, "%s", line);
 }
 

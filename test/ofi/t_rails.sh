@@ -109,17 +109,18 @@ for _i in $(seq 50); do
 		break
 	sleep 0.1
 done
+# rxm connects a rail at its first use: kill once eth2 carries data.
 (
-	for _i in $(seq 100); do
-		grep -q "^1\.\." "$T/out" 2>/dev/null && break
+	for _i in $(seq 300); do
+		[ -n "$(ip netns exec "$H0" ss -Htn state established dst 198.51.100.130)" ] && break
 		sleep 0.1
 	done
-	sleep 1
+	sleep 0.5
 	ip netns exec "$H0" ss -K dst 198.51.100.130 >/dev/null 2>&1
 	ip netns exec "$H1" ss -K dst 198.51.100.129 >/dev/null 2>&1
 ) &
 killer=$!
-mrun -x RDMPI_BTL_OFI_RAILS=eth1,eth2 -x RDMPI_VERBOSE=1 "$B/test/ofi/t_rails" --loop 40
+mrun -x RDMPI_BTL_OFI_RAILS=eth1,eth2 -x RDMPI_VERBOSE=1 "$B/test/ofi/t_rails" --loop 60
 wait $killer
 r=$(rails)
 [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^ok 1' &&
