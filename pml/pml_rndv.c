@@ -12,7 +12,8 @@
 
 RT_PARAM(p_get_chunk, "PML_GET_CHUNK", RT_PARAM_SIZE, "4m",
          "Bytes per RDMA read of a rendezvous (the BTL's own limit also applies)")
-RT_PARAM(p_get_depth, "PML_GET_DEPTH", RT_PARAM_INT, "8", "RDMA reads in flight per rendezvous")
+RT_PARAM(p_get_depth, "PML_GET_DEPTH", RT_PARAM_INT, "8",
+         "RDMA reads or writes in flight per rendezvous on each rail")
 RT_PARAM(p_pack_chunk, "PML_PACK_CHUNK", RT_PARAM_SIZE, "256k",
          "Bytes per registered staging slot of a non-contiguous rendezvous over RDMA (ofi): "
          "the sender packs, or the receiver unpacks, one such chunk while "
