@@ -18,7 +18,7 @@ RT_PARAM(p_report, "REPORT", RT_PARAM_BOOL, "0",
          "messages and bytes sent eagerly and by rendezvous, RDMA reads, fallbacks taken "
          "(mpirun --report-transport). Set it for every rank")
 
-#define MAX_BTLS  8 /* modules a rank may run (self, sm, ofi's rails) */
+#define MAX_BTLS  BTL_MAX_MODULES /* modules a rank may run (self, sm, ofi's rails) */
 #define CLASS_KEY "rdmpi.pml.class"
 
 static struct pml_stats stats[MAX_BTLS];
