@@ -6,7 +6,7 @@
  * whose open queries its devices and creates one module (struct
  * btl_module) per usable device or rail: the instance that carries its own
  * limits, capability flags and operations. self and sm make one module;
- * ofi one per chosen fabric and domain. A BTL need not deliver in send
+ * ofi one per rail (NIC or port) of its chosen provider. A BTL need not deliver in send
  * order (BTL_CAP_ORDERED says it does): MPI's order and flow control per
  * peer are the pml's alone. */
 #ifndef BTL_H
@@ -109,6 +109,10 @@ struct btl_module {
      * its posted receive buffers absorb per peer): the pml's message
      * window to a peer this BTL reaches. 0: no limit. */
     uint32_t peer_msgs;
+    /* Which rail of its component it is (btl/ofi: one per NIC or port; 0
+     * for the others): rail k of two processes talk to each other, so a
+     * remote key made on one is used on the other. */
+    uint32_t rail;
 
     /* Set by btl_open_all before init: the data path reports failures
      * here (btl_error) rather than ending the job. */

@@ -86,7 +86,9 @@ struct pml_peer {
     struct btl_module *btl; /* routes[0]'s: carries eager and control traffic */
     struct btl_endpoint *ep;
     /* Every module in use that reaches it, by exclusivity then latency
-     * (btl_open_all's order); room for one per module (pml_init.c). */
+     * (btl_open_all's order); room for one per module (pml_init.c). Those
+     * of routes[0]'s kind (pml_rail_like) are its rails: rendezvous data
+     * is striped over them (pml_stripe.c). */
     struct pml_route *routes;
     int nroutes;
     struct pml_stats *stats; /* that BTL's counters */
@@ -125,6 +127,22 @@ enum pml_state {
 
 struct pml_comm;
 struct pml_req;
+struct pml_stripe;
+
+/* A region registered on several rails: each module's handle. */
+struct pml_regs {
+    int n;
+    struct btl_module *btl[PML_MAX_RAILS];
+    struct btl_reg *reg[PML_MAX_RAILS];
+};
+/* Registers [base, base+len) on every rail of wpeer that can take the
+ * access in need (BTL_CAP_GET or BTL_CAP_PUT), into regs, and writes the
+ * keys block (PML_KEYS_MAX bytes at most) to keys and the address to
+ * *raddr; returns the block's bytes, 0 when no rail could register. */
+size_t pml_regs_make(int wpeer, uint32_t need, void *base, size_t len, struct pml_regs *regs,
+                     void *keys, uint64_t *raddr);
+void pml_regs_drop(struct pml_regs *regs);
+struct btl_reg *pml_regs_find(const struct pml_regs *regs, const struct btl_module *btl);
 
 /* Registered staging slots of a non-contiguous rendezvous (pml_bounce.c):
  * each slot holds one chunk between its (un)packing and its RDMA. */
@@ -135,8 +153,7 @@ struct pml_bounce_slot {
     size_t off, len; /* the chunk of the packed message it holds */
 };
 struct pml_bounce {
-    struct btl_module *btl;
-    struct btl_reg *reg; /* all slots, one registration */
+    struct pml_regs regs; /* all slots, one registration per rail */
     char *base;
     size_t chunk;
     struct pml_bounce_slot *free;
@@ -155,6 +172,7 @@ struct pml_req {
     uint8_t exposed;           /* send: counted in its peer's rndv_out */
     uint8_t cancel_asked;      /* send: a CANCEL for this round is out */
     uint8_t cancel_wanted;     /* send: MPI_Cancel came while it waited in its peer's queue */
+    uint8_t rdma_pending;      /* on the list of RDMA work refused with -EAGAIN */
     uint16_t seq;              /* send: the sequence number it was given */
     void *buf;                 /* user buffer */
     size_t count;
@@ -168,22 +186,22 @@ struct pml_req {
     uint64_t stamp;       /* posting order, for ANY_SOURCE */
 
     /* Rendezvous, either side. */
-    int wpeer;        /* world rank of the other side */
-    uint64_t other;   /* the other side's request handle */
-    size_t msg_len;   /* recv: bytes the sender has */
-    size_t done;      /* bytes moved so far */
-    size_t issued;    /* recv GET, send write: bytes requested so far */
-    size_t get_end;   /* recv GET: our reads stop here (the sender puts the rest);
-                         send write: the bytes to write */
-    uint8_t put_wait; /* recv GET: the sender's part is not written yet */
-    uint8_t wrndv;    /* recv: write rendezvous, the sender writes it all */
-    int inflight;     /* recv GET, send write: reads or writes outstanding */
-    int error;        /* first error seen (MPI class) */
-    void *tmp;        /* packed copy for non-contiguous data */
-    struct btl_reg *reg;
+    int wpeer;            /* world rank of the other side */
+    uint64_t other;       /* the other side's request handle */
+    size_t msg_len;       /* recv: bytes the sender has */
+    size_t done;          /* bytes moved so far */
+    size_t issued;        /* recv GET, send write: bytes handed to the chunk scheduler so far */
+    size_t get_end;       /* recv GET: our reads stop here (the sender puts the rest);
+                             send write: the bytes to write */
+    uint8_t put_wait;     /* recv GET: the sender's part is not written yet */
+    uint8_t wrndv;        /* recv: write rendezvous, the sender writes it all */
+    int inflight;         /* recv GET, send write: reads or writes outstanding */
+    int error;            /* first error seen (MPI class) */
+    void *tmp;            /* packed copy for non-contiguous data */
+    struct pml_regs regs; /* this side's registration of the message, per rail */
+    struct pml_stripe *stripe; /* recv GET, send write: the chunks over the rails */
     struct pml_bounce *bounce; /* non-contiguous over RDMA: staging slots, or NULL */
     uint64_t raddr;
-    uint8_t rkey[32];
     void *bsend_buf;       /* PML_BUFFERED: the copy in the attached buffer */
     struct pml_part *part; /* a partitioned request's partitions (pml_part.c) */
 };
@@ -226,11 +244,11 @@ int pml_req_cancel(struct rdmpi_request *r);
 /* An arrival that found no receive, or arrived out of order. */
 struct pml_frag {
     struct pml_link link;
-    int wsrc;                /* sender's world rank */
-    size_t len;              /* eager: payload bytes here; RNDV: message bytes */
-    struct pml_hdr_rndv hdr; /* envelope (RNDV fields valid for RNDV) */
-    uint8_t rkey[32];
-    char data[]; /* eager (or inline) payload */
+    int wsrc;                   /* sender's world rank */
+    size_t len;                 /* eager: payload bytes here; RNDV: message bytes */
+    struct pml_hdr_rndv hdr;    /* envelope (RNDV fields valid for RNDV) */
+    uint8_t keys[PML_KEYS_MAX]; /* PML_F_GET: the sender's keys block */
+    char data[];                /* eager (or inline) payload */
 };
 
 struct pml_comm_peer {
@@ -373,11 +391,34 @@ static inline void pml_credit_piggyback(int wpeer)
  * writes (sends) the BTL refused with -EAGAIN. */
 void pml_pending_send(struct pml_req *r);
 void pml_pending_get(struct pml_req *r);
-void pml_write_continue(struct pml_req *r);
+
+/* ---- rails and the chunk scheduler (pml_stripe.c) ---- */
+
+/* Whether module b may carry rendezvous chunks beside a: the same kind of
+ * transport (capabilities and key size), so a key block serves both. */
+bool pml_rail_like(const struct btl_module *a, const struct btl_module *b);
+/* Whether btl still reaches world rank w (a failed rail leaves the list). */
+bool pml_route_has(int w, const struct btl_module *btl);
+/* The data of r's rendezvous moved by RDMA in chunks over every rail to
+ * its peer: reads (receiver, RGET) or writes (sender, write rendezvous)
+ * of [0, r->get_end), each chunk keyed on its rail from the keys block,
+ * rails weighted by bandwidth_mbs. pml_stripe_open returns false when no
+ * rail has a key (or memory ran out); pml_stripe_run issues chunks until
+ * the rails are at RDMPI_PML_GET_DEPTH each and finishes r when all are
+ * done (pml_get_finish, pml_write_finish). A chunk that fails on a rail
+ * that left the peer's list (its error callback, or this failure when
+ * other rails remain) goes again on the others. */
+bool pml_stripe_open(struct pml_req *r, const void *keys, size_t klen, bool write);
+void pml_stripe_run(struct pml_req *r);
+void pml_stripe_close(struct pml_req *r);
+void pml_get_finish(struct pml_req *r);
+void pml_write_finish(struct pml_req *r);
+
 /* Staging slots for r's chunks of up to limit bytes (RDMPI_PML_PACK_CHUNK
- * at most) over r's BTL, for r->get_end bytes; false where the BTL needs
- * no registration, or memory or registration failed (the caller then
- * stages the whole message). Closed when r completes. */
+ * at most), registered on every rail of r's stripe, for r->get_end bytes;
+ * false where the BTL needs no registration, or memory or registration
+ * failed (the caller then stages the whole message). Closed when r
+ * completes. */
 bool pml_bounce_open(struct pml_req *r, size_t limit);
 struct pml_bounce_slot *pml_bounce_take(struct pml_req *r);
 void pml_bounce_give(struct pml_bounce_slot *s);
@@ -386,7 +427,6 @@ void pml_bounce_close(struct pml_req *r);
  * buffer; false where none is possible (then the copy pipeline). */
 bool pml_write_offer(struct pml_req *r, size_t n);
 void pml_send_continue(struct pml_req *r);
-void pml_get_continue(struct pml_req *r);
 void pml_get_start(struct pml_req *r);
 /* The copy pipeline: FRAGs until the BTL is out of buffers (pml_rndv.c). */
 void pml_frags_stream(struct pml_req *r);
@@ -425,8 +465,11 @@ int pml_barrier(struct pml_comm *pc);
 /* The BTLs' error callback (pml_fail.c), and the completion in error of
  * a request that can no longer reach its failed peer. */
 void pml_btl_error(struct btl_module *btl, int peer, int err, const char *what);
-/* Takes module m off world rank r's list of modules (pml_init.c). */
+/* Takes module m off world rank r's list of modules (pml_init.c); when it
+ * was the first, the next carries r's traffic. */
 void pml_peer_unlist(int r, const struct btl_module *m);
+/* r's counters follow its first module (pml_stats.c). */
+void pml_stats_rebind(int r);
 void pml_fail_req(struct pml_req *r);
 
 /* The BTLs in use, chosen at init (pml_init.c), polled by progress. */

@@ -26,11 +26,14 @@ static bool listed(const struct pml_link *list, const struct pml_link *e)
 /* Whether r waits for world rank w to do something. A send queued for
  * resources fails when it is retried (pml_send_continue); a receive with
  * RDMA reads in flight waits for their completions, which a lost peer
- * fails. */
+ * fails; one waiting for the sender's PUTFIN (write rendezvous, or the
+ * sender's half of a split read) with nothing in flight waits on w. */
 static bool waits_on(const struct pml_req *r, int w)
 {
     if (r->state == PML_S_POSTED)
         return !r->send && r->peer != MPI_ANY_SOURCE && pml_world(r->pc, r->peer) == w;
+    if (r->state == PML_S_GET && !r->send)
+        return r->wpeer == w && r->put_wait && r->inflight == 0;
     if (r->state != PML_S_WAIT_FIN && r->state != PML_S_FRAGS)
         return false;
     return r->wpeer == w && !(r->send && listed(&pml_peers[w].pending, &r->link));
@@ -72,20 +75,27 @@ static void fail_peer(int w, const char *what)
             pml_fail_req(r);
 }
 
-/* A module that is not the peer's first carried none of its traffic:
- * it only leaves the peer's list. */
+/* A module leaves the peer's list while another rail of the same kind
+ * still reaches it: that one carries the traffic from now on, and the
+ * chunks of rendezvous in flight on the lost one go again on the others
+ * (pml_stripe.c). The first module with no such rail left fails the peer;
+ * any other module only leaves the list. */
 static void lost(struct btl_module *btl, int w, const char *what)
 {
-    if (pml_peers[w].btl == btl) {
+    struct pml_peer *p = &pml_peers[w];
+    bool rail = false;
+
+    if (!pml_route_has(w, btl))
+        return;
+    for (int i = 0; i < p->nroutes; i++)
+        rail |= p->routes[i].btl != btl && pml_rail_like(p->btl, p->routes[i].btl);
+    if (p->btl == btl && !rail) {
         fail_peer(w, what);
         return;
     }
-    for (int i = 0; i < pml_peers[w].nroutes; i++)
-        if (pml_peers[w].routes[i].btl == btl) {
-            rt_info(1, "%s; rank %d is still reached by btl %s", what, w, pml_peers[w].btl->name);
-            pml_peer_unlist(w, btl);
-            return;
-        }
+    pml_peer_unlist(w, btl);
+    rt_info(1, "%s; rank %d is still reached by btl %s (rail %u)", what, w, p->btl->name,
+            p->btl->rail);
 }
 
 void pml_btl_error(struct btl_module *btl, int peer, int err, const char *what)

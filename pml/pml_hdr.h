@@ -8,7 +8,7 @@
 #include <assert.h>
 #include <stdint.h>
 
-#define PML_PROTO_VERSION 5
+#define PML_PROTO_VERSION 6
 
 /* Header types: the first byte of every message, the BTL's dispatch key. */
 enum pml_hdr_type {
@@ -29,7 +29,7 @@ enum pml_hdr_type {
 enum {
     PML_F_SYNC = 1u << 0,   /* Ssend: the sender waits for a FIN at match time */
     PML_F_INLINE = 1u << 1, /* RNDV: the whole payload follows the header */
-    PML_F_GET = 1u << 2,    /* RNDV: read the data at raddr with the rkey that follows */
+    PML_F_GET = 1u << 2,    /* RNDV: read the data at raddr with the keys that follow */
     /* Never on the wire: a parked or early RNDV whose sender cancelled it;
      * its turn only takes its sequence number. */
     PML_F_DROPPED = 1u << 7,
@@ -51,10 +51,31 @@ struct pml_hdr_rndv {
     uint64_t len;   /* total message bytes */
     uint64_t sreq;  /* sender's request handle, for CTS and FIN */
     uint64_t raddr; /* PML_F_GET: where the packed data lives at the sender */
-    /* PML_F_GET: rkey_size bytes of the BTL's remote key follow;
+    /* PML_F_GET: a pml_hdr_keys block follows (a key per rail);
      * PML_F_INLINE: len bytes of payload follow. */
 };
 static_assert(sizeof(struct pml_hdr_rndv) == 40, "RNDV header is 40 bytes");
+
+/* The remote keys of a region registered on several rails (RNDV with
+ * PML_F_GET, WCTS): n entries, each a pml_hdr_key and `size` bytes of the
+ * BTL's key, padded to 8. A rail is named by its module's `rail` number,
+ * which is the same in both processes. */
+#define PML_MAX_RAILS 4
+#define PML_RKEY_MAX  24
+struct pml_hdr_keys {
+    uint8_t n;    /* entries, 1..PML_MAX_RAILS */
+    uint8_t size; /* bytes of each key, <= PML_RKEY_MAX */
+    uint8_t pad[6];
+};
+struct pml_hdr_key {
+    uint32_t rail;
+    uint32_t pad;
+    /* size bytes of key follow */
+};
+static_assert(sizeof(struct pml_hdr_keys) == 8 && sizeof(struct pml_hdr_key) == 8,
+              "key headers are 8 bytes");
+#define PML_KEY_STRIDE(size) (sizeof(struct pml_hdr_key) + (((size_t)(size) + 7) & ~(size_t)7))
+#define PML_KEYS_MAX         (sizeof(struct pml_hdr_keys) + PML_MAX_RAILS * PML_KEY_STRIDE(PML_RKEY_MAX))
 
 struct pml_hdr_cts {
     uint8_t type; /* PML_HDR_CTS */
@@ -105,7 +126,7 @@ struct pml_hdr_wcts {
     uint64_t rreq;  /* the receiver's, named by the PUTFIN */
     uint64_t len;   /* bytes to write: the message, or what fits the receive */
     uint64_t raddr; /* where byte 0 goes */
-    /* rkey_size bytes of the BTL's remote key follow */
+    /* a pml_hdr_keys block follows: the receiver's buffer on each rail */
 };
 static_assert(sizeof(struct pml_hdr_wcts) == 40, "WCTS header is 40 bytes");
 

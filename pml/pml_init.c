@@ -86,6 +86,28 @@ void pml_peer_unlist(int r, const struct btl_module *m)
         if (p->routes[i].btl != m)
             p->routes[k++] = p->routes[i];
     p->nroutes = k;
+    /* The next rail takes over; only a peer left with none keeps its last
+     * module (it is failed, and nothing more goes to it). */
+    if (p->btl == m && k && pml_rail_like(m, p->routes[0].btl)) {
+        p->btl = p->routes[0].btl;
+        p->ep = p->routes[0].ep;
+        if (pml_peers[r].stats)
+            pml_stats_rebind(r);
+    }
+}
+
+/* Whether m carries traffic for some peer: first on its list, or a rail
+ * beside the first. */
+static bool in_use(const struct btl_module *m)
+{
+    for (int r = 0; r < rt.size; r++) {
+        const struct pml_peer *p = &pml_peers[r];
+
+        for (int i = 0; i < p->nroutes; i++)
+            if (p->routes[i].btl == m && (!i || pml_rail_like(p->routes[0].btl, m)))
+                return true;
+    }
+    return false;
 }
 
 static int pml_connect(void)
@@ -114,15 +136,14 @@ static int pml_connect(void)
                 p->routes[p->nroutes++] = (struct pml_route){m, m->endpoint(m, r)};
         }
     }
-    /* Only modules first for some peer are polled; until traffic is spread
-     * over the others, they close now and leave every list. */
+    /* Only modules that carry some peer's traffic (its first, or a rail of
+     * the first's kind) are polled; the others close now and leave every
+     * list. */
     int used = 0;
     for (int i = 0; i < pml_nbtls; i++) {
         struct btl_module *m = pml_btls[i];
-        int wins = 0;
-        for (int r = 0; r < rt.size && !wins; r++)
-            wins = pml_peers[r].nroutes && pml_peers[r].routes[0].btl == m;
-        if (wins) {
+
+        if (in_use(m)) {
             pml_btls[used++] = m;
             continue;
         }

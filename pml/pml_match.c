@@ -64,8 +64,8 @@ static struct pml_frag *frag_new(int wsrc, const void *data, size_t len)
         if (h->flags & PML_F_INLINE)
             memcpy(f->data, (const char *)data + hl, plen);
         else if (h->flags & PML_F_GET)
-            memcpy(f->rkey, (const char *)data + hl,
-                   len - hl < sizeof(f->rkey) ? len - hl : sizeof(f->rkey));
+            memcpy(f->keys, (const char *)data + hl,
+                   len - hl < sizeof(f->keys) ? len - hl : sizeof(f->keys));
     }
     return f;
 }
@@ -98,7 +98,7 @@ static inline void copy_in(struct pml_req *r, size_t offset, const void *src, si
 
 /* Starts the data phase of a matched rendezvous. */
 static void rndv_matched(struct pml_req *r, int wsrc, const struct pml_hdr_rndv *rh,
-                         const void *extra)
+                         const void *extra, size_t xlen)
 {
     struct pml_peer *p = &pml_peers[wsrc];
     size_t n = status_for(r, &rh->m, rh->len);
@@ -115,10 +115,9 @@ static void rndv_matched(struct pml_req *r, int wsrc, const struct pml_hdr_rndv 
         }
         pml_req_complete(r);
     } else if ((rh->m.flags & PML_F_GET) && (p->btl->flags & BTL_CAP_GET) &&
-               (pml_rndv_mode != PML_RNDV_WRITE || !(p->btl->flags & BTL_CAP_NEED_REG))) {
+               (pml_rndv_mode != PML_RNDV_WRITE || !(p->btl->flags & BTL_CAP_NEED_REG)) &&
+               (r->get_end = n, pml_stripe_open(r, extra, xlen, false))) {
         r->raddr = rh->raddr;
-        if (p->btl->rkey_size)
-            memcpy(r->rkey, extra, p->btl->rkey_size);
         r->len = n; /* read no more than fits */
         r->state = PML_S_GET;
         pml_get_start(r);
@@ -145,7 +144,8 @@ static void deliver(struct pml_req *r, int wsrc, const void *data, size_t len)
         pml_req_complete(r);
         return;
     }
-    rndv_matched(r, wsrc, data, (const char *)data + sizeof(struct pml_hdr_rndv));
+    rndv_matched(r, wsrc, data, (const char *)data + sizeof(struct pml_hdr_rndv),
+                 len - sizeof(struct pml_hdr_rndv));
 }
 
 /* A probe's status; MPI_ERROR is left alone, as for every single status. */
@@ -166,8 +166,10 @@ void pml_recv_from_frag(struct pml_req *r, struct pml_frag *f)
         pml_credit_consumed(f->wsrc, f->len);
         pml_req_complete(r);
     } else {
-        rndv_matched(r, f->wsrc, &f->hdr,
-                     (f->hdr.m.flags & PML_F_INLINE) ? (void *)f->data : (void *)f->rkey);
+        bool in = f->hdr.m.flags & PML_F_INLINE;
+
+        rndv_matched(r, f->wsrc, &f->hdr, in ? (void *)f->data : (void *)f->keys,
+                     in ? f->len : sizeof(f->keys));
     }
     free(f);
 }

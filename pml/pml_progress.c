@@ -42,6 +42,9 @@ void pml_pending_send(struct pml_req *r)
 
 void pml_pending_get(struct pml_req *r)
 {
+    if (r->rdma_pending)
+        return; /* a completion ran the scheduler again while it waited */
+    r->rdma_pending = 1;
     pml_list_append(&pending_gets, &r->link);
 }
 
@@ -186,10 +189,9 @@ static void retry_gets(void)
     while (!pml_list_empty(&todo)) {
         struct pml_req *r = pml_container(todo.next, struct pml_req, link);
         pml_list_remove(&r->link);
-        if (r->send)
-            pml_write_continue(r);
-        else
-            pml_get_continue(r);
+        r->rdma_pending = 0;
+        if (r->stripe)
+            pml_stripe_run(r);
     }
 }
 

@@ -55,7 +55,9 @@ struct pml_req *pml_req_alloc(void)
     r->base.ops = &req_ops;
     r->error = 0;
     r->tmp = NULL;
-    r->reg = NULL;
+    r->regs.n = 0;
+    r->stripe = NULL;
+    r->rdma_pending = 0;
     r->bounce = NULL;
     r->done = r->issued = 0;
     r->put_wait = 0;
@@ -216,11 +218,8 @@ void pml_req_complete(struct pml_req *r)
         free(r->tmp);
         r->tmp = NULL;
     }
-    if (r->reg) {
-        struct pml_peer *p = &pml_peers[r->wpeer];
-        p->btl->deregister_mem(p->btl, r->reg);
-        r->reg = NULL;
-    }
+    pml_regs_drop(&r->regs);
+    pml_stripe_close(r);
     pml_bounce_close(r);
     if (r->pair)
         pml_pair_half_done(r);

@@ -1,7 +1,7 @@
 /* Rendezvous data movement. RGET: the receiver reads the sender's buffer in
- * chunks, a bounded number in flight (into staging slots it unpacks from
- * when its datatype is not contiguous), then sends one FIN. The write
- * rendezvous is in pml_rndv_write.c. Fallback: CTS and a FRAG copy
+ * chunks over every rail to the sender (pml_stripe.c: into staging slots
+ * it unpacks from when its datatype is not contiguous), then sends one
+ * FIN. The write rendezvous is in pml_rndv_write.c. Fallback: CTS and a FRAG copy
  * pipeline driven by the sender. */
 #include "param.h"
 #include "pml.h"
@@ -12,7 +12,8 @@
 
 RT_PARAM(p_get_chunk, "PML_GET_CHUNK", RT_PARAM_SIZE, "4m",
          "Bytes per RDMA read of a rendezvous (the BTL's own limit also applies)")
-RT_PARAM(p_get_depth, "PML_GET_DEPTH", RT_PARAM_INT, "8", "RDMA reads in flight per rendezvous")
+RT_PARAM(p_get_depth, "PML_GET_DEPTH", RT_PARAM_INT, "8",
+         "RDMA reads or writes in flight per rendezvous on each rail")
 RT_PARAM(p_pack_chunk, "PML_PACK_CHUNK", RT_PARAM_SIZE, "256k",
          "Bytes per registered staging slot of a non-contiguous rendezvous over RDMA (ofi): "
          "the sender packs, or the receiver unpacks, one such chunk while "
@@ -74,14 +75,10 @@ void pml_rndv_params(void)
 
 /* ---- receiver: RDMA reads ---- */
 
-/* The receive is whole once our reads are done and the sender's part (if
- * it has one) is written. */
-static bool get_complete(const struct pml_req *r)
-{
-    return (r->issued == r->get_end || r->error) && r->inflight == 0 && !r->put_wait;
-}
-
-static void get_finish(struct pml_req *r)
+/* Once the chunks are in (pml_stripe.c) and the sender's part, if it has
+ * one, is written: unpack, FIN, complete; after a failure, one fallback to
+ * the copy pipeline. */
+void pml_get_finish(struct pml_req *r)
 {
     struct pml_hdr_fin fin = {.type = PML_HDR_FIN, .sreq = r->other};
 
@@ -112,85 +109,6 @@ static void get_finish(struct pml_req *r)
     pml_req_complete(r);
 }
 
-static void get_done(void *ctx, int status)
-{
-    struct pml_req *r = ctx;
-
-    r->inflight--;
-    if (status)
-        r->error = status;
-    if (r->in_issue)
-        return;
-    if (get_complete(r))
-        get_finish(r);
-    else if (!r->error && r->issued < r->get_end)
-        pml_get_continue(r);
-}
-
-/* A chunk read into a staging slot goes to its place in the receive. */
-static void get_bounced(void *ctx, int status)
-{
-    struct pml_bounce_slot *s = ctx;
-    struct pml_req *r = s->r;
-
-    if (!status)
-        rt_dt_unpack(r->dt, r->buf, r->count, s->off, s->buf, s->len);
-    pml_bounce_give(s);
-    get_done(r, status);
-}
-
-void pml_get_continue(struct pml_req *r)
-{
-    struct pml_peer *p = &pml_peers[r->wpeer];
-    size_t limit = pml_get_chunk < p->btl->get_limit ? pml_get_chunk : p->btl->get_limit;
-    bool contig = rt_dt_contig(r->dt, r->count);
-
-    /* Non-contiguous: staged chunk by chunk where the BTL registers, else
-     * read whole into a copy and unpacked at the end. */
-    if (!contig && !r->tmp && !r->bounce && r->len && !pml_bounce_open(r, limit)) {
-        r->tmp = malloc(r->len);
-        if (!r->tmp)
-            rt_fatal("out of memory staging a %zu-byte receive", r->len);
-    }
-    r->in_issue = 1;
-    while (!r->error && r->issued < r->get_end && r->inflight < pml_get_depth) {
-        size_t n = r->get_end - r->issued < limit ? r->get_end - r->issued : limit;
-        struct pml_bounce_slot *s = r->bounce ? pml_bounce_take(r) : NULL;
-        char *dst = contig ? (char *)r->buf + r->dt->lb + r->issued : (char *)r->tmp + r->issued;
-        int rc;
-
-        if (r->bounce && !s)
-            break;
-        if (s) {
-            n = n < r->bounce->chunk ? n : r->bounce->chunk;
-            s->off = r->issued;
-            s->len = n;
-            dst = s->buf;
-        }
-        r->inflight++;
-        rc = s ? p->btl->get(p->ep, dst, r->bounce->reg, r->raddr + r->issued, r->rkey, n,
-                             get_bounced, s)
-               : p->btl->get(p->ep, dst, NULL, r->raddr + r->issued, r->rkey, n, get_done, r);
-        if (rc) {
-            r->inflight--;
-            if (s)
-                pml_bounce_give(s);
-        }
-        if (rc == -EAGAIN) {
-            pml_pending_get(r);
-            break;
-        }
-        if (rc) {
-            r->error = rc;
-            break;
-        }
-        r->issued += n;
-    }
-    r->in_issue = 0;
-    if (get_complete(r))
-        get_finish(r);
-}
-
 /* Starts the reads of a matched RGET; a large contiguous receive over a
  * BTL that writes peer memory directly hands its second half to the
  * sender, so two processes copy at once (single-copy reads alone are
@@ -216,7 +134,7 @@ void pml_get_start(struct pml_req *r)
         r->put_wait = 1;
         pml_send_ctl(r->wpeer, &put, sizeof(put));
     }
-    pml_get_continue(r);
+    pml_stripe_run(r);
 }
 
 /* Receiver: the sender wrote its part, or could not (then we read it, or
@@ -234,12 +152,17 @@ void pml_recv_putfin(int peer, const void *data, size_t len)
     r->put_wait = 0;
     if (h->status < 0 && r->wrndv) {
         r->error = (int)h->status;
-        get_finish(r);
+        pml_get_finish(r);
     } else if (h->status < 0) {
         r->get_end = r->len;
-        pml_get_continue(r);
-    } else if (get_complete(r)) {
-        get_finish(r);
+        pml_stripe_run(r);
+    } else if (r->wrndv || r->inflight == 0) {
+        /* A write rendezvous moves nothing here; a split read finishes on
+         * its last chunk unless that came first. */
+        if (r->wrndv)
+            pml_get_finish(r);
+        else
+            pml_stripe_run(r);
     }
 }
 
@@ -314,11 +237,8 @@ void pml_recv_cts(int peer, const void *data, size_t len)
     r->other = h->rreq;
     r->state = PML_S_FRAGS;
     r->done = 0;
-    if (r->reg) {
-        /* A read failed at the receiver; the copy pipeline replaces it. */
-        pml_peers[r->wpeer].btl->deregister_mem(pml_peers[r->wpeer].btl, r->reg);
-        r->reg = NULL;
-    }
+    /* A read failed at the receiver; the copy pipeline replaces it. */
+    pml_regs_drop(&r->regs);
     pml_send_continue(r);
 }
 

@@ -1,6 +1,7 @@
 /* The write rendezvous: the receiver registers where the message goes
- * and sends a WCTS; the sender writes it in chunks (packing each chunk
- * into a registered staging slot when its datatype is not contiguous,
+ * on every rail and sends a WCTS with a key per rail; the sender writes it
+ * in chunks over the rails (pml_stripe.c; packing each chunk into a
+ * registered staging slot when its datatype is not contiguous,
  * pml_bounce.c) and answers with a PUTFIN. */
 #include "pml.h"
 
@@ -12,23 +13,23 @@ bool pml_write_offer(struct pml_req *r, size_t n)
 {
     struct pml_peer *p = &pml_peers[r->wpeer];
     const uint32_t need = BTL_CAP_PUT | BTL_CAP_NEED_REG;
-    uint8_t msg[sizeof(struct pml_hdr_wcts) + sizeof(r->rkey)];
+    uint8_t msg[sizeof(struct pml_hdr_wcts) + PML_KEYS_MAX];
     struct pml_hdr_wcts h = {.type = PML_HDR_WCTS, .sreq = r->other, .len = n};
     bool contig = rt_dt_contig(r->dt, r->count);
+    size_t klen;
     void *base;
 
     /* BTLs without registration (self, sm) read every message directly. */
-    if (!n || pml_rndv_mode == PML_RNDV_READ || (p->btl->flags & need) != need ||
-        p->btl->rkey_size > sizeof(r->rkey))
+    if (!n || pml_rndv_mode == PML_RNDV_READ || (p->btl->flags & need) != need)
         return false;
     /* A non-contiguous receive is written packed and unpacked at the end. */
     if (!contig && !(r->tmp = malloc(n)))
         rt_fatal("out of memory staging a %zu-byte receive", n);
     base = contig ? (char *)r->buf + r->dt->lb : r->tmp;
-    if (p->btl->register_mem(p->btl, base, n, &r->reg, r->rkey, &h.raddr)) {
+    klen = pml_regs_make(r->wpeer, BTL_CAP_PUT, base, n, &r->regs, msg + sizeof(h), &h.raddr);
+    if (!klen) {
         free(r->tmp);
         r->tmp = NULL;
-        r->reg = NULL;
         return false;
     }
     r->len = n;
@@ -38,20 +39,14 @@ bool pml_write_offer(struct pml_req *r, size_t n)
     r->put_wait = 1;
     h.rreq = pml_req_handle(r);
     memcpy(msg, &h, sizeof(h));
-    memcpy(msg + sizeof(h), r->rkey, p->btl->rkey_size);
-    pml_send_ctl(r->wpeer, msg, sizeof(h) + p->btl->rkey_size);
+    pml_send_ctl(r->wpeer, msg, sizeof(h) + klen);
     return true;
 }
 
 /* Sender: every write is done, or one failed and the rest are in. A
  * success completes the send (its buffer is at the receiver); a failure
  * waits for the receiver's CTS and the copy pipeline. */
-static bool write_complete(const struct pml_req *r)
-{
-    return (r->issued == r->get_end || r->error) && r->inflight == 0;
-}
-
-static void write_finish(struct pml_req *r)
+void pml_write_finish(struct pml_req *r)
 {
     struct pml_hdr_fin fin = {.type = PML_HDR_PUTFIN, .sreq = r->other};
 
@@ -63,85 +58,6 @@ static void write_finish(struct pml_req *r)
         pml_req_complete(r);
 }
 
-static void write_done(void *ctx, int status)
-{
-    struct pml_req *r = ctx;
-
-    r->inflight--;
-    if (status)
-        r->error = status;
-    if (r->in_issue)
-        return;
-    if (write_complete(r))
-        write_finish(r);
-    else if (!r->error && r->issued < r->get_end)
-        pml_write_continue(r);
-}
-
-/* A staging slot is free again once its chunk is written. */
-static void write_bounced(void *ctx, int status)
-{
-    struct pml_bounce_slot *s = ctx;
-    struct pml_req *r = s->r;
-
-    pml_bounce_give(s);
-    write_done(r, status);
-}
-
-void pml_write_continue(struct pml_req *r)
-{
-    struct pml_peer *p = &pml_peers[r->wpeer];
-    size_t limit = pml_get_chunk < p->btl->put_limit ? pml_get_chunk : p->btl->put_limit;
-    const char *src = r->tmp ? r->tmp : (const char *)r->buf + r->dt->lb;
-    bool contig = r->tmp || rt_dt_contig(r->dt, r->count);
-
-    /* Non-contiguous: packed chunk by chunk into staging slots, or, where
-     * they cannot be had, whole into a copy first. */
-    if (!contig && !r->bounce && !pml_bounce_open(r, limit)) {
-        if (!(r->tmp = malloc(r->len)))
-            rt_fatal("out of memory packing a %zu-byte send", r->len);
-        rt_dt_pack(r->dt, r->buf, r->count, 0, r->tmp, r->len);
-        src = r->tmp;
-    }
-    r->in_issue = 1;
-    while (!r->error && r->issued < r->get_end && r->inflight < pml_get_depth) {
-        size_t n = r->get_end - r->issued < limit ? r->get_end - r->issued : limit;
-        struct pml_bounce_slot *s = r->bounce ? pml_bounce_take(r) : NULL;
-        int rc;
-
-        if (r->bounce && !s)
-            break;
-        if (s) {
-            n = n < r->bounce->chunk ? n : r->bounce->chunk;
-            s->off = r->issued;
-            s->len = n;
-            rt_dt_pack(r->dt, r->buf, r->count, r->issued, s->buf, n);
-        }
-        r->inflight++;
-        rc = s ? p->btl->put(p->ep, s->buf, r->bounce->reg, r->raddr + r->issued, r->rkey, n,
-                             write_bounced, s)
-               : p->btl->put(p->ep, src + r->issued, NULL, r->raddr + r->issued, r->rkey, n,
-                             write_done, r);
-        if (rc) {
-            r->inflight--;
-            if (s)
-                pml_bounce_give(s);
-        }
-        if (rc == -EAGAIN) {
-            pml_pending_get(r);
-            break;
-        }
-        if (rc) {
-            r->error = rc;
-            break;
-        }
-        r->issued += n;
-    }
-    r->in_issue = 0;
-    if (write_complete(r))
-        write_finish(r);
-}
-
 void pml_recv_wcts(int peer, const void *data, size_t len)
 {
     const struct pml_hdr_wcts *h = data;
@@ -149,24 +65,27 @@ void pml_recv_wcts(int peer, const void *data, size_t len)
     struct pml_peer *p = &pml_peers[peer];
 
     pml_credit_arrived(peer);
-    if (!r || !r->send || h->len > r->len || len < sizeof(*h) + p->btl->rkey_size)
+    if (!r || !r->send || h->len > r->len || len < sizeof(*h) + sizeof(struct pml_hdr_keys))
         rt_fatal("a write clear-to-send from rank %d names no send (handle %#llx, %llu bytes)",
                  peer, (unsigned long long)h->sreq, (unsigned long long)h->len);
     r->other = h->rreq;
     /* It offered a read the receiver did not take (RDMPI_PML_RNDV=write). */
-    if (r->reg) {
-        p->btl->deregister_mem(p->btl, r->reg);
-        r->reg = NULL;
-    }
+    pml_regs_drop(&r->regs);
     if (r->exposed) {
         p->rndv_out--;
         r->exposed = 0;
     }
     r->raddr = h->raddr;
-    memcpy(r->rkey, h + 1, p->btl->rkey_size);
     r->issued = 0;
     r->get_end = h->len;
     r->inflight = 0;
     r->error = 0;
-    pml_write_continue(r);
+    /* No rail of ours has a key of its: the receiver takes the copy pipeline. */
+    pml_stripe_close(r);
+    if (!pml_stripe_open(r, h + 1, len - sizeof(*h), true)) {
+        r->error = -ENOENT;
+        pml_write_finish(r);
+        return;
+    }
+    pml_stripe_run(r);
 }

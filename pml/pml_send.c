@@ -165,6 +165,16 @@ static bool offer_read(const struct pml_req *r, const struct btl_module *b)
            (pml_rndv_mode == PML_RNDV_AUTO && rt_dt_contig(r->dt, r->count));
 }
 
+/* The bytes of a keys block for p's rails (pml_regs_make), at most. */
+static size_t keys_room(const struct pml_peer *p)
+{
+    int n = 0;
+
+    for (int i = 0; i < p->nroutes && n < PML_MAX_RAILS; i++)
+        n += pml_rail_like(p->btl, p->routes[i].btl);
+    return sizeof(struct pml_hdr_keys) + (size_t)n * PML_KEY_STRIDE(p->btl->rkey_size);
+}
+
 /* The rendezvous header: inline data (small Ssend), an RDMA-readable
  * address, or neither (the receiver answers with a WCTS to write into its
  * buffer, or a CTS for the copy pipeline). */
@@ -181,34 +191,34 @@ static int send_rndv(struct pml_req *r, struct pml_peer *p)
         flags |= PML_F_INLINE;
         extra = r->len;
     } else if (offer_read(r, p->btl)) {
-        if (!r->reg && !r->raddr) {
-            void *base = (char *)r->buf + r->dt->lb;
-            if (!rt_dt_contig(r->dt, r->count)) {
-                r->tmp = malloc(r->len);
-                if (!r->tmp)
-                    rt_fatal("out of memory packing a %zu-byte send", r->len);
-                rt_dt_pack(r->dt, r->buf, r->count, 0, r->tmp, r->len);
-                base = r->tmp;
-            }
-            if (p->btl->register_mem(p->btl, base, r->len, &r->reg, r->rkey, &r->raddr))
-                goto no_get;
-        }
+        /* Room for a key per rail; the block is written once alloc gave it. */
         flags |= PML_F_GET;
-        extra = p->btl->rkey_size;
+        extra = keys_room(p);
     }
-no_get:
     d = p->btl->alloc(p->ep, hl + extra);
     if (!d)
         return -EAGAIN;
     h = d->buf;
+    if (flags & PML_F_GET) {
+        void *base = (char *)r->buf + r->dt->lb;
+
+        if (!rt_dt_contig(r->dt, r->count)) {
+            if (!r->tmp && !(r->tmp = malloc(r->len)))
+                rt_fatal("out of memory packing a %zu-byte send", r->len);
+            rt_dt_pack(r->dt, r->buf, r->count, 0, r->tmp, r->len);
+            base = r->tmp;
+        }
+        pml_regs_drop(&r->regs);
+        extra = pml_regs_make(r->wpeer, BTL_CAP_GET, base, r->len, &r->regs, h + 1, &r->raddr);
+        if (!extra)
+            flags &= (uint8_t)~PML_F_GET;
+    }
     make_match(&h->m, PML_HDR_RNDV, flags, r->seq, r->pc, r->tag);
     h->len = r->len;
     h->sreq = pml_req_handle(r);
     h->raddr = r->raddr;
     if (flags & PML_F_INLINE)
         rt_dt_pack(r->dt, r->buf, r->count, 0, (char *)(h + 1), r->len);
-    else if (flags & PML_F_GET)
-        memcpy(h + 1, r->rkey, extra);
     d->len = hl + extra;
     r->state = PML_S_WAIT_FIN;
     if (flags & PML_F_GET) {

@@ -18,7 +18,7 @@ RT_PARAM(p_report, "REPORT", RT_PARAM_BOOL, "0",
          "messages and bytes sent eagerly and by rendezvous, RDMA reads, fallbacks taken "
          "(mpirun --report-transport). Set it for every rank")
 
-#define MAX_BTLS  4 /* BTLs a rank may run (self, sm, ofi) */
+#define MAX_BTLS  BTL_MAX_MODULES /* modules a rank may run (self, sm, ofi's rails) */
 #define CLASS_KEY "rdmpi.pml.class"
 
 static struct pml_stats stats[MAX_BTLS];
@@ -142,7 +142,8 @@ static void say_choice(void)
         char who[48];
 
         for (int p = 0; p < rt.size; p++)
-            if (pml_peers[p].btl == m)
+            if (pml_peers[p].btl == m ||
+                (pml_route_has(p, m) && pml_rail_like(pml_peers[p].btl, m)))
                 p == rt.rank ? self++ : peers++;
         if (!peers)
             snprintf(who, sizeof(who), "itself");
@@ -155,7 +156,8 @@ static void say_choice(void)
     }
     if (n < sizeof(line))
         snprintf(line + n, sizeof(line) - n,
-                 ": each peer takes the opened BTL of highest exclusivity that reaches it");
+                 ": each peer takes the opened BTL of highest exclusivity that reaches it, and "
+                 "its rendezvous data the rails of that kind beside it");
     rt_info(1, "%s", line);
 }
 
@@ -163,9 +165,16 @@ void pml_stats_connect(void)
 {
     memset(stats, 0, sizeof(stats));
     for (int r = 0; r < rt.size; r++)
-        pml_peers[r].stats = &stats[btl_index(pml_peers[r].btl)];
+        pml_stats_rebind(r);
     if (rt_verbosity >= 1 && first_of_class())
         say_choice();
+}
+
+void pml_stats_rebind(int r)
+{
+    int i = btl_index(pml_peers[r].btl);
+
+    pml_peers[r].stats = &stats[i < 0 ? 0 : i];
 }
 
 static void fill(struct row *rows)
@@ -267,7 +276,8 @@ static void print(const struct row *job, int njob)
                     (unsigned long long)job[j].extra[k],
                     k + 1 < BTL_REPORT_EXTRA && job[j].extra_name[k + 1][0] ? "" : "\n");
     }
-    fputs("msgs, bytes: MPI messages sent and their payload; reads: RDMA reads by receivers;\n"
+    fputs("a row per module: each btl/ofi rail has its own, so the bytes per rail show;\n"
+          "msgs, bytes: MPI messages sent and their payload; reads: RDMA reads by receivers;\n"
           "writes: RDMA writes by senders (write rendezvous, their half of a split one);\n"
           "fallbacks: fb_read RDMA read or write failed, message copied; fb_nordma copy\n"
           "pipeline, no RDMA (CMA refused or off, registration failed); fb_credit eager-sized,\n"

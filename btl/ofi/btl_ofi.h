@@ -15,8 +15,7 @@
 #include <stdint.h>
 
 extern struct btl_component btl_ofi_component;
-/* The one module, made by the component's open (internal to btl/ofi). */
-extern struct btl_module btl_ofi_module;
+struct btl_ofi_module;
 
 /* What the transport report shows for btl/ofi; all counts since init. */
 struct btl_ofi_counters {
@@ -36,16 +35,21 @@ struct btl_ofi_counters {
     uint64_t fenced;       /* send attempts held back behind a read from the same peer */
 };
 
-/* The counters, and the provider line (provider, interface, fabric, domain,
- * link), or NULL when btl/ofi is not running. For the report at finalize. */
-const char *btl_ofi_report(struct btl_ofi_counters *c);
+/* A module's counters, and its provider line (provider, interface, fabric,
+ * domain, link), or NULL when that rail is not running. For the report at
+ * finalize and for tests. */
+const char *btl_ofi_report(const struct btl_module *btl, struct btl_ofi_counters *c);
 
 /* ---- internal to btl/ofi ---- */
 
-#define BTL_OFI_VERSION  1
-#define BTL_OFI_CARD_KEY "rdmpi.btl.ofi"
+#define BTL_OFI_VERSION 2
+/* Rail k's card goes under "rdmpi.btl.ofi.<k>"; rail 0 is the entry
+ * selection chose, the others the same provider's further NICs or ports. */
+#define BTL_OFI_CARD_KEY  "rdmpi.btl.ofi."
+#define BTL_OFI_MAX_RAILS 8
 
-/* Business card, published under BTL_OFI_CARD_KEY. */
+/* Business card of one rail. Rail k of two ranks connect when both
+ * opened a rail k on the same fabric (subnet, or IB subnet prefix). */
 struct btl_ofi_card {
     uint32_t version;     /* BTL_OFI_VERSION; a mismatch is fatal */
     uint32_t eager_limit; /* largest message it sends and can receive; pairs use the minimum */
@@ -54,9 +58,10 @@ struct btl_ofi_card {
     uint32_t addrlen;     /* bytes of addr */
     uint32_t put;         /* 1: peers may fi_write its registrations */
     char prov[32];        /* prov_name: every rank must run the same provider */
+    char fabric[64];      /* fabric_attr->name of the rail */
     uint8_t addr[];       /* fi_getname of its endpoint */
 };
-_Static_assert(sizeof(struct btl_ofi_card) == 56, "card header has no holes");
+_Static_assert(sizeof(struct btl_ofi_card) == 120, "card header has no holes");
 
 /* Each message carries one word of ours. It travels as 4 bytes of remote
  * CQ data where the provider offers them, else (iWARP has no immediate
@@ -96,9 +101,10 @@ struct btl_ofi_op {
 };
 
 struct btl_ofi_peer;
+struct btl_ofi_module;
 
 /* A registered send buffer; desc is what alloc() hands out, its buf
- * btl_ofi.prefix bytes into the buffer. */
+ * the module's prefix bytes into the buffer. */
 struct btl_ofi_frag {
     struct btl_ofi_op op;
     struct btl_desc desc;
@@ -122,7 +128,7 @@ struct btl_ofi_read {
     void *cbctx;
     struct fid_mr *lmr; /* FI_MR_LOCAL: our registration of the local buffer */
     size_t len;
-    int peer;
+    struct btl_ofi_peer *peer;
     struct btl_ofi_read *next; /* free list */
 };
 
@@ -141,6 +147,7 @@ struct btl_reg {
  * unexpected queue (rxm keeps it in receive buffers of its own, allocated
  * as needed). */
 struct btl_ofi_peer {
+    struct btl_ofi_module *m; /* the rail it is reached by */
     fi_addr_t addr;
     int world;
     uint32_t tx_msgs;        /* pml messages the provider took for it */
@@ -163,7 +170,14 @@ struct btl_ofi_peer {
     struct btl_ofi_peer *next_due;       /* on the list of peers owed a hello */
 };
 
-struct btl_ofi_state {
+/* One rail: a NIC or port of the chosen provider, with its own fabric,
+ * domain, endpoint, queues, buffers, peers and counters. Every operation
+ * finds it from its module or endpoint. */
+struct btl_ofi_module {
+    struct btl_module base; /* first: the pml's handle is this */
+    int rail;               /* its index; its card is BTL_OFI_CARD_KEY<rail> */
+    char card_key[32];
+    char transport[200]; /* the report's provider line */
     struct fi_info *info;
     struct fid_fabric *fabric;
     struct fid_domain *domain;
@@ -178,6 +192,8 @@ struct btl_ofi_state {
     size_t inject;     /* largest pml message fi_inject takes (0: none) */
     int multi_recv;    /* receive buffers take many messages each */
     int read_fence;    /* no send to a peer while a read from it is in flight */
+    int deliver;       /* writes complete once delivered (FI_DELIVERY_COMPLETE): with
+                          several rails the pml's FIN may go on another connection */
     uint32_t window;   /* messages per peer our receive buffers absorb */
 
     struct btl_ofi_peer *peers; /* by world rank; addr FI_ADDR_NOTAVAIL: not reached */
@@ -202,8 +218,12 @@ struct btl_ofi_state {
     int closing;               /* flush began: send errors are expected */
     struct btl_ofi_counters count;
 };
-extern struct btl_ofi_state btl_ofi;
 extern const struct btl_ofi_host btl_ofi_host;
+
+static inline struct btl_ofi_module *btl_ofi_of(struct btl_module *btl)
+{
+    return (struct btl_ofi_module *)btl;
+}
 
 /* What the BTL asks fi_getinfo for (NULL: out of memory), and the user's
  * provider and interface wishes; rdmpi_info uses them too. */
@@ -211,19 +231,20 @@ struct fi_info *btl_ofi_hints(void);
 struct btl_ofi_want btl_ofi_wants(int multi_host);
 
 /* fi_mr_reg with our keys and FI_MR_ENDPOINT binding; a libfabric code. */
-int btl_ofi_mr_reg(void *buf, size_t len, uint64_t access, struct fid_mr **mr);
+int btl_ofi_mr_reg(struct btl_ofi_module *m, void *buf, size_t len, uint64_t access,
+                   struct fid_mr **mr);
 /* Why registering len bytes failed, with the locked-memory limit's fix. */
-void btl_ofi_reg_text(char *buf, size_t size, size_t len, int rc);
-void btl_ofi_error(const char *what, int rc);
+void btl_ofi_reg_text(const struct btl_ofi_module *m, char *buf, size_t size, size_t len, int rc);
+void btl_ofi_error(const struct btl_ofi_module *m, const char *what, int rc);
 
-int btl_ofi_post_recv(struct btl_ofi_rbuf *b);
+int btl_ofi_post_recv(struct btl_ofi_module *m, struct btl_ofi_rbuf *b);
 int btl_ofi_progress(struct btl_module *btl);
 
 int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const void *data,
                   size_t dlen);
 struct btl_desc *btl_ofi_alloc(struct btl_endpoint *ep, size_t len);
 void btl_ofi_send(struct btl_endpoint *ep, struct btl_desc *d);
-int btl_ofi_retry_sends(void);
+int btl_ofi_retry_sends(struct btl_ofi_module *m);
 const char *btl_ofi_cause(const struct btl_ofi_peer *p, int err, char *buf, size_t len);
 int btl_ofi_send_empty(struct btl_ofi_peer *p, uint32_t word);
 void btl_ofi_send_done(struct btl_ofi_frag *f);

@@ -57,25 +57,34 @@ RT_PARAM(p_fence, "OFI_READ_FENCE", RT_PARAM_BOOL, "auto",
          "Hold sends to a peer while RDMA reads from it are in flight; auto: on iWARP, where "
          "a read may complete after sends posted behind it (siw) and libfabric's verbs "
          "provider then loses track of its send queue and crashes")
+RT_PARAM(p_rails, "BTL_OFI_RAILS", RT_PARAM_STRING, "",
+         "Rails (NICs or ports of the chosen provider) btl/ofi opens, one module each: a "
+         "number (at most that many, best first) or a comma list of interface, domain or "
+         "fabric names (rail 0 first); empty: every one of the chosen provider's interfaces "
+         "like the one selection chose (one when RDMPI_OFI_IFACE names it)")
+RT_PARAM(p_rail_bw, "OFI_RAIL_BW", RT_PARAM_STRING, "",
+         "Bandwidth in MB/s of each rail, a comma list in rail order, by which the pml "
+         "stripes large messages; an empty or missing entry: the link speed libfabric "
+         "reports, else the provider's rough figure")
 RT_PARAM(p_window, "OFI_WINDOW", RT_PARAM_INT, "32",
          "Messages a peer may have in flight to this rank before they reached its pml (the "
          "pml's message window over ofi; receive buffers are posted for at least that many); "
          "bounds what waits in the provider's unexpected queue (2..16384)")
 
-#define MIN_EAGER    64 /* the largest pml header, RGET with its key, fits */
+#define MIN_EAGER    256 /* the largest pml header, RGET with a key per rail, fits */
 #define MEMLOCK_WARN (256ul << 20)
 #define FLUSH_SECS   10.0
 
-struct btl_ofi_state btl_ofi;
-
-static char transport[200]; /* the report's provider line */
+/* This process's rails, made by the component's open. */
+static struct btl_ofi_module rails[BTL_OFI_MAX_RAILS];
+static int nrails;
 
 /* Logs a failed libfabric call with the provider's name. */
-void btl_ofi_error(const char *what, int rc)
+void btl_ofi_error(const struct btl_ofi_module *m, const char *what, int rc)
 {
-    rt_warn("btl/ofi: %s failed on %s: %s (%d)", what,
-            btl_ofi.choice.info ? btl_ofi.choice.info->fabric_attr->prov_name : "libfabric",
-            fi_strerror(rc < 0 ? -rc : rc), rc);
+    rt_warn("btl/ofi: %s failed on %s%s: %s (%d)", what,
+            m && m->info ? m->info->fabric_attr->prov_name : "libfabric",
+            m && m->info ? m->info->domain_attr->name : "", fi_strerror(rc < 0 ? -rc : rc), rc);
 }
 
 struct fi_info *btl_ofi_hints(void)
@@ -104,18 +113,18 @@ struct fi_info *btl_ofi_hints(void)
 /* rxm's default buffer (16 KiB) and 64 bytes for the headers above. */
 #define RXM_BUFFER_SIZE "16448"
 
-static void memlock_check(void)
+static void memlock_check(const struct btl_ofi_module *m)
 {
     struct rlimit rl;
 
-    if (!btl_ofi.choice.quirks->pins || getrlimit(RLIMIT_MEMLOCK, &rl) ||
-        rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= MEMLOCK_WARN)
+    if (!m->choice.quirks->pins || getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= MEMLOCK_WARN)
         return;
     if (rt.local_rank == 0)
         rt_warn("btl/ofi: the locked-memory limit is %llu KiB (ulimit -l); %s pins what it "
                 "registers, so large messages may fall back to copying. Raise it with "
                 "'ulimit -l unlimited' or in /etc/security/limits.conf",
-                (unsigned long long)rl.rlim_cur >> 10, btl_ofi.choice.info->fabric_attr->prov_name);
+                (unsigned long long)rl.rlim_cur >> 10, m->choice.info->fabric_attr->prov_name);
 }
 
 static long env_long(const char *name, long dflt)
@@ -167,15 +176,15 @@ struct btl_ofi_want btl_ofi_wants(int multi_host)
                                  multi_host};
 }
 
-/* Picks the provider; 0 with btl_ofi.info set, 0 without it when ofi is
+/* Picks the provider and its rails into ch: their count, 0 when ofi is
  * unavailable and nobody asked for it, or fatal when the user's choice
- * cannot be met. */
-static int choose(void)
+ * cannot be met. ch[k].info points into *list, which the caller frees. */
+static int choose(struct btl_ofi_choice *ch, int max, struct fi_info **list_out)
 {
     struct btl_ofi_want want = btl_ofi_wants(rt.num_nodes > 1);
     struct fi_info *h = btl_ofi_hints(), *list = NULL;
     const char *fip = getenv("FI_PROVIDER");
-    int rc;
+    int rc, n;
 
     if (!h) {
         rt_warn("btl/ofi: out of memory for fi_getinfo hints");
@@ -191,10 +200,10 @@ static int choose(void)
     rc = fi_getinfo(FI_VERSION(1, 12), NULL, NULL, 0, h, &list);
     fi_freeinfo(h);
     if (rc && rc != -FI_ENODATA) {
-        btl_ofi_error("fi_getinfo", rc);
+        btl_ofi_error(NULL, "fi_getinfo", rc);
         return rc;
     }
-    rc = btl_ofi_select(list, &want, &btl_ofi_host, &btl_ofi.choice);
+    rc = btl_ofi_select(list, &want, &btl_ofi_host, &ch[0]);
     if (rc) {
         if (want.provider[0] || want.iface[0]) {
             /* Every rank of the host finds the same: its first rank says
@@ -204,41 +213,43 @@ static int choose(void)
                 nanosleep(&(struct timespec){2, 0}, NULL);
             int no_dev = !strncmp(want.provider, "verbs", 5) && !btl_ofi_host.verbs_max_cqe();
 
-            rt_fatal("btl/ofi: %s%s%s%s", btl_ofi.choice.text,
+            rt_fatal("btl/ofi: %s%s%s%s", ch[0].text,
                      fip ? "; FI_PROVIDER limits libfabric to " : "", fip ? fip : "",
                      no_dev ? "; rdma-core finds no RDMA device on this host (ibv_devices lists "
                               "none): load the driver (rdma_rxe or siw for soft RDMA) or unset "
                               "RDMPI_OFI_PROVIDER"
                             : "");
         }
-        rt_info(1, "btl/ofi: not used: %s", btl_ofi.choice.text);
+        rt_info(1, "btl/ofi: not used: %s", ch[0].text);
         fi_freeinfo(list);
         return 0;
     }
-    btl_ofi.info = fi_dupinfo(btl_ofi.choice.info);
-    fi_freeinfo(list);
-    if (!btl_ofi.info) {
-        rt_warn("btl/ofi: out of memory copying the fi_info");
-        return -ENOMEM;
+    *list_out = list;
+    n = btl_ofi_rails(list, &want, &btl_ofi_host, rt_param_string(&p_rails), ch, max);
+    if (n < 0) {
+        if (rt.local_rank != 0)
+            nanosleep(&(struct timespec){2, 0}, NULL);
+        rt_fatal("btl/ofi: RDMPI_BTL_OFI_RAILS=%s: %s", rt_param_string(&p_rails), ch[0].text);
     }
-    btl_ofi.choice.info = btl_ofi.info;
-    rt_info(rt.local_rank == 0 ? 1 : 2, "btl/ofi: %s", btl_ofi.choice.text);
-    return 0;
+    rt_info(rt.local_rank == 0 ? 1 : 2, "btl/ofi: %s", ch[0].text);
+    for (int k = 1; k < n; k++)
+        rt_info(rt.local_rank == 0 ? 1 : 2, "btl/ofi: rail %d: %s", k, ch[k].text);
+    return n;
 }
 
 /* Where the provider lets us name the endpoint (shm: its /dev/shm file),
  * the name carries the job, as btl/sm's segments do, so the launcher's
  * sweep of rdmpi-<uid>-<nspace>-* removes what a crashed rank leaves. */
-static int name_endpoint(struct fi_info *i)
+static int name_endpoint(const struct btl_ofi_module *m, struct fi_info *i)
 {
-    const char *prefix = btl_ofi.choice.quirks->name_prefix;
+    const char *prefix = m->choice.quirks->name_prefix;
     char name[512];
     int n;
 
     if (!prefix)
         return 0;
-    n = snprintf(name, sizeof(name), "%srdmpi-%u-%s-ofi%d", prefix, (unsigned)getuid(), rt.nspace,
-                 rt.rank);
+    n = snprintf(name, sizeof(name), "%srdmpi-%u-%s-ofi%d.%d", prefix, (unsigned)getuid(),
+                 rt.nspace, rt.rank, m->rail);
     for (char *c = name + strlen(prefix); *c; c++)
         if (*c == '/')
             *c = '_';
@@ -252,51 +263,51 @@ static int name_endpoint(struct fi_info *i)
     return 0;
 }
 
-static int open_endpoint(size_t eager)
+static int open_endpoint(struct btl_ofi_module *m, size_t eager)
 {
-    struct fi_info *i = btl_ofi.info;
+    struct fi_info *i = m->info;
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE};
     struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)rt.size};
     int rc;
 
-    if ((rc = fi_fabric(i->fabric_attr, &btl_ofi.fabric, NULL))) {
-        btl_ofi_error("fi_fabric", rc);
+    if ((rc = fi_fabric(i->fabric_attr, &m->fabric, NULL))) {
+        btl_ofi_error(m, "fi_fabric", rc);
         return rc;
     }
-    if ((rc = fi_domain(btl_ofi.fabric, i, &btl_ofi.domain, NULL))) {
-        btl_ofi_error("fi_domain", rc);
+    if ((rc = fi_domain(m->fabric, i, &m->domain, NULL))) {
+        btl_ofi_error(m, "fi_domain", rc);
         return rc;
     }
-    if ((rc = fi_cq_open(btl_ofi.domain, &cq_attr, &btl_ofi.cq, NULL))) {
-        btl_ofi_error("fi_cq_open", rc);
+    if ((rc = fi_cq_open(m->domain, &cq_attr, &m->cq, NULL))) {
+        btl_ofi_error(m, "fi_cq_open", rc);
         return rc;
     }
-    if ((rc = fi_av_open(btl_ofi.domain, &av_attr, &btl_ofi.av, NULL))) {
-        btl_ofi_error("fi_av_open", rc);
+    if ((rc = fi_av_open(m->domain, &av_attr, &m->av, NULL))) {
+        btl_ofi_error(m, "fi_av_open", rc);
         return rc;
     }
-    if ((rc = name_endpoint(i)))
+    if ((rc = name_endpoint(m, i)))
         return rc;
-    if ((rc = fi_endpoint(btl_ofi.domain, i, &btl_ofi.ep, NULL))) {
-        btl_ofi_error("fi_endpoint", rc);
-        return rc;
-    }
-    if ((rc = fi_ep_bind(btl_ofi.ep, &btl_ofi.av->fid, 0)) ||
-        (rc = fi_ep_bind(btl_ofi.ep, &btl_ofi.cq->fid, FI_TRANSMIT | FI_RECV))) {
-        btl_ofi_error("fi_ep_bind", rc);
+    if ((rc = fi_endpoint(m->domain, i, &m->ep, NULL))) {
+        btl_ofi_error(m, "fi_endpoint", rc);
         return rc;
     }
-    if ((rc = fi_enable(btl_ofi.ep))) {
-        btl_ofi_error("fi_enable", rc);
+    if ((rc = fi_ep_bind(m->ep, &m->av->fid, 0)) ||
+        (rc = fi_ep_bind(m->ep, &m->cq->fid, FI_TRANSMIT | FI_RECV))) {
+        btl_ofi_error(m, "fi_ep_bind", rc);
+        return rc;
+    }
+    if ((rc = fi_enable(m->ep))) {
+        btl_ofi_error(m, "fi_enable", rc);
         return rc;
     }
     /* A multi-receive buffer is released once less than one eager message
      * fits, so every message lands whole. Set after fi_enable (it applies
      * to receives posted later): shm 1.17 crashes when it comes before. */
-    eager += btl_ofi.prefix;
-    if (btl_ofi.multi_recv && (rc = fi_setopt(&btl_ofi.ep->fid, FI_OPT_ENDPOINT,
-                                              FI_OPT_MIN_MULTI_RECV, &eager, sizeof(eager)))) {
-        btl_ofi_error("fi_setopt(FI_OPT_MIN_MULTI_RECV)", rc);
+    eager += m->prefix;
+    if (m->multi_recv && (rc = fi_setopt(&m->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV,
+                                         &eager, sizeof(eager)))) {
+        btl_ofi_error(m, "fi_setopt(FI_OPT_MIN_MULTI_RECV)", rc);
         return rc;
     }
     return 0;
@@ -304,7 +315,7 @@ static int open_endpoint(size_t eager)
 
 /* One mapping holds the send buffers, the receive buffers and two scratch
  * areas (inject staging, realigning a message), registered once. */
-static int make_buffers(size_t eager)
+static int make_buffers(struct btl_ofi_module *m, size_t eager)
 {
     size_t ntx = (size_t)rt_param_int(&p_txbufs), rxmem = rt_param_size(&p_rxmem);
     size_t nreads = (size_t)rt_param_int(&p_reads), rsize, off;
@@ -313,8 +324,8 @@ static int make_buffers(size_t eager)
     if (ntx < 2 || nreads < 1)
         rt_fatal("RDMPI_OFI_TX_BUFFERS must be at least 2 and RDMPI_OFI_READS at least 1");
     /* Slots hold a whole message as it is on the wire, prefix included. */
-    eager = (eager + btl_ofi.prefix + 63) & ~(size_t)63;
-    if (btl_ofi.multi_recv) {
+    eager = (eager + m->prefix + 63) & ~(size_t)63;
+    if (m->multi_recv) {
         nrx = 4;
         rsize = rxmem / 4 > 4 * eager ? rxmem / 4 : 4 * eager;
     } else {
@@ -322,63 +333,62 @@ static int make_buffers(size_t eager)
          * pml holds it to the window) never spills into the
          * provider's unexpected queue (rxm grows it 16 MiB at a time); at
          * most what the receive queue holds (shm: 1024). */
-        size_t want = rxmem / eager > btl_ofi.window ? rxmem / eager : btl_ofi.window;
-        size_t room = btl_ofi.info->rx_attr->size;
+        size_t want = rxmem / eager > m->window ? rxmem / eager : m->window;
+        size_t room = m->info->rx_attr->size;
 
         nrx = (int)(room && want > room ? room : want);
         rsize = eager;
     }
-    btl_ofi.pool_size = (ntx + 2) * eager + (size_t)nrx * rsize;
-    btl_ofi.pool =
-        mmap(NULL, btl_ofi.pool_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    btl_ofi.frags = calloc(ntx, sizeof(*btl_ofi.frags));
-    btl_ofi.rbufs = calloc((size_t)nrx, sizeof(*btl_ofi.rbufs));
-    btl_ofi.reads = calloc(nreads, sizeof(*btl_ofi.reads));
-    if (btl_ofi.pool == MAP_FAILED || !btl_ofi.frags || !btl_ofi.rbufs || !btl_ofi.reads) {
-        if (btl_ofi.pool == MAP_FAILED)
-            btl_ofi.pool = NULL;
-        rt_warn("btl/ofi: out of memory for %zu bytes of buffers", btl_ofi.pool_size);
+    m->pool_size = (ntx + 2) * eager + (size_t)nrx * rsize;
+    m->pool = mmap(NULL, m->pool_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    m->frags = calloc(ntx, sizeof(*m->frags));
+    m->rbufs = calloc((size_t)nrx, sizeof(*m->rbufs));
+    m->reads = calloc(nreads, sizeof(*m->reads));
+    if (m->pool == MAP_FAILED || !m->frags || !m->rbufs || !m->reads) {
+        if (m->pool == MAP_FAILED)
+            m->pool = NULL;
+        rt_warn("btl/ofi: out of memory for %zu bytes of buffers", m->pool_size);
         return -ENOMEM;
     }
-    if ((btl_ofi.mr_mode & FI_MR_LOCAL) &&
-        (rc = btl_ofi_mr_reg(btl_ofi.pool, btl_ofi.pool_size, FI_SEND | FI_RECV,
-                             &btl_ofi.pool_mr))) {
+    if ((m->mr_mode & FI_MR_LOCAL) &&
+        (rc = btl_ofi_mr_reg(m, m->pool, m->pool_size, FI_SEND | FI_RECV, &m->pool_mr))) {
         char text[400];
 
-        btl_ofi_reg_text(text, sizeof(text), btl_ofi.pool_size, rc);
+        btl_ofi_reg_text(m, text, sizeof(text), m->pool_size, rc);
         rt_warn("btl/ofi: cannot start: %s (its message buffers)", text);
         return btl_ofi_errno(rc);
     }
-    btl_ofi.pool_desc = btl_ofi.pool_mr ? fi_mr_desc(btl_ofi.pool_mr) : NULL;
+    m->pool_desc = m->pool_mr ? fi_mr_desc(m->pool_mr) : NULL;
     for (size_t k = 0; k < ntx; k++) {
-        struct btl_ofi_frag *f = &btl_ofi.frags[k];
+        struct btl_ofi_frag *f = &m->frags[k];
         f->op.kind = BTL_OFI_SEND;
-        f->desc.buf = btl_ofi.pool + k * eager + btl_ofi.prefix;
-        f->next = btl_ofi.free_frags;
-        btl_ofi.free_frags = f;
+        f->desc.buf = m->pool + k * eager + m->prefix;
+        f->next = m->free_frags;
+        m->free_frags = f;
     }
-    btl_ofi.inject_buf = btl_ofi.pool + ntx * eager + btl_ofi.prefix;
-    btl_ofi.align_buf = btl_ofi.pool + (ntx + 1) * eager;
+    m->inject_buf = m->pool + ntx * eager + m->prefix;
+    m->align_buf = m->pool + (ntx + 1) * eager;
     off = (ntx + 2) * eager;
     for (int k = 0; k < nrx; k++, off += rsize) {
-        struct btl_ofi_rbuf *b = &btl_ofi.rbufs[k];
+        struct btl_ofi_rbuf *b = &m->rbufs[k];
         b->op.kind = BTL_OFI_RECV;
-        b->data = btl_ofi.pool + off;
+        b->data = m->pool + off;
         b->size = rsize;
-        if ((rc = btl_ofi_post_recv(b)))
+        if ((rc = btl_ofi_post_recv(m, b)))
             return rc;
     }
-    btl_ofi.nrbufs = nrx;
+    m->nrbufs = nrx;
     for (size_t k = 0; k < nreads; k++) {
-        btl_ofi.reads[k].op.kind = BTL_OFI_READ;
-        btl_ofi.reads[k].next = btl_ofi.free_reads;
-        btl_ofi.free_reads = &btl_ofi.reads[k];
+        m->reads[k].op.kind = BTL_OFI_READ;
+        m->reads[k].next = m->free_reads;
+        m->free_reads = &m->reads[k];
     }
     return 0;
 }
 
-static int publish(struct btl_module *btl)
+static int publish(struct btl_ofi_module *m)
 {
+    struct btl_module *btl = &m->base;
     size_t addrlen = 256, room = 0;
     struct btl_ofi_card *c = NULL;
     int rc;
@@ -391,21 +401,22 @@ static int publish(struct btl_module *btl)
             rt_warn("btl/ofi: out of memory for the business card");
             return -ENOMEM;
         }
-        rc = fi_getname(&btl_ofi.ep->fid, c->addr, &addrlen);
+        rc = fi_getname(&m->ep->fid, c->addr, &addrlen);
     } while (rc == -FI_ETOOSMALL && addrlen > room);
     if (rc) {
-        btl_ofi_error("fi_getname", rc);
+        btl_ofi_error(m, "fi_getname", rc);
         free(c);
         return rc;
     }
     c->version = BTL_OFI_VERSION;
     c->eager_limit = (uint32_t)btl->eager_limit;
-    c->window = btl_ofi.window;
+    c->window = m->window;
     c->get = (btl->flags & BTL_CAP_GET) != 0;
     c->put = (btl->flags & BTL_CAP_PUT) != 0;
     c->addrlen = (uint32_t)addrlen;
-    snprintf(c->prov, sizeof(c->prov), "%s", btl_ofi.info->fabric_attr->prov_name);
-    rc = rt_modex_put(BTL_OFI_CARD_KEY, c, sizeof(*c) + addrlen);
+    snprintf(c->prov, sizeof(c->prov), "%s", m->info->fabric_attr->prov_name);
+    snprintf(c->fabric, sizeof(c->fabric), "%s", m->info->fabric_attr->name);
+    rc = rt_modex_put(m->card_key, c, sizeof(*c) + addrlen);
     free(c);
     return rc;
 }
@@ -416,39 +427,38 @@ static int publish(struct btl_module *btl)
  * (the device may still write into posted buffers) until the process
  * exits; this rank's state is cleared all the same, so a later init
  * opens a new endpoint. */
-static void teardown(void)
+static void teardown(struct btl_ofi_module *m)
 {
-    struct fid *fids[] = {btl_ofi.ep ? &btl_ofi.ep->fid : NULL,
-                          btl_ofi.pool_mr ? &btl_ofi.pool_mr->fid : NULL,
-                          btl_ofi.av ? &btl_ofi.av->fid : NULL,
-                          btl_ofi.cq ? &btl_ofi.cq->fid : NULL,
-                          btl_ofi.domain ? &btl_ofi.domain->fid : NULL,
-                          btl_ofi.fabric ? &btl_ofi.fabric->fid : NULL};
+    struct fid *fids[] = {m->ep ? &m->ep->fid : NULL,         m->pool_mr ? &m->pool_mr->fid : NULL,
+                          m->av ? &m->av->fid : NULL,         m->cq ? &m->cq->fid : NULL,
+                          m->domain ? &m->domain->fid : NULL, m->fabric ? &m->fabric->fid : NULL};
 
-    if (btl_ofi.ep && btl_ofi.choice.quirks->no_close) {
+    if (m->ep && m->choice.quirks->no_close) {
         rt_info(2, "btl/ofi: %s: endpoint left open at finalize, closed by process exit",
-                btl_ofi.info->fabric_attr->prov_name);
+                m->info->fabric_attr->prov_name);
     } else {
         for (size_t i = 0; i < sizeof(fids) / sizeof(fids[0]); i++)
             if (fids[i] && fi_close(fids[i]))
                 rt_info(2, "btl/ofi: closing a libfabric object failed at finalize");
-        if (btl_ofi.pool)
-            munmap(btl_ofi.pool, btl_ofi.pool_size);
+        if (m->pool)
+            munmap(m->pool, m->pool_size);
     }
-    free(btl_ofi.frags);
-    free(btl_ofi.rbufs);
-    free(btl_ofi.reads);
-    free(btl_ofi.peers);
-    free(btl_ofi.rank_of);
-    fi_freeinfo(btl_ofi.info);
-    memset(&btl_ofi, 0, sizeof(btl_ofi));
+    free(m->frags);
+    free(m->rbufs);
+    free(m->reads);
+    free(m->peers);
+    free(m->rank_of);
+    fi_freeinfo(m->info);
+    m->info = NULL;
+    memset(&m->fabric, 0, sizeof(*m) - offsetof(struct btl_ofi_module, fabric));
 }
 
 /* The user's program may exit() without MPI_Finalize. */
 static void at_exit(void)
 {
-    if (btl_ofi.ep)
-        teardown();
+    for (int k = 0; k < nrails; k++)
+        if (rails[k].ep)
+            teardown(&rails[k]);
 }
 
 /* libfabric's verbs provider (1.17, and every release since) takes the
@@ -461,23 +471,48 @@ static void at_exit(void)
  * connections send credit messages of their own at any time unless they
  * share one receive queue, so ask rxm for that (read when the endpoint
  * opens; a user's setting stands). */
-static void read_fence(int fence)
+static void read_fence(struct btl_ofi_module *m, int fence)
 {
-    btl_ofi.read_fence = fence < 0 ? btl_ofi.choice.link == BTL_OFI_LINK_IWARP : fence;
-    if (btl_ofi.read_fence && strstr(btl_ofi.info->fabric_attr->prov_name, "ofi_rxm"))
+    m->read_fence = fence < 0 ? m->choice.link == BTL_OFI_LINK_IWARP : fence;
+    if (m->read_fence && strstr(m->info->fabric_attr->prov_name, "ofi_rxm"))
         setenv("FI_OFI_RXM_USE_SRX", "1", 0);
 }
 
 /* The module's limits from the provider's attributes and our tunables. */
-static void set_limits(struct btl_module *btl)
+/* Rail k's bandwidth: RDMPI_OFI_RAIL_BW's k-th entry, else the link speed
+ * libfabric reports (bits/s), else the provider's figure. */
+static uint32_t rail_bandwidth(const struct btl_ofi_module *m)
 {
-    const struct fi_info *i = btl_ofi.info;
+    const char *list = rt_param_string(&p_rail_bw);
+    const struct fi_info *i = m->info;
+
+    for (int k = 0; list && *list; k++) {
+        char *end;
+        unsigned long v = strtoul(list, &end, 10);
+
+        if (end != list && (*end == ',' || !*end) && v && k == m->rail)
+            return (uint32_t)v;
+        if (end == list && *end != ',')
+            rt_fatal("RDMPI_OFI_RAIL_BW=%s: give MB/s per rail, comma-separated",
+                     rt_param_string(&p_rail_bw));
+        list = strchr(end, ',');
+        list = list ? list + 1 : NULL;
+    }
+    if (i->nic && i->nic->link_attr && i->nic->link_attr->speed >= 8000000)
+        return (uint32_t)(i->nic->link_attr->speed / 8000000);
+    return m->choice.quirks->bandwidth_mbs;
+}
+
+static void set_limits(struct btl_ofi_module *m)
+{
+    struct btl_module *btl = &m->base;
+    const struct fi_info *i = m->info;
     size_t eager = rt_param_size(&p_eager), rma_limit = rt_param_size(&p_rma_limit);
     long window = rt_param_int(&p_window);
     int multi, cq_data;
 
     if (!eager)
-        eager = btl_ofi.choice.quirks->eager_limit;
+        eager = m->choice.quirks->eager_limit;
     if (eager < MIN_EAGER)
         rt_fatal("RDMPI_OFI_EAGER_LIMIT=%zu is below the minimum of %d bytes", eager, MIN_EAGER);
     /* Our word rides as remote CQ data where there is room for it. */
@@ -486,86 +521,91 @@ static void set_limits(struct btl_module *btl)
         rt_fatal("RDMPI_OFI_CQ_DATA=1, but %s offers %zu bytes of remote CQ data, not 4; "
                  "unset it to carry btl/ofi's word in a prefix",
                  i->fabric_attr->prov_name, i->domain_attr->cq_data_size);
-    btl_ofi.prefix = cq_data != 0 && i->domain_attr->cq_data_size >= 4 ? 0 : BTL_OFI_PREFIX;
-    if (eager + btl_ofi.prefix > i->ep_attr->max_msg_size)
-        eager = i->ep_attr->max_msg_size - btl_ofi.prefix;
+    m->prefix = cq_data != 0 && i->domain_attr->cq_data_size >= 4 ? 0 : BTL_OFI_PREFIX;
+    if (eager + m->prefix > i->ep_attr->max_msg_size)
+        eager = i->ep_attr->max_msg_size - m->prefix;
     if (window < 2 || window > BTL_OFI_MAX_WINDOW)
         rt_fatal("RDMPI_OFI_WINDOW=%ld is outside 2..%d", window, BTL_OFI_MAX_WINDOW);
-    btl_ofi.window = (uint32_t)window;
-    btl_ofi.mr_mode = (uint64_t)i->domain_attr->mr_mode;
-    btl_ofi.key_mask = i->domain_attr->mr_key_size >= 8
-                           ? UINT64_MAX
-                           : (1ull << (8 * i->domain_attr->mr_key_size)) - 1;
-    btl_ofi.next_key = 1;
-    btl_ofi.inject =
-        i->tx_attr->inject_size > btl_ofi.prefix ? i->tx_attr->inject_size - btl_ofi.prefix : 0;
-    if (btl_ofi.inject > eager)
-        btl_ofi.inject = eager;
+    m->window = (uint32_t)window;
+    m->mr_mode = (uint64_t)i->domain_attr->mr_mode;
+    m->key_mask = i->domain_attr->mr_key_size >= 8
+                      ? UINT64_MAX
+                      : (1ull << (8 * i->domain_attr->mr_key_size)) - 1;
+    m->next_key = 1;
+    m->inject = i->tx_attr->inject_size > m->prefix ? i->tx_attr->inject_size - m->prefix : 0;
+    if (m->inject > eager)
+        m->inject = eager;
     multi = rt_param_bool(&p_multi);
-    btl_ofi.multi_recv =
-        (i->caps & FI_MULTI_RECV) && (multi < 0 ? !btl_ofi.choice.quirks->no_multi_recv : multi);
-    read_fence(rt_param_bool(&p_fence));
+    m->multi_recv =
+        (i->caps & FI_MULTI_RECV) && (multi < 0 ? !m->choice.quirks->no_multi_recv : multi);
+    read_fence(m, rt_param_bool(&p_fence));
+    m->deliver = nrails > 1;
     btl->eager_limit = btl->sendi_limit = eager;
     /* libfabric bounds RMA by max_msg_size (there is no separate
      * max_rma_size); RDMPI_OFI_RMA_LIMIT lowers it, for tests of chunking. */
     btl->get_limit = btl->put_limit = i->ep_attr->max_msg_size;
     if (rma_limit && rma_limit < btl->get_limit)
         btl->get_limit = btl->put_limit = rma_limit;
-    btl->latency_ns = btl_ofi.choice.quirks->latency_ns;
-    btl->bandwidth_mbs = btl_ofi.choice.quirks->bandwidth_mbs;
+    btl->latency_ns = m->choice.quirks->latency_ns;
+    btl->bandwidth_mbs = rail_bandwidth(m);
+    btl->rail = (uint32_t)m->rail;
     /* Keys travel as 8 bytes: wider (raw) keys mean no RDMA. Messages are
      * delivered as the provider completes them (not BTL_CAP_ORDERED). */
     btl->flags = BTL_CAP_SENDI | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST |
                  (i->domain_attr->mr_key_size <= 8 ? BTL_CAP_GET | BTL_CAP_PUT : 0);
-    btl->peer_msgs = btl_ofi.window;
+    btl->peer_msgs = m->window;
 }
 
-static void describe(const struct btl_module *btl)
+static void describe(struct btl_ofi_module *m)
 {
-    const struct fi_info *i = btl_ofi.info;
+    const struct btl_module *btl = &m->base;
+    const struct fi_info *i = m->info;
     const char *mon = getenv("FI_MR_CACHE_MONITOR");
 
-    snprintf(transport, sizeof(transport), "%s on %s (fabric %s, domain %s, %s%s%s)",
-             i->fabric_attr->prov_name, btl_ofi.choice.iface, i->fabric_attr->name,
-             i->domain_attr->name,
-             btl_ofi.choice.link == BTL_OFI_LINK_OTHER ? btl_ofi.choice.quirks->link
-                                                       : btl_ofi_link_name(btl_ofi.choice.link),
-             btl_ofi.choice.link_detail[0] ? ", " : "", btl_ofi.choice.link_detail);
-    rt_info(2,
-            "btl/ofi: eager limit %zu, inject %zu, %s receive buffers, window %u, "
-            "our word %s, mr_mode %#llx, %s%s%s%s",
-            btl->eager_limit, btl_ofi.inject, btl_ofi.multi_recv ? "multi" : "single",
-            btl_ofi.window,
-            btl_ofi.prefix ? "in an 8-byte prefix (no remote CQ data)" : "as remote CQ data",
-            (unsigned long long)btl_ofi.mr_mode,
-            btl->flags & BTL_CAP_GET ? "RDMA read and write"
-                                     : "no RDMA read or write (key wider than 8 bytes)",
-            btl_ofi.read_fence ? " (sends wait for reads from the same peer)" : "",
-            btl_ofi.choice.quirks->pins ? ", registration cache monitor " : "",
-            btl_ofi.choice.quirks->pins ? (mon ? mon : "libfabric's default") : "");
+    snprintf(m->transport, sizeof(m->transport), "%s on %s (fabric %s, domain %s, %s%s%s)",
+             i->fabric_attr->prov_name, m->choice.iface, i->fabric_attr->name, i->domain_attr->name,
+             m->choice.link == BTL_OFI_LINK_OTHER ? m->choice.quirks->link
+                                                  : btl_ofi_link_name(m->choice.link),
+             m->choice.link_detail[0] ? ", " : "", m->choice.link_detail);
+    rt_info(
+        2,
+        "btl/ofi: rail %d: %u MB/s, eager limit %zu, inject %zu, %s receive buffers, window %u, "
+        "our word %s, mr_mode %#llx, %s%s%s%s",
+        m->rail, btl->bandwidth_mbs, btl->eager_limit, m->inject,
+        m->multi_recv ? "multi" : "single", m->window,
+        m->prefix ? "in an 8-byte prefix (no remote CQ data)" : "as remote CQ data",
+        (unsigned long long)m->mr_mode,
+        btl->flags & BTL_CAP_GET ? "RDMA read and write"
+                                 : "no RDMA read or write (key wider than 8 bytes)",
+        m->read_fence ? " (sends wait for reads from the same peer)" : "",
+        m->choice.quirks->pins ? ", registration cache monitor " : "",
+        m->choice.quirks->pins ? (mon ? mon : "libfabric's default") : "");
 }
 
 static int ofi_init(struct btl_module *btl)
 {
+    struct btl_ofi_module *m = btl_ofi_of(btl);
     static int registered;
     int rc;
 
-    if ((rc = choose()) || !btl_ofi.info)
-        return rc;
-    set_limits(btl);
+    if (!m->info)
+        return 0;
+    set_limits(m);
     if (!registered++)
         atexit(at_exit);
     /* The failed step said why. Unless the user asked for this provider
      * or interface, the job goes on without ofi: other BTLs may reach
      * every peer, and if not the pml names the one left out. */
-    if ((rc = open_endpoint(btl->eager_limit)) || (rc = make_buffers(btl->eager_limit)) ||
-        (rc = publish(btl))) {
-        int asked = rt_param_string(&p_provider)[0] || rt_param_string(&p_iface)[0];
-        teardown();
+    if ((rc = open_endpoint(m, btl->eager_limit)) || (rc = make_buffers(m, btl->eager_limit)) ||
+        (rc = publish(m))) {
+        int asked = rt_param_string(&p_provider)[0] || rt_param_string(&p_iface)[0] ||
+                    rt_param_string(&p_rails)[0];
+        teardown(m);
         return asked ? rc : 0;
     }
-    memlock_check();
-    describe(btl);
+    if (!m->rail)
+        memlock_check(m);
+    describe(m);
     return 0;
 }
 
@@ -579,15 +619,16 @@ static int is_local(int r)
 
 /* Inserts rank r's address from its card; 0, -ENOENT when r runs without
  * ofi, or an error. */
-static int add_peer(struct btl_module *btl, int r)
+static int add_peer(struct btl_ofi_module *m, int r)
 {
-    const char *mine = btl_ofi.info->fabric_attr->prov_name;
+    struct btl_module *btl = &m->base;
+    const char *mine = m->info->fabric_attr->prov_name;
     struct btl_ofi_card *c;
     fi_addr_t fa;
     size_t len;
     int rc;
 
-    if (rt_modex_get(r, BTL_OFI_CARD_KEY, (void **)&c, &len))
+    if (rt_modex_get(r, m->card_key, (void **)&c, &len))
         return -ENOENT;
     if (len < sizeof(*c) || c->version != BTL_OFI_VERSION || len != sizeof(*c) + c->addrlen ||
         c->window < 2 || c->window > BTL_OFI_MAX_WINDOW)
@@ -595,20 +636,32 @@ static int add_peer(struct btl_module *btl, int r)
                  "%u: every rank must run the same rdmpi build",
                  r, len >= 4 ? c->version : 0, len, BTL_OFI_VERSION);
     c->prov[sizeof(c->prov) - 1] = 0;
+    c->fabric[sizeof(c->fabric) - 1] = 0;
+    /* Rail k of both ranks must be on one fabric; rail 0 tells the user. */
+    if (m->rail && (strcmp(c->prov, mine) ||
+                    strncmp(c->fabric, m->info->fabric_attr->name, sizeof(c->fabric) - 1))) {
+        rt_info(1,
+                "btl/ofi: rail %d: rank %d's is %s on fabric %s, this rank's %s on %s: "
+                "that rail does not reach it",
+                m->rail, r, c->prov, c->fabric, mine, m->info->fabric_attr->name);
+        free(c);
+        return -ENOENT;
+    }
     if (strncmp(c->prov, mine, sizeof(c->prov) - 1))
         rt_fatal("btl/ofi: rank %d uses libfabric provider %s, this rank %s; every rank must "
                  "use the same one: name it with RDMPI_OFI_PROVIDER (mpirun --provider)",
                  r, c->prov, mine);
-    rc = fi_av_insert(btl_ofi.av, c->addr, 1, &fa, 0, NULL);
+    rc = fi_av_insert(m->av, c->addr, 1, &fa, 0, NULL);
     if (rc != 1 || fa >= (fi_addr_t)rt.size) {
         rt_warn("btl/ofi: cannot insert rank %d's address into the address vector: %s", r,
                 fi_strerror(rc < 0 ? -rc : FI_EINVAL));
         free(c);
         return rc < 0 ? rc : -EINVAL;
     }
-    btl_ofi.rank_of[fa] = r;
-    btl_ofi.peers[r].addr = fa;
-    btl_ofi.nav++;
+    m->rank_of[fa] = r;
+    m->peers[r].addr = fa;
+    m->peers[r].m = m;
+    m->nav++;
     /* Pairs use the smaller limits: what we send must fit the peer's
      * buffers, and the pml sizes its window by peer_msgs. */
     if (c->eager_limit < btl->eager_limit)
@@ -625,27 +678,29 @@ static int add_peer(struct btl_module *btl, int r)
 
 static int ofi_connect(struct btl_module *btl, uint8_t *reach)
 {
+    struct btl_ofi_module *m = btl_ofi_of(btl);
     int n = 0, rc, one_way = rt_param_bool(&p_oneway);
 
-    if (!btl_ofi.ep)
+    if (!m->ep)
         return 0;
     if (one_way < 0)
-        one_way = btl_ofi.choice.quirks->one_way_connect;
-    btl_ofi.peers = calloc((size_t)rt.size, sizeof(*btl_ofi.peers));
-    btl_ofi.rank_of = calloc((size_t)rt.size, sizeof(*btl_ofi.rank_of));
-    if (!btl_ofi.peers || !btl_ofi.rank_of) {
+        one_way = m->choice.quirks->one_way_connect;
+    m->peers = calloc((size_t)rt.size, sizeof(*m->peers));
+    m->rank_of = calloc((size_t)rt.size, sizeof(*m->rank_of));
+    if (!m->peers || !m->rank_of) {
         rt_warn("btl/ofi: out of memory for %d peers", rt.size);
         return -ENOMEM;
     }
     for (int r = 0; r < rt.size; r++) {
-        struct btl_ofi_peer *p = &btl_ofi.peers[r];
+        struct btl_ofi_peer *p = &m->peers[r];
 
         p->addr = FI_ADDR_NOTAVAIL;
+        p->m = m;
         p->world = r;
         p->qtail = &p->qhead;
-        if (btl_ofi.choice.quirks->local_only && !is_local(r))
+        if (m->choice.quirks->local_only && !is_local(r))
             continue;
-        if ((rc = add_peer(btl, r)) == -ENOENT)
+        if ((rc = add_peer(m, r)) == -ENOENT)
             continue;
         if (rc)
             return rc;
@@ -659,21 +714,23 @@ static int ofi_connect(struct btl_module *btl, uint8_t *reach)
                 p->await_hello = 1;
             } else {
                 p->hello_due = p->due = 1;
-                p->next_due = btl_ofi.due;
-                btl_ofi.due = p;
+                p->next_due = m->due;
+                m->due = p;
             }
         }
     }
-    rt_info(2, "btl/ofi: reaches %d of %d ranks, eager limit %zu", n, rt.size, btl->eager_limit);
+    rt_info(2, "btl/ofi: rail %d reaches %d of %d ranks, eager limit %zu", m->rail, n, rt.size,
+            btl->eager_limit);
     return 0;
 }
 
 static struct btl_endpoint *ofi_endpoint(struct btl_module *btl, int peer)
 {
-    (void)btl;
-    if (!btl_ofi.peers || btl_ofi.peers[peer].addr == FI_ADDR_NOTAVAIL)
+    struct btl_ofi_module *m = btl_ofi_of(btl);
+
+    if (!m->peers || m->peers[peer].addr == FI_ADDR_NOTAVAIL)
         return NULL;
-    return (struct btl_endpoint *)&btl_ofi.peers[peer];
+    return (struct btl_endpoint *)&m->peers[peer];
 }
 
 /* The last message to every peer this rank exchanged messages with, and
@@ -684,13 +741,13 @@ static struct btl_endpoint *ofi_endpoint(struct btl_module *btl, int peer)
  * not survive one: closing the endpoint handles the arrival and reposts
  * its buffer to the connection it just closed (SIGSEGV, seen on siw and
  * rxe). Returns how many peers are still missing at the deadline. */
-static int say_goodbye(struct btl_module *btl, double end)
+static int say_goodbye(struct btl_ofi_module *m, double end)
 {
     for (;;) {
         int missing = 0;
 
         for (int r = 0; r < rt.size; r++) {
-            struct btl_ofi_peer *p = &btl_ofi.peers[r];
+            struct btl_ofi_peer *p = &m->peers[r];
 
             if (p->addr == FI_ADDR_NOTAVAIL || !p->used)
                 continue;
@@ -702,7 +759,7 @@ static int say_goodbye(struct btl_module *btl, double end)
         }
         if (!missing || rt_wtime() >= end)
             return missing;
-        btl_ofi_progress(btl);
+        btl_ofi_progress(&m->base);
     }
 }
 
@@ -711,20 +768,21 @@ static int say_goodbye(struct btl_module *btl, double end)
  * says nothing. */
 static int ofi_flush(struct btl_module *btl)
 {
+    struct btl_ofi_module *m = btl_ofi_of(btl);
     double end = rt_wtime() + FLUSH_SECS;
     int missing;
 
-    if (!btl_ofi.ep)
+    if (!m->ep)
         return 0;
-    btl_ofi.closing = 1;
-    while ((btl_ofi.busy || btl_ofi.outstanding) && rt_wtime() < end)
+    m->closing = 1;
+    while ((m->busy || m->outstanding) && rt_wtime() < end)
         btl_ofi_progress(btl);
-    if (btl_ofi.busy || btl_ofi.outstanding) {
+    if (m->busy || m->outstanding) {
         rt_warn("btl/ofi: %d operations still in flight after %.0f s at finalize; closing anyway",
-                btl_ofi.outstanding, FLUSH_SECS);
+                m->outstanding, FLUSH_SECS);
         return -ETIMEDOUT;
     }
-    if ((missing = say_goodbye(btl, end))) {
+    if ((missing = say_goodbye(m, end))) {
         rt_warn("btl/ofi: %d peers did not say goodbye within %.0f s at finalize; closing anyway",
                 missing, FLUSH_SECS);
         return -ETIMEDOUT;
@@ -734,19 +792,22 @@ static int ofi_flush(struct btl_module *btl)
 
 static int ofi_finalize(struct btl_module *btl)
 {
-    (void)btl;
-    if (btl_ofi.ep || btl_ofi.info)
-        teardown();
-    transport[0] = 0;
+    struct btl_ofi_module *m = btl_ofi_of(btl);
+
+    if (m->ep || m->info)
+        teardown(m);
+    m->transport[0] = 0;
     return 0;
 }
 
-const char *btl_ofi_report(struct btl_ofi_counters *c)
+const char *btl_ofi_report(const struct btl_module *btl, struct btl_ofi_counters *c)
 {
-    if (!btl_ofi.ep)
+    const struct btl_ofi_module *m = (const struct btl_ofi_module *)btl;
+
+    if (!m->ep)
         return NULL;
-    *c = btl_ofi.count;
-    return transport;
+    *c = m->count;
+    return m->transport;
 }
 
 static int ofi_report(struct btl_module *btl, struct btl_report *r)
@@ -755,11 +816,10 @@ static int ofi_report(struct btl_module *btl, struct btl_report *r)
                                         "read fence"};
     _Static_assert(sizeof(names) / sizeof(names[0]) <= BTL_REPORT_EXTRA, "extras fit");
     struct btl_ofi_counters c;
-    const char *line = btl_ofi_report(&c);
+    const char *line = btl_ofi_report(btl, &c);
     const uint64_t v[] = {c.inject_msgs, c.eagain, c.read_errors + c.write_errors, c.reg_errors,
                           c.fenced};
 
-    (void)btl;
     if (!line)
         return -ENOENT;
     snprintf(r->transport, sizeof(r->transport), "%s", line);
@@ -805,29 +865,51 @@ static const struct btl_module ofi_template = {
     .report = ofi_report,
 };
 
-struct btl_module btl_ofi_module;
-
-/* One module, whose init chooses the fabric and domain (btl_ofi_select.c).
- * The endpoint, queues and peers are one set per process (struct
- * btl_ofi_state); a module per NIC needs them per module first. */
+/* One module per rail of the chosen provider (choose, btl_ofi_rails in
+ * btl_ofi_select.c); each init opens that rail's own fabric, domain,
+ * endpoint and buffers and publishes its card. */
 static int ofi_open(struct btl_component *c, struct btl_module **mods, int max)
 {
+    struct btl_ofi_choice ch[BTL_OFI_MAX_RAILS];
+    struct fi_info *list = NULL;
+    int n = 0;
+
     (void)c;
-    if (max < 1)
-        return 0;
-    btl_ofi_module = ofi_template;
-    mods[0] = &btl_ofi_module;
-    return 1;
+    if (max > BTL_OFI_MAX_RAILS)
+        max = BTL_OFI_MAX_RAILS;
+    nrails = 0;
+    if (max < 1 || (n = choose(ch, max, &list)) <= 0)
+        return n < 0 ? n : 0;
+    for (int k = 0; k < n; k++) {
+        struct btl_ofi_module *m = &rails[k];
+
+        memset(m, 0, sizeof(*m));
+        m->base = ofi_template;
+        m->rail = k;
+        snprintf(m->card_key, sizeof(m->card_key), "%s%d", BTL_OFI_CARD_KEY, k);
+        m->choice = ch[k];
+        if (!(m->info = fi_dupinfo(ch[k].info))) {
+            rt_warn("btl/ofi: out of memory copying the fi_info");
+            break;
+        }
+        m->choice.info = m->info;
+        mods[nrails++] = &m->base;
+    }
+    fi_freeinfo(list);
+    return nrails;
 }
 
 /* Normally finalize tore everything down; not when the opener refused
- * the module or stopped before finalize. */
+ * a module or stopped before finalize. */
 static void ofi_close(struct btl_component *c)
 {
     (void)c;
-    if (btl_ofi.ep || btl_ofi.info)
-        teardown();
-    memset(&btl_ofi_module, 0, sizeof(btl_ofi_module));
+    for (int k = 0; k < nrails; k++) {
+        if (rails[k].ep || rails[k].info)
+            teardown(&rails[k]);
+        memset(&rails[k], 0, sizeof(rails[k]));
+    }
+    nrails = 0;
 }
 
 struct btl_component btl_ofi_component = {

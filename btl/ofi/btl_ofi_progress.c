@@ -17,45 +17,47 @@
 
 #define BATCH 16
 
-int btl_ofi_post_recv(struct btl_ofi_rbuf *b)
+int btl_ofi_post_recv(struct btl_ofi_module *m, struct btl_ofi_rbuf *b)
 {
     ssize_t rc;
 
-    if (btl_ofi.multi_recv) {
+    if (m->multi_recv) {
         struct iovec iov = {b->data, b->size};
-        void *desc = btl_ofi.pool_desc;
+        void *desc = m->pool_desc;
         struct fi_msg msg = {.msg_iov = &iov,
                              .desc = &desc,
                              .iov_count = 1,
                              .addr = FI_ADDR_UNSPEC,
                              .context = &b->op.ctx};
-        rc = fi_recvmsg(btl_ofi.ep, &msg, FI_MULTI_RECV);
+        rc = fi_recvmsg(m->ep, &msg, FI_MULTI_RECV);
     } else {
-        rc = fi_recv(btl_ofi.ep, b->data, b->size, btl_ofi.pool_desc, FI_ADDR_UNSPEC, &b->op.ctx);
+        rc = fi_recv(m->ep, b->data, b->size, m->pool_desc, FI_ADDR_UNSPEC, &b->op.ctx);
     }
     if (rc == -FI_EAGAIN) {
-        b->next = btl_ofi.repost;
-        btl_ofi.repost = b;
+        b->next = m->repost;
+        m->repost = b;
         return 0;
     }
     if (rc)
-        btl_ofi_error("posting a receive buffer", (int)rc);
+        btl_ofi_error(m, "posting a receive buffer", (int)rc);
     return (int)rc;
 }
 
-static struct btl_ofi_peer *source(fi_addr_t src, size_t len)
+static struct btl_ofi_peer *source(struct btl_ofi_module *m, fi_addr_t src, size_t len)
 {
-    if (src >= (fi_addr_t)btl_ofi.nav)
+    if (src >= (fi_addr_t)m->nav)
         rt_fatal("btl/ofi: a %zu-byte message came from an address this rank never inserted "
                  "(fi_addr %#llx, provider %s)",
-                 len, (unsigned long long)src, btl_ofi.info->fabric_attr->prov_name);
-    return &btl_ofi.peers[btl_ofi.rank_of[src]];
+                 len, (unsigned long long)src, m->info->fabric_attr->prov_name);
+    return &m->peers[m->rank_of[src]];
 }
 
 /* A message from p as the provider completed it. Empty ones are ours: a
  * hello, or p's goodbye with the count of pml messages before it. */
 static int consume(struct btl_ofi_peer *p, uint32_t w, const void *data, size_t len)
 {
+    struct btl_ofi_module *m = p->m;
+
     p->used = 1;
     p->await_hello = 0;
     if (!len) {
@@ -66,38 +68,38 @@ static int consume(struct btl_ofi_peer *p, uint32_t w, const void *data, size_t 
         return 0;
     }
     p->rx_msgs++;
-    btl_ofi.count.recv_msgs++;
-    btl_ofi.count.recv_bytes += len;
+    m->count.recv_msgs++;
+    m->count.recv_bytes += len;
     btl_deliver(p->world, data, len);
     return 1;
 }
 
 /* Without receive buffers no peer reaches this rank. */
-static void repost_failed(void)
+static void repost_failed(struct btl_ofi_module *m)
 {
-    btl_error(&btl_ofi_module, -1, -EIO,
-              "btl/ofi: cannot post a receive buffer again (provider %s)",
-              btl_ofi.info->fabric_attr->prov_name);
+    btl_error(&m->base, -1, -EIO, "btl/ofi: cannot post a receive buffer again (provider %s)",
+              m->info->fabric_attr->prov_name);
 }
 
-static int on_recv(struct btl_ofi_rbuf *b, const struct fi_cq_data_entry *e, fi_addr_t src)
+static int on_recv(struct btl_ofi_module *m, struct btl_ofi_rbuf *b,
+                   const struct fi_cq_data_entry *e, fi_addr_t src)
 {
     int n = 0;
 
     /* A multi-receive buffer's release may come alone, without FI_RECV. */
     if (e->flags & FI_RECV) {
-        const uint8_t *data = btl_ofi.multi_recv ? e->buf : b->data;
-        struct btl_ofi_peer *p = source(src, e->len);
+        const uint8_t *data = m->multi_recv ? e->buf : b->data;
+        struct btl_ofi_peer *p = source(m, src, e->len);
         /* Every message of ours carries the word; sockets 1.17 sometimes
          * leaves FI_REMOTE_CQ_DATA out of the flags, so do not ask. */
         uint64_t w = e->data;
         size_t len = e->len;
 
-        if (btl_ofi.prefix) {
+        if (m->prefix) {
             if (RT_UNLIKELY(len < BTL_OFI_PREFIX))
                 rt_fatal("btl/ofi: a %zu-byte message from rank %d is shorter than the %d-byte "
                          "prefix every message carries (provider %s)",
-                         len, p->world, BTL_OFI_PREFIX, btl_ofi.info->fabric_attr->prov_name);
+                         len, p->world, BTL_OFI_PREFIX, m->info->fabric_attr->prov_name);
             memcpy(&w, data, sizeof(w));
             data += BTL_OFI_PREFIX;
             len -= BTL_OFI_PREFIX;
@@ -105,19 +107,19 @@ static int on_recv(struct btl_ofi_rbuf *b, const struct fi_cq_data_entry *e, fi_
         /* Multi-receive packs messages end to end; the pml reads its
          * headers as structs, so give it 8-byte alignment. */
         if ((uintptr_t)data & 7)
-            data = memcpy(btl_ofi.align_buf, data, len);
+            data = memcpy(m->align_buf, data, len);
         n = consume(p, (uint32_t)w, data, len);
     }
-    if ((!btl_ofi.multi_recv || (e->flags & FI_MULTI_RECV)) && btl_ofi_post_recv(b))
-        repost_failed();
+    if ((!m->multi_recv || (e->flags & FI_MULTI_RECV)) && btl_ofi_post_recv(m, b))
+        repost_failed(m);
     return n;
 }
 
 /* Says hello where due (one_way_connect); a peer the provider refuses
  * stays on the list. */
-static int say_hello(void)
+static int say_hello(struct btl_ofi_module *m)
 {
-    struct btl_ofi_peer **pp = &btl_ofi.due;
+    struct btl_ofi_peer **pp = &m->due;
     int n = 0;
 
     while (*pp) {
@@ -125,7 +127,7 @@ static int say_hello(void)
 
         /* At finalize a message that lands while the peer closes its
          * endpoint crashes rxm (ofi_flush); the goodbye says enough. */
-        if (!btl_ofi.closing && p->hello_due && btl_ofi_send_empty(p, 0)) {
+        if (!m->closing && p->hello_due && btl_ofi_send_empty(p, 0)) {
             pp = &p->next_due;
             continue;
         }
@@ -137,12 +139,12 @@ static int say_hello(void)
     return n;
 }
 
-static int complete(const struct fi_cq_data_entry *e, fi_addr_t src)
+static int complete(struct btl_ofi_module *m, const struct fi_cq_data_entry *e, fi_addr_t src)
 {
     struct btl_ofi_op *op = e->op_context;
 
     switch (op->kind) {
-    case BTL_OFI_RECV: return on_recv((struct btl_ofi_rbuf *)op, e, src);
+    case BTL_OFI_RECV: return on_recv(m, (struct btl_ofi_rbuf *)op, e, src);
     case BTL_OFI_SEND: btl_ofi_send_done((struct btl_ofi_frag *)op); return 1;
     case BTL_OFI_READ:
     case BTL_OFI_WRITE: btl_ofi_rma_done((struct btl_ofi_read *)op, 0); return 1;
@@ -154,27 +156,27 @@ static int complete(const struct fi_cq_data_entry *e, fi_addr_t src)
  * read or write fails back to the pml, which copies that message instead;
  * any other failure goes to the error callback, except once finalize began
  * (peers may be gone). */
-static int on_error(void)
+static int on_error(struct btl_ofi_module *m)
 {
-    const char *prov = btl_ofi.info->fabric_attr->prov_name, *detail;
+    const char *prov = m->info->fabric_attr->prov_name, *detail;
     struct fi_cq_err_entry err = {0};
     struct btl_ofi_op *op;
     static int warned;
     char buf[256], why[200];
-    ssize_t rc = fi_cq_readerr(btl_ofi.cq, &err, 0);
+    ssize_t rc = fi_cq_readerr(m->cq, &err, 0);
 
     if (rc == -FI_EAGAIN)
         return 0;
     if (rc < 0) {
-        btl_error(&btl_ofi_module, -1, btl_ofi_errno(rc), "btl/ofi: fi_cq_readerr failed on %s: %s",
-                  prov, fi_strerror((int)-rc));
+        btl_error(&m->base, -1, btl_ofi_errno(rc), "btl/ofi: fi_cq_readerr failed on %s: %s", prov,
+                  fi_strerror((int)-rc));
         return 0;
     }
     op = err.op_context;
     /* shm 1.17 reports a failed read with a negative code and no context. */
     if (err.err < 0)
         err.err = -err.err;
-    detail = fi_cq_strerror(btl_ofi.cq, err.prov_errno, err.err_data, buf, sizeof(buf));
+    detail = fi_cq_strerror(m->cq, err.prov_errno, err.err_data, buf, sizeof(buf));
     if (!detail)
         detail = "";
     if (op && (op->kind == BTL_OFI_READ || op->kind == BTL_OFI_WRITE)) {
@@ -184,45 +186,46 @@ static int on_error(void)
         if (!warned++)
             rt_warn("btl/ofi: an RDMA %s of %zu bytes %s rank %d failed: %s (%s: %s); "
                     "that message is copied instead if the connection survived",
-                    write ? "write" : "read", r->len, write ? "to" : "from", r->peer,
+                    write ? "write" : "read", r->len, write ? "to" : "from", r->peer->world,
                     fi_strerror(err.err), prov, detail);
         else
             rt_info(1, "btl/ofi: an RDMA %s of %zu bytes %s rank %d failed: %s (%s: %s)",
-                    write ? "write" : "read", r->len, write ? "to" : "from", r->peer,
+                    write ? "write" : "read", r->len, write ? "to" : "from", r->peer->world,
                     fi_strerror(err.err), prov, detail);
         if (write)
-            btl_ofi.count.write_errors++;
+            m->count.write_errors++;
         else
-            btl_ofi.count.read_errors++;
-        btl_ofi.peers[r->peer].suspect = 1;
+            m->count.read_errors++;
+        r->peer->suspect = 1;
         btl_ofi_rma_done(r, btl_ofi_errno(-err.err));
         return 1;
     }
     if (op && op->kind == BTL_OFI_SEND) {
         struct btl_ofi_frag *f = (struct btl_ofi_frag *)op;
 
-        if (!btl_ofi.closing)
-            btl_error(&btl_ofi_module, f->peer->world, -err.err,
+        if (!m->closing)
+            btl_error(&m->base, f->peer->world, -err.err,
                       "btl/ofi: a %zu-byte send to rank %d failed: %s (%s: %s); %s", f->desc.len,
                       f->peer->world, fi_strerror(err.err), prov, detail,
                       btl_ofi_cause(f->peer, err.err, why, sizeof(why)));
         btl_ofi_send_done(f);
         return 1;
     }
-    if (!btl_ofi.closing && op)
-        btl_error(&btl_ofi_module, -1, -err.err, "btl/ofi: a receive failed: %s (%s: %s)",
+    if (!m->closing && op)
+        btl_error(&m->base, -1, -err.err, "btl/ofi: a receive failed: %s (%s: %s)",
                   fi_strerror(err.err), prov, detail);
-    else if (!btl_ofi.closing)
-        btl_error(&btl_ofi_module, -1, -err.err,
+    else if (!m->closing)
+        btl_error(&m->base, -1, -err.err,
                   "btl/ofi: an operation failed: %s (%s: %s), and the provider's report names "
                   "no operation, so it cannot be retried or traced to a peer (%d sends and "
                   "reads were in flight)",
-                  fi_strerror(err.err), prov, detail, btl_ofi.outstanding);
+                  fi_strerror(err.err), prov, detail, m->outstanding);
     return 0;
 }
 
 int btl_ofi_progress(struct btl_module *btl)
 {
+    struct btl_ofi_module *m = btl_ofi_of(btl);
     struct fi_cq_data_entry e[BATCH];
     fi_addr_t src[BATCH];
     ssize_t n;
@@ -230,32 +233,32 @@ int btl_ofi_progress(struct btl_module *btl)
 
     /* A receive callback that polls again could overwrite the message it
      * is handling in align_buf. */
-    if (RT_UNLIKELY(!btl_ofi.ep || btl_ofi.in_progress))
+    if (RT_UNLIKELY(!m->ep || m->in_progress))
         return 0;
-    btl_ofi.in_progress = 1;
-    while (RT_UNLIKELY(btl_ofi.repost != NULL)) {
-        struct btl_ofi_rbuf *b = btl_ofi.repost;
-        btl_ofi.repost = b->next;
-        if (btl_ofi_post_recv(b))
-            repost_failed();
-        if (btl_ofi.repost == b)
+    m->in_progress = 1;
+    while (RT_UNLIKELY(m->repost != NULL)) {
+        struct btl_ofi_rbuf *b = m->repost;
+        m->repost = b->next;
+        if (btl_ofi_post_recv(m, b))
+            repost_failed(m);
+        if (m->repost == b)
             break; /* refused again; next time */
     }
-    n = fi_cq_readfrom(btl_ofi.cq, e, BATCH, src);
+    n = fi_cq_readfrom(m->cq, e, BATCH, src);
     if (n > 0) {
         for (ssize_t i = 0; i < n; i++)
-            events += complete(&e[i], src[i]);
+            events += complete(m, &e[i], src[i]);
     } else if (n == -FI_EAVAIL) {
-        events += on_error();
+        events += on_error(m);
     } else if (n != -FI_EAGAIN) {
         btl_error(btl, -1, btl_ofi_errno(n),
                   "btl/ofi: reading the completion queue failed on %s: %s",
-                  btl_ofi.info->fabric_attr->prov_name, fi_strerror((int)-n));
+                  m->info->fabric_attr->prov_name, fi_strerror((int)-n));
     }
-    if (RT_UNLIKELY(btl_ofi.busy != NULL))
-        events += btl_ofi_retry_sends();
-    if (RT_UNLIKELY(btl_ofi.due != NULL))
-        say_hello();
-    btl_ofi.in_progress = 0;
+    if (RT_UNLIKELY(m->busy != NULL))
+        events += btl_ofi_retry_sends(m);
+    if (RT_UNLIKELY(m->due != NULL))
+        say_hello(m);
+    m->in_progress = 0;
     return events;
 }

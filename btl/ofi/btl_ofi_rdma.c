@@ -18,11 +18,11 @@
 
 /* What a failed registration of len bytes tells the user: the locked-
  * memory limit and how to raise it when the provider ran out of memory. */
-void btl_ofi_reg_text(char *buf, size_t size, size_t len, int rc)
+void btl_ofi_reg_text(const struct btl_ofi_module *m, char *buf, size_t size, size_t len, int rc)
 {
     struct rlimit rl;
     int n = snprintf(buf, size, "registering %zu bytes with %s failed: %s", len,
-                     btl_ofi.info->fabric_attr->prov_name, fi_strerror(-rc));
+                     m->info->fabric_attr->prov_name, fi_strerror(-rc));
 
     if (rc != -FI_ENOMEM || n < 0 || (size_t)n >= size)
         return;
@@ -38,31 +38,32 @@ void btl_ofi_reg_text(char *buf, size_t size, size_t len, int rc)
 
 /* A message's buffer could not be registered: say it once, loudly; the
  * pml copies that message instead. */
-static void reg_failed(size_t len, int rc)
+static void reg_failed(struct btl_ofi_module *m, size_t len, int rc)
 {
     static int warned;
     char text[400];
 
-    btl_ofi.count.reg_errors++;
-    btl_ofi_reg_text(text, sizeof(text), len, rc);
+    m->count.reg_errors++;
+    btl_ofi_reg_text(m, text, sizeof(text), len, rc);
     if (!warned++)
         rt_warn("btl/ofi: %s; large messages use the copy pipeline instead", text);
     else
         rt_info(2, "btl/ofi: %s", text);
 }
 
-int btl_ofi_mr_reg(void *buf, size_t len, uint64_t access, struct fid_mr **mr)
+int btl_ofi_mr_reg(struct btl_ofi_module *m, void *buf, size_t len, uint64_t access,
+                   struct fid_mr **mr)
 {
     /* Without FI_MR_PROV_KEY we pick keys, and they must be unique within
      * the domain (a reused one is -FI_ENOKEY). */
-    uint64_t key = (btl_ofi.mr_mode & FI_MR_PROV_KEY) ? 0 : btl_ofi.next_key++ & btl_ofi.key_mask;
-    int rc = fi_mr_reg(btl_ofi.domain, buf, len, access, 0, key, 0, mr, NULL);
+    uint64_t key = (m->mr_mode & FI_MR_PROV_KEY) ? 0 : m->next_key++ & m->key_mask;
+    int rc = fi_mr_reg(m->domain, buf, len, access, 0, key, 0, mr, NULL);
 
     if (rc)
         return rc;
-    if (btl_ofi.mr_mode & FI_MR_ENDPOINT) {
-        if ((rc = fi_mr_bind(*mr, &btl_ofi.ep->fid, 0)) || (rc = fi_mr_enable(*mr))) {
-            btl_ofi_error("binding a memory region to the endpoint", rc);
+    if (m->mr_mode & FI_MR_ENDPOINT) {
+        if ((rc = fi_mr_bind(*mr, &m->ep->fid, 0)) || (rc = fi_mr_enable(*mr))) {
+            btl_ofi_error(m, "binding a memory region to the endpoint", rc);
             fi_close(&(*mr)->fid);
             return rc;
         }
@@ -78,6 +79,7 @@ int btl_ofi_register(struct btl_module *btl, void *base, size_t len, struct btl_
                      void *rkey, uint64_t *raddr)
 {
     const uint64_t rd = FI_REMOTE_READ | FI_READ, wr = FI_REMOTE_WRITE | FI_WRITE;
+    struct btl_ofi_module *m = btl_ofi_of(btl);
     struct btl_ofi_rkey k;
     struct btl_reg *r;
     int rc;
@@ -88,16 +90,16 @@ int btl_ofi_register(struct btl_module *btl, void *base, size_t len, struct btl_
     }
     /* FI_READ and FI_WRITE as well: the pml may hand it back as the local
      * side of a read or a write. */
-    rc = btl_ofi_mr_reg(base, len, (btl->flags & BTL_CAP_PUT) ? rd | wr : rd, &r->mr);
+    rc = btl_ofi_mr_reg(m, base, len, (btl->flags & BTL_CAP_PUT) ? rd | wr : rd, &r->mr);
     if (rc && (btl->flags & BTL_CAP_PUT))
-        rc = btl_ofi_mr_reg(base, len, rd, &r->mr);
+        rc = btl_ofi_mr_reg(m, base, len, rd, &r->mr);
     if (rc) {
-        reg_failed(len, rc);
+        reg_failed(m, len, rc);
         free(r);
         return btl_ofi_errno(rc);
     }
     k.key = fi_mr_key(r->mr);
-    k.base = (btl_ofi.mr_mode & FI_MR_VIRT_ADDR) ? 0 : (uint64_t)(uintptr_t)base;
+    k.base = (m->mr_mode & FI_MR_VIRT_ADDR) ? 0 : (uint64_t)(uintptr_t)base;
     memcpy(rkey, &k, sizeof(k));
     *raddr = (uint64_t)(uintptr_t)base;
     *reg = r;
@@ -122,35 +124,50 @@ static int rma_start(struct btl_ofi_peer *p, enum btl_ofi_kind kind, void *local
 {
     const int write = kind == BTL_OFI_WRITE;
     const char *what = write ? "write" : "read";
-    struct btl_ofi_read *r = btl_ofi.free_reads;
+    struct btl_ofi_module *m = p->m;
+    struct btl_ofi_read *r = m->free_reads;
     struct btl_ofi_rkey k;
     void *desc = NULL;
     ssize_t rc;
 
     if (!r) {
-        btl_ofi.count.eagain++;
+        m->count.eagain++;
         return -EAGAIN;
     }
     memcpy(&k, rkey, sizeof(k));
     r->lmr = NULL;
     /* FI_MR_LOCAL: the local buffer needs a descriptor too. */
-    if (btl_ofi.mr_mode & FI_MR_LOCAL) {
+    if (m->mr_mode & FI_MR_LOCAL) {
         if (lreg) {
             desc = fi_mr_desc(lreg->mr);
-        } else if ((rc = btl_ofi_mr_reg(local, len, write ? FI_WRITE : FI_READ, &r->lmr))) {
-            reg_failed(len, (int)rc);
+        } else if ((rc = btl_ofi_mr_reg(m, local, len, write ? FI_WRITE : FI_READ, &r->lmr))) {
+            reg_failed(m, len, (int)rc);
             return btl_ofi_errno(rc);
         } else {
             desc = fi_mr_desc(r->lmr);
         }
     }
-    rc = write ? fi_write(btl_ofi.ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx)
-               : fi_read(btl_ofi.ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx);
+    if (write && m->deliver) {
+        struct iovec iov = {local, len};
+        struct fi_rma_iov rma = {raddr - k.base, len, k.key};
+        struct fi_msg_rma msg = {.msg_iov = &iov,
+                                 .desc = &desc,
+                                 .iov_count = 1,
+                                 .addr = p->addr,
+                                 .rma_iov = &rma,
+                                 .rma_iov_count = 1,
+                                 .context = &r->op.ctx};
+
+        rc = fi_writemsg(m->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+    } else {
+        rc = write ? fi_write(m->ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx)
+                   : fi_read(m->ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx);
+    }
     if (rc) {
         if (r->lmr)
             fi_close(&r->lmr->fid);
         if (rc == -FI_EAGAIN) {
-            btl_ofi.count.eagain++;
+            m->count.eagain++;
             return -EAGAIN;
         }
         char why[200];
@@ -158,27 +175,27 @@ static int rma_start(struct btl_ofi_peer *p, enum btl_ofi_kind kind, void *local
         rt_warn("btl/ofi: an RDMA %s of %zu bytes %s rank %d failed to start: %s "
                 "(provider %s); %s",
                 what, len, write ? "to" : "from", p->world, fi_strerror((int)-rc),
-                btl_ofi.info->fabric_attr->prov_name, btl_ofi_cause(p, (int)-rc, why, sizeof(why)));
+                m->info->fabric_attr->prov_name, btl_ofi_cause(p, (int)-rc, why, sizeof(why)));
         if (write)
-            btl_ofi.count.write_errors++;
+            m->count.write_errors++;
         else
-            btl_ofi.count.read_errors++;
+            m->count.read_errors++;
         return btl_ofi_errno(rc);
     }
-    btl_ofi.free_reads = r->next;
+    m->free_reads = r->next;
     r->op.kind = kind;
     r->cb = cb;
     r->cbctx = ctx;
     r->len = len;
-    r->peer = p->world;
-    btl_ofi.outstanding++;
+    r->peer = p;
+    m->outstanding++;
     if (write) {
-        btl_ofi.count.writes++;
-        btl_ofi.count.write_bytes += len;
+        m->count.writes++;
+        m->count.write_bytes += len;
     } else {
         p->reads++;
-        btl_ofi.count.reads++;
-        btl_ofi.count.read_bytes += len;
+        m->count.reads++;
+        m->count.read_bytes += len;
     }
     return 0;
 }
@@ -207,16 +224,17 @@ int btl_ofi_put(struct btl_endpoint *ep, const void *local, struct btl_reg *lreg
  * read or write at once. */
 void btl_ofi_rma_done(struct btl_ofi_read *r, int status)
 {
+    struct btl_ofi_module *m = r->peer->m;
     btl_rdma_fn cb = r->cb;
     void *ctx = r->cbctx;
 
     if (r->lmr)
         fi_close(&r->lmr->fid);
     r->lmr = NULL;
-    r->next = btl_ofi.free_reads;
-    btl_ofi.free_reads = r;
-    btl_ofi.outstanding--;
+    r->next = m->free_reads;
+    m->free_reads = r;
+    m->outstanding--;
     if (r->op.kind == BTL_OFI_READ)
-        btl_ofi.peers[r->peer].reads--;
+        r->peer->reads--;
     cb(ctx, status);
 }

@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Ranks follow the issue's order: hardware first, then tcp, then the
@@ -301,6 +302,108 @@ int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
     if (nskipped)
         put(&t, "; skipped %s", skipped);
     return 0;
+}
+
+/* Fills c for entry e as btl_ofi_select does for its choice. */
+static void rail_choice(const struct fi_info *e, const struct btl_ofi_host *host,
+                        struct btl_ofi_choice *c)
+{
+    const char *prov = prov_of(e);
+    struct text t = {c->text, sizeof(c->text), 0};
+
+    c->info = e;
+    c->quirks = btl_ofi_quirks(prov);
+    c->link_detail[0] = 0;
+    c->link = is_verbs(prov) ? host->verbs_link(domain_of(e), ip_addr(e), c->link_detail,
+                                                sizeof(c->link_detail))
+                             : BTL_OFI_LINK_OTHER;
+    iface_of(e, host, c->iface, sizeof(c->iface));
+    c->text[0] = 0;
+    put(&t, "%s on %s (fabric %s, domain %s, %s%s%s)", prov, c->iface[0] ? c->iface : "-",
+        fabric_of(e), domain_of(e),
+        c->link == BTL_OFI_LINK_OTHER ? c->quirks->link : btl_ofi_link_name(c->link),
+        c->link_detail[0] ? ", " : "", c->link_detail);
+}
+
+static int family_of(const struct fi_info *e)
+{
+    const struct sockaddr *sa = ip_addr(e);
+
+    return sa ? sa->sa_family : AF_UNSPEC;
+}
+
+/* Is e's interface or domain one of out[0..n)'s? */
+static int taken(const struct fi_info *e, const struct btl_ofi_host *host,
+                 const struct btl_ofi_choice *out, int n)
+{
+    char ifname[64];
+
+    iface_of(e, host, ifname, sizeof(ifname));
+    for (int k = 0; k < n; k++)
+        if (!strcmp(out[k].iface, ifname) || !strcmp(domain_of(out[k].info), domain_of(e)))
+            return 1;
+    return 0;
+}
+
+int btl_ofi_rails(const struct fi_info *list, const struct btl_ofi_want *want,
+                  const struct btl_ofi_host *host, const char *spec, struct btl_ofi_choice *out,
+                  int max)
+{
+    const char *prov = prov_of(out[0].info);
+    const struct sockaddr *sa0 = ip_addr(out[0].info);
+    int n = 1, lo0 = sa0 && loopback(sa0), fam0 = family_of(out[0].info);
+    char *end;
+    long limit = strtol(spec, &end, 10);
+
+    if (*spec && *end) {
+        /* A list: each name's first entry of this provider, in its order. */
+        char names[256], *save = NULL;
+
+        snprintf(names, sizeof(names), "%s", spec);
+        n = 0;
+        for (char *tok = strtok_r(names, ",", &save); tok && n < max;
+             tok = strtok_r(NULL, ",", &save)) {
+            const struct fi_info *best = NULL;
+            char ifname[64];
+
+            for (const struct fi_info *e = list; e; e = e->next) {
+                if (strcmp(prov_of(e), prov) || taken(e, host, out, n))
+                    continue;
+                iface_of(e, host, ifname, sizeof(ifname));
+                if (strcmp(tok, ifname) && strcmp(tok, domain_of(e)) && strcmp(tok, fabric_of(e)))
+                    continue;
+                if (!best || (family_of(best) != fam0 && family_of(e) == fam0))
+                    best = e;
+            }
+            if (!best) {
+                struct text t = {out[0].text, sizeof(out[0].text), 0};
+
+                out[0].text[0] = 0;
+                put(&t, "no %s entry on %s; interfaces: ", prov, tok);
+                list_ifaces(list, &(struct btl_ofi_want){prov, "", want->multi_host}, host, &t);
+                return -ENOENT;
+            }
+            rail_choice(best, host, &out[n++]);
+        }
+        return n;
+    }
+    if (*spec && limit > 0 && limit < max)
+        max = (int)limit;
+    if (want->iface[0])
+        return 1;
+    for (const struct fi_info *e = list; e && n < max; e = e->next) {
+        const struct sockaddr *sa = ip_addr(e);
+        char ifname[64];
+
+        if (strcmp(prov_of(e), prov) || family_of(e) != fam0 || (sa && loopback(sa)) != lo0 ||
+            taken(e, host, out, n))
+            continue;
+        iface_of(e, host, ifname, sizeof(ifname));
+        if (skip_reason(e, ifname, btl_ofi_quirks(prov), want, host))
+            continue;
+        rail_choice(e, host, &out[n++]);
+    }
+    return n;
 }
 
 struct btl_ofi_sizes btl_ofi_size_queues(long ranks, long max_cqe, long tx, long rx)

@@ -83,6 +83,18 @@ struct btl_ofi_choice {
 int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
                    const struct btl_ofi_host *host, struct btl_ofi_choice *out);
 
+/* The rails: out[0] is btl_ofi_select's choice on entry; fills out[0..n)
+ * and returns n (at most max). spec is RDMPI_BTL_OFI_RAILS: "" or a number
+ * N takes out[0] and then, up to N, the same provider's entries on other
+ * interfaces or domains that the default rules accept, of out[0]'s address
+ * family, loopback only if out[0] is (one rail when want->iface names
+ * one); a comma list takes the first entry of that provider matching each
+ * name (interface, domain or fabric) in its order. -ENOENT, with out[0].text
+ * saying why, when a listed name matches nothing. */
+int btl_ofi_rails(const struct fi_info *list, const struct btl_ofi_want *want,
+                  const struct btl_ofi_host *host, const char *spec, struct btl_ofi_choice *out,
+                  int max);
+
 /* Queue sizes for ofi_rxm over verbs, set through libfabric's variables
  * before its first fi_getinfo: rxm opens one device CQ of (tx + rx) *
  * universe entries, which must fit the device's max_cqe (rxe: 32767;

@@ -15,19 +15,19 @@
 #include <stdio.h>
 #include <string.h>
 
-static struct btl_ofi_frag *frag_get(void)
+static struct btl_ofi_frag *frag_get(struct btl_ofi_module *m)
 {
-    struct btl_ofi_frag *f = btl_ofi.free_frags;
+    struct btl_ofi_frag *f = m->free_frags;
 
     if (f)
-        btl_ofi.free_frags = f->next;
+        m->free_frags = f->next;
     return f;
 }
 
-static void frag_put(struct btl_ofi_frag *f)
+static void frag_put(struct btl_ofi_module *m, struct btl_ofi_frag *f)
 {
-    f->next = btl_ofi.free_frags;
-    btl_ofi.free_frags = f;
+    f->next = m->free_frags;
+    m->free_frags = f;
 }
 
 /* The likely cause of a failed operation with peer p, as the end of a
@@ -35,11 +35,13 @@ static void frag_put(struct btl_ofi_frag *f)
  * or the peer died. */
 const char *btl_ofi_cause(const struct btl_ofi_peer *p, int err, char *buf, size_t len)
 {
+    const struct btl_ofi_module *m = p->m;
+
     if (err == FI_ENODEV || err == FI_ENETDOWN)
         snprintf(buf, len,
                  "the RDMA device %s went away or its port is down (removed with "
                  "rdma link or modprobe -r, or the link was lost)",
-                 btl_ofi.info->domain_attr->name);
+                 m->info->domain_attr->name);
     else
         snprintf(buf, len, "rank %d may have died%s", p->world,
                  p->suspect
@@ -54,42 +56,46 @@ const char *btl_ofi_cause(const struct btl_ofi_peer *p, int err, char *buf, size
  * already; that is no error. */
 static void send_failed(const struct btl_ofi_peer *p, size_t len, ssize_t rc)
 {
+    struct btl_ofi_module *m = p->m;
     char why[200];
 
-    if (btl_ofi.closing) {
+    if (m->closing) {
         rt_info(2, "btl/ofi: a %zu-byte send to rank %d failed at finalize: %s", len, p->world,
                 fi_strerror((int)-rc));
         return;
     }
-    btl_error(&btl_ofi_module, p->world, btl_ofi_errno(rc),
+    btl_error(&m->base, p->world, btl_ofi_errno(rc),
               "btl/ofi: a %zu-byte send to rank %d failed: %s (provider %s); %s", len, p->world,
-              fi_strerror((int)-rc), btl_ofi.info->fabric_attr->prov_name,
+              fi_strerror((int)-rc), m->info->fabric_attr->prov_name,
               btl_ofi_cause(p, (int)-rc, why, sizeof(why)));
 }
 
 /* Hands the provider len pml bytes at buf with our word w: as remote CQ
  * data, or written into the prefix room just before buf. Without ctx the
  * message is injected (no completion). */
-static ssize_t tx(uint8_t *buf, size_t len, uint64_t w, void *ctx, fi_addr_t to)
+static ssize_t tx(struct btl_ofi_module *m, uint8_t *buf, size_t len, uint64_t w, void *ctx,
+                  fi_addr_t to)
 {
-    if (btl_ofi.prefix) {
+    if (m->prefix) {
         memcpy(buf - BTL_OFI_PREFIX, &w, sizeof(w));
         buf -= BTL_OFI_PREFIX;
         len += BTL_OFI_PREFIX;
-        return ctx ? fi_send(btl_ofi.ep, buf, len, btl_ofi.pool_desc, to, ctx)
-                   : fi_inject(btl_ofi.ep, buf, len, to);
+        return ctx ? fi_send(m->ep, buf, len, m->pool_desc, to, ctx)
+                   : fi_inject(m->ep, buf, len, to);
     }
-    return ctx ? fi_senddata(btl_ofi.ep, buf, len, btl_ofi.pool_desc, w, to, ctx)
-               : fi_injectdata(btl_ofi.ep, buf, len, w, to);
+    return ctx ? fi_senddata(m->ep, buf, len, m->pool_desc, w, to, ctx)
+               : fi_injectdata(m->ep, buf, len, w, to);
 }
 
 /* A read from p is in flight where sends must not pass it (read_fence in
  * btl_ofi_component.c): the send waits, queued or handed back. */
-static int fenced(const struct btl_ofi_peer *p)
+static int fenced(struct btl_ofi_peer *p)
 {
-    if (RT_LIKELY(!p->reads || !btl_ofi.read_fence))
+    struct btl_ofi_module *m = p->m;
+
+    if (RT_LIKELY(!p->reads || !m->read_fence))
         return 0;
-    btl_ofi.count.fenced++;
+    m->count.fenced++;
     return 1;
 }
 
@@ -97,11 +103,13 @@ static int fenced(const struct btl_ofi_peer *p)
  * goodbye. */
 static void sent(struct btl_ofi_peer *p, size_t len)
 {
+    struct btl_ofi_module *m = p->m;
+
     p->used = 1;
     if (len) {
         p->tx_msgs++;
-        btl_ofi.count.eager_msgs++;
-        btl_ofi.count.eager_bytes += len;
+        m->count.eager_msgs++;
+        m->count.eager_bytes += len;
     }
 }
 
@@ -109,29 +117,30 @@ static void sent(struct btl_ofi_peer *p, size_t len)
 static int post(struct btl_ofi_frag *f)
 {
     struct btl_ofi_peer *p = f->peer;
+    struct btl_ofi_module *m = p->m;
     size_t len = f->desc.len;
     ssize_t rc;
 
     if (p->await_hello || fenced(p))
         return -EAGAIN;
-    if (len <= btl_ofi.inject && !p->suspect) {
-        rc = tx(f->desc.buf, len, 0, NULL, p->addr);
+    if (len <= m->inject && !p->suspect) {
+        rc = tx(m, f->desc.buf, len, 0, NULL, p->addr);
         if (!rc) {
-            btl_ofi.count.inject_msgs++;
-            frag_put(f);
+            m->count.inject_msgs++;
+            frag_put(m, f);
         }
     } else {
-        rc = tx(f->desc.buf, len, 0, &f->op.ctx, p->addr);
+        rc = tx(m, f->desc.buf, len, 0, &f->op.ctx, p->addr);
         if (!rc)
-            btl_ofi.outstanding++;
+            m->outstanding++;
     }
     if (rc == -FI_EAGAIN) {
-        btl_ofi.count.eagain++;
+        m->count.eagain++;
         return -EAGAIN;
     }
     if (rc) {
         send_failed(p, len, rc);
-        frag_put(f);
+        frag_put(m, f);
         return 0;
     }
     sent(p, len);
@@ -142,13 +151,14 @@ static int post(struct btl_ofi_frag *f)
  * queued sends. 0, or -EAGAIN from the provider. */
 int btl_ofi_send_empty(struct btl_ofi_peer *p, uint32_t word)
 {
+    struct btl_ofi_module *m = p->m;
     ssize_t rc;
 
     if (fenced(p))
         return -EAGAIN;
-    rc = tx(btl_ofi.inject_buf, 0, word, NULL, p->addr);
+    rc = tx(m, m->inject_buf, 0, word, NULL, p->addr);
     if (rc == -FI_EAGAIN) {
-        btl_ofi.count.eagain++;
+        m->count.eagain++;
         return -EAGAIN;
     }
     if (rc)
@@ -161,6 +171,7 @@ int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const v
                   size_t dlen)
 {
     struct btl_ofi_peer *p = (struct btl_ofi_peer *)ep;
+    struct btl_ofi_module *m = p->m;
     size_t len = hlen + dlen;
     struct btl_ofi_frag *f;
     ssize_t rc;
@@ -169,26 +180,26 @@ int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const v
      * provider does. */
     if (p->qhead || p->await_hello || fenced(p))
         return -EAGAIN;
-    if (len <= btl_ofi.inject && !p->suspect) {
-        memcpy(btl_ofi.inject_buf, hdr, hlen);
+    if (len <= m->inject && !p->suspect) {
+        memcpy(m->inject_buf, hdr, hlen);
         if (dlen)
-            memcpy(btl_ofi.inject_buf + hlen, data, dlen);
-        rc = tx(btl_ofi.inject_buf, len, 0, NULL, p->addr);
+            memcpy(m->inject_buf + hlen, data, dlen);
+        rc = tx(m, m->inject_buf, len, 0, NULL, p->addr);
         if (rc == -FI_EAGAIN) {
-            btl_ofi.count.eagain++;
+            m->count.eagain++;
             return -EAGAIN;
         }
         if (rc) {
             send_failed(p, len, rc);
             return (int)rc;
         }
-        btl_ofi.count.inject_msgs++;
+        m->count.inject_msgs++;
         sent(p, len);
         return 0;
     }
-    if (len > btl_ofi_module.sendi_limit)
+    if (len > m->base.sendi_limit)
         return -EMSGSIZE;
-    if (!(f = frag_get()))
+    if (!(f = frag_get(m)))
         return -EAGAIN;
     memcpy(f->desc.buf, hdr, hlen);
     if (dlen)
@@ -196,7 +207,7 @@ int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const v
     f->desc.len = len;
     f->peer = p;
     if (post(f)) {
-        frag_put(f);
+        frag_put(m, f);
         return -EAGAIN;
     }
     return 0;
@@ -204,11 +215,12 @@ int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const v
 
 struct btl_desc *btl_ofi_alloc(struct btl_endpoint *ep, size_t len)
 {
+    struct btl_ofi_peer *p = (struct btl_ofi_peer *)ep;
     struct btl_ofi_frag *f;
 
-    if (len > btl_ofi_module.eager_limit || !(f = frag_get()))
+    if (len > p->m->base.eager_limit || !(f = frag_get(p->m)))
         return NULL;
-    f->peer = (struct btl_ofi_peer *)ep;
+    f->peer = p;
     f->desc.len = len;
     return &f->desc;
 }
@@ -216,14 +228,15 @@ struct btl_desc *btl_ofi_alloc(struct btl_endpoint *ep, size_t len)
 void btl_ofi_send(struct btl_endpoint *ep, struct btl_desc *d)
 {
     struct btl_ofi_peer *p = (struct btl_ofi_peer *)ep;
+    struct btl_ofi_module *m = p->m;
     struct btl_ofi_frag *f =
         (struct btl_ofi_frag *)((char *)d - offsetof(struct btl_ofi_frag, desc));
 
     if (!p->qhead && post(f) == 0)
         return;
     if (!p->qhead) {
-        p->next_busy = btl_ofi.busy;
-        btl_ofi.busy = p;
+        p->next_busy = m->busy;
+        m->busy = p;
     }
     f->next = NULL;
     *p->qtail = f;
@@ -231,9 +244,9 @@ void btl_ofi_send(struct btl_endpoint *ep, struct btl_desc *d)
 }
 
 /* Posts each busy peer's queue in order until the provider refuses. */
-int btl_ofi_retry_sends(void)
+int btl_ofi_retry_sends(struct btl_ofi_module *m)
 {
-    struct btl_ofi_peer **pp = &btl_ofi.busy;
+    struct btl_ofi_peer **pp = &m->busy;
     int n = 0;
 
     while (*pp) {
@@ -259,6 +272,8 @@ int btl_ofi_retry_sends(void)
 
 void btl_ofi_send_done(struct btl_ofi_frag *f)
 {
-    btl_ofi.outstanding--;
-    frag_put(f);
+    struct btl_ofi_module *m = f->peer->m;
+
+    m->outstanding--;
+    frag_put(m, f);
 }

@@ -52,6 +52,7 @@ struct key_msg {
 
 static struct harness h;
 static struct btl_module *ofi;
+static struct btl_ofi_module *om; /* its state, for the watchdog */
 static const char *phase = "setup";
 static uint64_t nmsg = 2000;
 static uint8_t rnd[RND + MAXMSG];
@@ -177,8 +178,9 @@ static void watchdog(int sig)
 {
     static uint64_t last = UINT64_MAX;
     static int waited;
-    uint64_t now = btl_ofi.count.eager_msgs + btl_ofi.count.recv_msgs + btl_ofi.count.reads +
-                   btl_ofi.count.writes;
+    static const struct btl_ofi_module none;
+    const struct btl_ofi_module *s = om ? om : &none;
+    uint64_t now = s->count.eager_msgs + s->count.recv_msgs + s->count.reads + s->count.writes;
 
     (void)sig;
     if (now != last || (waiting && ++waited < WAIT_PERIODS)) {
@@ -190,15 +192,15 @@ static void watchdog(int sig)
     printf("# rank %d FAIL: stuck in %s (nothing moved for %d s); btl/ofi owes %d completions, %s "
            "queued sends, "
            "%llu reads issued, %llu -EAGAIN\n",
-           rt.rank, phase, WATCH_SECS, btl_ofi.outstanding, btl_ofi.busy ? "has" : "no",
-           (unsigned long long)btl_ofi.count.reads, (unsigned long long)btl_ofi.count.eagain);
+           rt.rank, phase, WATCH_SECS, s->outstanding, s->busy ? "has" : "no",
+           (unsigned long long)s->count.reads, (unsigned long long)s->count.eagain);
     for (int p = 0; st && p < rt.size; p++)
         printf("#   to %d: sent %llu; from %d: received %llu, %llu barriers, %d keys, %d acks\n", p,
                (unsigned long long)st[p].tx, p, (unsigned long long)st[p].rx,
                (unsigned long long)st[p].barriers, st[p].keys, st[p].acks);
-    for (int p = 0; btl_ofi.peers && p < rt.size; p++)
-        printf("#   btl/ofi rank %d: %u messages sent, %u delivered\n", p, btl_ofi.peers[p].tx_msgs,
-               btl_ofi.peers[p].rx_msgs);
+    for (int p = 0; s->peers && p < rt.size; p++)
+        printf("#   btl/ofi rank %d: %u messages sent, %u delivered\n", p, s->peers[p].tx_msgs,
+               s->peers[p].rx_msgs);
     fflush(stdout);
     _exit(1);
 }
@@ -301,7 +303,7 @@ static void back_pressure(void)
     phase = "back-pressure";
     if (rt.size < 2)
         return;
-    btl_ofi_report(&c0);
+    btl_ofi_report(ofi, &c0);
     for (int round = 0; round < 2; round++) {
         barrier();
         if ((rt.rank & 1) == round) {
@@ -326,7 +328,7 @@ static void back_pressure(void)
     memcpy(count + 2, &st[right].tx, 8);
     send_ctl(right, count, sizeof(count));
     barrier();
-    btl_ofi_report(&c1);
+    btl_ofi_report(ofi, &c1);
     if (streams)
         CHECK_TRUE(st[right].refused > refused || c1.eagain > c0.eagain ||
                        st[right].tx - base == window,
@@ -491,7 +493,7 @@ static void test_bad_read(uint8_t *gsrc, uint8_t *gdst)
         harness_progress(&h);
     /* Page 1 is never mapped: out of the region, and unreadable. */
     rc = read_all(right, gdst, 4096, st[right].key.rkey, 4096, 4096, &chunks, &eagain);
-    btl_ofi_report(&c);
+    btl_ofi_report(ofi, &c);
     CHECK_ALL ("a read outside the registration fails (%d: %s), %llu "
                "read errors",
                rc, strerror(-rc), (unsigned long long)c.read_errors) {
@@ -648,7 +650,8 @@ int main(int argc, char **argv)
         harness_die("out of memory");
     harness_connect(&h);
     ofi = harness_find(&h, "ofi");
-    if (!ofi || !(line = btl_ofi_report(&c)))
+    om = ofi ? btl_ofi_of(ofi) : NULL;
+    if (!ofi || !(line = btl_ofi_report(ofi, &c)))
         harness_die("btl/ofi is not running (RDMPI_BTL=%s)", getenv("RDMPI_BTL"));
     if (rt.rank == 0)
         printf("# %d ranks, %llu messages per pair, nspace %s\n# %s, eager limit %zu\n", rt.size,
@@ -708,7 +711,7 @@ int main(int argc, char **argv)
     test_writes(gsrc, gdst);
 
     phase = "finalize";
-    btl_ofi_report(&c);
+    btl_ofi_report(ofi, &c);
     CHECK_ALL ("counters: %llu eager messages (%llu injected), %llu reads of %llu bytes, "
                "%llu writes of %llu bytes, %llu -EAGAIN, %llu read, %llu write and %llu "
                "registration errors",
@@ -728,7 +731,7 @@ int main(int argc, char **argv)
         CHECK_TRUE(!c.reg_errors);
     }
     harness_finalize(&h);
-    CHECK_TRUE(!btl_ofi_report(&c), "finalize stops btl/ofi");
+    CHECK_TRUE(!btl_ofi_report(ofi, &c), "finalize stops btl/ofi");
     fence();
     CHECK_EQ_INT(harness_shm_files(), 0, "no /dev/shm file of this job after finalize");
     rt_modex_finalize();

@@ -200,13 +200,62 @@ static int says(const char *needle)
     return strstr(ch.text, needle) != NULL && !strchr(ch.text, '\n');
 }
 
+/* The rails for spec: their count (or the error), their interfaces in
+ * order, space-separated, in *names. */
+static int rails(const char *kinds, const char *prov, const char *spec, int multi, char *names,
+                 size_t len)
+{
+    struct btl_ofi_want want = {prov, "", multi};
+    struct fi_info *l = list_of(kinds);
+    struct btl_ofi_choice out[4];
+    int n = btl_ofi_select(l, &want, &host, &out[0]);
+
+    names[0] = 0;
+    if (!n)
+        n = btl_ofi_rails(l, &want, &host, spec, out, 4);
+    for (int k = 0; k < n; k++)
+        snprintf(names + strlen(names), len - strlen(names), "%s%s", k ? " " : "", out[k].iface);
+    diag("rails of %s, spec '%s' -> %d: %s (%s)", kinds, spec, n, names, out[0].text);
+    fi_freeinfo(l);
+    return n;
+}
+
+static void test_rails(void)
+{
+    const char *tcps = "tcp tcp6ll tcplo tcpbr tcp2 shm";
+    char got[160];
+
+    CHECK_ALL ("every interface of the chosen provider and family: %s", got) {
+        CHECK_EQ_INT(rails(tcps, "", "", 1, got, sizeof(got)), 2);
+        CHECK_EQ_STR(got, "eth0 eth2");
+    }
+    CHECK_ALL ("RDMPI_BTL_OFI_RAILS=1: the chosen one: %s", got) {
+        CHECK_EQ_INT(rails(tcps, "", "1", 1, got, sizeof(got)), 1);
+        CHECK_EQ_STR(got, "eth0");
+    }
+    CHECK_ALL ("a list names them in its order: %s", got) {
+        CHECK_EQ_INT(rails(tcps, "", "eth2,eth0", 1, got, sizeof(got)), 2);
+        CHECK_EQ_STR(got, "eth2 eth0");
+    }
+    CHECK_EQ_INT(rails(tcps, "", "eth0,eth9", 1, got, sizeof(got)), -ENOENT,
+                 "a name that matches nothing is an error");
+    CHECK_ALL ("one interface: one rail, as before: %s", got) {
+        CHECK_EQ_INT(rails("tcp tcplo shm", "", "", 0, got, sizeof(got)), 1);
+        CHECK_EQ_STR(got, "eth0");
+    }
+    CHECK_ALL ("two verbs devices: a rail each: %s", got) {
+        CHECK_EQ_INT(rails("ib roce2 tcp", "", "", 1, got, sizeof(got)), 2);
+    }
+}
+
 int main(void)
 {
     const char *all = "tcp tcplo shm sockets iwarp roce1 roce2 ib udp efa cxi psm3";
     char name[64];
     struct sockaddr_in lo = {.sin_family = AF_INET};
 
-    plan(56);
+    plan(62);
+    test_rails();
 
     /* Order across providers, and verbs by link type. */
     CHECK_TRUE(chose(all, "", "", 0, "verbs;ofi_rxm", "ib0") && says("InfiniBand, LID 0x7, 4X HDR"),

@@ -24,6 +24,7 @@ struct fake_ev {
     int hold;           /* polls it still waits */
     int swap;           /* waits for an event to go ahead of it; polls left */
     int rdma;           /* 1: a get/put completion, 0: a message */
+    int mod;            /* the module that carries it */
     void *dst;          /* rdma: copy len bytes src -> dst, then cb(ctx, status) */
     const void *src;
     btl_rdma_fn cb;
@@ -35,6 +36,10 @@ struct fake_ev {
 };
 
 struct fake_counts fake_counts;
+struct fake_counts fake_module_counts[FAKE_MAX_MODULES];
+
+static struct btl_module extra[FAKE_MAX_MODULES - 1];
+static int nmods = 1;
 
 static struct fake_rule rules[MAX_RULES];
 static int left[MAX_RULES]; /* times still to act; -1: unlimited, 0: spent */
@@ -43,7 +48,30 @@ static struct fake_ev queue = {.next = &queue, .prev = &queue};
 static struct fake_ev *swap_ev; /* the event a SWAP keeps until another is queued */
 static unsigned long polls;
 static int polling;
-static char fake_ep;
+static char fake_ep[FAKE_MAX_MODULES];
+
+struct btl_module *fake_module(int k)
+{
+    return k ? &extra[k - 1] : &fake_btl_module;
+}
+
+void fake_btl_modules(int n)
+{
+    nmods = n < 1 ? 1 : n > FAKE_MAX_MODULES ? FAKE_MAX_MODULES : n;
+}
+
+static int mod_of(const struct btl_module *btl)
+{
+    for (int k = 0; k < nmods; k++)
+        if (fake_module(k) == btl)
+            return k;
+    return 0;
+}
+
+static int mod_of_ep(const struct btl_endpoint *ep)
+{
+    return (int)((const char *)ep - fake_ep);
+}
 
 void fake_script(struct fake_rule rule)
 {
@@ -67,6 +95,7 @@ void fake_clear(void)
 void fake_counts_reset(void)
 {
     memset(&fake_counts, 0, sizeof(fake_counts));
+    memset(fake_module_counts, 0, sizeof(fake_module_counts));
 }
 
 int fake_queued(void)
@@ -88,12 +117,13 @@ int fake_held(void)
 }
 
 /* The rule that takes this operation, or NULL. */
-static const struct fake_rule *rule_for(enum fake_op op, int type)
+static const struct fake_rule *rule_for(enum fake_op op, int type, int mod)
 {
     for (int i = 0; i < nrules; i++) {
         struct fake_rule *r = &rules[i];
 
-        if (r->op != op || !left[i] || (r->type && r->type != type))
+        if (r->op != op || !left[i] || (r->type && r->type != type) ||
+            (r->module && r->module != mod + 1))
             continue;
         if (r->after > 0) {
             r->after--;
@@ -122,14 +152,16 @@ static int refuse(const struct fake_rule *r)
     return 0;
 }
 
-static struct fake_ev *ev_new(size_t len)
+static struct fake_ev *ev_new(size_t len, int mod)
 {
     struct fake_ev *e = calloc(1, sizeof(*e) + len);
 
-    if (!e)
+    if (!e) {
         rt_warn("fake BTL: out of memory for a %zu-byte event", len);
-    else
+    } else {
         e->desc.buf = e->data;
+        e->mod = mod;
+    }
     return e;
 }
 
@@ -181,7 +213,8 @@ static void ev_queue(struct fake_ev *e, const struct fake_rule *r)
 static void msg_queue(struct fake_ev *e)
 {
     fake_counts.msgs++;
-    ev_queue(e, rule_for(FAKE_MSG, e->data[0]));
+    fake_module_counts[e->mod].msgs++;
+    ev_queue(e, rule_for(FAKE_MSG, e->data[0], e->mod));
 }
 
 static int fake_init(struct btl_module *btl)
@@ -199,23 +232,22 @@ static int fake_connect(struct btl_module *btl, uint8_t *reach)
 
 static struct btl_endpoint *fake_endpoint(struct btl_module *btl, int peer)
 {
-    (void)btl;
-    return peer == rt.rank ? (struct btl_endpoint *)&fake_ep : NULL;
+    return peer == rt.rank ? (struct btl_endpoint *)&fake_ep[mod_of(btl)] : NULL;
 }
 
 static int fake_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const void *data,
                       size_t dlen)
 {
+    int mod = mod_of_ep(ep);
     struct fake_ev *e;
     int rc;
 
-    (void)ep;
     fake_counts.sendi++;
-    if (hlen + dlen > fake_btl_module.sendi_limit)
+    if (hlen + dlen > fake_module(mod)->sendi_limit)
         return -EMSGSIZE;
-    if ((rc = refuse(rule_for(FAKE_SENDI, *(const uint8_t *)hdr))))
+    if ((rc = refuse(rule_for(FAKE_SENDI, *(const uint8_t *)hdr, mod))))
         return rc;
-    if (!(e = ev_new(hlen + dlen)))
+    if (!(e = ev_new(hlen + dlen, mod)))
         return -ENOMEM;
     memcpy(e->data, hdr, hlen);
     if (dlen)
@@ -227,11 +259,12 @@ static int fake_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, con
 
 static struct btl_desc *fake_alloc(struct btl_endpoint *ep, size_t len)
 {
+    int mod = mod_of_ep(ep);
     struct fake_ev *e;
 
-    (void)ep;
     fake_counts.alloc++;
-    if (len > fake_btl_module.eager_limit || refuse(rule_for(FAKE_ALLOC, 0)) || !(e = ev_new(len)))
+    if (len > fake_module(mod)->eager_limit || refuse(rule_for(FAKE_ALLOC, 0, mod)) ||
+        !(e = ev_new(len, mod)))
         return NULL;
     e->desc.len = len;
     return &e->desc;
@@ -243,15 +276,26 @@ static void fake_send(struct btl_endpoint *ep, struct btl_desc *d)
     msg_queue((struct fake_ev *)((char *)d - offsetof(struct fake_ev, desc)));
 }
 
-static int rdma(enum fake_op op, void *dst, const void *src, size_t len, btl_rdma_fn cb, void *ctx)
+static int rdma(enum fake_op op, int mod, void *dst, const void *src, size_t len, btl_rdma_fn cb,
+                void *ctx)
 {
-    const struct fake_rule *r = rule_for(op, 0);
+    const struct fake_rule *r = rule_for(op, 0, mod);
+    struct fake_counts *mc = &fake_module_counts[mod];
     struct fake_ev *e;
     int rc;
 
+    if (op == FAKE_GET) {
+        mc->gets++;
+        mc->get_bytes += len;
+        fake_counts.get_bytes += len;
+    } else {
+        mc->puts++;
+        mc->put_bytes += len;
+        fake_counts.put_bytes += len;
+    }
     if ((rc = refuse(r)))
         return rc;
-    if (!(e = ev_new(0)))
+    if (!(e = ev_new(0, mod)))
         return -ENOMEM;
     e->rdma = 1;
     e->dst = dst;
@@ -262,6 +306,8 @@ static int rdma(enum fake_op op, void *dst, const void *src, size_t len, btl_rdm
     if (r && r->act == FAKE_CFAIL) {
         e->status = r->arg;
         fake_counts.cfailed++;
+    } else if (r && r->act == FAKE_ERROR) {
+        e->status = r->arg ? r->arg : -EIO;
     }
     ev_queue(e, r);
     return 0;
@@ -270,21 +316,19 @@ static int rdma(enum fake_op op, void *dst, const void *src, size_t len, btl_rdm
 static int fake_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint64_t raddr,
                     const void *rkey, size_t len, btl_rdma_fn cb, void *ctx)
 {
-    (void)ep;
     (void)lreg;
     (void)rkey;
     fake_counts.gets++;
-    return rdma(FAKE_GET, local, (const void *)(uintptr_t)raddr, len, cb, ctx);
+    return rdma(FAKE_GET, mod_of_ep(ep), local, (const void *)(uintptr_t)raddr, len, cb, ctx);
 }
 
 static int fake_put(struct btl_endpoint *ep, const void *local, struct btl_reg *lreg,
                     uint64_t raddr, const void *rkey, size_t len, btl_rdma_fn cb, void *ctx)
 {
-    (void)ep;
     (void)lreg;
     (void)rkey;
     fake_counts.puts++;
-    return rdma(FAKE_PUT, (void *)(uintptr_t)raddr, local, len, cb, ctx);
+    return rdma(FAKE_PUT, mod_of_ep(ep), (void *)(uintptr_t)raddr, local, len, cb, ctx);
 }
 
 /* As btl/self: the address is the key. */
@@ -293,11 +337,10 @@ static int fake_register(struct btl_module *btl, void *base, size_t len, struct 
 {
     int rc;
 
-    (void)btl;
     (void)len;
     (void)rkey;
     fake_counts.regs++;
-    if ((rc = refuse(rule_for(FAKE_REG, 0))))
+    if ((rc = refuse(rule_for(FAKE_REG, 0, mod_of(btl)))))
         return rc;
     *reg = NULL;
     *raddr = (uint64_t)(uintptr_t)base;
@@ -312,9 +355,18 @@ static void fake_deregister(struct btl_module *btl, struct btl_reg *reg)
 
 static void deliver(struct fake_ev *e)
 {
+    if (e->rdma && e->error) {
+        fake_counts.errors++;
+        btl_error(fake_module(e->mod), rt.rank, e->error,
+                  "fake BTL: module %d lost rank %d during a %zu-byte %s (scripted)", e->mod,
+                  rt.rank, e->desc.len, e->dst == e->src ? "transfer" : "RDMA operation");
+        e->cb(e->ctx, e->error);
+        free(e);
+        return;
+    }
     if (e->error) {
         fake_counts.errors++;
-        btl_error(&fake_btl_module, rt.rank, e->error,
+        btl_error(fake_module(e->mod), rt.rank, e->error,
                   "fake BTL: a %zu-byte message of header type %u to rank %d failed: %s "
                   "(scripted)",
                   e->desc.len, e->data[0], rt.rank, strerror(-e->error));
@@ -338,16 +390,15 @@ static void deliver(struct fake_ev *e)
 static int fake_progress(struct btl_module *btl)
 {
     struct fake_ev *e, *next;
-    int n = 0;
+    int n = 0, mod = mod_of(btl);
 
-    (void)btl;
     if (polling)
         return 0;
     polling = 1;
     polls++;
     for (e = queue.next; e != &queue; e = next) {
         next = e->next;
-        if (e->poll >= polls)
+        if (e->poll >= polls || e->mod != mod)
             continue;
         if (e->hold > 0) {
             e->hold--;
@@ -370,9 +421,11 @@ static int fake_progress(struct btl_module *btl)
 /* Finalize: everything goes, rules or not. */
 static int fake_flush(struct btl_module *btl)
 {
+    (void)btl;
     fake_clear();
     while (queue.next != &queue)
-        fake_progress(btl);
+        for (int k = 0; k < nmods; k++)
+            fake_progress(fake_module(k));
     return 0;
 }
 
@@ -391,10 +444,14 @@ static int fake_finalize(struct btl_module *btl)
 
 static int fake_report(struct btl_module *btl, struct btl_report *r)
 {
-    (void)btl;
-    snprintf(r->transport, sizeof(r->transport), "the test's scripted loopback (test/pml)");
-    r->reads = fake_counts.gets;
-    r->writes = fake_counts.puts;
+    const struct fake_counts *c = &fake_module_counts[mod_of(btl)];
+
+    snprintf(r->transport, sizeof(r->transport), "the test's scripted loopback (test/pml), rail %u",
+             btl->rail);
+    r->reads = c->gets;
+    r->read_bytes = c->get_bytes;
+    r->writes = c->puts;
+    r->write_bytes = c->put_bytes;
     return 0;
 }
 
@@ -432,11 +489,17 @@ struct btl_module fake_btl_module = {
  * hold. */
 static int fake_open(struct btl_component *c, struct btl_module **mods, int max)
 {
+    int n = nmods < max ? nmods : max;
+
     (void)c;
-    if (max < 1)
-        return 0;
-    mods[0] = &fake_btl_module;
-    return 1;
+    for (int k = 0; k < n; k++) {
+        if (k) {
+            extra[k - 1] = fake_btl_module;
+            extra[k - 1].rail = (uint32_t)k;
+        }
+        mods[k] = fake_module(k);
+    }
+    return n;
 }
 
 struct btl_component fake_btl_component = {

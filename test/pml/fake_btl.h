@@ -31,8 +31,13 @@ enum fake_act {
     FAKE_ERROR,      /* message: not delivered; the poll that would have
                         delivered it reports error arg (0: -EIO) for this
                         rank through the module's error callback, as a
-                        failed send completion */
+                        failed send completion; get/put: that poll reports
+                        the error, then completes the operation with it
+                        (a rail lost mid-message) */
 };
+
+/* Modules the component may open (fake_btl_modules). */
+#define FAKE_MAX_MODULES 3
 
 /* Rules are tried in the order given; the first that matches an operation
  * and is past its `after` takes it. A matching rule still counting down
@@ -44,14 +49,18 @@ struct fake_rule {
     int times; /* operations it then takes; 0: all */
     enum fake_act act;
     int arg;
+    int module; /* 0: any module's; k: only fake_module(k - 1)'s */
 };
 
 /* What the fake saw and did since install (or fake_counts_reset). */
 struct fake_counts {
     unsigned long sendi, alloc, msgs, delivered, gets, puts, regs;
     unsigned long eagain, failed, cfailed, held, swapped, dropped, errors;
+    unsigned long get_bytes, put_bytes;
 };
 extern struct fake_counts fake_counts;
+/* The same per module. */
+extern struct fake_counts fake_module_counts[FAKE_MAX_MODULES];
 
 /* Its one module: tests may change the limits and flags before MPI_Init, or
  * between scenarios while nothing is queued. */
@@ -63,6 +72,11 @@ extern struct btl_component fake_btl_component;
 
 /* Before MPI_Init: the pml gets this BTL and no other. */
 void fake_btl_install(void);
+/* Before MPI_Init: the component opens n modules (default 1), rails 0..n-1
+ * of one kind, each a copy of fake_btl_module as it is then; module 0 is
+ * fake_btl_module itself. */
+void fake_btl_modules(int n);
+struct btl_module *fake_module(int k);
 /* Adds a rule; at most 16. */
 void fake_script(struct fake_rule rule);
 /* Drops every rule, and lets everything held or waiting for a swap go at

@@ -1,14 +1,13 @@
 /* The BTL error callback: a send the fake BTL fails after accepting it (as
  * a failed send completion) makes the pml fail what waits on that peer -
  * a receive naming it, a rendezvous send waiting for its FIN, a receive
- * whose RDMA read then fails (no copy pipeline to a lost peer) - and every
- * later operation with it, with MPI_ERR_OTHER under MPI_ERRORS_RETURN,
- * while a receive from MPI_ANY_SOURCE stays posted; first, that the pml
- * lists the fake module as the peer's first. With no argument the
- * TAP scenarios; "fatal": the same failure under MPI_ERRORS_ARE_FATAL, which
- * must end the process with the BTL's message; "version": a fake module of
- * another interface version, which btl_open_all must refuse.
- * t_fake_error.sh runs all three. One process, to itself. */
+ * waiting for a writer's PUTFIN, a receive whose RDMA read then fails (no copy pipeline to a lost
+ * peer) - and every later operation with it, with MPI_ERR_OTHER under MPI_ERRORS_RETURN, while a
+ * receive from MPI_ANY_SOURCE stays posted; first, that the pml lists the fake module as the peer's
+ * first. With no argument the TAP scenarios; "fatal": the same failure under MPI_ERRORS_ARE_FATAL,
+ * which must end the process with the BTL's message; "version": a fake module of another interface
+ * version, which btl_open_all must refuse. t_fake_error.sh runs all three. One process, to itself.
+ */
 #include "fake_test.h"
 #include "pml.h"
 
@@ -17,7 +16,7 @@
 
 #define BIG 65536
 
-static unsigned char sbuf[BIG], rbuf[BIG], rread[BIG];
+static unsigned char sbuf[BIG], rbuf[BIG], rread[BIG], rwrite[BIG];
 
 /* A rendezvous send whose header is lost, then an eager send that fails. */
 static void fail_peer(MPI_Request *big)
@@ -30,7 +29,8 @@ static void fail_peer(MPI_Request *big)
 
 static void scenarios(void)
 {
-    MPI_Request named, any, big, s, read_r, read_s;
+    MPI_Request named, any, big, s, read_r, read_s, write_r, write_s;
+    const uint32_t flags = fake_btl_module.flags;
     unsigned long long fb_read = pvar("fb_read");
     MPI_Status st;
     int flag = -1, err;
@@ -44,6 +44,15 @@ static void scenarios(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Irecv(rbuf, 8, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &named);
     MPI_Irecv(rbuf + 8, 8, MPI_BYTE, MPI_ANY_SOURCE, 2, MPI_COMM_WORLD, &any);
+    /* A write rendezvous whose receiver waits for the PUTFIN (the writes
+     * held) when the peer is lost. */
+    fake_btl_module.flags = (flags & ~(uint32_t)BTL_CAP_GET) | BTL_CAP_NEED_REG;
+    RULE(.op = FAKE_PUT, .act = FAKE_HOLD, .arg = 1 << 30);
+    MPI_Irecv(rwrite, BIG, MPI_BYTE, 0, 8, MPI_COMM_WORLD, &write_r);
+    MPI_Isend(sbuf, BIG, MPI_BYTE, 0, 8, MPI_COMM_WORLD, &write_s);
+    while (!fake_counts.puts)
+        MPI_Test(&write_r, &flag, MPI_STATUS_IGNORE);
+    fake_btl_module.flags = flags;
     /* A rendezvous whose read is in flight when the peer is lost, and
      * then fails. */
     MPI_Irecv(rread, BIG, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &read_r);
@@ -64,6 +73,10 @@ static void scenarios(void)
         CHECK_EQ_INT(MPI_Wait(&read_s, MPI_STATUS_IGNORE), MPI_ERR_OTHER);
         CHECK_EQ_LONG(fake_counts.cfailed, 1);
         CHECK_EQ_LONG(pvar("fb_read") - fb_read, 0);
+    }
+    CHECK_ALL ("a receive waiting for the writer's PUTFIN fails, and the writing send") {
+        CHECK_EQ_INT(MPI_Wait(&write_r, MPI_STATUS_IGNORE), MPI_ERR_OTHER);
+        CHECK_EQ_INT(MPI_Wait(&write_s, MPI_STATUS_IGNORE), MPI_ERR_OTHER);
     }
     MPI_Test(&any, &flag, MPI_STATUS_IGNORE);
     CHECK_EQ_INT(flag, 0, "a receive from MPI_ANY_SOURCE is not failed with the peer");
@@ -99,7 +112,7 @@ int main(int argc, char **argv)
         MPI_Wait(&r, MPI_STATUS_IGNORE);
         bail_out("the failure under MPI_ERRORS_ARE_FATAL returned");
     }
-    plan(11);
+    plan(12);
     scenarios();
     fake_test_fini();
     return tap_failed != 0;

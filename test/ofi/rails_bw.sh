@@ -1,0 +1,45 @@
+#!/bin/bash
+# The multi-rail measurement (docs/btl-ofi.md, "Measuring two rails"), not
+# a test: two fake hosts joined by two networks (eth0 over a bridge,
+# 198.51.100.0/24, and a direct veth pair eth1, 198.51.100.64/26), every
+# interface limited by tc tbf to RATE each way; 2 ranks, one per host,
+# over tcp;ofi_rxm; t_rails's osu_bw-style loop with one rail
+# (RDMPI_BTL_OFI_RAILS=1) and with two, alternated ROUNDS times; prints
+# each run's MB/s and the ratio of the medians. Needs root.
+#   sh test/ofi/rails_bw.sh [BUILDDIR]   (RATE=1gbit SIZE=4m ITERS=10 ROUNDS=3)
+B=$(cd "${1:-_build}" && pwd) || exit 2
+S=$(cd "$(dirname "$0")/../.." && pwd)
+RATE=${RATE:-1gbit} SIZE=${SIZE:-4m} ITERS=${ITERS:-10} ROUNDS=${ROUNDS:-3}
+FAKEHOST_LIB=1 . "$S/test/fakehost/fakehost.sh"
+why=$(fakehost_check) || { echo "rails_bw: $why" >&2; exit 2; }
+[ -x "$B/test/ofi/t_rails" ] || { echo "rails_bw: build test/ofi/t_rails first (make check)" >&2; exit 2; }
+P="rb$$h"
+T=$(mktemp -d "${TMPDIR:-/tmp}/rdmpi-railsbw.XXXXXX")
+trap 'fakehost_down "$P"; rm -rf "$T"' EXIT
+FH_NOTRAP=1 fakehost_up 2 "$P" || exit 1
+H0=${P}0 H1=${P}1
+ip link add eth1 netns "$H0" type veth peer name eth1 netns "$H1" || exit 1
+ip -n "$H0" addr add 198.51.100.65/26 dev eth1 && ip -n "$H1" addr add 198.51.100.66/26 dev eth1 &&
+	ip -n "$H0" link set eth1 up && ip -n "$H1" link set eth1 up || exit 1
+for h in "$H0" "$H1"; do
+	for d in eth0 eth1; do
+		ip netns exec "$h" tc qdisc add dev $d root tbf rate "$RATE" burst 256kb latency 100ms ||
+			exit 1
+	done
+done
+mkdir -p "$T/tmp"
+run() {
+	TMPDIR="$T/tmp" RDMPI_AUTH=secret timeout 600 ip netns exec "$H0" "$B/launcher/mpirun" \
+		--launch-agent "ip netns exec" --host "$H0,$H1" -n 2 -x RDMPI_OFI_PROVIDER=tcp "$@" \
+		"$B/test/ofi/t_rails" "$SIZE" "$ITERS" </dev/null | sed -n 's/.*: \([0-9.]*\) MB\/s$/\1/p'
+}
+one="" two=""
+for i in $(seq "$ROUNDS"); do
+	a=$(run -x RDMPI_BTL_OFI_RAILS=1) b=$(run)
+	echo "round $i: one rail $a MB/s, two rails $b MB/s"
+	one="$one $a" two="$two $b"
+done
+med() { echo "$@" | tr ' ' '\n' | grep . | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+m1=$(med $one) m2=$(med $two)
+echo "rate $RATE per interface, $SIZE messages: median one rail $m1 MB/s, two rails $m2 MB/s," \
+	"ratio $(awk -v a="$m1" -v b="$m2" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "-" }')"
