@@ -274,6 +274,7 @@ static int fake_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, 
     (void)lreg;
     (void)rkey;
     fake_counts.gets++;
+    fake_counts.get_bytes += len;
     return rdma(FAKE_GET, local, (const void *)(uintptr_t)raddr, len, cb, ctx);
 }
 
@@ -284,6 +285,7 @@ static int fake_put(struct btl_endpoint *ep, const void *local, struct btl_reg *
     (void)lreg;
     (void)rkey;
     fake_counts.puts++;
+    fake_counts.put_bytes += len;
     return rdma(FAKE_PUT, (void *)(uintptr_t)raddr, local, len, cb, ctx);
 }
 
@@ -394,7 +396,9 @@ static int fake_report(struct btl_module *btl, struct btl_report *r)
     (void)btl;
     snprintf(r->transport, sizeof(r->transport), "the test's scripted loopback (test/pml)");
     r->reads = fake_counts.gets;
+    r->read_bytes = fake_counts.get_bytes;
     r->writes = fake_counts.puts;
+    r->write_bytes = fake_counts.put_bytes;
     return 0;
 }
 

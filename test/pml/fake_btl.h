@@ -49,6 +49,7 @@ struct fake_rule {
 /* What the fake saw and did since install (or fake_counts_reset). */
 struct fake_counts {
     unsigned long sendi, alloc, msgs, delivered, gets, puts, regs;
+    unsigned long get_bytes, put_bytes; /* of those gets and puts */
     unsigned long eagain, failed, cfailed, held, swapped, dropped, errors;
 };
 extern struct fake_counts fake_counts;
