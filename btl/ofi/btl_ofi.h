@@ -205,9 +205,10 @@ struct btl_ofi_state {
 extern struct btl_ofi_state btl_ofi;
 extern const struct btl_ofi_host btl_ofi_host;
 
-/* What the BTL asks fi_getinfo for (NULL: out of memory), and the user's
- * provider and interface wishes; rdmpi_info uses them too. */
-struct fi_info *btl_ofi_hints(void);
+/* The entries fi_getinfo offers the BTL, tier by tier (btl_ofi_select.h;
+ * NULL: none), and the user's provider and interface wishes; rdmpi_info
+ * uses them too. */
+struct fi_info *btl_ofi_getinfo(void);
 struct btl_ofi_want btl_ofi_wants(int multi_host);
 
 /* fi_mr_reg with our keys and FI_MR_ENDPOINT binding; a libfabric code. */

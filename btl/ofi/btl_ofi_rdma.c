@@ -70,14 +70,16 @@ int btl_ofi_mr_reg(void *buf, size_t len, uint64_t access, struct fid_mr **mr)
     return 0;
 }
 
-/* Remote reads and writes where the BTL offers both: a rendezvous reads
+/* Remote reads and writes as the BTL offers them: a rendezvous reads
  * the sender's buffer or writes the receiver's. Memory that cannot take
  * writes (a const send buffer on a read-only page: verbs refuses remote
- * write access to it) is registered for reads alone. */
+ * write access to it) is registered for reads alone where there are
+ * reads. */
 int btl_ofi_register(struct btl_module *btl, void *base, size_t len, struct btl_reg **reg,
                      void *rkey, uint64_t *raddr)
 {
-    const uint64_t rd = FI_REMOTE_READ | FI_READ, wr = FI_REMOTE_WRITE | FI_WRITE;
+    const uint64_t rd = (btl->flags & BTL_CAP_GET) ? FI_REMOTE_READ | FI_READ : 0,
+                   wr = FI_REMOTE_WRITE | FI_WRITE;
     struct btl_ofi_rkey k;
     struct btl_reg *r;
     int rc;
@@ -89,7 +91,7 @@ int btl_ofi_register(struct btl_module *btl, void *base, size_t len, struct btl_
     /* FI_READ and FI_WRITE as well: the pml may hand it back as the local
      * side of a read or a write. */
     rc = btl_ofi_mr_reg(base, len, (btl->flags & BTL_CAP_PUT) ? rd | wr : rd, &r->mr);
-    if (rc && (btl->flags & BTL_CAP_PUT))
+    if (rc && rd && (btl->flags & BTL_CAP_PUT))
         rc = btl_ofi_mr_reg(base, len, rd, &r->mr);
     if (rc) {
         reg_failed(len, rc);
