@@ -115,6 +115,39 @@ void btl_ofi_deregister(struct btl_module *btl, struct btl_reg *reg)
     free(reg);
 }
 
+/* Where the quirks row says write_delivery (tcp), a write completes once
+ * the target placed it (FI_DELIVERY_COMPLETE), not once it left (the
+ * default): tcp checks the key and range only at the target, which closes
+ * the connection on a bad one; with completion at transmit the write had
+ * already succeeded, the message after it (the pml's PUTFIN, by
+ * fi_inject) was lost and both ranks waited forever. Waiting for delivery
+ * makes that write fail (FI_ECANCELED): the peer is suspect and the next
+ * send reports the dead connection. A provider that refuses the flag gets
+ * plain writes from then on. */
+static int plain_writes;
+
+static ssize_t write_one(struct btl_ofi_peer *p, void *local, size_t len, void *desc, uint64_t addr,
+                         uint64_t key, void *ctx)
+{
+    struct iovec iov = {local, len};
+    struct fi_rma_iov riov = {addr, len, key};
+    struct fi_msg_rma m = {&iov, &desc, 1, p->addr, &riov, 1, ctx, 0};
+    ssize_t rc;
+
+    if (plain_writes || !btl_ofi.choice.quirks->write_delivery)
+        return fi_writemsg(btl_ofi.ep, &m, FI_COMPLETION);
+    rc = fi_writemsg(btl_ofi.ep, &m, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+    if (rc == -FI_EBADFLAGS) {
+        rt_info(2,
+                "btl/ofi: %s refuses FI_DELIVERY_COMPLETE on writes; a write to a bad "
+                "address may then go unnoticed",
+                btl_ofi.info->fabric_attr->prov_name);
+        plain_writes = 1;
+        rc = fi_writemsg(btl_ofi.ep, &m, FI_COMPLETION);
+    }
+    return rc;
+}
+
 /* Starts one fi_read (into local) or fi_write (from local) of len bytes
  * at the peer's raddr. Without FI_MR_VIRT_ADDR the provider addresses
  * offsets into the region, so the key's base comes off raddr. */
@@ -146,7 +179,7 @@ static int rma_start(struct btl_ofi_peer *p, enum btl_ofi_kind kind, void *local
             desc = fi_mr_desc(r->lmr);
         }
     }
-    rc = write ? fi_write(btl_ofi.ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx)
+    rc = write ? write_one(p, local, len, desc, raddr - k.base, k.key, &r->op.ctx)
                : fi_read(btl_ofi.ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx);
     if (rc) {
         if (r->lmr)

@@ -38,6 +38,9 @@ struct btl_ofi_quirks {
                                      of a pair connects first (btl_ofi_component.c) */
     unsigned no_close : 1;        /* closing crashes its peers: finalize leaves the
                                      endpoint to process exit (btl_ofi_component.c) */
+    unsigned write_delivery : 1;  /* a bad write is caught only at its target, which
+                                     closes the connection: writes wait for delivery
+                                     (btl_ofi_rdma.c) */
 };
 
 /* The row for prov_name; unknown providers get a default row of rank 0. */

@@ -226,7 +226,7 @@ int main(void)
     char name[64];
     struct sockaddr_in lo = {.sin_family = AF_INET};
 
-    plan(63);
+    plan(64);
 
     /* Order across providers, and verbs by link type. */
     CHECK_TRUE(chose(all, "", "", 0, "verbs;ofi_rxm", "ib0") && says("InfiniBand, LID 0x7, 4X HDR"),
@@ -395,6 +395,13 @@ int main(void)
     }
 
     /* The quirks table. */
+    CHECK_ALL ("writes wait for delivery over tcp only (it checks keys at the target)") {
+        CHECK_TRUE(btl_ofi_quirks("tcp;ofi_rxm")->write_delivery);
+        CHECK_TRUE(btl_ofi_quirks("tcp")->write_delivery);
+        CHECK_TRUE(!btl_ofi_quirks("shm")->write_delivery);
+        CHECK_TRUE(!btl_ofi_quirks("verbs;ofi_rxm")->write_delivery);
+        CHECK_TRUE(!btl_ofi_quirks(NULL)->write_delivery);
+    }
     CHECK_ALL ("eager limits: verbs 8 KiB, tcp 64 KiB, shm 4 KiB") {
         CHECK_EQ_LONG(btl_ofi_quirks("verbs;ofi_rxm")->eager_limit, 8192);
         CHECK_EQ_LONG(btl_ofi_quirks("tcp;ofi_rxm")->eager_limit, 65536);
