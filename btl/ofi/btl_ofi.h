@@ -192,8 +192,9 @@ struct btl_ofi_module {
     size_t inject;     /* largest pml message fi_inject takes (0: none) */
     int multi_recv;    /* receive buffers take many messages each */
     int read_fence;    /* no send to a peer while a read from it is in flight */
-    int deliver;       /* writes complete once delivered (FI_DELIVERY_COMPLETE): with
-                          several rails the pml's FIN may go on another connection */
+    int deliver;       /* writes complete once delivered (FI_DELIVERY_COMPLETE): tcp
+                          checks keys only at the target, and with several rails
+                          the pml's FIN may go on another connection */
     uint32_t window;   /* messages per peer our receive buffers absorb */
 
     struct btl_ofi_peer *peers; /* by world rank; addr FI_ADDR_NOTAVAIL: not reached */
@@ -225,9 +226,10 @@ static inline struct btl_ofi_module *btl_ofi_of(struct btl_module *btl)
     return (struct btl_ofi_module *)btl;
 }
 
-/* What the BTL asks fi_getinfo for (NULL: out of memory), and the user's
- * provider and interface wishes; rdmpi_info uses them too. */
-struct fi_info *btl_ofi_hints(void);
+/* The entries fi_getinfo offers the BTL, tier by tier (btl_ofi_select.h;
+ * NULL: none), and the user's provider and interface wishes; rdmpi_info
+ * uses them too. */
+struct fi_info *btl_ofi_getinfo(void);
 struct btl_ofi_want btl_ofi_wants(int multi_host);
 
 /* fi_mr_reg with our keys and FI_MR_ENDPOINT binding; a libfabric code. */

@@ -87,7 +87,7 @@ void btl_ofi_error(const struct btl_ofi_module *m, const char *what, int rc)
             m && m->info ? m->info->domain_attr->name : "", fi_strerror(rc < 0 ? -rc : rc), rc);
 }
 
-struct fi_info *btl_ofi_hints(void)
+static struct fi_info *hints(uint64_t rma)
 {
     struct fi_info *h = fi_allocinfo();
 
@@ -96,7 +96,7 @@ struct fi_info *btl_ofi_hints(void)
     h->ep_attr->type = FI_EP_RDM;
     /* No FI_TAGGED: matching stays in the pml. FI_SOURCE tells us who sent
      * each message, so the wire carries no header of ours. */
-    h->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_WRITE | FI_REMOTE_WRITE | FI_SOURCE;
+    h->caps = FI_MSG | FI_SOURCE | rma;
     /* FI_RX_CQ_DATA costs nothing: only sends carry CQ data. */
     h->mode = FI_CONTEXT | FI_CONTEXT2 | FI_RX_CQ_DATA;
     h->domain_attr->mr_mode =
@@ -108,6 +108,44 @@ struct fi_info *btl_ofi_hints(void)
     h->tx_attr->msg_order = FI_ORDER_SAS;
     h->rx_attr->msg_order = FI_ORDER_SAS;
     return h;
+}
+
+/* One tier's entries, or NULL (none, or an error: logged). */
+static struct fi_info *tier(uint64_t rma)
+{
+    struct fi_info *h = hints(rma), *list = NULL;
+    int rc;
+
+    if (!h) {
+        rt_warn("btl/ofi: out of memory for fi_getinfo hints");
+        return NULL;
+    }
+    rc = fi_getinfo(FI_VERSION(1, 12), NULL, NULL, 0, h, &list);
+    fi_freeinfo(h);
+    if (rc && rc != -FI_ENODATA)
+        btl_ofi_error(NULL, "fi_getinfo", rc);
+    return rc ? NULL : list;
+}
+
+/* A provider lists only the capabilities asked of it, so one request for
+ * read and write would hide a provider that has one or neither. The
+ * tiers of btl_ofi_select.h, each without what a richer one found; the
+ * write-only request runs only when some entry lacks both. */
+struct fi_info *btl_ofi_getinfo(void)
+{
+    struct fi_info *all = tier(BTL_OFI_RMA_ALL), *none = tier(0), *write, **end = &all;
+
+    if ((none = btl_ofi_drop_known(none, all))) {
+        write = btl_ofi_drop_known(tier(BTL_OFI_RMA_WRITE), all);
+        none = btl_ofi_drop_known(none, write);
+        while (*end)
+            end = &(*end)->next;
+        *end = write;
+    }
+    while (*end)
+        end = &(*end)->next;
+    *end = none;
+    return all;
 }
 
 /* rxm's default buffer (16 KiB) and 64 bytes for the headers above. */
@@ -182,14 +220,10 @@ struct btl_ofi_want btl_ofi_wants(int multi_host)
 static int choose(struct btl_ofi_choice *ch, int max, struct fi_info **list_out)
 {
     struct btl_ofi_want want = btl_ofi_wants(rt.num_nodes > 1);
-    struct fi_info *h = btl_ofi_hints(), *list = NULL;
     const char *fip = getenv("FI_PROVIDER");
+    struct fi_info *list;
     int rc, n;
 
-    if (!h) {
-        rt_warn("btl/ofi: out of memory for fi_getinfo hints");
-        return -ENOMEM;
-    }
     /* ofi_rxm sends a message eagerly only up to its buffer size, 16 KiB
      * by default, and segments anything larger; the pml's header pushed a
      * 16 KiB MPI message just past it (osu_latency over tcp;ofi_rxm, 16
@@ -197,12 +231,7 @@ static int choose(struct btl_ofi_choice *ch, int max, struct fi_info **list_out)
      * fi_getinfo, so set before; a user's setting stands. */
     setenv("FI_OFI_RXM_BUFFER_SIZE", RXM_BUFFER_SIZE, 0);
     size_queues();
-    rc = fi_getinfo(FI_VERSION(1, 12), NULL, NULL, 0, h, &list);
-    fi_freeinfo(h);
-    if (rc && rc != -FI_ENODATA) {
-        btl_ofi_error(NULL, "fi_getinfo", rc);
-        return rc;
-    }
+    list = btl_ofi_getinfo();
     rc = btl_ofi_select(list, &want, &btl_ofi_host, &ch[0]);
     if (rc) {
         if (want.provider[0] || want.iface[0]) {
@@ -539,7 +568,7 @@ static void set_limits(struct btl_ofi_module *m)
     m->multi_recv =
         (i->caps & FI_MULTI_RECV) && (multi < 0 ? !m->choice.quirks->no_multi_recv : multi);
     read_fence(m, rt_param_bool(&p_fence));
-    m->deliver = nrails > 1;
+    m->deliver = nrails > 1 || m->choice.quirks->write_delivery;
     btl->eager_limit = btl->sendi_limit = eager;
     /* libfabric bounds RMA by max_msg_size (there is no separate
      * max_rma_size); RDMPI_OFI_RMA_LIMIT lowers it, for tests of chunking. */
@@ -549,10 +578,10 @@ static void set_limits(struct btl_ofi_module *m)
     btl->latency_ns = m->choice.quirks->latency_ns;
     btl->bandwidth_mbs = rail_bandwidth(m);
     btl->rail = (uint32_t)m->rail;
-    /* Keys travel as 8 bytes: wider (raw) keys mean no RDMA. Messages are
-     * delivered as the provider completes them (not BTL_CAP_ORDERED). */
-    btl->flags = BTL_CAP_SENDI | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST |
-                 (i->domain_attr->mr_key_size <= 8 ? BTL_CAP_GET | BTL_CAP_PUT : 0);
+    /* Read and write as the entry offers them, and keys travel as 8
+     * bytes (btl_ofi_rma_caps). Messages are delivered as the provider
+     * completes them (not BTL_CAP_ORDERED). */
+    btl->flags = BTL_CAP_SENDI | BTL_CAP_NEED_REG | BTL_CAP_OFFHOST | btl_ofi_rma_caps(i);
     btl->peer_msgs = m->window;
 }
 
@@ -574,9 +603,7 @@ static void describe(struct btl_ofi_module *m)
         m->rail, btl->bandwidth_mbs, btl->eager_limit, m->inject,
         m->multi_recv ? "multi" : "single", m->window,
         m->prefix ? "in an 8-byte prefix (no remote CQ data)" : "as remote CQ data",
-        (unsigned long long)m->mr_mode,
-        btl->flags & BTL_CAP_GET ? "RDMA read and write"
-                                 : "no RDMA read or write (key wider than 8 bytes)",
+        (unsigned long long)m->mr_mode, btl_ofi_rma_text(i),
         m->read_fence ? " (sends wait for reads from the same peer)" : "",
         m->choice.quirks->pins ? ", registration cache monitor " : "",
         m->choice.quirks->pins ? (mon ? mon : "libfabric's default") : "");

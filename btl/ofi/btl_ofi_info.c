@@ -42,7 +42,7 @@ static void ofi_choice(struct fi_info *usable, int remote, char *buf, size_t len
 
 static void ofi_facts(rdmpi_info_emit *emit, void *arg)
 {
-    struct fi_info *h, *all = NULL, *usable = NULL;
+    struct fi_info *all = NULL, *usable;
     char buf[1024];
     int sm = btl_enabled("sm"), ofi = btl_enabled("ofi");
 
@@ -57,9 +57,7 @@ static void ofi_facts(rdmpi_info_emit *emit, void *arg)
     fi_getinfo(FI_VERSION(1, 12), NULL, NULL, 0, NULL, &all);
     provider_names(all, buf, sizeof(buf));
     emit("transport.providers", buf[0] ? buf : "none", arg);
-    if ((h = btl_ofi_hints()))
-        fi_getinfo(FI_VERSION(1, 12), NULL, NULL, 0, h, &usable);
-    fi_freeinfo(h);
+    usable = btl_ofi_getinfo();
     provider_names(usable, buf, sizeof(buf));
     emit("transport.providers_usable", buf[0] ? buf : "none", arg);
 

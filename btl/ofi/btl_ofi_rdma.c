@@ -71,14 +71,16 @@ int btl_ofi_mr_reg(struct btl_ofi_module *m, void *buf, size_t len, uint64_t acc
     return 0;
 }
 
-/* Remote reads and writes where the BTL offers both: a rendezvous reads
+/* Remote reads and writes as the BTL offers them: a rendezvous reads
  * the sender's buffer or writes the receiver's. Memory that cannot take
  * writes (a const send buffer on a read-only page: verbs refuses remote
- * write access to it) is registered for reads alone. */
+ * write access to it) is registered for reads alone where there are
+ * reads. */
 int btl_ofi_register(struct btl_module *btl, void *base, size_t len, struct btl_reg **reg,
                      void *rkey, uint64_t *raddr)
 {
-    const uint64_t rd = FI_REMOTE_READ | FI_READ, wr = FI_REMOTE_WRITE | FI_WRITE;
+    const uint64_t rd = (btl->flags & BTL_CAP_GET) ? FI_REMOTE_READ | FI_READ : 0,
+                   wr = FI_REMOTE_WRITE | FI_WRITE;
     struct btl_ofi_module *m = btl_ofi_of(btl);
     struct btl_ofi_rkey k;
     struct btl_reg *r;
@@ -91,7 +93,7 @@ int btl_ofi_register(struct btl_module *btl, void *base, size_t len, struct btl_
     /* FI_READ and FI_WRITE as well: the pml may hand it back as the local
      * side of a read or a write. */
     rc = btl_ofi_mr_reg(m, base, len, (btl->flags & BTL_CAP_PUT) ? rd | wr : rd, &r->mr);
-    if (rc && (btl->flags & BTL_CAP_PUT))
+    if (rc && rd && (btl->flags & BTL_CAP_PUT))
         rc = btl_ofi_mr_reg(m, base, len, rd, &r->mr);
     if (rc) {
         reg_failed(m, len, rc);
@@ -113,6 +115,38 @@ void btl_ofi_deregister(struct btl_module *btl, struct btl_reg *reg)
         return;
     fi_close(&reg->mr->fid);
     free(reg);
+}
+
+/* Where m->deliver is set, a write completes once the target placed it
+ * (FI_DELIVERY_COMPLETE), not once it left (the default). tcp (its quirks
+ * row says write_delivery) checks the key and range only at the target,
+ * which closes the connection on a bad one; with completion at transmit
+ * the write had already succeeded, the message after it (the pml's
+ * PUTFIN, by fi_inject) was lost and both ranks waited forever. Waiting
+ * for delivery makes that write fail (FI_ECANCELED): the peer is suspect
+ * and the next send reports the dead connection. With several rails the
+ * FIN may overtake a write on another connection, so every write waits.
+ * A provider that refuses the flag gets plain writes from then on. */
+static ssize_t write_one(struct btl_ofi_module *m, struct btl_ofi_peer *p, void *local, size_t len,
+                         void *desc, uint64_t addr, uint64_t key, void *ctx)
+{
+    struct iovec iov = {local, len};
+    struct fi_rma_iov riov = {addr, len, key};
+    struct fi_msg_rma msg = {&iov, &desc, 1, p->addr, &riov, 1, ctx, 0};
+    ssize_t rc;
+
+    if (!m->deliver)
+        return fi_writemsg(m->ep, &msg, FI_COMPLETION);
+    rc = fi_writemsg(m->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+    if (rc == -FI_EBADFLAGS) {
+        rt_info(2,
+                "btl/ofi: %s refuses FI_DELIVERY_COMPLETE on writes; a write to a bad "
+                "address may then go unnoticed",
+                m->info->fabric_attr->prov_name);
+        m->deliver = 0;
+        rc = fi_writemsg(m->ep, &msg, FI_COMPLETION);
+    }
+    return rc;
 }
 
 /* Starts one fi_read (into local) or fi_write (from local) of len bytes
@@ -147,22 +181,8 @@ static int rma_start(struct btl_ofi_peer *p, enum btl_ofi_kind kind, void *local
             desc = fi_mr_desc(r->lmr);
         }
     }
-    if (write && m->deliver) {
-        struct iovec iov = {local, len};
-        struct fi_rma_iov rma = {raddr - k.base, len, k.key};
-        struct fi_msg_rma msg = {.msg_iov = &iov,
-                                 .desc = &desc,
-                                 .iov_count = 1,
-                                 .addr = p->addr,
-                                 .rma_iov = &rma,
-                                 .rma_iov_count = 1,
-                                 .context = &r->op.ctx};
-
-        rc = fi_writemsg(m->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
-    } else {
-        rc = write ? fi_write(m->ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx)
-                   : fi_read(m->ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx);
-    }
+    rc = write ? write_one(m, p, local, len, desc, raddr - k.base, k.key, &r->op.ctx)
+               : fi_read(m->ep, local, len, desc, p->addr, raddr - k.base, k.key, &r->op.ctx);
     if (rc) {
         if (r->lmr)
             fi_close(&r->lmr->fid);

@@ -5,6 +5,8 @@
 
 #include "btl_ofi_select.h"
 
+#include "btl.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -29,21 +31,26 @@
  * their own fi_close, when a rank closes its endpoint (the disconnect
  * flushes receives that rxm reposts to the connection it closed; seen
  * here on siw and rxe in one run in three at 2-4 ranks): its endpoint is
- * left open at finalize, for process exit to tear down. */
+ * left open at finalize, for process exit to tear down. tcp (1.17) checks
+ * an RDMA write's key and range only at the target, which then closes the
+ * connection; the writer's write has completed well by then (completion
+ * at transmit), so its writes wait for delivery, which fails instead. shm
+ * must not: its delivered writes go through the target, which drops a bad
+ * one without an answer, while its plain ones fail at the writer. */
 static const struct btl_ofi_quirks table[] = {
     /* prov, rank, eager, link, name_prefix, latency_ns, bandwidth_mbs,
-     * local_only, pins, no_multi_recv, one_way_connect, no_close */
-    {"verbs;ofi_rxm", 1, 8 << 10, NULL, NULL, 2000, 10000, 0, 1, 1, 1, 1},
-    {"efa", 2, 8 << 10, "EFA", NULL, 15000, 10000, 0, 1, 0, 0, 0},
-    {"cxi", 3, 8 << 10, "Slingshot", NULL, 2000, 20000, 0, 1, 0, 0, 0},
-    {"psm3", 4, 8 << 10, "Ethernet (PSM3)", NULL, 3000, 10000, 0, 1, 0, 0, 0},
-    {"tcp;ofi_rxm", 5, 64 << 10, "Ethernet (TCP)", NULL, 30000, 1000, 0, 0, 1, 0, 0},
-    {"tcp", 5, 64 << 10, "Ethernet (TCP)", NULL, 30000, 1000, 0, 0, 0, 0, 0},
-    {"shm", 6, 4 << 10, "shared memory", "fi_shm://", 1000, 5000, 1, 0, 1, 0, 0},
-    {"sockets", 0, 64 << 10, "Ethernet (sockets)", NULL, 50000, 300, 0, 0, 1, 0, 0},
+     * local_only, pins, no_multi_recv, one_way_connect, no_close, write_delivery */
+    {"verbs;ofi_rxm", 1, 8 << 10, NULL, NULL, 2000, 10000, 0, 1, 1, 1, 1, 0},
+    {"efa", 2, 8 << 10, "EFA", NULL, 15000, 10000, 0, 1, 0, 0, 0, 0},
+    {"cxi", 3, 8 << 10, "Slingshot", NULL, 2000, 20000, 0, 1, 0, 0, 0, 0},
+    {"psm3", 4, 8 << 10, "Ethernet (PSM3)", NULL, 3000, 10000, 0, 1, 0, 0, 0, 0},
+    {"tcp;ofi_rxm", 5, 64 << 10, "Ethernet (TCP)", NULL, 30000, 1000, 0, 0, 1, 0, 0, 1},
+    {"tcp", 5, 64 << 10, "Ethernet (TCP)", NULL, 30000, 1000, 0, 0, 0, 0, 0, 1},
+    {"shm", 6, 4 << 10, "shared memory", "fi_shm://", 1000, 5000, 1, 0, 1, 0, 0, 0},
+    {"sockets", 0, 64 << 10, "Ethernet (sockets)", NULL, 50000, 300, 0, 0, 1, 0, 0, 0},
 };
-static const struct btl_ofi_quirks other = {NULL, 0, 8 << 10, "unknown", NULL, 50000,
-                                            100,  0, 0,       0,         0,    0};
+static const struct btl_ofi_quirks other = {NULL, 0, 8 << 10, "unknown", NULL, 50000, 100,
+                                            0,    0, 0,       0,         0,    0};
 
 #define ORDER_TEXT "verbs, efa, cxi, psm3, tcp, shm"
 
@@ -210,11 +217,71 @@ static void list_ifaces(const struct fi_info *list, const struct btl_ofi_want *w
         put(t, "none");
 }
 
-/* Lower is better: the provider's rank, then the verbs link type, then
- * the list's own order (kept because the scan takes the first minimum). */
-static int score(const struct btl_ofi_quirks *q, enum btl_ofi_link link)
+uint32_t btl_ofi_rma_caps(const struct fi_info *e)
 {
-    return (q->rank ? q->rank : 100) * 16 + (int)link;
+    const uint64_t rd = FI_READ | FI_REMOTE_READ, wr = FI_WRITE | FI_REMOTE_WRITE;
+    uint64_t c = e->caps;
+    uint32_t f = 0;
+
+    if (!(c & FI_RMA) || !e->domain_attr || e->domain_attr->mr_key_size > 8)
+        return 0;
+    if (!(c & (rd | wr)))
+        c |= rd | wr;
+    if ((c & rd) == rd)
+        f |= BTL_CAP_GET;
+    if ((c & wr) == wr)
+        f |= BTL_CAP_PUT;
+    return f;
+}
+
+const char *btl_ofi_rma_text(const struct fi_info *e)
+{
+    switch (btl_ofi_rma_caps(e)) {
+    case BTL_CAP_GET | BTL_CAP_PUT: return "RDMA read and write";
+    case BTL_CAP_PUT: return "RDMA write only: rendezvous by the receiver's write";
+    case BTL_CAP_GET: return "RDMA read only";
+    }
+    if ((e->caps & FI_RMA) && e->domain_attr && e->domain_attr->mr_key_size > 8)
+        return "no RDMA (key wider than 8 bytes): rendezvous by copies";
+    return "no RDMA read or write: rendezvous by copies";
+}
+
+static int same_place(const struct fi_info *a, const struct fi_info *b)
+{
+    return !strcmp(prov_of(a), prov_of(b)) && !strcmp(fabric_of(a), fabric_of(b)) &&
+           !strcmp(domain_of(a), domain_of(b));
+}
+
+struct fi_info *btl_ofi_drop_known(struct fi_info *list, const struct fi_info *known)
+{
+    struct fi_info **at = &list;
+
+    while (*at) {
+        struct fi_info *e = *at;
+        const struct fi_info *k = known;
+
+        while (k && !same_place(k, e))
+            k = k->next;
+        if (!k) {
+            at = &e->next;
+            continue;
+        }
+        *at = e->next;
+        e->next = NULL;
+        fi_freeinfo(e);
+    }
+    return list;
+}
+
+/* Lower is better: the provider's rank, then the verbs link type, then
+ * RDMA read and write before write alone before neither, then the list's
+ * own order (kept because the scan takes the first minimum). */
+static int score(const struct btl_ofi_quirks *q, enum btl_ofi_link link, const struct fi_info *e)
+{
+    uint32_t rma = btl_ofi_rma_caps(e);
+
+    return ((q->rank ? q->rank : 100) * 16 + (int)link) * 4 + !(rma & BTL_CAP_PUT) * 2 +
+           !(rma & BTL_CAP_GET);
 }
 
 int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
@@ -252,8 +319,8 @@ int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
         detail[0] = 0;
         link = is_verbs(prov) ? host->verbs_link(domain_of(e), ip_addr(e), detail, sizeof(detail))
                               : BTL_OFI_LINK_OTHER;
-        if (best < 0 || score(q, link) < best) {
-            best = score(q, link);
+        if (best < 0 || score(q, link, e) < best) {
+            best = score(q, link, e);
             out->info = e;
             out->quirks = q;
             out->link = link;
@@ -265,8 +332,8 @@ int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
         put(&s, " and %d more", nskipped - 4);
 
     if (!list) {
-        put(&t, "libfabric offers no provider with reliable datagrams (FI_EP_RDM), "
-                "messages and RDMA read on this host");
+        put(&t, "libfabric offers no provider with reliable datagrams (FI_EP_RDM) and "
+                "messages on this host");
     } else if (want->provider[0] && !wanted) {
         put(&t, "RDMPI_OFI_PROVIDER=%s: no such provider here; available: ", want->provider);
         list_providers(list, &t);
@@ -299,6 +366,8 @@ int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
             usable == 1 ? "entry" : "entries");
     if (want->iface[0])
         put(&t, "; RDMPI_OFI_IFACE=%s", want->iface);
+    if (btl_ofi_rma_caps(out->info) != (BTL_CAP_GET | BTL_CAP_PUT))
+        put(&t, "; %s", btl_ofi_rma_text(out->info));
     if (nskipped)
         put(&t, "; skipped %s", skipped);
     return 0;

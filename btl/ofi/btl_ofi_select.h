@@ -38,6 +38,9 @@ struct btl_ofi_quirks {
                                      of a pair connects first (btl_ofi_component.c) */
     unsigned no_close : 1;        /* closing crashes its peers: finalize leaves the
                                      endpoint to process exit (btl_ofi_component.c) */
+    unsigned write_delivery : 1;  /* a bad write is caught only at its target, which
+                                     closes the connection: writes wait for delivery
+                                     (btl_ofi_rdma.c) */
 };
 
 /* The row for prov_name; unknown providers get a default row of rank 0. */
@@ -94,6 +97,26 @@ int btl_ofi_select(const struct fi_info *list, const struct btl_ofi_want *want,
 int btl_ofi_rails(const struct fi_info *list, const struct btl_ofi_want *want,
                   const struct btl_ofi_host *host, const char *spec, struct btl_ofi_choice *out,
                   int max);
+
+/* What the BTL asks fi_getinfo for, in tiers: RDMA read and write, then
+ * (only for providers or domains the first tier lacks) write alone, then
+ * neither (messages, with the pml's copy pipeline). Each tier is the caps
+ * added to FI_MSG | FI_SOURCE. */
+#define BTL_OFI_RMA_ALL   (FI_RMA | FI_READ | FI_REMOTE_READ | FI_WRITE | FI_REMOTE_WRITE)
+#define BTL_OFI_RMA_WRITE (FI_RMA | FI_WRITE | FI_REMOTE_WRITE)
+
+/* BTL_CAP_GET and BTL_CAP_PUT as an entry's caps allow: reads need
+ * FI_READ and FI_REMOTE_READ, writes FI_WRITE and FI_REMOTE_WRITE (FI_RMA
+ * alone means all four), and keys travel as 8 bytes, so a wider key
+ * means neither. */
+uint32_t btl_ofi_rma_caps(const struct fi_info *e);
+/* What those capabilities mean for the pml's rendezvous, for messages. */
+const char *btl_ofi_rma_text(const struct fi_info *e);
+
+/* Removes from list (and frees) the entries whose provider, fabric and
+ * domain some entry of known has: a poorer tier's copies of what a
+ * richer one offers. Returns what is left of list. */
+struct fi_info *btl_ofi_drop_known(struct fi_info *list, const struct fi_info *known);
 
 /* Queue sizes for ofi_rxm over verbs, set through libfabric's variables
  * before its first fi_getinfo: rxm opens one device CQ of (tx + rx) *

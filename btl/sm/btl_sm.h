@@ -115,6 +115,7 @@ struct btl_sm_in {
     uint32_t idle;   /* polls that found the ring empty since its last entry */
     uint32_t nslots; /* the writer's ring size in slots, from its card */
     int world;       /* the writer's world rank */
+    int lost;        /* its ring could not be mapped (btl_sm_pair_attach) */
     char *seg_name;  /* the writer's segment name, its rings' prefix */
 };
 
@@ -203,7 +204,7 @@ static inline void btl_sm_notify(struct btl_sm_out *o)
 }
 
 /* Pairs made on first use (btl_sm_pair.c). */
-void btl_sm_pair_create(struct btl_sm_out *o);
+int btl_sm_pair_create(struct btl_sm_out *o);
 void btl_sm_pair_attach(int i);
 void btl_sm_pair_sweep(void);
 void btl_sm_pair_close(void);

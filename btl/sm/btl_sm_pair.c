@@ -24,10 +24,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* The writer's side. The pml takes any failure of a send for "try again",
- * so a ring that cannot be made ends the job here, with the reason
- * rt_shm_create logged before. */
-void btl_sm_pair_create(struct btl_sm_out *o)
+/* The writer's side, from the first claim of ring space: 0, or the error
+ * (rt_shm_create logged its details) reported through btl_error, so the
+ * pml fails the peer's requests instead of retrying a send that cannot
+ * go. The next claim tries again. */
+int btl_sm_pair_create(struct btl_sm_out *o)
 {
     size_t bytes = (size_t)o->nslots * BTL_SM_SLOT;
     struct rt_shm m;
@@ -37,15 +38,21 @@ void btl_sm_pair_create(struct btl_sm_out *o)
     if ((rc = rt_shm_name(name, sizeof(name), ".%d.%d", rt.node_rank, o->world)) ||
         (rc = rt_shm_create(&m, "btl/sm", name, bytes, RT_SHM_POPULATE,
                             "RDMPI_SM_RING_BUDGET lowers the need")))
-        rt_fatal("btl/sm: cannot make the ring for messages to rank %d (%s); free /dev/shm "
-                 "or lower RDMPI_SM_RING_BUDGET",
-                 o->world, strerror(-rc));
+        return btl_error(&btl_sm_module, o->world, rc,
+                         "btl/sm: cannot make the ring for messages to rank %d (%s); free "
+                         "/dev/shm or lower RDMPI_SM_RING_BUDGET",
+                         o->world, strerror(-rc));
     o->ring = m.base;
     btl_sm.ring_bytes += bytes;
+    return 0;
 }
 
 /* The reader's side, from progress: ring i's bit came up and the ring is
- * not mapped yet. The writer made it before it raised the bit. */
+ * not mapped yet. The writer made it before it raised the bit. A ring
+ * that cannot be mapped is reported through btl_error and its bit taken
+ * down, so progress does not retry on every poll (the writer's next
+ * message raises it again, and the mapping is retried then); `lost` has
+ * finalize unlink the name all the same. */
 void btl_sm_pair_attach(int i)
 {
     struct btl_sm_in *in = &btl_sm.in[i];
@@ -54,22 +61,34 @@ void btl_sm_pair_attach(int i)
     struct rt_shm m;
     int rc;
 
-    if (!in->seg_name)
-        rt_fatal("btl/sm: rank %d sends to this rank by shared memory, but this rank could "
-                 "not attach its segment (see the warning above); RDMPI_BTL=^sm avoids sm",
-                 in->world);
+    if (!in->seg_name) {
+        rc = -ENOENT;
+        btl_error(&btl_sm_module, in->world, rc,
+                  "btl/sm: rank %d sends to this rank by shared memory, but this rank could "
+                  "not attach its segment (see the warning above); RDMPI_BTL=^sm avoids sm",
+                  in->world);
+        goto failed;
+    }
     snprintf(who, sizeof(who), "btl/sm: rank %d", in->world);
     if (snprintf(name, sizeof(name), "%s.%d", in->seg_name, rt.rank) >= (int)sizeof(name))
         rc = -ENAMETOOLONG;
     else
         rc = rt_shm_attach(&m, who, name, bytes, RT_SHM_POPULATE);
-    if (rc)
-        rt_fatal("btl/sm: rank %d announced its ring to this rank, which cannot map it (%s)",
-                 in->world, strerror(-rc));
+    if (rc) {
+        btl_error(&btl_sm_module, in->world, rc,
+                  "btl/sm: rank %d announced its ring to this rank, which cannot map it (%s)",
+                  in->world, strerror(-rc));
+        goto failed;
+    }
     rt_shm_unlink("btl/sm", name);
     in->ring = m.base;
     btl_sm.active[btl_sm.nactive++] = i;
     btl_sm.ring_bytes += bytes;
+    return;
+failed:
+    in->lost = 1;
+    __atomic_fetch_and(&btl_sm.bell[i / BTL_SM_BELL_BITS], ~(1ull << (i % BTL_SM_BELL_BITS)),
+                       __ATOMIC_RELAXED);
 }
 
 /* Every BTL_SM_SWEEP polls: an entry in a mapped ring whose bit is down
@@ -105,8 +124,9 @@ void btl_sm_pair_close(void)
         if (in->ring)
             munmap(in->ring, (size_t)in->nslots * BTL_SM_SLOT);
         else if (in->seg_name &&
-                 __atomic_load_n(&btl_sm.bell[i / BTL_SM_BELL_BITS], __ATOMIC_ACQUIRE) &
-                     1ull << (i % BTL_SM_BELL_BITS) &&
+                 (in->lost ||
+                  __atomic_load_n(&btl_sm.bell[i / BTL_SM_BELL_BITS], __ATOMIC_ACQUIRE) &
+                      1ull << (i % BTL_SM_BELL_BITS)) &&
                  snprintf(name, sizeof(name), "%s.%d", in->seg_name, rt.rank) < (int)sizeof(name))
             rt_shm_unlink("btl/sm", name);
         free(in->seg_name);

@@ -56,8 +56,11 @@ static int poll_ring(int i, int *delivered, unsigned done)
     uint32_t r;
     int k;
 
-    if (RT_UNLIKELY(!in->ring))
+    if (RT_UNLIKELY(!in->ring)) {
         btl_sm_pair_attach(i);
+        if (!in->ring)
+            return 0;
+    }
     r = in->r;
     for (k = 0; k < BURST; k++) {
         uint64_t *e = btl_sm_slot(in->ring, r, nslots);

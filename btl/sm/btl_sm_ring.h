@@ -64,7 +64,8 @@ static inline int btl_sm_after(uint32_t a, uint32_t b)
 int btl_sm_reserve_slow(struct btl_sm_out *o, uint32_t n, uint32_t *at);
 
 /* Claims n slots and sees that the slot after them is zeroed; *at is the
- * first. -EAGAIN when the ring is full. n is at most half a ring. */
+ * first. -EAGAIN when the ring is full, or the error of a first message's
+ * ring that could not be made. n is at most half a ring. */
 static inline int btl_sm_reserve(struct btl_sm_out *o, uint32_t n, uint32_t *at)
 {
     uint32_t w = o->w;

@@ -12,14 +12,16 @@
 
 /* The rare cases of btl_sm_reserve: our cached read index says the ring is
  * full (or there is no ring yet: the first message to this peer), or the
- * entry would cross the ring's end. */
+ * entry would cross the ring's end. -EAGAIN when full; the error of a
+ * ring that cannot be made, reported already. */
 int btl_sm_reserve_slow(struct btl_sm_out *o, uint32_t n, uint32_t *at)
 {
     uint32_t w = o->w, off = w & (o->nslots - 1);
     uint32_t pad = off + n > o->nslots ? o->nslots - off : 0;
+    int rc;
 
-    if (RT_UNLIKELY(!o->ring))
-        btl_sm_pair_create(o);
+    if (RT_UNLIKELY(!o->ring) && (rc = btl_sm_pair_create(o)))
+        return rc;
     o->rcache = __atomic_load_n(o->rpub, __ATOMIC_ACQUIRE);
     if (btl_sm_after(w + pad + n + 1, o->rcache + o->nslots)) {
         btl_sm.ring_full++;
@@ -45,12 +47,13 @@ int btl_sm_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const vo
     size_t len = hlen + dlen;
     uint32_t n, at;
     uint8_t *p;
+    int rc;
 
     if (RT_UNLIKELY(len > o->max_len))
         return -EMSGSIZE;
     n = btl_sm_slots(len);
-    if (btl_sm_reserve(o, n, &at))
-        return -EAGAIN;
+    if ((rc = btl_sm_reserve(o, n, &at)))
+        return rc;
     p = (uint8_t *)btl_sm_slot(o->ring, at, o->nslots) + BTL_SM_HDR;
     memcpy(p, hdr, hlen);
     if (dlen)

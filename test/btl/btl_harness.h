@@ -62,41 +62,57 @@ __attribute__((format(printf, 6, 7))) static inline void btl_point(int pass, con
     } while (0)
 
 struct harness {
+    btl_error_fn error; /* set before harness_init; NULL: errors end the job */
     struct btl_module **mods;
     int nmods;
+    uint8_t **reach;            /* per module, per world rank: connect's answer */
     struct btl_module **btl_of; /* per world rank */
     struct btl_endpoint **ep;   /* per world rank */
 };
 
-/* Before the exchange: the caller may rt_modex_put its own keys between
- * harness_init and harness_connect. */
-static inline void harness_init(struct harness *h, btl_recv_fn recv)
+/* The runtime facts and the PMIx client, before any BTL is opened. */
+static inline void harness_runtime(void)
 {
     rt_log_init();
     if (rt_modex_init())
         harness_die("rt_modex_init failed");
     rt.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
     rt.oversubscribed = rt.local_size > rt.ncpus;
+}
+
+/* Opens and initialises the BTLs, after harness_runtime. */
+static inline void harness_open(struct harness *h, btl_recv_fn recv)
+{
     btl_recv_table[BTL_TAG_TEST] = recv;
-    if (btl_open_all(&h->mods, &h->nmods, NULL))
+    if (btl_open_all(&h->mods, &h->nmods, h->error))
         harness_die("btl_open_all failed");
     for (int i = 0; i < h->nmods; i++)
         if (h->mods[i]->init(h->mods[i]))
             harness_die("%s init failed", h->mods[i]->name);
 }
 
+/* Both. Before the exchange: the caller may rt_modex_put its own keys
+ * between harness_init and harness_connect. */
+static inline void harness_init(struct harness *h, btl_recv_fn recv)
+{
+    harness_runtime();
+    harness_open(h, recv);
+}
+
 static inline void harness_connect(struct harness *h)
 {
-    uint8_t *reach = calloc((size_t)rt.size, 1);
-
+    h->reach = calloc((size_t)h->nmods + 1, sizeof(*h->reach));
     h->btl_of = calloc((size_t)rt.size, sizeof(*h->btl_of));
     h->ep = calloc((size_t)rt.size, sizeof(*h->ep));
-    if (!reach || !h->btl_of || !h->ep)
+    if (!h->reach || !h->btl_of || !h->ep)
         harness_die("out of memory");
     if (rt_modex_exchange())
         harness_die("rt_modex_exchange failed");
     for (int i = 0; i < h->nmods; i++) {
-        memset(reach, 0, (size_t)rt.size);
+        uint8_t *reach = h->reach[i] = calloc((size_t)rt.size, 1);
+
+        if (!reach)
+            harness_die("out of memory");
         if (h->mods[i]->connect(h->mods[i], reach))
             harness_die("%s connect failed", h->mods[i]->name);
         for (int r = 0; r < rt.size; r++)
@@ -105,7 +121,6 @@ static inline void harness_connect(struct harness *h)
                 h->ep[r] = h->mods[i]->endpoint(h->mods[i], r);
             }
     }
-    free(reach);
 }
 
 static inline int harness_progress(struct harness *h)
@@ -124,6 +139,9 @@ static inline void harness_finalize(struct harness *h)
     for (int i = 0; i < h->nmods; i++)
         h->mods[i]->finalize(h->mods[i]);
     btl_close_all();
+    for (int i = 0; h->reach && i < h->nmods; i++)
+        free(h->reach[i]);
+    free(h->reach);
     free(h->btl_of);
     free(h->ep);
 }

@@ -20,7 +20,8 @@
  * Usage: t_btl_ofi [N] under mpirun with RDMPI_BTL=ofi (t_btl_ofi.sh);
  * t_btl_ofi --crash: every rank exits after connect without finalize (the
  * launcher must sweep the shm files); t_btl_ofi --die: rank 1 exits while
- * rank 0 streams at it (the job must end, naming the rank).
+ * rank 0 streams at it (the job must end, naming the rank); --bad-read and
+ * --bad-write: an RDMA read or write outside the peer's registration.
  * Output is "# rank R ok|FAIL:" lines; the exit status is 0 only if every
  * check on this rank passed. */
 #include "btl_harness.h"
@@ -505,6 +506,35 @@ static void test_bad_read(uint8_t *gsrc, uint8_t *gdst)
     ofi->deregister_mem(ofi, reg);
 }
 
+/* The same for a write: page 1 of the peer, outside its registration.
+ * Whether the provider notices decides what the writer sees; t_btl_ofi.sh
+ * records it (docs/btl-ofi.md, "Errors and faults"). The writer waits for
+ * the completion by its progress alone, so a write that never completes
+ * shows as this rank's watchdog. */
+static void test_bad_write(uint8_t *gsrc)
+{
+    int right = (rt.rank + 1) % rt.size, chunks, eagain, rc;
+    struct key_msg k = {BTL_TAG_TEST, K_KEY, {0}, 0, GBUF, {0}};
+    struct btl_ofi_counters c;
+    struct btl_reg *reg;
+
+    phase = "bad write";
+    if (ofi->register_mem(ofi, gsrc, GBUF, &reg, k.rkey, &k.raddr))
+        harness_die("register_mem of %u bytes failed", GBUF);
+    send_ctl((rt.rank + rt.size - 1) % rt.size, &k, sizeof(k));
+    while (st[right].keys < 1)
+        harness_progress(&h);
+    rc = rdma_all(right, 1, gsrc, 4096, st[right].key.rkey, 4096, 4096, &chunks, &eagain);
+    btl_ofi_report(ofi, &c);
+    CHECK_ALL ("a write outside the registration fails (%d: %s), %llu write errors", rc,
+               strerror(-rc), (unsigned long long)c.write_errors) {
+        CHECK_LT_LONG(rc, 0);
+        CHECK_EQ_LONG(c.write_errors, 1);
+    }
+    barrier();
+    ofi->deregister_mem(ofi, reg);
+}
+
 /* Unmapped and mapped again at the same address: a stale registration
  * would show the first contents. */
 static void test_remap(void)
@@ -665,6 +695,14 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "--bad-read")) {
         barrier();
         test_bad_read(gsrc, gdst);
+        harness_finalize(&h);
+        fence();
+        rt_modex_finalize();
+        return failures != 0;
+    }
+    if (!strcmp(mode, "--bad-write")) {
+        barrier();
+        test_bad_write(gsrc);
         harness_finalize(&h);
         fence();
         rt_modex_finalize();

@@ -3,10 +3,10 @@
 # message once (in any order), back-pressure up to the window, RDMA reads
 # and writes of 1 B .. 64 MiB, re-registration at a reused address,
 # /dev/shm hygiene; then provider and interface choice, the verbosity-1
-# line, bad input, a crash, a dying peer, a failed RDMA read.
+# line, bad input, a crash, a dying peer, a failed RDMA read and write.
 . "$top_srcdir/test/tap.sh"
 t="$top_builddir/test/ofi/t_btl_ofi"
-plan 28
+plan 30
 
 # job DESCRIPTION N MESSAGES ENV... : one run of t_btl_ofi; passes if
 # every rank passed and nothing of the job is left in /dev/shm. The
@@ -132,5 +132,22 @@ run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=shm "$MPIRUN" --timeout 60 -n 2 "$
 [ $rc -ne 0 ] && [ $rc -ne 124 ] &&
     echo "$err" | grep -q "btl/ofi: .* failed: Input/output error (shm: "
 ok $? "shm: a failed read ends the job with fi_strerror and the provider's name"
+[ $rc -ne 124 ] || diag "timed out: $err"
+# A write outside the peer's registration. tcp checks it only at the
+# target, which closes the connection: the write waits for delivery
+# (write_delivery in the quirks table), so it fails, and the next send
+# ends the job instead of being lost (it hung to the timeout before).
+run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=tcp "$MPIRUN" --timeout 60 -n 2 "$t" --bad-write
+[ $rc -ne 0 ] && [ $rc -ne 124 ] &&
+    echo "$out" | grep -q "ok: a write outside the registration fails (-125" &&
+    echo "$err" | grep -q "btl/ofi: an RDMA write of 4096 bytes to rank [01] failed: Operation canceled (tcp;ofi_rxm: " &&
+    echo "$err" | grep -q "send to rank [01] failed: .*provider closed the connection after a failed RDMA read or write"
+ok $? "tcp: a write outside the registration fails at the writer; the broken connection ends the job"
+[ $rc -ne 124 ] || diag "timed out: $err"
+# shm's plain write fails at the writer (CMA), reported without its operation.
+run env RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=shm "$MPIRUN" --timeout 60 -n 2 "$t" --bad-write
+[ $rc -ne 0 ] && [ $rc -ne 124 ] &&
+    echo "$err" | grep -q "btl/ofi: .* failed: Input/output error (shm: "
+ok $? "shm: a write outside the registration ends the job with fi_strerror and the provider's name"
 [ $rc -ne 124 ] || diag "timed out: $err"
 finish

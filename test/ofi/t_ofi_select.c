@@ -83,7 +83,7 @@ static struct fi_info *entry(const char *prov, const char *fabric, const char *d
     if (!e)
         bail_out("fi_dupinfo failed");
     e->ep_attr->type = FI_EP_RDM;
-    e->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_SOURCE;
+    e->caps = FI_MSG | FI_SOURCE | BTL_OFI_RMA_ALL;
     e->fabric_attr->prov_name = strdup(prov);
     e->fabric_attr->name = strdup(fabric);
     e->domain_attr->name = strdup(domain);
@@ -107,10 +107,28 @@ static struct fi_info *entry(const char *prov, const char *fabric, const char *d
 }
 
 /* Entries by short name, so each test writes its list in one line; a
- * trailing ! takes away remote CQ data. */
+ * trailing ! takes away remote CQ data, /w leaves RDMA write alone (as
+ * the write-only tier of btl_ofi_getinfo returns it), /n no RDMA, /k a
+ * 16-byte key. */
 static struct fi_info *make(const char *name)
 {
     size_t n = strlen(name);
+    const char *slash = strchr(name, '/');
+
+    if (slash) {
+        char base[32];
+        struct fi_info *e;
+
+        snprintf(base, sizeof(base), "%.*s", (int)(slash - name), name);
+        e = make(base);
+        if (slash[1] == 'w')
+            e->caps = FI_MSG | FI_SOURCE | BTL_OFI_RMA_WRITE;
+        else if (slash[1] == 'n')
+            e->caps = FI_MSG | FI_SOURCE;
+        else
+            e->domain_attr->mr_key_size = 16;
+        return e;
+    }
 
     if (n > 1 && name[n - 1] == '!') {
         char base[32];
@@ -166,6 +184,7 @@ static struct fi_info *list_of(const char *kinds)
 }
 
 static struct btl_ofi_choice ch;
+static uint32_t ch_rma; /* btl_ofi_rma_caps of the entry chosen */
 
 /* Runs the selection; returns its code, with `ch` describing the result. */
 static int pick(const char *kinds, const char *prov, const char *iface, int multi_host)
@@ -178,6 +197,7 @@ static int pick(const char *kinds, const char *prov, const char *iface, int mult
     /* The list dies here; keep what the checks read. */
     snprintf(dom, sizeof(dom), "%s", ch.info ? ch.info->domain_attr->name : "");
     snprintf(pname, sizeof(pname), "%s", ch.info ? ch.info->fabric_attr->prov_name : "");
+    ch_rma = ch.info ? btl_ofi_rma_caps(ch.info) : 0;
     fi_freeinfo(l);
     ch.info = NULL;
     diag("%s%s%s -> %d: %s", kinds, prov[0] ? " provider=" : "", prov, rc, ch.text);
@@ -254,7 +274,7 @@ int main(void)
     char name[64];
     struct sockaddr_in lo = {.sin_family = AF_INET};
 
-    plan(62);
+    plan(70);
     test_rails();
 
     /* Order across providers, and verbs by link type. */
@@ -356,7 +376,81 @@ int main(void)
                               "172.17.0.0/16 (virtual bridge)");
     }
 
+    /* RDMA read and write as each entry has them (btl_ofi_getinfo's tiers). */
+    {
+        struct fi_info *e = make("tcp");
+
+        CHECK_ALL ("BTL_CAP_GET/PUT from the entry's caps and key size") {
+            CHECK_EQ_INT(btl_ofi_rma_caps(e), BTL_CAP_GET | BTL_CAP_PUT);
+            e->caps = FI_MSG | FI_RMA;
+            CHECK_EQ_INT(btl_ofi_rma_caps(e), BTL_CAP_GET | BTL_CAP_PUT,
+                         "FI_RMA alone is all four");
+            e->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ;
+            CHECK_EQ_INT(btl_ofi_rma_caps(e), BTL_CAP_GET);
+            e->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_WRITE;
+            CHECK_EQ_INT(btl_ofi_rma_caps(e), 0, "one side of each is neither");
+            e->caps = FI_MSG | BTL_OFI_RMA_WRITE;
+            CHECK_EQ_INT(btl_ofi_rma_caps(e), BTL_CAP_PUT);
+            e->caps = FI_MSG | FI_READ | FI_REMOTE_READ;
+            CHECK_EQ_INT(btl_ofi_rma_caps(e), 0, "no FI_RMA, no RDMA");
+            e->caps = FI_MSG | BTL_OFI_RMA_ALL;
+            e->domain_attr->mr_key_size = 16;
+            CHECK_EQ_INT(btl_ofi_rma_caps(e), 0, "a 16-byte key");
+        }
+        fi_freeinfo(e);
+    }
+    CHECK_ALL ("a provider with RDMA write alone is selected, and says so") {
+        CHECK_TRUE(chose("shm efa/w tcp", "", "", 0, "efa", "rdmap0s31-rdm"));
+        CHECK_EQ_INT(ch_rma, BTL_CAP_PUT);
+        CHECK_TRUE(says("; RDMA write only: rendezvous by the receiver's write"));
+    }
+    CHECK_ALL ("a provider without RDMA is selected, rendezvous by copies") {
+        CHECK_TRUE(chose("tcp/n shm", "", "", 0, "tcp;ofi_rxm", "eth0"));
+        CHECK_EQ_INT(ch_rma, 0);
+        CHECK_TRUE(says("; no RDMA read or write: rendezvous by copies"));
+    }
+    CHECK_ALL ("a key wider than 8 bytes: selected without RDMA, said why") {
+        CHECK_TRUE(chose("tcp/k", "", "", 0, "tcp;ofi_rxm", "eth0"));
+        CHECK_EQ_INT(ch_rma, 0);
+        CHECK_TRUE(says("no RDMA (key wider than 8 bytes)"));
+    }
+    CHECK_ALL ("one place in several tiers: the richest entry, in any list order") {
+        CHECK_TRUE(chose("tcp/n tcp/w tcp", "", "", 0, "tcp;ofi_rxm", "eth0"));
+        CHECK_EQ_INT(ch_rma, BTL_CAP_GET | BTL_CAP_PUT);
+        CHECK_TRUE(!says("RDMA"), "a provider with both says nothing of it");
+        CHECK_TRUE(chose("tcp/n tcp/w", "", "", 0, "tcp;ofi_rxm", "eth0"));
+        CHECK_EQ_INT(ch_rma, BTL_CAP_PUT);
+    }
+    CHECK_TRUE(chose("tcp ib/n", "", "", 0, "verbs;ofi_rxm", "ib0") && ch_rma == 0,
+               "the provider order comes first: verbs without RDMA before tcp with it");
+    {
+        struct fi_info *all2 = list_of("tcp shm"), *none = list_of("tcp/n efa/n shm/n tcp2/n");
+        const char *left[] = {"rdmap0s31-rdm", "eth2"};
+        int n = 0, right = 1;
+
+        none = btl_ofi_drop_known(none, all2);
+        for (const struct fi_info *e = none; e; e = e->next, n++)
+            right &= n < 2 && !strcmp(e->domain_attr->name, left[n]);
+        CHECK_ALL ("a poorer tier keeps only the places a richer one lacks (%d left)", n) {
+            CHECK_EQ_INT(n, 2);
+            CHECK_TRUE(right, "efa and tcp on eth2, in their order");
+            CHECK_TRUE(btl_ofi_drop_known(NULL, all2) == NULL);
+            fi_freeinfo(all2);
+            all2 = list_of("tcp2 efa");
+            none = btl_ofi_drop_known(none, all2);
+            CHECK_TRUE(none == NULL, "against a list of the same places: nothing left");
+        }
+        fi_freeinfo(all2);
+    }
+
     /* The quirks table. */
+    CHECK_ALL ("writes wait for delivery over tcp only (it checks keys at the target)") {
+        CHECK_TRUE(btl_ofi_quirks("tcp;ofi_rxm")->write_delivery);
+        CHECK_TRUE(btl_ofi_quirks("tcp")->write_delivery);
+        CHECK_TRUE(!btl_ofi_quirks("shm")->write_delivery);
+        CHECK_TRUE(!btl_ofi_quirks("verbs;ofi_rxm")->write_delivery);
+        CHECK_TRUE(!btl_ofi_quirks(NULL)->write_delivery);
+    }
     CHECK_ALL ("eager limits: verbs 8 KiB, tcp 64 KiB, shm 4 KiB") {
         CHECK_EQ_LONG(btl_ofi_quirks("verbs;ofi_rxm")->eager_limit, 8192);
         CHECK_EQ_LONG(btl_ofi_quirks("tcp;ofi_rxm")->eager_limit, 65536);

@@ -55,8 +55,8 @@ struct fake_rule {
 /* What the fake saw and did since install (or fake_counts_reset). */
 struct fake_counts {
     unsigned long sendi, alloc, msgs, delivered, gets, puts, regs;
+    unsigned long get_bytes, put_bytes; /* of those gets and puts */
     unsigned long eagain, failed, cfailed, held, swapped, dropped, errors;
-    unsigned long get_bytes, put_bytes;
 };
 extern struct fake_counts fake_counts;
 /* The same per module. */
