@@ -100,16 +100,53 @@ void f_attr_cell_free(void *p);
 enum { F_LEN_SIZE, F_LEN_OUTDEGREE, F_LEN_INDEGREE };
 int f_comm_len(MPI_Comm comm, int which);
 
-/* mpi_f08 choice buffers: the address of a contiguous descriptor, or an
- * error through the error handler of the call's object. */
+/* mpi_f08 statuses: TYPE(MPI_Status) is BIND(C) with MPI_Status's members,
+ * so its size and alignment are MPI_Status's and it is used in place. */
+static inline int f08_status_ignored(const MPI_Status *s)
+{
+    const MPI_Fint *f = (const MPI_Fint *)s;
+    return f == mpi_fortran_f08_status_ignore_ || f == mpi_fortran_f08_statuses_ignore_;
+}
+
+static inline MPI_Status *f08_status(MPI_Status *s)
+{
+    return f08_status_ignored(s) ? MPI_STATUS_IGNORE : s;
+}
+
+static inline MPI_Status *f08_statuses(MPI_Status *s)
+{
+    return f08_status_ignored(s) ? MPI_STATUSES_IGNORE : s;
+}
+
+/* mpi_f08 choice buffers are descriptors: a scalar or an array whose
+ * elements follow each other is its base address.  Rank 1, the usual case,
+ * is decided here without a call. */
+static inline int f08_contiguous(const CFI_cdesc_t *d)
+{
+    if (d->rank == 0)
+        return 1;
+    if (d->rank == 1)
+        return d->dim[0].sm == (CFI_index_t)d->elem_len || d->dim[0].extent <= 1;
+    return CFI_is_contiguous(d);
+}
+
+/* Any other buffer is refused with a message naming it and MPI_ERR_BUFFER
+ * through the error handler of the call's object... */
 enum { F_OBJ_NONE, F_OBJ_COMM, F_OBJ_WIN, F_OBJ_FILE };
-int f08_buf(CFI_cdesc_t *d, void **p, const char *fn, const char *arg, int kind, MPI_Fint h,
-            MPI_Fint *ierr);
-/* The same for a buffer with a count and datatype of its own: 0 when
- * contiguous, 1 when *t is a datatype of which one element is the section
- * (call with a count of 1, then f08_type_free), -1 when refused. */
-int f08_buf_typed(CFI_cdesc_t *d, void **p, MPI_Count count, MPI_Fint dt, MPI_Fint *t,
-                  const char *fn, const char *arg, int kind, MPI_Fint h, MPI_Fint *ierr);
-void f08_type_free(MPI_Fint t);
+void f08_refuse(const char *fn, const char *arg, const char *why, int kind, MPI_Fint h,
+                MPI_Fint *ierr);
+/* ...except a section with a count and datatype of its own: 0 when *made
+ * (also in *dt) is a datatype of which one element is the section (call
+ * with a count of 1, then f08_type_free), -1 when refused. */
+int f08_section(CFI_cdesc_t *d, MPI_Count count, MPI_Datatype *dt, MPI_Datatype *made,
+                const char *fn, const char *arg, int kind, MPI_Fint h, MPI_Fint *ierr);
+
+/* Requests keep the datatypes they use, so it goes as soon as the call
+ * returns. */
+static inline void f08_type_free(MPI_Datatype *t)
+{
+    if (*t != MPI_DATATYPE_NULL)
+        PMPI_Type_free(t);
+}
 
 #endif

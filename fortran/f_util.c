@@ -112,8 +112,8 @@ int f_comm_len(MPI_Comm comm, int which)
     return 0;
 }
 
-static int refuse(const char *fn, const char *arg, const char *why, int kind, MPI_Fint h,
-                  MPI_Fint *ierr)
+void f08_refuse(const char *fn, const char *arg, const char *why, int kind, MPI_Fint h,
+                MPI_Fint *ierr)
 {
     fprintf(stderr,
             "rdmpi: %s: %s is a non-contiguous array section%s; pass a contiguous array, or "
@@ -129,50 +129,34 @@ static int refuse(const char *fn, const char *arg, const char *why, int kind, MP
         PMPI_Comm_call_errhandler(kind == F_OBJ_COMM ? PMPI_Comm_f2c(h) : MPI_COMM_SELF, rc);
     if (ierr)
         *ierr = rc;
-    return -1;
-}
-
-/* Sending the elements of a section as if they were contiguous would send
- * the wrong bytes; a copy would break non-blocking calls. */
-int f08_buf(CFI_cdesc_t *d, void **p, const char *fn, const char *arg, int kind, MPI_Fint h,
-            MPI_Fint *ierr)
-{
-    if (d->rank == 0 || CFI_is_contiguous(d)) {
-        *p = f_buf(d->base_addr);
-        return 0;
-    }
-    refuse(fn, arg, "", kind, h, ierr);
-    return 1;
 }
 
 /* A section of COUNT elements of a predefined type is one element of an
  * hvector per dimension, with the descriptor's byte strides: the library
- * then reads the elements where they are, no copy. */
-int f08_buf_typed(CFI_cdesc_t *d, void **p, MPI_Count count, MPI_Fint dt, MPI_Fint *t,
-                  const char *fn, const char *arg, int kind, MPI_Fint h, MPI_Fint *ierr)
+ * then reads the elements where they are, no copy (a copy would break
+ * non-blocking calls). */
+int f08_section(CFI_cdesc_t *d, MPI_Count count, MPI_Datatype *dt, MPI_Datatype *made,
+                const char *fn, const char *arg, int kind, MPI_Fint h, MPI_Fint *ierr)
 {
-    MPI_Datatype base = PMPI_Type_f2c(dt), cur, next;
+    MPI_Datatype cur = *dt, next;
     MPI_Count elems = 1;
     MPI_Aint lb, extent;
     int ni, na, nd, comb;
 
-    if (d->rank == 0 || CFI_is_contiguous(d)) {
-        *p = f_buf(d->base_addr);
-        return 0;
-    }
     for (int i = 0; i < d->rank; i++)
         elems *= d->dim[i].extent;
-    if (PMPI_Type_get_envelope(base, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
-        comb != MPI_COMBINER_NAMED || PMPI_Type_get_extent(base, &lb, &extent) != MPI_SUCCESS ||
-        extent != (MPI_Aint)d->elem_len || count != elems)
-        return refuse(fn, arg,
-                      " and rdmpi describes one only for a count equal to its number of "
-                      "elements and a predefined datatype of the element's size",
-                      kind, h, ierr);
-    cur = base;
+    if (PMPI_Type_get_envelope(*dt, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
+        comb != MPI_COMBINER_NAMED || PMPI_Type_get_extent(*dt, &lb, &extent) != MPI_SUCCESS ||
+        extent != (MPI_Aint)d->elem_len || count != elems) {
+        f08_refuse(fn, arg,
+                   " and rdmpi describes one only for a count equal to its number of elements "
+                   "and a predefined datatype of the element's size",
+                   kind, h, ierr);
+        return -1;
+    }
     for (int i = 0; i < d->rank; i++) {
         int rc = PMPI_Type_create_hvector((int)d->dim[i].extent, 1, d->dim[i].sm, cur, &next);
-        if (cur != base)
+        if (cur != *dt)
             PMPI_Type_free(&cur);
         if (rc != MPI_SUCCESS) {
             if (ierr)
@@ -182,19 +166,8 @@ int f08_buf_typed(CFI_cdesc_t *d, void **p, MPI_Count count, MPI_Fint dt, MPI_Fi
         cur = next;
     }
     PMPI_Type_commit(&cur);
-    *t = PMPI_Type_c2f(cur);
-    *p = d->base_addr;
-    return 1;
-}
-
-/* Requests keep the datatypes they use, so it goes as soon as the call
- * returns. */
-void f08_type_free(MPI_Fint t)
-{
-    if (t) {
-        MPI_Datatype c = PMPI_Type_f2c(t);
-        PMPI_Type_free(&c);
-    }
+    *dt = *made = cur;
+    return 0;
 }
 
 /* The live cells, found by address: few attributes exist at once. */

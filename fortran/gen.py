@@ -8,13 +8,17 @@ plus fortran/api.txt (the Fortran facts C does not say: LOGICAL parameters,
 array lengths, 1-based indices, hand-written functions).  Writes into OUTDIR:
 
   glue.c       pmpi_foo_ (and its weak alias mpi_foo_) for every function:
-               gfortran's name for MPI_FOO, called by mpif.h, use mpi and the
-               non-buffer procedures of use mpi_f08; and rdmpi_f08_foo, the
-               mpi_f08 entry of each function with a choice buffer, which
-               takes TS 29113 descriptors (ISO_Fortran_binding.h)
+               gfortran's name for MPI_FOO, called by mpif.h, use mpi and most
+               procedures of use mpi_f08 without a choice buffer; pmpi_foo_f08_
+               for those with a TYPE(MPI_Status); and PMPI_Foo_f08ts and the
+               weak MPI_Foo_f08ts, the BIND(C) procedures of mpi_f08 for a
+               function with a choice buffer, which take TS 29113
+               descriptors (ISO_Fortran_binding.h)
   mpif.h       constants, special addresses (common blocks), externals
   mpi.f90      module mpi: the same constants and explicit interfaces
-  mpi_f08.f90  module mpi_f08: handle types, typed constants, interfaces
+  mpi_f08.f90  module mpi_f08: handle types, typed constants, interfaces;
+               after it the trampolines to a tool's plain Fortran
+               MPI_Foo_f08ts
 
 Each output is written to a temporary name and renamed, so that a failed run
 never leaves a half-written file that make would take as up to date.
@@ -199,15 +203,33 @@ def parse_special(sig):
 
 # ---------------------------------------------------------------- C glue
 
-def c_glue(f):
-    """The gfortran-convention entry pmpi_foo_ of one generic function."""
-    sig, pre, args, post, lens = [], [], [], [], []
+# The three C entries a function may have, by how it is called:
+#   F77   pmpi_foo_ of mpif.h and use mpi: gfortran's convention (everything
+#         by reference, hidden string lengths), INTEGER(6) statuses
+#   F08   pmpi_foo_f08_ of a use mpi_f08 procedure without a choice buffer
+#         but with a status: the same convention, TYPE(MPI_Status) in place
+#   CFI   PMPI_Foo_f08ts of a use mpi_f08 procedure with a choice buffer,
+#         bound to it with BIND(C): buffers and strings are descriptors
+F77, F08, CFI = 'f77', 'f08', 'cfi'
+
+
+def convert(f, conv):
+    """The C side of one call: (sig, early, pre, args, post), where early
+    converts what the descriptors of the choice buffers need first."""
+    sig, early, pre, args, post, lens = [], [], [], [], [], []
     ok = 'rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS'
+    partners = section_partners(f) if conv == CFI else {}
+    cnts = {c: b for b, (c, d) in partners.items()}
+    dts = {d: b for b, (c, d) in partners.items()}
     for (ctype, const, ptr, name, br), p in zip(f.cparams, f.params):
         k = p.kind
         if k == 'buffer':
-            sig.append('void *%s' % name)
-            args.append('f_buf(%s)' % name)
+            if conv == CFI:
+                sig.append('CFI_cdesc_t *%s' % name)
+                args.append('f_buf(%s->base_addr)' % name)
+            else:
+                sig.append('void *%s' % name)
+                args.append('f_buf(%s)' % name)
         elif k == 'addr':
             sig.append('void *%s' % name)
             args.append(name)
@@ -216,7 +238,11 @@ def c_glue(f):
             args.append('(int (*)[3])%s' % name)
         elif k in ('int', 'logical', 'aint', 'offset', 'count'):
             sig.append('%s *%s' % (INTS[ctype], name))
-            if ptr == 0:
+            if name in cnts:
+                # A section passed as one element of a datatype has count 1.
+                early.append('%s n_%s = *%s;' % (INTS[ctype], cnts[name], name))
+                args.append('n_' + cnts[name])
+            elif ptr == 0:
                 args.append('*' + name)
             elif name.endswith('weights'):
                 args.append('f_weights(%s)' % name)
@@ -229,7 +255,12 @@ def c_glue(f):
         elif k == 'handle':
             h = HANDLES[ctype]
             sig.append('MPI_Fint *%s' % name)
-            if ptr == 0:
+            if name in dts:
+                b = dts[name]
+                early.append('MPI_Datatype t_%s = PMPI_Type_f2c(*%s), s_%s = MPI_DATATYPE_NULL;'
+                             % (b, name, b))
+                args.append('t_' + b)
+            elif ptr == 0:
                 args.append('PMPI_%s_f2c(*%s)' % (h, name))
             elif not p.array:
                 pre.append('%s c_%s = PMPI_%s_f2c(*%s);' % (ctype, name, h, name))
@@ -248,32 +279,43 @@ def c_glue(f):
                                 % (ok, name, name, h, name))
                 post.append('free(c_%s);' % name)
         elif k == 'status':
-            sig.append('MPI_Fint *%s' % name)
-            if not p.array:
+            if conv != F77:
+                # TYPE(MPI_Status) is laid out (and aligned) as MPI_Status.
+                sig.append('MPI_Status *%s' % name)
+                args.append('f08_status%s(%s)' % ('es' if p.array else '', name))
+            elif not p.array:
+                sig.append('MPI_Fint *%s' % name)
                 pre.append('MPI_Status s_%s, *c_%s = f_status_in(%s, &s_%s);'
                            % (name, name, name, name))
                 args.append('c_' + name)
                 if p.out:
                     post.append('f_status_out(%s, c_%s);' % (name, name))
             else:
+                sig.append('MPI_Fint *%s' % name)
                 pre.append('MPI_Status *c_%s = f_statuses_in(%s, n_%s);'
                            % (name, name, first_array(f)))
                 args.append('c_' + name)
                 post.append('f_statuses_out(%s, c_%s, n_%s);' % (name, name, first_array(f)))
         elif k == 'string':
-            sig.append('char *%s' % name)
-            lens.append('size_t %s_len' % name)
+            if conv == CFI:
+                # BIND(C) passes CHARACTER(LEN=*) as a descriptor.
+                sig.append('CFI_cdesc_t *%s' % name)
+                s, n = '%s->base_addr' % name, '%s->elem_len' % name
+            else:
+                sig.append('char *%s' % name)
+                lens.append('size_t %s_len' % name)
+                s, n = name, name + '_len'
             if p.out:
-                pre.append('char *c_%s = f_str_tmp(%s_len, %d);' % (name, name, STR_TMP))
+                pre.append('char *c_%s = f_str_tmp(%s, %d);' % (name, n, STR_TMP))
                 args.append('c_' + name)
                 # A value not found leaves the Fortran string as it was.
                 found = ' && *flag' if any(q.name == 'flag' for q in f.params) else ''
-                post.append('if (rc == MPI_SUCCESS%s) f_str_out(%s, %s_len, c_%s);'
-                            % (found, name, name, name))
+                post.append('if (rc == MPI_SUCCESS%s) f_str_out(%s, %s, c_%s);'
+                            % (found, s, n, name))
             else:
                 # Info keys and values lose leading blanks too (MPI-4.1 10.1).
                 lead = '1' if f.name.startswith('MPI_Info_') else '0'
-                pre.append('char *c_%s = f_str_in(%s, %s_len, %s);' % (name, name, name, lead))
+                pre.append('char *c_%s = f_str_in(%s, %s, %s);' % (name, s, n, lead))
                 args.append('c_' + name)
             post.append('free(c_%s);' % name)
     for name in f.index1:
@@ -283,31 +325,69 @@ def c_glue(f):
                         'for (int i = 0; i < *outcount; i++) %s[i]++;' % name)
         else:
             post.append('if (rc == MPI_SUCCESS && *%s != MPI_UNDEFINED) (*%s)++;' % (name, name))
+    for b in partners:
+        post.append('f08_type_free(&s_%s);' % b)
+    if f.ret == 'int':
+        sig.append('MPI_Fint *ierr')
+    return sig + lens, early, pre, args, post
+
+
+def c_name(f, conv):
+    """The entry's external name and the weak aliases a tool may replace."""
+    if conv == CFI:
+        return 'P%s_f08ts' % f.name, []
+    if conv == F08:
+        n = f.lname + '_f08_'
+        return 'p' + n, ['#pragma weak %s = p%s' % (n, n)]
+    if f.has_buffer() or f08_status(f):
+        return 'p%s_' % f.lname, ['#pragma weak %s_ = p%s_' % (f.lname, f.lname)]
+    # The same arguments serve mpi_f08's MPI_Foo_f08 and PMPI_Foo_f08: a
+    # TYPE(MPI_Comm) is passed as the address of its integer.
+    return 'p%s_' % f.lname, ['F_ALIASES(%s)' % f.lname[4:]]
+
+
+def f08_status(f):
+    """Whether mpi_f08's procedure of a function without a choice buffer
+    needs an entry of its own: one with a TYPE(MPI_Status) argument."""
+    return not f.has_buffer() and any(p.kind == 'status' for p in f.params)
+
+
+def c_entry(f, conv):
+    """One C entry: conversions, the descriptors' checks, PMPI_Foo, ierror."""
+    sig, early, pre, args, post = convert(f, conv)
+    name, alias = c_name(f, conv)
     call = 'PMPI_%s(%s)' % (f.name[4:], ', '.join(args))
-    lname = f.lname
     if f.ret != 'int':
         rt = {'double': 'double', 'MPI_Aint': 'MPI_Aint'}[f.ret]
-        body = '    return %s;\n' % call
-        head = '%s p%s_(%s)' % (rt, lname, ', '.join(sig) or 'void')
-        return '%s;\n%s\n%s\n{\n%s}\n' % (head, aliases(f), head, body)
-    sig.append('MPI_Fint *ierr')
-    head = 'void p%s_(%s)' % (lname, ', '.join(sig + lens))
-    body = ''.join('    %s\n' % s for s in pre)
+        head = '%s %s(%s)' % (rt, name, ', '.join(sig) or 'void')
+        return '%s;\n%s\n%s\n{\n    return %s;\n}\n' % (head, '\n'.join(alias), head, call)
+    head = 'void %s(%s)' % (name, ', '.join(sig))
+    body = ''.join('    %s\n' % s for s in early)
+    if conv == CFI:
+        body += f08_checks(f)
+    body += ''.join('    %s\n' % s for s in pre)
     body += '    int rc = %s;\n' % call
     body += ''.join('    %s\n' % s for s in post)
     body += '    if (ierr)\n        *ierr = rc;\n'
-    return 'void p%s_(%s);\n%s\n%s\n{\n%s}\n' % (
-        lname, ', '.join(sig + lens), aliases(f), head, body)
+    out = '%s;\n%s\n%s\n{\n%s}\n' % (head, '\n'.join(alias), head, body)
+    return out + (c_tool(f, sig) if conv == CFI else '')
 
 
-def aliases(f):
-    """mpi_foo_ (mpif.h, use mpi) is a weak alias of pmpi_foo_, so a tool
-    may replace it; so are mpi_f08's specific procedures MPI_Foo_f08 and
-    PMPI_Foo_f08 when they have no choice buffer (the same arguments: a
-    TYPE(MPI_Comm) is passed as the address of its integer)."""
-    if f.has_buffer():
-        return '#pragma weak %s_ = p%s_' % (f.lname, f.lname)
-    return 'F_ALIASES(%s)' % f.lname[4:]
+def c_tool(f, sig):
+    """MPI_Foo_f08ts, weak: PMPI_Foo_f08ts, unless a tool has replaced it by
+    a plain Fortran procedure (MPI-4.1 section 19.1.5), whose name is then
+    gfortran's mpi_foo_f08ts_ and whose descriptors are gfortran's own:
+    rdmpi_tool_foo_f08ts (Fortran, in mpi_f08.f90) converts and calls it.
+    The reference is weak here, as gfortran cannot make one."""
+    spec, low = f.name + '_f08ts', f.lname + '_f08ts'
+    names = ', '.join(re.sub(r'.*[ *]', '', a) for a in sig)
+    head = 'void %s(%s)' % (spec, ', '.join(sig))
+    return ('\nvoid %s_(void) __attribute__((weak));\n'
+            'void rdmpi_tool_%s(void (*tool)(void), %s);\n'
+            '%s __attribute__((weak));\n%s\n{\n'
+            '    if (%s_)\n        rdmpi_tool_%s(%s_, %s);\n'
+            '    else\n        P%s(%s);\n}\n'
+            % (low, low[4:], ', '.join(sig), head, head, low, low[4:], low, names, spec, names))
 
 
 def first_array(f):
@@ -323,7 +403,7 @@ def f_len(f, e):
 
 def section_partners(f):
     """buffer -> (count, datatype) parameters describing it, for the buffers
-    whose non-contiguous sections f08_buf may describe with a datatype: one
+    whose non-contiguous sections f08_section may describe with a datatype: one
     scalar count and datatype of their own, in a call that is complete when
     it returns or whose request keeps the datatype (point-to-point,
     collectives, blocking MPI-IO; not one-sided, not non-blocking MPI-IO)."""
@@ -351,57 +431,31 @@ def section_partners(f):
     return {b: cd for b, cd in found.items() if pairs.count(cd) == 1}
 
 
-def c_f08(f):
-    """The mpi_f08 entry of a function with choice buffers: descriptors in,
-    plain addresses on to pmpi_foo_; a non-contiguous section becomes one
-    element of a datatype built over it where section_partners allows."""
-    sig, args, pre, post, lens = [], [], [], [], []
+def f08_checks(f):
+    """The choice buffers' descriptors: a contiguous one (a scalar, or the
+    elements one after another) is its base address; a section becomes one
+    element of a datatype built over it where section_partners allows;
+    anything else is refused."""
     obj = next((p for p in f.params if p.kind == 'handle' and not p.out and not p.array
                 and p.handle in ('MPI_Comm', 'MPI_Win', 'MPI_File')), None)
     who = 'F_OBJ_NONE, 0' if not obj else 'F_OBJ_%s, *%s' % (obj.handle[4:].upper(), obj.name)
-    ctypes = {}
-    for (ctype, const, ptr, name, br), p in zip(f.cparams, f.params):
-        if p.kind == 'buffer':
-            sig.append('CFI_cdesc_t *%s' % name)
-            pre.append('void *p_%s;' % name)
-            args.append('p_' + name)
-        elif p.kind == 'string':
-            # BIND(C) passes no hidden length: the Fortran wrapper passes it.
-            sig.append('char *%s' % name)
-            args.append(name)
-            lens.append(name + '_len')
-        else:
-            t = 'void' if p.kind == 'addr' else 'MPI_Fint' if p.kind in ('handle', 'status', 'ranges') \
-                else INTS[ctype]
-            ctypes[name] = t
-            sig.append('%s *%s' % (t, name))
-            args.append(name)
-    sig.append('MPI_Fint *ierr')
-    args.append('ierr')
-    sig += ['size_t %s' % n for n in lens]
-    args += lens
     partners = section_partners(f)
-    body = ''.join('    %s\n' % s for s in pre)
+    body = ''
     for p in f.params:
         if p.kind != 'buffer':
             continue
-        if p.name in partners:
-            cnt, dt = partners[p.name]
-            body += ('    %s one_%s = 1;\n    MPI_Fint t_%s = 0;\n'
-                     '    switch (f08_buf_typed(%s, &p_%s, *%s, *%s, &t_%s, "%s", "%s", %s, ierr)) {\n'
-                     '    case -1:\n        return;\n'
-                     '    case 1:\n        %s = &one_%s;\n        %s = &t_%s;\n    }\n'
-                     % (ctypes[cnt], p.name, p.name, p.name, p.name, cnt, dt, p.name, f.name,
-                        p.name, who, cnt, p.name, dt, p.name))
-            post.append('f08_type_free(t_%s);' % p.name)
+        b = p.name
+        if b in partners:
+            body += ('    if (!f08_contiguous(%s)) {\n'
+                     '        if (f08_section(%s, n_%s, &t_%s, &s_%s, "%s", "%s", %s, ierr))\n'
+                     '            return;\n'
+                     '        n_%s = 1;\n    }\n'
+                     % (b, b, b, b, b, f.name, b, who, b))
         else:
-            body += ('    if (f08_buf(%s, &p_%s, "%s", "%s", %s, ierr))\n        return;\n'
-                     % (p.name, p.name, f.name, p.name, who))
-    body += '    p%s_(%s);\n' % (f.lname, ', '.join(args))
-    body += ''.join('    %s\n' % s for s in post)
-    s = ', '.join(sig)
-    return 'void rdmpi_f08_%s(%s);\nvoid rdmpi_f08_%s(%s)\n{\n%s}\n' % (
-        f.lname[4:], s, f.lname[4:], s, body)
+            body += ('    if (!f08_contiguous(%s)) {\n'
+                     '        f08_refuse("%s", "%s", "", %s, ierr);\n'
+                     '        return;\n    }\n' % (b, f.name, b, who))
+    return body
 
 
 def write_glue(funcs):
@@ -411,9 +465,11 @@ def write_glue(funcs):
     for f in funcs:
         if f.special:
             continue
-        out.append(c_glue(f))
+        out.append(c_entry(f, F77))
         if f.has_buffer():
-            out.append(c_f08(f))
+            out.append(c_entry(f, CFI))
+        elif f08_status(f):
+            out.append(c_entry(f, F08))
     return '\n'.join(out)
 
 
@@ -478,9 +534,6 @@ def f_interface(f, f08, specific=None, bindc=None):
     isfunc = f.ret != 'int'
     if not isfunc:
         names.append('ierror')
-    # BIND(C) passes no hidden string lengths: they are explicit, last.
-    strings = [p.name for p in f.params if p.kind == 'string'] if bindc else []
-    names += [n + '_len' for n in strings]
     name = specific or f.name
     head = '%s %s(%s)' % ('function' if isfunc else 'subroutine', name, ', '.join(names))
     if bindc:
@@ -494,9 +547,6 @@ def f_interface(f, f08, specific=None, bindc=None):
         t = ftype(p, f08, bindc)
         if p.kind == 'proc':
             lines.append('      external :: %s' % p.name)
-            continue
-        if p.name in strings:
-            lines.append('      character(kind=c_char), intent(in) :: %s(*)' % p.name)
             continue
         attrs = t
         if p.kind == 'buffer' or p.kind == 'addr' and not f08:
@@ -526,7 +576,6 @@ def f_interface(f, f08, specific=None, bindc=None):
     else:
         ik = 'integer(c_int)' if bindc else 'integer'
         lines.append('      %s%s, intent(out) :: ierror' % (ik, ', optional' if f08 else ''))
-        lines += ['      integer(c_size_t), value :: %s_len' % n for n in strings]
         lines.append('    end subroutine')
     return lines
 
@@ -775,47 +824,39 @@ def f08_abstract():
     return out + ['  end interface']
 
 
-def f08_wrappers(f, spec):
-    """The specific procedures of a routine with a choice buffer: a tool
-    may replace MPI_Foo_f08ts, which calls PMPI_Foo_f08ts, which hands the
-    descriptors to the glue's rdmpi_f08_foo."""
-    if f.ret != 'int':
-        die('%s: a function with a choice buffer' % f.name)
+def f08_tool_trampoline(f):
+    """rdmpi_tool_foo_f08ts: BIND(C) like the interface, it hands the
+    descriptors to a tool's plain Fortran MPI_Foo_f08ts, which C passes as
+    the procedure pointer tool (see c_tool)."""
+    name = 'rdmpi_tool_' + f.lname[4:] + '_f08ts'
     types = sorted({p.handle for p in f.params if p.kind == 'handle'}
                    | {'MPI_Status' for p in f.params if p.kind == 'status'})
     use = ', '.join(types + ['MPI_ADDRESS_KIND', 'MPI_OFFSET_KIND', 'MPI_COUNT_KIND'])
+    lines = [l for l in f_interface(f, True, name, name) if l.strip() != 'import']
+    lines[0] = lines[0].replace('%s(' % name, '%s(tool, ' % name, 1)
+    head = lines.index('      implicit none')
+    lines[head:head] = ['      use, intrinsic :: iso_c_binding, only: c_int, c_funptr, '
+                        'c_f_procpointer', '      use mpi_f08, only: %s' % use]
+    lines[head + 3:head + 3] = ['      abstract interface'] + \
+        ['    ' + l for l in f_interface(f, True, 'tool_proc')] + \
+        ['      end interface', '      type(c_funptr), value :: tool',
+         '      procedure(tool_proc), pointer :: p']
     args = ', '.join([p.name for p in f.params] + ['ierror'])
-    out = []
-    for name, callee in (('P' + spec, 'rdmpi_c'), (spec, 'P' + spec)):
-        lines = [l for l in f_interface(f, True, name) if l.strip() != 'import']
-        head = lines.index('      implicit none')
-        lines[head:head] = ['      use mpi_f08, only: %s' % use]
-        if callee == 'rdmpi_c':
-            lens = ''.join(', len(%s, kind=c_size_t)' % p.name for p in f.params
-                           if p.kind == 'string')
-            lines[head:head] = ['      use, intrinsic :: iso_c_binding, only: c_int, c_ptr, '
-                                'c_char, c_size_t']
-            lines[head + 3:head + 3] = ['      interface'] + \
-                ['    ' + l for l in f_interface(f, True, 'rdmpi_c', 'rdmpi_f08_%s' % f.lname[4:])] + \
-                ['      end interface']
-            call = 'call rdmpi_c(%s%s)' % (args, lens)
-        else:
-            lines[head:head] = ['      use mpi_f08, only: %s' % callee]
-            call = 'call %s(%s)' % (callee, args)
-        lines[-1:-1] = wrap('      ' + call, 6)
-        out += [l[4:] for l in lines]
-    return out
+    lines[-1:-1] = ['      call c_f_procpointer(tool, p)'] + wrap('      call p(%s)' % args, 6)
+    return [l[4:] for l in lines]
 
 
 def write_f08_module(consts, funcs):
     out = ['! Generated by fortran/gen.py from include/mpi.h and fortran/api.txt: do not edit.',
-           'module mpi_f08', '  use, intrinsic :: iso_c_binding, only: c_int, c_ptr',
-           '  implicit none', '  private :: c_int', '  public']
+           'module mpi_f08', '  use, intrinsic :: iso_c_binding, only: c_int, c_long_long, c_ptr',
+           '  implicit none', '  private :: c_int, c_long_long', '  public']
     for t in HANDLES:
         out += ['  type, bind(C) :: %s' % t, '    integer(c_int) :: MPI_VAL', '  end type']
+    # MPI_Status's members: the C glue uses a TYPE(MPI_Status) in place.
     out += ['  type, bind(C) :: MPI_Status',
             '    integer(c_int) :: MPI_SOURCE, MPI_TAG, MPI_ERROR',
-            '    integer(c_int) :: rdmpi_internal(3)', '  end type']
+            '    integer(c_int) :: rdmpi_cancelled', '    integer(c_long_long) :: rdmpi_count',
+            '  end type']
     out += fortran_consts(consts, True)
     # The standard requires == and /= on handles.
     out.append('  interface operator(==)')
@@ -834,8 +875,9 @@ def write_f08_module(consts, funcs):
     # Every routine is a generic MPI_Foo and its twin PMPI_Foo over the
     # standard's specific procedures (MPI-4.1 section 19.1.5): MPI_Foo_f08,
     # MPI_Foo_c_f08, MPI_Foo_f08ts (choice buffer), MPI_Foo_c_f08ts, all
-    # external procedures that a tool may replace.
-    wrappers = []
+    # weak symbols of the C glue that a tool may replace.  Those with a
+    # choice buffer are BIND(C): the glue gets the descriptor itself.
+    tools = []
     for base, fs in byname.items():
         bodies, pbodies = [], []
         for f in fs:
@@ -844,11 +886,15 @@ def write_f08_module(consts, funcs):
             # only in those would be ambiguous, and the standard omits it.
             if large and len(fs) > 1 and kinds(f) == kinds(fs[0]):
                 continue
-            spec = f.name + ('_f08ts' if f.has_buffer() else '_f08')
-            bodies += f_interface(f, True, spec)
-            pbodies += f_interface(f, True, 'P' + spec)
             if f.has_buffer():
-                wrappers += f08_wrappers(f, spec)
+                spec = f.name + '_f08ts'
+                bodies += f_interface(f, True, spec, spec)
+                pbodies += f_interface(f, True, 'P' + spec, 'P' + spec)
+                tools += f08_tool_trampoline(f)
+            else:
+                spec = f.name + '_f08'
+                bodies += f_interface(f, True, spec)
+                pbodies += f_interface(f, True, 'P' + spec)
         for name, b in ((base, bodies), ('P' + base, pbodies)):
             out += ['  interface %s' % name] + b + ['  end interface']
     out += extra_interfaces(True)
@@ -865,7 +911,7 @@ def write_f08_module(consts, funcs):
                     '    rdmpi_%s_%s = a%%MPI_VAL %s b%%MPI_VAL' % (op, s, rel),
                     '  end function']
     out.append('end module mpi_f08')
-    return '\n'.join(out + wrappers) + '\n'
+    return '\n'.join(out + tools) + '\n'
 
 
 def put(outdir, name, text):

@@ -5,7 +5,7 @@ program t_f08
   use ftap
   use, intrinsic :: iso_c_binding, only: c_ptr
   implicit none
-  integer, parameter :: nplan = 44
+  integer, parameter :: nplan = 45
   integer :: rank, nprocs, next, prev, i, cnt, ierr, cls
   integer :: ibuf(10), ibuf2(10), iarr(64), a2(4, 3), col(3)
   integer(kind=MPI_COUNT_KIND) :: ccount
@@ -25,7 +25,7 @@ program t_f08
   type(MPI_Group) :: group
   type(MPI_Session) :: session
   type(MPI_Comm) :: inter
-  integer :: back(2), ncancel, nfree
+  integer :: back(2), ncancel, nfree, fstat(MPI_STATUS_SIZE)
   common /gqcount/ ncancel, nfree
   ! In common, so the compiler rereads it after calls that may change it.
   integer(kind=MPI_ADDRESS_KIND) :: gstate
@@ -76,6 +76,12 @@ program t_f08
      call MPI_Waitall(2, reqs, stats)
   end do
   call tap_int(ibuf2(1), prev + 2, 'persistent send/recv')
+  ! The glue writes TYPE(MPI_Status) in place: it has MPI_Status's size.
+  call MPI_Status_f082f(stats(1), fstat)
+  call MPI_Get_count(stats(1), MPI_INTEGER, cnt)
+  call tap_true(storage_size(stats(1)) == 8 * 4 * MPI_STATUS_SIZE .and. &
+       stats(1)%MPI_SOURCE == prev .and. stats(1)%MPI_TAG == 4 .and. cnt == 10 .and. &
+       fstat(MPI_SOURCE) == prev .and. fstat(MPI_TAG) == 4, 'statuses of waitall in place')
   call MPI_Request_free(reqs(1))
   call MPI_Request_free(reqs(2))
   call MPI_Isend(ibuf, 3, MPI_INTEGER, next, 5, MPI_COMM_WORLD, reqs(1))
@@ -286,6 +292,7 @@ program t_f08
 
   ! The profiling interface: this program replaces MPI_Barrier_f08 and
   ! MPI_Reduce_f08ts (below); they count and call PMPI_Barrier, PMPI_Reduce.
+  ! Both are plain Fortran, as MPI-4.1 section 19.1.5 expects of a tool.
   nbarrier = 0
   nreduce = 0
   call MPI_Barrier(MPI_COMM_WORLD)
