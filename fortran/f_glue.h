@@ -1,13 +1,15 @@
 /* What the Fortran glue (generated glue.c, f_special.c, f_callback.c) shares:
  * the special addresses, and the conversions of buffers, statuses, strings
  * and handle arrays between gfortran's calling convention and the C API.
- * The glue calls only PMPI_ functions and the f2c/c2f conversions. */
+ * The glue calls only PMPI_ functions and the f2c/c2f conversions (those
+ * of predefined handles inline, F_F2C). */
 #ifndef RDMPI_F_GLUE_H
 #define RDMPI_F_GLUE_H
 
 #include <ISO_Fortran_binding.h>
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,12 @@ extern MPI_Fint mpi_fortran_f08_statuses_ignore_[MPI_F_STATUS_SIZE];
 extern MPI_Fint mpi_fortran_errcodes_ignore_[1], mpi_fortran_unweighted_[1];
 extern MPI_Fint mpi_fortran_weights_empty_[1];
 extern char mpi_fortran_argv_null_[1], mpi_fortran_argvs_null_[1];
+
+/* A Fortran handle below RDMPI_PREDEF_LIMIT has the value of the C handle
+ * (mpi.h: every predefined handle and each kind's null), so it converts
+ * without a call; only a user object's index needs PMPI_X_f2c. */
+#define F_F2C(ctype, Name, f)                                                                      \
+    ((f) >= 0 && (f) < RDMPI_PREDEF_LIMIT ? (ctype)(uintptr_t)(f) : PMPI_##Name##_f2c(f))
 
 static inline void *f_buf(void *p)
 {

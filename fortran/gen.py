@@ -257,13 +257,13 @@ def convert(f, conv):
             sig.append('MPI_Fint *%s' % name)
             if name in dts:
                 b = dts[name]
-                early.append('MPI_Datatype t_%s = PMPI_Type_f2c(*%s), s_%s = MPI_DATATYPE_NULL;'
-                             % (b, name, b))
+                early.append('MPI_Datatype t_%s = F_F2C(MPI_Datatype, Type, *%s), '
+                             's_%s = MPI_DATATYPE_NULL;' % (b, name, b))
                 args.append('t_' + b)
             elif ptr == 0:
-                args.append('PMPI_%s_f2c(*%s)' % (h, name))
+                args.append('F_F2C(%s, %s, *%s)' % (ctype, h, name))
             elif not p.array:
-                pre.append('%s c_%s = PMPI_%s_f2c(*%s);' % (ctype, name, h, name))
+                pre.append('%s c_%s = F_F2C(%s, %s, *%s);' % (ctype, name, ctype, h, name))
                 args.append('&c_' + name)
                 post.append('if (%s) *%s = PMPI_%s_c2f(c_%s);' % (ok, name, h, name))
             else:
