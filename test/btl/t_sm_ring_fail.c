@@ -54,6 +54,18 @@ int main(int argc, char **argv)
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (rank == (strcmp(mode, "recv") ? 0 : 3))
         no_more_files();
+    /* recv: rank 0 must not announce its ring before rank 3 is limited
+     * (it may still be in MPI_Init's last polls), so a token goes 3 -> 1
+     * -> 0 over rings the allreduce made. */
+    if (!strcmp(mode, "recv")) {
+        if (rank == 3)
+            MPI_Send(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
+        else if (rank == 1) {
+            MPI_Recv(&v, 1, MPI_INT, 3, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&v, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+        } else if (rank == 0)
+            MPI_Recv(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
     if (rank == 0) {
         rc = MPI_Send(&v, 1, MPI_INT, 3, 0, MPI_COMM_WORLD);
         MPI_Error_class(rc, &cls);
