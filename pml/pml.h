@@ -244,11 +244,13 @@ int pml_req_cancel(struct rdmpi_request *r);
 /* An arrival that found no receive, or arrived out of order. */
 struct pml_frag {
     struct pml_link link;
-    int wsrc;                   /* sender's world rank */
-    size_t len;                 /* eager: payload bytes here; RNDV: message bytes */
-    struct pml_hdr_rndv hdr;    /* envelope (RNDV fields valid for RNDV) */
-    uint8_t keys[PML_KEYS_MAX]; /* PML_F_GET: the sender's keys block */
-    char data[];                /* eager (or inline) payload */
+    int wsrc;                /* sender's world rank */
+    size_t len;              /* eager: payload bytes here; RNDV: message bytes */
+    struct pml_hdr_rndv hdr; /* envelope (RNDV fields valid for RNDV) */
+    size_t klen;             /* PML_F_GET without inline data: bytes of the
+                                sender's keys block in data */
+    char data[];             /* eager (or inline) payload, or the keys block:
+                                sized per message, as a flood queues many */
 };
 
 struct pml_comm_peer {
@@ -411,6 +413,8 @@ bool pml_route_has(int w, const struct btl_module *btl);
 bool pml_stripe_open(struct pml_req *r, const void *keys, size_t klen, bool write);
 void pml_stripe_run(struct pml_req *r);
 void pml_stripe_close(struct pml_req *r);
+/* Frees the stripes kept for reuse (finalize). */
+void pml_stripe_fini(void);
 void pml_get_finish(struct pml_req *r);
 void pml_write_finish(struct pml_req *r);
 

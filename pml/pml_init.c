@@ -203,6 +203,7 @@ static int pml_finalize(void)
         pml_btls[i]->finalize(pml_btls[i]);
     btl_close_all();
     pml_comm_finalize();
+    pml_stripe_fini();
     free(pml_peers);
     pml_peers = NULL;
     free(route_block);

@@ -48,9 +48,9 @@ static struct pml_frag *frag_new(int wsrc, const void *data, size_t len)
     struct pml_frag *f;
 
     /* Eager and inline payloads are copied so the BTL's buffer returns at
-     * once; a rendezvous keeps only its envelope and key. */
+     * once; a rendezvous keeps only its envelope and keys. */
     if (h->type == PML_HDR_RNDV && !(h->flags & PML_F_INLINE))
-        plen = 0;
+        plen = !(h->flags & PML_F_GET) ? 0 : plen < PML_KEYS_MAX ? plen : PML_KEYS_MAX;
     f = malloc(sizeof(*f) + plen);
     if (!f)
         rt_fatal("out of memory queueing an unexpected message from rank %d", wsrc);
@@ -58,14 +58,12 @@ static struct pml_frag *frag_new(int wsrc, const void *data, size_t len)
     memcpy(&f->hdr, data, hl);
     if (h->type == PML_HDR_MATCH) {
         f->len = plen;
+        f->klen = 0;
         memcpy(f->data, (const char *)data + hl, plen);
     } else {
         f->len = f->hdr.len;
-        if (h->flags & PML_F_INLINE)
-            memcpy(f->data, (const char *)data + hl, plen);
-        else if (h->flags & PML_F_GET)
-            memcpy(f->keys, (const char *)data + hl,
-                   len - hl < sizeof(f->keys) ? len - hl : sizeof(f->keys));
+        f->klen = (h->flags & PML_F_INLINE) ? 0 : plen;
+        memcpy(f->data, (const char *)data + hl, plen);
     }
     return f;
 }
@@ -168,8 +166,7 @@ void pml_recv_from_frag(struct pml_req *r, struct pml_frag *f)
     } else {
         bool in = f->hdr.m.flags & PML_F_INLINE;
 
-        rndv_matched(r, f->wsrc, &f->hdr, in ? (void *)f->data : (void *)f->keys,
-                     in ? f->len : sizeof(f->keys));
+        rndv_matched(r, f->wsrc, &f->hdr, f->data, in ? f->len : f->klen);
     }
     free(f);
 }

@@ -39,11 +39,49 @@ struct pml_stripe {
     bool orphan; /* its request completed (failed) with chunks in flight */
     int inflight;
     int nrails;
+    int nrec;     /* records in pool */
     size_t chunk; /* bytes per chunk, before the rails' limits */
     struct pml_stripe_rail rail[PML_MAX_RAILS];
     struct pml_chunk *free, *redo;
     struct pml_chunk pool[];
 };
+
+/* Stripes of a message of one or two chunks, kept for the next: a flood
+ * of rendezvous just above the eager limit (when credits run out) would
+ * otherwise allocate and free one per message. */
+#define STRIPE_SMALL 2
+#define STRIPE_CACHE 64
+static struct pml_stripe *cache[STRIPE_CACHE];
+static int ncache;
+
+static struct pml_stripe *stripe_new(int nrec)
+{
+    struct pml_stripe *s;
+
+    nrec = nrec < STRIPE_SMALL ? STRIPE_SMALL : nrec;
+    if (nrec == STRIPE_SMALL && ncache) {
+        s = cache[--ncache];
+        memset(s, 0, sizeof(*s) + (size_t)(2 * nrec) * sizeof(s->pool[0]));
+    } else if (!(s = calloc(1, sizeof(*s) + (size_t)(2 * nrec) * sizeof(s->pool[0])))) {
+        return NULL;
+    }
+    s->nrec = nrec;
+    return s;
+}
+
+static void stripe_free(struct pml_stripe *s)
+{
+    if (s->nrec == STRIPE_SMALL && ncache < STRIPE_CACHE)
+        cache[ncache++] = s;
+    else
+        free(s);
+}
+
+void pml_stripe_fini(void)
+{
+    while (ncache)
+        free(cache[--ncache]);
+}
 
 bool pml_rail_like(const struct btl_module *a, const struct btl_module *b)
 {
@@ -135,7 +173,8 @@ bool pml_stripe_open(struct pml_req *r, const void *keys, size_t klen, bool writ
     const struct pml_peer *p = &pml_peers[r->wpeer];
     const uint32_t need = write ? BTL_CAP_PUT : BTL_CAP_GET;
     struct pml_stripe_rail rails[PML_MAX_RAILS];
-    int n = 0, depth = pml_get_depth;
+    int n = 0, depth = pml_get_depth, nrec;
+    size_t chunk;
     struct pml_stripe *s;
 
     for (int i = 0; i < p->nroutes && n < PML_MAX_RAILS; i++) {
@@ -150,22 +189,35 @@ bool pml_stripe_open(struct pml_req *r, const void *keys, size_t klen, bool writ
         rails[n].limit = pml_get_chunk < lim ? pml_get_chunk : lim;
         n++;
     }
+    /* One rail: today's chunks. Several: at least two chunks per rail, so
+     * a slow rail's last chunk does not leave the others idle long. */
+    chunk = pml_get_chunk;
+    if (n > 1) {
+        size_t c =
+            (r->get_end / (size_t)(2 * n) + STRIPE_MIN_CHUNK - 1) & ~(size_t)(STRIPE_MIN_CHUNK - 1);
+        chunk = c < STRIPE_MIN_CHUNK ? STRIPE_MIN_CHUNK : c < pml_get_chunk ? c : pml_get_chunk;
+    }
     /* Records for every chunk in flight, and as many again for failed
-     * ones waiting to go on another rail. */
-    if (!n || !(s = calloc(1, sizeof(*s) + (size_t)(2 * n * depth) * sizeof(s->pool[0]))))
+     * ones waiting to go on another rail; no more than the message has
+     * chunks at the smallest rail's size (a flood of small rendezvous
+     * allocates each stripe anew). Staged chunks may be smaller still. */
+    nrec = n * depth;
+    if (!r->bounce) {
+        size_t least = chunk, pieces;
+
+        for (int i = 0; i < n; i++)
+            least = rails[i].limit < least ? rails[i].limit : least;
+        pieces = least ? (r->get_end + least - 1) / least : 1;
+        if (pieces < (size_t)nrec)
+            nrec = pieces ? (int)pieces : 1;
+    }
+    if (!n || !(s = stripe_new(nrec)))
         return false;
     s->write = write;
     s->nrails = n;
     memcpy(s->rail, rails, (size_t)n * sizeof(rails[0]));
-    /* One rail: today's chunks. Several: at least two chunks per rail, so
-     * a slow rail's last chunk does not leave the others idle long. */
-    s->chunk = pml_get_chunk;
-    if (n > 1) {
-        size_t c =
-            (r->get_end / (size_t)(2 * n) + STRIPE_MIN_CHUNK - 1) & ~(size_t)(STRIPE_MIN_CHUNK - 1);
-        s->chunk = c < STRIPE_MIN_CHUNK ? STRIPE_MIN_CHUNK : c < pml_get_chunk ? c : pml_get_chunk;
-    }
-    for (int k = 2 * n * depth - 1; k >= 0; k--) {
+    s->chunk = chunk;
+    for (int k = 2 * s->nrec - 1; k >= 0; k--) {
         s->pool[k].r = r;
         s->pool[k].s = s;
         s->pool[k].next = s->free;
@@ -189,8 +241,8 @@ void pml_stripe_close(struct pml_req *r)
     r->stripe = NULL;
     if (s && s->inflight)
         s->orphan = true;
-    else
-        free(s);
+    else if (s)
+        stripe_free(s);
 }
 
 /* The live rail that, given the next chunk, has the fewest bytes for its
@@ -270,7 +322,7 @@ static void chunk_done(void *ctx, int status)
 
     if (s->orphan) {
         if (!--s->inflight)
-            free(s);
+            stripe_free(s);
         return;
     }
     s->inflight--;
