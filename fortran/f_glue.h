@@ -151,6 +151,17 @@ int f08_section(CFI_cdesc_t *d, MPI_Count count, MPI_Datatype *dt, MPI_Datatype 
 
 /* Requests keep the datatypes they use, so it goes as soon as the call
  * returns. */
+/* A descriptor with room for every rank: gfortran's conversion of a C
+ * descriptor to its own, in rdmpi_tool_foo_f08ts, reads dimensions past
+ * the rank, beyond a scalar's descriptor on its caller's stack. */
+typedef CFI_CDESC_T(CFI_MAX_RANK) f08_desc_full;
+static inline CFI_cdesc_t *f08_desc_widen(f08_desc_full *w, const CFI_cdesc_t *d)
+{
+    memset(w, 0, sizeof(*w));
+    memcpy(w, d, sizeof(CFI_cdesc_t) + (size_t)d->rank * sizeof(CFI_dim_t));
+    return (CFI_cdesc_t *)w;
+}
+
 static inline void f08_type_free(MPI_Datatype *t)
 {
     if (*t != MPI_DATATYPE_NULL)

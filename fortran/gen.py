@@ -380,14 +380,20 @@ def c_tool(f, sig):
     rdmpi_tool_foo_f08ts (Fortran, in mpi_f08.f90) converts and calls it.
     The reference is weak here, as gfortran cannot make one."""
     spec, low = f.name + '_f08ts', f.lname + '_f08ts'
-    names = ', '.join(re.sub(r'.*[ *]', '', a) for a in sig)
+    args = [re.sub(r'.*[ *]', '', a) for a in sig]
+    names = ', '.join(args)
+    # The tool's descriptors are widened to every rank (f08_desc_widen).
+    descs = [n for a, n in zip(sig, args) if a.startswith('CFI_cdesc_t *')]
+    wide = ''.join('        f08_desc_full w_%s;\n' % n for n in descs)
+    tool = ', '.join('f08_desc_widen(&w_%s, %s)' % (n, n) if n in descs else n for n in args)
     head = 'void %s(%s)' % (spec, ', '.join(sig))
     return ('\nvoid %s_(void) __attribute__((weak));\n'
             'void rdmpi_tool_%s(void (*tool)(void), %s);\n'
             '%s __attribute__((weak));\n%s\n{\n'
-            '    if (%s_)\n        rdmpi_tool_%s(%s_, %s);\n'
-            '    else\n        P%s(%s);\n}\n'
-            % (low, low[4:], ', '.join(sig), head, head, low, low[4:], low, names, spec, names))
+            '    if (%s_) {\n%s        rdmpi_tool_%s(%s_, %s);\n'
+            '    } else\n        P%s(%s);\n}\n'
+            % (low, low[4:], ', '.join(sig), head, head, low, wide, low[4:], low, tool, spec,
+               names))
 
 
 def first_array(f):
