@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,31 @@ struct harness {
 };
 
 /* The runtime facts and the PMIx client, before any BTL is opened. */
+/* Test data the receiver can check without a copy: a splitmix64 word
+ * per 8 bytes of (rank, offset). */
+static inline uint64_t harness_mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static inline uint8_t harness_pattern(int rank, size_t i)
+{
+    return (uint8_t)(harness_mix((uint64_t)rank << 40 | i >> 3) >> (8 * (i & 7)));
+}
+
+static inline void harness_pattern_fill(uint8_t *b, size_t len, int rank)
+{
+    for (size_t j = 0; j < len / 8; j++) {
+        uint64_t w = harness_mix((uint64_t)rank << 40 | j);
+        memcpy(b + 8 * j, &w, 8);
+    }
+    for (size_t i = len & ~(size_t)7; i < len; i++)
+        b[i] = harness_pattern(rank, i);
+}
+
 static inline void harness_runtime(void)
 {
     rt_log_init();

@@ -83,14 +83,6 @@ struct peer {
 };
 static struct peer *pe;
 
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 static void plan_add(size_t len, enum method how)
 {
     struct planned *p = &plan[nplan];
@@ -134,7 +126,7 @@ static void make_plan(void)
         plan_add(lens[i], BY_ALLOC);
     }
     for (int i = 0; i < NRAND; i++) {
-        uint64_t x = mix((uint64_t)i << 8 | (uint64_t)cur_i);
+        uint64_t x = harness_mix((uint64_t)i << 8 | (uint64_t)cur_i);
         size_t len = 4 + (size_t)(x % (eager - 3));
 
         plan_add(len, len <= sendi && (x >> 40) % 3 ? BY_SENDI : BY_ALLOC);
@@ -145,7 +137,7 @@ static void make_plan(void)
  * (from length 4), then random bytes chosen by (src, k). */
 static const uint8_t *body_of(int src, uint32_t k)
 {
-    return rnd + mix((uint64_t)src << 32 | k) % RND;
+    return rnd + harness_mix((uint64_t)src << 32 | k) % RND;
 }
 
 static size_t body_at(size_t len)
@@ -436,26 +428,11 @@ static void op_done(void *ctx, int status)
     moved++;
 }
 
-static uint8_t pattern(int rank, size_t i)
-{
-    return (uint8_t)(mix((uint64_t)rank << 40 | i >> 3) >> (8 * (i & 7)));
-}
-
-static void pattern_fill(uint8_t *b, size_t len, int rank)
-{
-    for (size_t j = 0; j < len / 8; j++) {
-        uint64_t w = mix((uint64_t)rank << 40 | j);
-        memcpy(b + 8 * j, &w, 8);
-    }
-    for (size_t i = len & ~(size_t)7; i < len; i++)
-        b[i] = pattern(rank, i);
-}
-
 /* Where b[0..len) first differs from rank's pattern at `from`, or -1. */
 static long pattern_diff(const uint8_t *b, size_t len, int rank, size_t from)
 {
     for (size_t i = 0; i < len; i++)
-        if (b[i] != pattern(rank, from + i))
+        if (b[i] != harness_pattern(rank, from + i))
             return (long)i;
     return -1;
 }
@@ -679,7 +656,7 @@ static void test_rdma(void)
     b.loc = calloc((size_t)rt.size, REGION);
     if (!b.src || !b.dst || !b.loc)
         harness_die("out of memory");
-    pattern_fill(b.src, REGION, rt.rank);
+    harness_pattern_fill(b.src, REGION, rt.rank);
     rdma_exchange_keys(&b);
     if (cur->flags & BTL_CAP_GET)
         test_gets(&b);
@@ -883,7 +860,7 @@ int main(int argc, char **argv)
     signal(SIGALRM, watchdog);
     alarm(WATCH_SECS);
     for (size_t i = 0; i < sizeof(rnd); i++)
-        rnd[i] = (uint8_t)mix(i);
+        rnd[i] = (uint8_t)harness_mix(i);
     if (fake)
         btl_test_install(&fake_btl_component);
     harness_runtime();

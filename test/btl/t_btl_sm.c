@@ -52,20 +52,12 @@ struct stream {
 };
 static struct stream *st;
 
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /* Message k from src to dst: its length (1..limit) and where in rnd its
  * payload starts. Byte 0 is the header type; bytes 1..8 hold k when the
  * message is long enough; the rest is rnd[off + i - 1] for byte i. */
 static void msg_shape(int src, int dst, uint64_t k, size_t limit, size_t *len, size_t *off)
 {
-    uint64_t x = mix((uint64_t)src << 48 ^ (uint64_t)dst << 32 ^ k);
+    uint64_t x = harness_mix((uint64_t)src << 48 ^ (uint64_t)dst << 32 ^ k);
 
     *len = 1 + (size_t)(x % limit);
     *off = (size_t)(x >> 40) % RND;
@@ -234,23 +226,6 @@ static void run_streams(void)
     }
 }
 
-static uint8_t pattern(int rank, size_t i)
-{
-    uint64_t w = mix((uint64_t)rank << 40 | i >> 3);
-
-    return (uint8_t)(w >> (8 * (i & 7)));
-}
-
-static void pattern_fill(uint8_t *buf, size_t len, int rank)
-{
-    for (size_t j = 0; j < len / 8; j++) {
-        uint64_t w = mix((uint64_t)rank << 40 | j);
-        memcpy(buf + 8 * j, &w, 8);
-    }
-    for (size_t i = len & ~(size_t)7; i < len; i++)
-        buf[i] = pattern(rank, i);
-}
-
 /* Where the first wrong byte is, or -1. One mix per word, not per byte
  * (64 MiB per get, byte by byte, was most of the sanitizer build's time). */
 static long pattern_diff(const uint8_t *buf, size_t len, int rank, size_t from)
@@ -262,7 +237,7 @@ static long pattern_diff(const uint8_t *buf, size_t len, int rank, size_t from)
 
         if (at >> 3 != wi) {
             wi = at >> 3;
-            w = mix((uint64_t)rank << 40 | wi);
+            w = harness_mix((uint64_t)rank << 40 | wi);
             if (!(i & ((1u << 20) - 1)))
                 moved++;
         }
@@ -418,7 +393,7 @@ int main(int argc, char **argv)
     signal(SIGALRM, watchdog);
     alarm(WATCH_SECS);
     for (size_t i = 0; i < sizeof(rnd); i++)
-        rnd[i] = (uint8_t)mix(i);
+        rnd[i] = (uint8_t)harness_mix(i);
     gsrc = malloc(GBUF + 64);
     gdst = malloc(GBUF + 16);
     putbuf = calloc(1, BIGAT + BIGPUT + 1);
@@ -428,7 +403,7 @@ int main(int argc, char **argv)
         deny_cma();
 
     harness_init(&h, on_recv);
-    pattern_fill(gsrc, GBUF + 64, rt.rank);
+    harness_pattern_fill(gsrc, GBUF + 64, rt.rank);
     st = calloc((size_t)rt.size, sizeof(*st));
     if (!st)
         harness_die("out of memory");

@@ -73,20 +73,12 @@ struct stream {
 };
 static struct stream *st;
 
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /* Data message k from src to dst: 10..limit bytes; byte 0 the header
  * type, byte 1 the kind, bytes 2..9 k (it may arrive anywhere in the
  * stream), then rnd[off..]. */
 static void msg_shape(int src, int dst, uint64_t k, size_t limit, size_t *len, size_t *off)
 {
-    uint64_t x = mix((uint64_t)src << 48 ^ (uint64_t)dst << 32 ^ k);
+    uint64_t x = harness_mix((uint64_t)src << 48 ^ (uint64_t)dst << 32 ^ k);
 
     *len = 10 + (size_t)(x % (limit - 9));
     *off = (size_t)(x >> 40) % RND;
@@ -354,7 +346,7 @@ static void back_pressure(void)
 
 static uint8_t pattern(int rank, int gen, size_t i)
 {
-    uint64_t w = mix((uint64_t)rank << 40 ^ (uint64_t)gen << 56 ^ (i >> 3));
+    uint64_t w = harness_mix((uint64_t)rank << 40 ^ (uint64_t)gen << 56 ^ (i >> 3));
 
     return (uint8_t)(w >> (8 * (i & 7)));
 }
@@ -362,7 +354,7 @@ static uint8_t pattern(int rank, int gen, size_t i)
 static void pattern_fill(uint8_t *buf, size_t len, int rank, int gen)
 {
     for (size_t j = 0; j < len / 8; j++) {
-        uint64_t w = mix((uint64_t)rank << 40 ^ (uint64_t)gen << 56 ^ j);
+        uint64_t w = harness_mix((uint64_t)rank << 40 ^ (uint64_t)gen << 56 ^ j);
         memcpy(buf + 8 * j, &w, 8);
     }
     for (size_t i = len & ~(size_t)7; i < len; i++)
@@ -667,7 +659,7 @@ int main(int argc, char **argv)
     signal(SIGALRM, watchdog);
     alarm(WATCH_SECS);
     for (size_t i = 0; i < sizeof(rnd); i++)
-        rnd[i] = (uint8_t)mix(i);
+        rnd[i] = (uint8_t)harness_mix(i);
     gsrc = malloc(GBUF);
     gdst = malloc(GBUF + 16);
     if (!gsrc || !gdst)
