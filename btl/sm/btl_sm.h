@@ -125,6 +125,7 @@ struct btl_sm_state {
     struct btl_sm_in *in;
     uint64_t *bell;  /* our doorbell: bit i set, ring i may hold entries */
     uint32_t nbell;  /* its words */
+    uint32_t nbusy;  /* the words that hold peers' bits: an idle poll reads only these */
     uint32_t nslots; /* the size in slots of the rings we write */
     int npeers;
     int *active; /* peers whose rings we mapped, in that order */

@@ -277,6 +277,7 @@ static int sm_connect(struct btl_module *btl, uint8_t *reach)
         attach_done(btl_sm.seg, missing, btl_sm.name);
     btl_sm.bell = bell_of(btl_sm.seg);
     btl_sm.nbell = btl_sm_bell_words((uint32_t)npeers);
+    btl_sm.nbusy = ((uint32_t)npeers + BTL_SM_BELL_BITS - 1) / BTL_SM_BELL_BITS;
     btl_sm.npeers = npeers;
     btl_sm.wake = rt_progress_sleeps();
     if (!btl_sm.cma)

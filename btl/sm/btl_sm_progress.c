@@ -1,8 +1,8 @@
 /* btl/sm receiving: the doorbell says which peers' rings to poll (and,
  * the first time, to map); deliver their entries in order. An idle poll
- * reads the doorbell line and the rings of peers that sent lately, and
- * every BTL_SM_SWEEP polls those of peers that ever sent, whatever the
- * number of silent peers. */
+ * reads the doorbell words (one per 64 peers, OR-ed in one pass) and the
+ * rings of peers that sent lately, and every BTL_SM_SWEEP polls those of
+ * peers that ever sent, whatever the number of silent peers. */
 #include "config.h"
 
 #include "btl_sm.h"
@@ -116,6 +116,17 @@ static int poll_span(int lo, int hi, int *delivered, unsigned done)
     return 0;
 }
 
+/* Whether any doorbell bit is up: the idle poll's only look at the
+ * bitmap, a load and an OR per word. */
+static inline int bell_rung(void)
+{
+    uint64_t any = 0;
+
+    for (uint32_t wi = 0; wi < btl_sm.nbusy; wi++)
+        any |= __atomic_load_n(&btl_sm.bell[wi], __ATOMIC_RELAXED);
+    return any != 0;
+}
+
 int btl_sm_progress(struct btl_module *btl)
 {
     const unsigned done = rt_req_done_count;
@@ -126,6 +137,8 @@ int btl_sm_progress(struct btl_module *btl)
         delivered += btl_sm_put_progress();
     if (RT_UNLIKELY(++btl_sm.sweep >= BTL_SM_SWEEP))
         btl_sm_pair_sweep();
+    if (!bell_rung())
+        return delivered;
     if (!poll_span(start, btl_sm.npeers, &delivered, done))
         poll_span(0, start, &delivered, done);
     return delivered;
