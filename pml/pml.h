@@ -94,7 +94,8 @@ struct pml_peer {
     struct pml_stats *stats; /* that BTL's counters */
     uint32_t credits;        /* eager credit units we may still spend on it */
     uint32_t owed;           /* units of its eager messages we consumed, not yet returned */
-    uint32_t msgs;           /* messages we may still send it (CREDITs aside) */
+    uint64_t msgs;           /* messages we may still send it (CREDITs aside); UINT64_MAX,
+                                never reached, with no window */
     uint32_t msgs_owed;      /* its messages that arrived, places not yet returned */
     uint32_t msg_window;     /* the BTL's peer_msgs, or UINT32_MAX when it sets none */
     bool stalled;            /* it returned no credits within the wait; reset by a CREDIT */
@@ -107,6 +108,8 @@ struct pml_peer {
 };
 
 extern struct pml_peer *pml_peers;
+/* Peers marked failed: while 0, receives need not look at their peer. */
+extern int pml_nfailed;
 extern uint32_t pml_credit_window;
 
 /* ---- requests ---- */
@@ -354,15 +357,15 @@ static inline uint32_t pml_credit_cost(size_t len)
  * (btl_module.peer_msgs), keeps what is in flight to a peer within the
  * receive buffers its BTL posted for it: every message but a CREDIT takes
  * a place, which the receiver gives back when the message reaches it
- * (pml_credit_arrived). A BTL that states no limit keeps no count. */
+ * (pml_credit_arrived). A BTL that states no limit starts the count at
+ * UINT64_MAX, which no job spends, so taking a place is one decrement. */
 static inline bool pml_window_open(const struct pml_peer *p)
 {
     return p->msgs != 0;
 }
 static inline void pml_window_take(struct pml_peer *p)
 {
-    if (p->msg_window != UINT32_MAX)
-        p->msgs--;
+    p->msgs--;
 }
 static inline bool pml_credit_fits(const struct pml_peer *p, size_t len)
 {
@@ -374,8 +377,19 @@ static inline void pml_credit_spend(struct pml_peer *p, size_t len)
     pml_window_take(p);
 }
 void pml_credit_consumed(int wpeer, size_t len);
-void pml_credit_arrived(int wpeer);
 void pml_credit_return(int wpeer);
+/* A message from wpeer (not a CREDIT) reached us: its BTL's receive
+ * buffer is free again (an unexpected one is copied), so its place in the
+ * message window goes back, in batches of half that window, even before
+ * it is matched. Inline: every arrival passes here, and over a BTL
+ * without a window (sm, self) it is one test. */
+static inline void pml_credit_arrived(int wpeer)
+{
+    struct pml_peer *p = &pml_peers[wpeer];
+
+    if (RT_UNLIKELY(p->msg_window != UINT32_MAX) && ++p->msgs_owed >= p->msg_window / 2)
+        pml_credit_return(wpeer);
+}
 /* Before we send to wpeer: return a worthwhile amount of owed credits
  * ahead of it, so a sender whose burst we answer (osu_bw's reply after
  * each window) starts its next burst with a full window, not the half

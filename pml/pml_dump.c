@@ -2,6 +2,7 @@
  * progress loop (mpirun --timeout sends it before ending the job). */
 #include "pml.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 
 static const char *hdr_name(int type)
@@ -59,10 +60,15 @@ void pml_dump(FILE *out)
             dump_comm(out, pc);
     }
     for (int w = 0; w < rt.size; w++)
-        if (pml_peers[w].npending)
+        if (pml_peers[w].npending) {
+            char left[32] = "no limit of";
+
+            if (pml_peers[w].msg_window != UINT32_MAX)
+                snprintf(left, sizeof(left), "%" PRIu64, pml_peers[w].msgs);
             fprintf(out,
                     "rdmpi[%d]:   %d sends to rank %d wait for transport resources "
-                    "(%u credits and %u messages left)\n",
-                    rt.rank, pml_peers[w].npending, w, pml_peers[w].credits, pml_peers[w].msgs);
+                    "(%u credits and %s messages left)\n",
+                    rt.rank, pml_peers[w].npending, w, pml_peers[w].credits, left);
+        }
     fflush(out);
 }

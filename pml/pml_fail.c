@@ -70,6 +70,7 @@ static void fail_peer(int w, const char *what)
         rt_fatal("%s", what);
     rt_warn("%s; operations with rank %d fail with MPI_ERR_OTHER from now on", what, w);
     pml_peers[w].failed = true;
+    pml_nfailed++;
     for (slot = 0; (r = pml_req_next(&slot));)
         if (waits_on(r, w))
             pml_fail_req(r);

@@ -15,6 +15,7 @@ RT_PARAM(p_credits, "PML_CREDITS", RT_PARAM_INT, "64",
          "bounds unexpected-message memory")
 
 struct pml_peer *pml_peers;
+int pml_nfailed;
 uint32_t pml_credit_window;
 
 #define CARD_KEY "rdmpi.pml"
@@ -168,7 +169,8 @@ static int pml_connect(void)
          * so both sides of a pair see the same window. */
         pml_peers[r].msg_window =
             pml_peers[r].btl->peer_msgs ? pml_peers[r].btl->peer_msgs : UINT32_MAX;
-        pml_peers[r].msgs = pml_peers[r].msg_window;
+        pml_peers[r].msgs =
+            pml_peers[r].msg_window == UINT32_MAX ? UINT64_MAX : pml_peers[r].msg_window;
     }
     pml_stats_connect();
     if (rt_verbosity >= 1 && rt.rank == 0)

@@ -343,7 +343,7 @@ int pml_irecv(struct pml_req *r)
     r->state = PML_S_POSTED;
     r->stamp = pc->next_stamp++;
     pml_list_append(any ? &pc->any_posted : &pc->peers[r->peer].posted, &r->link);
-    if (RT_UNLIKELY(!any && pml_peers[pml_world(pc, r->peer)].failed))
+    if (RT_UNLIKELY(pml_nfailed) && !any && pml_peers[pml_world(pc, r->peer)].failed)
         pml_fail_req(r); /* what it sent before is matched above */
     return MPI_SUCCESS;
 }

@@ -108,18 +108,6 @@ void pml_credit_consumed(int wpeer, size_t len)
         pml_credit_return(wpeer);
 }
 
-/* A message from wpeer (not a CREDIT) reached us: its BTL's receive
- * buffer is free again (an unexpected one is copied), so its place in the
- * message window goes back, in batches of half that window, even before
- * it is matched. */
-void pml_credit_arrived(int wpeer)
-{
-    struct pml_peer *p = &pml_peers[wpeer];
-
-    if (p->msg_window != UINT32_MAX && ++p->msgs_owed >= p->msg_window / 2)
-        pml_credit_return(wpeer);
-}
-
 /* Every queued control message is tried: one to a peer whose window is
  * closed must not hold back those to others, nor a CREDIT behind it. */
 static int retry_ctl(void)

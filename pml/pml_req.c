@@ -218,9 +218,13 @@ void pml_req_complete(struct pml_req *r)
         free(r->tmp);
         r->tmp = NULL;
     }
-    pml_regs_drop(&r->regs);
-    pml_stripe_close(r);
-    pml_bounce_close(r);
+    /* Eager requests have none of these: no call for them. */
+    if (RT_UNLIKELY(r->regs.n))
+        pml_regs_drop(&r->regs);
+    if (RT_UNLIKELY(r->stripe || r->rdma_pending))
+        pml_stripe_close(r);
+    if (RT_UNLIKELY(r->bounce))
+        pml_bounce_close(r);
     if (r->pair)
         pml_pair_half_done(r);
     if (r->internal) {
