@@ -37,8 +37,8 @@ extern char mpi_fortran_argv_null_[1], mpi_fortran_argvs_null_[1];
 /* A Fortran handle below RDMPI_PREDEF_LIMIT has the value of the C handle
  * (mpi.h: every predefined handle and each kind's null), so it converts
  * without a call; only a user object's index needs PMPI_X_f2c. */
-#define F_F2C(ctype, Name, f)                                                                      \
-    ((f) >= 0 && (f) < RDMPI_PREDEF_LIMIT ? (ctype)(uintptr_t)(f) : PMPI_##Name##_f2c(f))
+#define F_PREDEF(f)           ((uint32_t)(f) < RDMPI_PREDEF_LIMIT)
+#define F_F2C(ctype, Name, f) (F_PREDEF(f) ? (ctype)(uintptr_t)(f) : PMPI_##Name##_f2c(f))
 
 static inline void *f_buf(void *p)
 {
@@ -116,9 +116,12 @@ static inline int f08_status_ignored(const MPI_Status *s)
     return f == mpi_fortran_f08_status_ignore_ || f == mpi_fortran_f08_statuses_ignore_;
 }
 
+/* A single status: only MPI_STATUS_IGNORE is a sentinel (mpi_f08 cannot
+ * pass the array MPI_STATUSES_IGNORE there; its element is written like
+ * any status, into storage that holds one), one compare on the fast paths. */
 static inline MPI_Status *f08_status(MPI_Status *s)
 {
-    return f08_status_ignored(s) ? MPI_STATUS_IGNORE : s;
+    return (MPI_Fint *)s == mpi_fortran_f08_status_ignore_ ? MPI_STATUS_IGNORE : s;
 }
 
 static inline MPI_Status *f08_statuses(MPI_Status *s)
@@ -136,6 +139,20 @@ static inline int f08_contiguous(const CFI_cdesc_t *d)
     if (d->rank == 1)
         return d->dim[0].sm == (CFI_index_t)d->elem_len || d->dim[0].extent <= 1;
     return CFI_is_contiguous(d);
+}
+
+/* The common case of a choice buffer, tested first: a scalar, or a rank-1
+ * array whose elements are adjacent.  Only a scalar can be a special
+ * address (MPI_BOTTOM, ... are scalar INTEGERs), so only its address is
+ * compared with them. */
+static inline int f08_fast(const CFI_cdesc_t *d)
+{
+    return d->rank == 0 || (d->rank == 1 && d->dim[0].sm == (CFI_index_t)d->elem_len);
+}
+
+static inline void *f08_base(const CFI_cdesc_t *d)
+{
+    return d->rank == 0 ? f_buf(d->base_addr) : d->base_addr;
 }
 
 /* Any other buffer is refused with a message naming it and MPI_ERR_BUFFER

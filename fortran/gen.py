@@ -369,13 +369,98 @@ def c_entry(f, conv):
     body += '    int rc = %s;\n' % call
     body += ''.join('    %s\n' % s for s in post)
     body += '    if (ierr)\n        *ierr = rc;\n'
+    if conv == CFI and fast_ok(f):
+        return c_fast(f, sig, name, body) + c_tool(f, sig, 'f08_%s_fast' % f.lname[4:])
     out = '%s;\n%s\n%s\n{\n%s}\n' % (head, '\n'.join(alias), head, body)
-    return out + (c_tool(f, sig) if conv == CFI else '')
+    return out + (c_hidden(name) + c_tool(f, sig, 'f08_' + name) if conv == CFI else '')
 
 
-def c_tool(f, sig):
-    """MPI_Foo_f08ts, weak: PMPI_Foo_f08ts, unless a tool has replaced it by
-    a plain Fortran procedure (MPI-4.1 section 19.1.5), whose name is then
+def c_hidden(name):
+    """f08_PMPI_Foo_f08ts: the library's own name of PMPI_Foo_f08ts, which
+    MPI_Foo_f08ts jumps to directly rather than through the PLT."""
+    return ('extern __typeof(%s) f08_%s __attribute__((alias("%s"), visibility("hidden")));\n'
+            % (name, name, name))
+
+
+def fast_ok(f):
+    """Whether f's descriptor entry gets a path of its own for the common
+    case: nothing but choice buffers, scalars passed in, input handles and
+    one status, so that with contiguous buffers and predefined handles the
+    call is PMPI_Foo's arguments read in place."""
+    if f.ret != 'int':
+        return False
+    for (ctype, const, ptr, name, br), p in zip(f.cparams, f.params):
+        if p.kind == 'buffer' or p.kind == 'status' and not p.array:
+            continue
+        if p.kind in ('int', 'logical', 'aint', 'offset', 'count', 'handle') and ptr == 0:
+            continue
+        return False
+    return True
+
+
+def c_fast(f, sig, name, body):
+    """PMPI_Foo_f08ts with its common case first: when every buffer is a
+    scalar or a rank-1 array of adjacent elements (f08_fast), PMPI_Foo gets
+    its arguments read in place, the handles too when all are predefined
+    (the C handle's value, F_PREDEF), as a tail call when ierror is absent;
+    user handles go through PMPI_X_f2c in f08_foo_user, anything else
+    through the general body, f08_foo_any.  The common case, f08_foo_fast,
+    is inlined into MPI_Foo_f08ts too, which then costs its test for a tool
+    only.  The two others are functions of their own, so that the common
+    case keeps to the argument registers (one saved for ierror at most)."""
+    args, uargs, bufs, preds, bases, bufnames = [], [], [], [], [], []
+    for (ctype, const, ptr, pname, br), p in zip(f.cparams, f.params):
+        if p.kind == 'buffer':
+            bufs.append('!f08_fast(%s)' % pname)
+            bufnames.append(pname)
+            bases.append('void *c_%s = f08_base(%s);' % (pname, pname))
+            args.append('c_' + pname)
+            uargs.append(pname)
+        elif p.kind == 'handle':
+            preds.append('!F_PREDEF(*%s)' % pname)
+            args.append('(%s)(uintptr_t)*%s' % (ctype, pname))
+            uargs.append('F_F2C(%s, %s, *%s)' % (ctype, HANDLES[ctype], pname))
+        elif p.kind == 'status':
+            args.append('f08_status(%s)' % pname)
+            uargs.append(args[-1])
+        else:
+            args.append('*' + pname)
+            uargs.append(args[-1])
+    call = 'PMPI_%s(%s)' % (f.name[4:], ', '.join(args))
+    names = ', '.join(re.sub(r'.*[ *]', '', a) for a in sig)
+    low = f.lname[4:]
+    anyf, fast, user = 'f08_%s_any' % low, 'f08_%s_fast' % low, 'f08_%s_user' % low
+    sg = ', '.join(sig)
+    out = 'void %s(%s);\n' % (name, sg)
+    out += ('static void %s(%s) __attribute__((noinline));\n'
+            'static void %s(%s)\n{\n%s}\n\n' % (anyf, sg, anyf, sg, body))
+    # The buffers' C addresses are taken before the handles are tested, so
+    # that the descriptors are dead by then: a register less.
+    test = ''.join('    %s\n' % b for b in bases)
+    if preds:
+        usg = ', '.join(re.sub(r'^CFI_cdesc_t \*', 'void *', a) for a in sig)
+        ucall = ', '.join('c_' + n if n in bufnames else n for n in names.split(', '))
+        out += ('static void %s(%s) __attribute__((noinline));\n'
+                'static void %s(%s)\n{\n'
+                '    int rc = PMPI_%s(%s);\n    if (ierr)\n        *ierr = rc;\n}\n\n'
+                % (user, usg, user, usg, f.name[4:], ', '.join(uargs)))
+        test += ('    if (__builtin_expect(%s, 0)) {\n        %s(%s);\n        return;\n    }\n'
+                 % (' || '.join(preds), user, ucall))
+    out += ('static inline __attribute__((always_inline)) void %s(%s)\n{\n'
+            '    if (__builtin_expect(%s, 0)) {\n        %s(%s);\n        return;\n    }\n'
+            '%s'
+            '    if (!ierr) {\n        %s;\n        return;\n    }\n'
+            '    *ierr = %s;\n}\n\n'
+            'void %s(%s)\n{\n    %s(%s);\n}\n'
+            % (fast, sg, ' || '.join(bufs), anyf, names, test, call, call, name, sg, fast,
+               names))
+    return out
+
+
+def c_tool(f, sig, target):
+    """MPI_Foo_f08ts, weak: target (PMPI_Foo_f08ts's common case inlined,
+    or its hidden name), unless a tool has replaced it by a plain Fortran
+    procedure (MPI-4.1 section 19.1.5), whose name is then
     gfortran's mpi_foo_f08ts_ and whose descriptors are gfortran's own:
     rdmpi_tool_foo_f08ts (Fortran, in mpi_f08.f90) converts and calls it.
     The reference is weak here, as gfortran cannot make one."""
@@ -384,16 +469,22 @@ def c_tool(f, sig):
     names = ', '.join(args)
     # The tool's descriptors are widened to every rank (f08_desc_widen).
     descs = [n for a, n in zip(sig, args) if a.startswith('CFI_cdesc_t *')]
-    wide = ''.join('        f08_desc_full w_%s;\n' % n for n in descs)
+    wide = ''.join('    f08_desc_full w_%s;\n' % n for n in descs)
     tool = ', '.join('f08_desc_widen(&w_%s, %s)' % (n, n) if n in descs else n for n in args)
     head = 'void %s(%s)' % (spec, ', '.join(sig))
+    # The tool's path is a function of its own, so that the usual one keeps
+    # no frame: a test of the weak reference and a jump.
+    via = 'f08_%s_tool' % low[4:]
     return ('\nvoid %s_(void) __attribute__((weak));\n'
             'void rdmpi_tool_%s(void (*tool)(void), %s);\n'
+            'static void %s(%s) __attribute__((noinline, cold));\n'
+            'static void %s(%s)\n{\n%s    rdmpi_tool_%s(%s_, %s);\n}\n\n'
             '%s __attribute__((weak));\n%s\n{\n'
-            '    if (%s_) {\n%s        rdmpi_tool_%s(%s_, %s);\n'
-            '    } else\n        P%s(%s);\n}\n'
-            % (low, low[4:], ', '.join(sig), head, head, low, wide, low[4:], low, tool, spec,
-               names))
+            '    if (%s_) {\n        %s(%s);\n        return;\n    }\n'
+            '    %s(%s);\n}\n'
+            % (low, low[4:], ', '.join(sig), via, ', '.join(sig), via, ', '.join(sig),
+               wide, low[4:], low, tool, head, head, low, via, names,
+               target, names))
 
 
 def first_array(f):

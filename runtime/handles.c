@@ -15,7 +15,8 @@ static MPI_Fint to_f(const void *h)
     return ((const struct rt_obj *)h)->findex + RDMPI_PREDEF_LIMIT;
 }
 
-static void *from_f(MPI_Fint f, enum rt_kind kind)
+/* Inlined in each MPI_X_f2c, where kind is a constant. */
+static inline __attribute__((always_inline)) void *from_f(MPI_Fint f, enum rt_kind kind)
 {
     if (f >= 0 && f < RDMPI_PREDEF_LIMIT)
         return (void *)(uintptr_t)f;
@@ -24,6 +25,9 @@ static void *from_f(MPI_Fint f, enum rt_kind kind)
     return rt_obj_from_findex(kind, f - RDMPI_PREDEF_LIMIT);
 }
 
+/* An object's Fortran index is read without the library lock: the pools'
+ * lookup takes none (obj.c), which keeps MPI_X_f2c, on each Fortran call
+ * with a user handle, a few instructions. Requests ask the pml, under it. */
 #define CONVERT(Name, Type, kind)                                                                  \
     MPI_Fint PMPI_##Name##_c2f(Type h)                                                             \
     {                                                                                              \
@@ -32,7 +36,10 @@ static void *from_f(MPI_Fint f, enum rt_kind kind)
     }                                                                                              \
     Type PMPI_##Name##_f2c(MPI_Fint f)                                                             \
     {                                                                                              \
-        RT_API_ENTER();                                                                            \
+        if (kind == RT_KIND_REQUEST) {                                                             \
+            RT_API_ENTER();                                                                        \
+            return (Type)from_f(f, kind);                                                          \
+        }                                                                                          \
         return (Type)from_f(f, kind);                                                              \
     }
 

@@ -4,62 +4,70 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NKINDS (RT_KIND_SESSION - RT_KIND_COMM + 1)
-/* Fortran indices below this are the predefined handles of each kind. */
-#define FIRST_USER_INDEX 64
-
 struct pool {
-    struct rt_obj **all; /* by Fortran index - FIRST_USER_INDEX */
-    size_t *sizes;       /* each object's size: requests of one kind differ */
-    int n, cap;
+    size_t *sizes; /* each object's size: requests of one kind differ */
+    int cap;
     int *free; /* indices of dead objects */
     int nfree;
 };
 
-static struct pool pools[NKINDS];
+static struct pool pools[RT_OBJ_NKINDS];
+struct rt_obj **rt_obj_chunks[RT_OBJ_NKINDS][RT_OBJ_NCHUNKS];
+int rt_obj_counts[RT_OBJ_NKINDS];
 
-/* Where the Fortran indices of a kind start (obj.h). */
-static int first_index(enum rt_kind kind)
+static struct rt_obj **entry(enum rt_kind kind, int i)
 {
-    return FIRST_USER_INDEX + (kind == RT_KIND_REQUEST ? RT_OBJ_REQ_FINDEX_BASE : 0);
+    return &rt_obj_chunks[kind - RT_KIND_COMM][i >> RT_OBJ_CHUNK_BITS]
+                         [i & ((1 << RT_OBJ_CHUNK_BITS) - 1)];
 }
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Room for entry n: the bookkeeping arrays and the entry's chunk. */
+static int grow(enum rt_kind kind, struct pool *p, int n)
+{
+    struct rt_obj ***chunk = &rt_obj_chunks[kind - RT_KIND_COMM][n >> RT_OBJ_CHUNK_BITS];
+
+    if (n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 64;
+        size_t *sizes = realloc(p->sizes, (size_t)cap * sizeof(*sizes));
+        int *fr = realloc(p->free, (size_t)cap * sizeof(*fr));
+        if (sizes)
+            p->sizes = sizes;
+        if (fr)
+            p->free = fr;
+        if (!sizes || !fr)
+            return -1;
+        p->cap = cap;
+    }
+    if (n >> RT_OBJ_CHUNK_BITS >= RT_OBJ_NCHUNKS)
+        return -1;
+    if (!*chunk)
+        *chunk = calloc(1 << RT_OBJ_CHUNK_BITS, sizeof(struct rt_obj *));
+    return *chunk ? 0 : -1;
+}
 
 void *rt_obj_new(enum rt_kind kind, size_t size)
 {
     struct pool *p = &pools[kind - RT_KIND_COMM];
+    int *n = &rt_obj_counts[kind - RT_KIND_COMM];
     struct rt_obj *o = NULL;
 
     pthread_mutex_lock(&lock);
     if (p->nfree && p->sizes[p->free[p->nfree - 1]] >= size) {
-        o = p->all[p->free[--p->nfree]];
-        memset(o, 0, p->sizes[p->free[p->nfree]]);
-        o->findex = p->free[p->nfree] + first_index(kind);
-    } else {
-        if (p->n == p->cap) {
-            int cap = p->cap ? 2 * p->cap : 64;
-            struct rt_obj **all = realloc(p->all, (size_t)cap * sizeof(*all));
-            size_t *sizes = realloc(p->sizes, (size_t)cap * sizeof(*sizes));
-            int *fr = realloc(p->free, (size_t)cap * sizeof(*fr));
-            if (all)
-                p->all = all;
-            if (sizes)
-                p->sizes = sizes;
-            if (fr)
-                p->free = fr;
-            if (!all || !sizes || !fr)
-                goto out;
-            p->cap = cap;
-        }
-        o = calloc(1, size);
-        if (!o)
-            goto out;
-        o->findex = p->n + first_index(kind);
-        p->sizes[p->n] = size;
-        p->all[p->n++] = o;
+        int i = p->free[--p->nfree];
+
+        o = *entry(kind, i);
+        memset(o, 0, p->sizes[i]);
+        o->findex = i + rt_obj_first_index(kind);
+        o->kind = kind;
+    } else if (grow(kind, p, *n) == 0 && (o = calloc(1, size))) {
+        o->findex = *n + rt_obj_first_index(kind);
+        o->kind = kind;
+        p->sizes[*n] = size;
+        *entry(kind, *n) = o;
+        __atomic_store_n(n, *n + 1, __ATOMIC_RELEASE);
     }
-    o->kind = kind;
-out:
     pthread_mutex_unlock(&lock);
     return o;
 }
@@ -70,20 +78,7 @@ void rt_obj_delete(void *obj)
     struct pool *p = &pools[o->kind - RT_KIND_COMM];
 
     pthread_mutex_lock(&lock);
-    p->free[p->nfree++] = o->findex - first_index(o->kind);
-    o->kind = 0;
+    p->free[p->nfree++] = o->findex - rt_obj_first_index(o->kind);
+    __atomic_store_n(&o->kind, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&lock);
-}
-
-void *rt_obj_from_findex(enum rt_kind kind, int findex)
-{
-    struct pool *p = &pools[kind - RT_KIND_COMM];
-    struct rt_obj *o = NULL;
-    int i = findex - first_index(kind);
-
-    pthread_mutex_lock(&lock);
-    if (i >= 0 && i < p->n && p->all[i]->kind == (uint32_t)kind)
-        o = p->all[i];
-    pthread_mutex_unlock(&lock);
-    return o;
 }

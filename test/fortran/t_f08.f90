@@ -5,7 +5,7 @@ program t_f08
   use ftap
   use, intrinsic :: iso_c_binding, only: c_ptr
   implicit none
-  integer, parameter :: nplan = 45
+  integer, parameter :: nplan = 47
   integer :: rank, nprocs, next, prev, i, cnt, ierr, cls
   integer :: ibuf(10), ibuf2(10), iarr(64), a2(4, 3), col(3)
   integer(kind=MPI_COUNT_KIND) :: ccount
@@ -90,6 +90,38 @@ program t_f08
   call MPI_Recv(ibuf2, cnt, MPI_INTEGER, prev, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
   call MPI_Wait(reqs(1), MPI_STATUS_IGNORE)
   call tap_int(cnt, 3, 'probe')
+
+  ! MPI_Send and MPI_Recv call C straight for a scalar or a contiguous
+  ! rank-1 buffer with predefined handles, and go the general way for a 2-D
+  ! array, a derived datatype or a user communicator (docs/fortran.md).
+  cnt = -1
+  call MPI_Irecv(cnt, 1, MPI_INTEGER, prev, 13, MPI_COMM_WORLD, reqs(1))
+  call MPI_Send(rank + 1, 1, MPI_INTEGER, next, 13, MPI_COMM_WORLD, ierr)
+  call MPI_Wait(reqs(1), MPI_STATUS_IGNORE)
+  i = ierr
+  ibuf = [(rank * 10 + i, i = 1, 10)]
+  ibuf2 = -1
+  call MPI_Isend(ibuf, 10, MPI_INTEGER, next, 14, MPI_COMM_WORLD, reqs(1))
+  call MPI_Recv(ibuf2, 10, MPI_INTEGER, prev, 14, MPI_COMM_WORLD, status)
+  call MPI_Wait(reqs(1), MPI_STATUS_IGNORE)
+  call tap_true(i == MPI_SUCCESS .and. cnt == prev + 1 .and. ibuf2(10) == prev * 10 + 10 .and. &
+       status%MPI_SOURCE == prev .and. status%MPI_TAG == 14, &
+       'send of a scalar with ierror, recv of an array into a status')
+  call MPI_Comm_dup(MPI_COMM_WORLD, newcomm)
+  call MPI_Type_contiguous(2, MPI_INTEGER, vtype)
+  call MPI_Type_commit(vtype)
+  a2 = rank
+  ibuf2 = -1
+  call MPI_Irecv(ibuf2, 5, vtype, prev, 15, newcomm, reqs(1))
+  call MPI_Send(a2, 12, MPI_INTEGER, next, 16, MPI_COMM_WORLD)
+  call MPI_Send(ibuf, 5, vtype, next, 15, newcomm, ierr)
+  a2 = -1
+  call MPI_Recv(a2, 12, MPI_INTEGER, prev, 16, MPI_COMM_WORLD, status, ierr)
+  call MPI_Wait(reqs(1), MPI_STATUS_IGNORE)
+  call MPI_Type_free(vtype)
+  call MPI_Comm_free(newcomm)
+  call tap_true(ierr == MPI_SUCCESS .and. all(a2 == prev) .and. status%MPI_TAG == 16 .and. &
+       ibuf2(10) == prev * 10 + 10, 'send and recv of a 2-D array, a derived type, a dup''ed comm')
 
   ! A large-count form, chosen by the kind of count.
   ccount = 10
