@@ -449,6 +449,13 @@ void pml_get_start(struct pml_req *r);
 /* The copy pipeline: FRAGs until the BTL is out of buffers (pml_rndv.c). */
 void pml_frags_stream(struct pml_req *r);
 int pml_progress(void);
+/* Chunks in flight and registrations a peer may read or write (requests
+ * holding pml_regs): while there are any, every module is polled at every
+ * pml_progress; otherwise modules that are no peer's first (further
+ * rails, only for rendezvous chunks) are polled at every 16th. */
+extern unsigned pml_rdma_out;
+/* Sorts the modules into those two kinds; after the routes change. */
+void pml_progress_routes(void);
 /* True when nothing waits for resources: finalize drains to this. */
 bool pml_idle(void);
 /* The runtime's sleep hook (rt_progress_set_sleep): 1 slept, 0 yield. */

@@ -94,6 +94,7 @@ void pml_peer_unlist(int r, const struct btl_module *m)
         p->ep = p->routes[0].ep;
         if (pml_peers[r].stats)
             pml_stats_rebind(r);
+        pml_progress_routes();
     }
 }
 
@@ -172,6 +173,7 @@ static int pml_connect(void)
         pml_peers[r].msgs =
             pml_peers[r].msg_window == UINT32_MAX ? UINT64_MAX : pml_peers[r].msg_window;
     }
+    pml_progress_routes();
     pml_stats_connect();
     if (rt_verbosity >= 1 && rt.rank == 0)
         for (int i = 0; i < pml_nbtls; i++)

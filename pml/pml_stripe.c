@@ -131,11 +131,13 @@ size_t pml_regs_make(int wpeer, uint32_t need, void *base, size_t len, struct pm
         off += stride;
     }
     kh->n = (uint8_t)regs->n;
+    pml_rdma_out += regs->n != 0;
     return regs->n ? off : 0;
 }
 
 void pml_regs_drop(struct pml_regs *regs)
 {
+    pml_rdma_out -= regs->n != 0;
     for (int i = 0; i < regs->n; i++)
         regs->btl[i]->deregister_mem(regs->btl[i], regs->reg[i]);
     regs->n = 0;
@@ -320,6 +322,7 @@ static void chunk_done(void *ctx, int status)
     struct pml_stripe *s = c->s;
     struct pml_req *r = c->r;
 
+    pml_rdma_out--;
     if (s->orphan) {
         if (!--s->inflight)
             stripe_free(s);
@@ -443,6 +446,7 @@ void pml_stripe_run(struct pml_req *r)
         rl->inflight++;
         r->inflight++;
         s->inflight++;
+        pml_rdma_out++;
         rc = s->write ? rl->btl->put(rl->ep, local,
                                      slot ? pml_regs_find(&r->bounce->regs, rl->btl) : NULL,
                                      r->raddr + off, rl->rkey, n, chunk_done, c)
@@ -453,6 +457,7 @@ void pml_stripe_run(struct pml_req *r)
             rl->inflight--;
             r->inflight--;
             s->inflight--;
+            pml_rdma_out--;
             if (slot)
                 pml_bounce_give(slot);
             c->slot = NULL;
