@@ -373,6 +373,7 @@ static int make_buffers(struct btl_ofi_module *m, size_t eager)
     m->frags = calloc(ntx, sizeof(*m->frags));
     m->rbufs = calloc((size_t)nrx, sizeof(*m->rbufs));
     m->reads = calloc(nreads, sizeof(*m->reads));
+    m->nreads = (int)nreads;
     if (m->pool == MAP_FAILED || !m->frags || !m->rbufs || !m->reads) {
         if (m->pool == MAP_FAILED)
             m->pool = NULL;
@@ -462,7 +463,9 @@ static void teardown(struct btl_ofi_module *m)
                           m->av ? &m->av->fid : NULL,         m->cq ? &m->cq->fid : NULL,
                           m->domain ? &m->domain->fid : NULL, m->fabric ? &m->fabric->fid : NULL};
 
-    if (m->ep && m->choice.quirks->no_close) {
+    /* rxm (1.20) crashes closing an endpoint whose connections died
+     * under operations it still holds: a failed rail's stays open too. */
+    if (m->ep && (m->choice.quirks->no_close || m->failed)) {
         rt_info(2, "btl/ofi: %s: endpoint left open at finalize, closed by process exit",
                 m->info->fabric_attr->prov_name);
     } else {
@@ -485,6 +488,7 @@ static void teardown(struct btl_ofi_module *m)
 /* The user's program may exit() without MPI_Finalize. */
 static void at_exit(void)
 {
+    btl_ofi_health_stop();
     for (int k = 0; k < nrails; k++)
         if (rails[k].ep)
             teardown(&rails[k]);
@@ -633,6 +637,7 @@ static int ofi_init(struct btl_module *btl)
     if (!m->rail)
         memlock_check(m);
     describe(m);
+    btl_ofi_health_watch(m);
     return 0;
 }
 
@@ -743,6 +748,7 @@ static int ofi_connect(struct btl_module *btl, uint8_t *reach)
                 p->hello_due = p->due = 1;
                 p->next_due = m->due;
                 m->due = p;
+                btl_ofi_slow(m);
             }
         }
     }
@@ -799,7 +805,8 @@ static int ofi_flush(struct btl_module *btl)
     double end = rt_wtime() + FLUSH_SECS;
     int missing;
 
-    if (!m->ep)
+    /* A failed rail is never polled again: nothing on it can finish. */
+    if (!m->ep || m->failed)
         return 0;
     m->closing = 1;
     while ((m->busy || m->outstanding) && rt_wtime() < end)
@@ -821,6 +828,7 @@ static int ofi_finalize(struct btl_module *btl)
 {
     struct btl_ofi_module *m = btl_ofi_of(btl);
 
+    btl_ofi_health_stop();
     if (m->ep || m->info)
         teardown(m);
     m->transport[0] = 0;
@@ -931,6 +939,7 @@ static int ofi_open(struct btl_component *c, struct btl_module **mods, int max)
 static void ofi_close(struct btl_component *c)
 {
     (void)c;
+    btl_ofi_health_stop();
     for (int k = 0; k < nrails; k++) {
         if (rails[k].ep || rails[k].info)
             teardown(&rails[k]);
