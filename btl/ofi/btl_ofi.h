@@ -244,6 +244,7 @@ static inline struct btl_ofi_module *btl_ofi_of(struct btl_module *btl)
  * uses them too. */
 struct fi_info *btl_ofi_getinfo(void);
 struct btl_ofi_want btl_ofi_wants(int multi_host);
+const char *btl_ofi_rails_spec(void); /* RDMPI_BTL_OFI_RAILS */
 
 /* fi_mr_reg with our keys and FI_MR_ENDPOINT binding; a libfabric code. */
 int btl_ofi_mr_reg(struct btl_ofi_module *m, void *buf, size_t len, uint64_t access,

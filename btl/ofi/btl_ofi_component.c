@@ -214,6 +214,11 @@ struct btl_ofi_want btl_ofi_wants(int multi_host)
                                  multi_host};
 }
 
+const char *btl_ofi_rails_spec(void)
+{
+    return rt_param_string(&p_rails);
+}
+
 /* Picks the provider and its rails into ch: their count, 0 when ofi is
  * unavailable and nobody asked for it, or fatal when the user's choice
  * cannot be met. ch[k].info points into *list, which the caller frees. */
