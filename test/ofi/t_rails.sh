@@ -19,7 +19,7 @@ FAKEHOST_LIB=1 . "$top_srcdir/test/fakehost/fakehost.sh"
 
 B=$top_builddir
 MPIRUN="${MPIRUN:-$B/launcher/mpirun}"
-NTESTS=12
+NTESTS=14
 plan $NTESTS
 skip_all() {
 	for _i in $(seq $NTESTS); do skip "$1"; done
@@ -100,6 +100,23 @@ r=$(rails)
 ok $? "RDMPI_BTL_OFI_RAILS=eth1: that rail alone ($(echo "$r" | tr '\n' ';'))"
 [ $rc -ne 0 ] && show
 
+# The rails listed in opposite orders on the two hosts: rank 1's rail 0
+# is eth1, rank 0's eth0. Rails pair by network (the fabric in each
+# card), not by index, so both networks carry data and every byte arrives.
+cat >"$T/swap.sh" <<'EOF2'
+#!/bin/sh
+[ "$PMI_RANK" = 1 ] && RDMPI_BTL_OFI_RAILS=eth1,eth0 && export RDMPI_BTL_OFI_RAILS
+exec "$@"
+EOF2
+chmod +x "$T/swap.sh"
+mrun -x RDMPI_BTL_OFI_RAILS=eth0,eth1 "$T/swap.sh" "$B/test/ofi/t_rails"
+r=$(rails)
+[ $rc -eq 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok' &&
+	[ "$(echo "$r" | awk '$2 > 0' | wc -l)" -eq 2 ] && echo "$r" | grep -q '^eth0 [1-9]' &&
+	echo "$r" | grep -q '^eth1 [1-9]'
+ok $? "rails in opposite orders on the two hosts pair by network: intact, bytes on both ($(echo "$r" | tr '\n' ';'))"
+[ $rc -ne 0 ] && show
+
 # A third network, eth2 (198.51.100.128/26); rails eth1 and eth2. Killing
 # every TCP connection over eth2 (ss -K) mid-transfer fails the reads in
 # flight there: rail 1 leaves the peer's list, its chunks go over eth1.
@@ -128,7 +145,7 @@ mrun -x RDMPI_BTL_OFI_RAILS=eth1,eth2 -x RDMPI_VERBOSE=1 "$B/test/ofi/t_rails" -
 wait $killer
 r=$(rails)
 [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^ok 1' &&
-	printf '%s\n' "$err" | grep -q "failed on rail 1" &&
+	printf '%s\n' "$err" | grep -q "failed on rail [0-9]* (btl ofi)" &&
 	[ "$(echo "$r" | awk '$1 == "eth1" && $2 > 0' | wc -l)" -eq 1 ]
 _r=$?
 ok $_r "eth2's connections killed mid-transfer: its chunks go over eth1, data intact ($(echo "$r" | tr '\n' ';'))"
@@ -205,6 +222,25 @@ _r=$?
 ok $_r "the only rail's link down mid-transfer ends the job naming the peer, the rail and the cause (rc $rc)"
 [ $_r -ne 0 ] && show
 eth2_up
+
+# A routed network: eth3 is 10.1.0.1/24 on H0 and 10.2.0.1/24 on H1, each
+# with an on-link route to the other's subnet. The two rails are on
+# different fabrics, so they pair as rail 0s (the old rule) and number
+# their keys differently; the pml takes the one key of a one-rail peer.
+ip link add eth3 netns "$H0" type veth peer name eth3 netns "$H1" &&
+	ip -n "$H0" addr add 10.1.0.1/24 dev eth3 && ip -n "$H1" addr add 10.2.0.1/24 dev eth3 &&
+	ip -n "$H0" link set eth3 up && ip -n "$H1" link set eth3 up &&
+	ip -n "$H0" route add 10.2.0.0/24 dev eth3 && ip -n "$H1" route add 10.1.0.0/24 dev eth3
+for _i in $(seq 50); do
+	ip -n "$H0" link show eth3 | grep -q LOWER_UP && ip -n "$H1" link show eth3 | grep -q LOWER_UP &&
+		break
+	sleep 0.1
+done
+mrun -x RDMPI_BTL_OFI_RAILS=eth3 "$B/test/ofi/t_rails"
+r=$(rails)
+[ $rc -eq 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok' && echo "$r" | grep -q '^eth3 [1-9]'
+ok $? "one rail across two subnets (routed): RDMA by read, every byte ($(echo "$r" | tr '\n' ';'))"
+[ $rc -ne 0 ] && show
 
 mrun -x RDMPI_BTL_OFI_RAILS=eth7 "$B/test/ofi/t_rails"
 [ $rc -ne 0 ] && printf '%s\n' "$err" | grep -q "RDMPI_BTL_OFI_RAILS=eth7: no tcp;ofi_rxm entry on eth7"
