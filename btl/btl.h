@@ -110,8 +110,9 @@ struct btl_module {
      * window to a peer this BTL reaches. 0: no limit. */
     uint32_t peer_msgs;
     /* Which rail of its component it is (btl/ofi: one per NIC or port; 0
-     * for the others): rail k of two processes talk to each other, so a
-     * remote key made on one is used on the other. */
+     * for the others), as a number that is the same on the rails of two
+     * processes that talk to each other (btl/ofi: a label of the rail's
+     * network), so a remote key made on one is used on the other. */
     uint32_t rail;
 
     /* Set by btl_open_all before init: the data path reports failures

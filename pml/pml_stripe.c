@@ -153,8 +153,11 @@ struct btl_reg *pml_regs_find(const struct pml_regs *regs, const struct btl_modu
 
 /* ---- the scheduler ---- */
 
-/* The key for rail number `rail` in a keys block, or NULL. */
-static const void *key_for(const void *keys, size_t klen, uint32_t rail, size_t size)
+/* The key for rail number `rail` in a keys block, or NULL. A block of
+ * one key read over a peer's only rail is that rail's, whatever its
+ * number: two rails that pair across different networks (a routed one,
+ * btl/ofi's rail 0) number their keys differently. */
+static const void *key_for(const void *keys, size_t klen, uint32_t rail, size_t size, bool only)
 {
     const struct pml_hdr_keys *kh = keys;
     size_t stride = PML_KEY_STRIDE(size), off = sizeof(*kh);
@@ -164,7 +167,7 @@ static const void *key_for(const void *keys, size_t klen, uint32_t rail, size_t 
     for (int i = 0; i < kh->n && off + stride <= klen; i++, off += stride) {
         const struct pml_hdr_key *k = (const void *)((const char *)keys + off);
 
-        if (k->rail == rail)
+        if (k->rail == rail || (only && kh->n == 1))
             return k + 1;
     }
     return NULL;
@@ -175,13 +178,15 @@ bool pml_stripe_open(struct pml_req *r, const void *keys, size_t klen, bool writ
     const struct pml_peer *p = &pml_peers[r->wpeer];
     const uint32_t need = write ? BTL_CAP_PUT : BTL_CAP_GET;
     struct pml_stripe_rail rails[PML_MAX_RAILS];
-    int n = 0, depth = pml_get_depth, nrec;
+    int n = 0, depth = pml_get_depth, nrec, like = 0;
     size_t chunk;
     struct pml_stripe *s;
 
+    for (int i = 0; i < p->nroutes; i++)
+        like += pml_rail_like(p->btl, p->routes[i].btl);
     for (int i = 0; i < p->nroutes && n < PML_MAX_RAILS; i++) {
         struct btl_module *m = p->routes[i].btl;
-        const void *k = key_for(keys, klen, m->rail, m->rkey_size);
+        const void *k = key_for(keys, klen, m->rail, m->rkey_size, like == 1);
         size_t lim = write ? m->put_limit : m->get_limit;
 
         if (!pml_rail_like(p->btl, m) || (m->flags & need) != need || !k)

@@ -152,23 +152,41 @@ static const struct {
     const char *name;
     const char *prefix; /* of the RT_PARAM names it holds */
     const char *desc;
+    const char *prefix2; /* another, or NULL; the longest prefix that matches wins */
 } cats[] = {
-    {"rdmpi_runtime", NULL, "Start-up, logging, waiting and the transport report"},
-    {"rdmpi_btl", "BTL", "Which byte transfer layers a process opens"},
-    {"rdmpi_btl_sm", "SM_", "The shared-memory BTL: eager limit, rings, single-copy reads"},
-    {"rdmpi_btl_ofi", "OFI_", "The libfabric BTL: provider, interface, buffers, windows"},
-    {"rdmpi_pml", "PML_", "Point-to-point: credits, rendezvous pipeline, message counters"},
-    {"rdmpi_coll", "COLL_", "Collectives: algorithm choices and their switch points"},
-    {"rdmpi_osc", "OSC_", "One-sided communication"},
+    {"rdmpi_runtime", NULL, "Start-up, logging, waiting and the transport report", NULL},
+    {"rdmpi_btl", "BTL", "Which byte transfer layers a process opens", NULL},
+    {"rdmpi_btl_sm", "SM_", "The shared-memory BTL: eager limit, rings, single-copy reads", NULL},
+    {"rdmpi_btl_ofi", "OFI_", "The libfabric BTL: provider, interface, rails, buffers, windows",
+     "BTL_OFI_"},
+    {"rdmpi_pml", "PML_", "Point-to-point: credits, rendezvous pipeline, message counters", NULL},
+    {"rdmpi_coll", "COLL_", "Collectives: algorithm choices and their switch points", NULL},
+    {"rdmpi_osc", "OSC_", "One-sided communication", NULL},
 };
 #define NCATS ((int)(sizeof(cats) / sizeof(cats[0])))
 
+static size_t matches(const char *name, const char *prefix)
+{
+    return prefix && !strncmp(name, prefix, strlen(prefix)) ? strlen(prefix) : 0;
+}
+
+/* RDMPI_BTL_OFI_RAILS is btl/ofi's, not the BTL choice's. */
 int mpit_param_category(const struct rt_param *p)
 {
-    for (int i = 1; i < NCATS; i++)
-        if (!strncmp(p->name, cats[i].prefix, strlen(cats[i].prefix)))
-            return i;
-    return 0;
+    size_t best = 0;
+    int cat = 0;
+
+    for (int i = 1; i < NCATS; i++) {
+        size_t n = matches(p->name, cats[i].prefix), n2 = matches(p->name, cats[i].prefix2);
+
+        if (n2 > n)
+            n = n2;
+        if (n > best) {
+            best = n;
+            cat = i;
+        }
+    }
+    return cat;
 }
 
 int mpit_pvar_category(const struct rt_pvar *v)

@@ -209,14 +209,27 @@ struct btl_ofi_module {
     struct btl_ofi_rbuf *rbufs, *repost;
     int nrbufs;
     struct btl_ofi_read *reads, *free_reads;
+    int nreads;          /* slots in reads */
     uint8_t *inject_buf; /* sendi stages header + data here for fi_inject (after the prefix) */
     uint8_t *align_buf;  /* a message the provider placed misaligned is copied here */
 
     struct btl_ofi_peer *busy; /* peers with queued sends */
     struct btl_ofi_peer *due;  /* peers owed a hello (one_way_connect) */
-    int outstanding;           /* sends and reads awaiting a completion */
-    int in_progress;           /* progress is on the stack: no re-entry */
-    int closing;               /* flush began: send errors are expected */
+    /* Nonzero when progress has more to do than read the CQ: a repost,
+     * queued sends, hellos, a health flag. One test on the empty poll;
+     * the watcher thread sets it too, so it is accessed atomically. */
+    int slow;
+    unsigned health;                /* btl_ofi_health.c's flags, set by its thread */
+    int outstanding;                /* sends and reads awaiting a completion */
+    int in_progress;                /* holds on progress: it is on the stack (no re-entry), or
+                                       the rail failed (never polled again) */
+    int closing;                    /* flush began: send errors are expected */
+    int failed;                     /* the rail is down (btl_ofi_health.c) */
+    unsigned ifindex;               /* its network interface, watched for link changes; 0: none */
+    int link_down;                  /* its interface went down (watcher thread only) */
+    uint64_t reaped;                /* completions read from the CQ */
+    uint64_t stall_reaped;          /* reaped at the start of the current stall */
+    double stall_since, last_probe; /* the stall check's clock */
     struct btl_ofi_counters count;
 };
 extern const struct btl_ofi_host btl_ofi_host;
@@ -231,6 +244,7 @@ static inline struct btl_ofi_module *btl_ofi_of(struct btl_module *btl)
  * uses them too. */
 struct fi_info *btl_ofi_getinfo(void);
 struct btl_ofi_want btl_ofi_wants(int multi_host);
+const char *btl_ofi_rails_spec(void); /* RDMPI_BTL_OFI_RAILS */
 
 /* fi_mr_reg with our keys and FI_MR_ENDPOINT binding; a libfabric code. */
 int btl_ofi_mr_reg(struct btl_ofi_module *m, void *buf, size_t len, uint64_t access,
@@ -241,6 +255,17 @@ void btl_ofi_error(const struct btl_ofi_module *m, const char *what, int rc);
 
 int btl_ofi_post_recv(struct btl_ofi_module *m, struct btl_ofi_rbuf *b);
 int btl_ofi_progress(struct btl_module *btl);
+/* progress has slow work: the next call does it. */
+static inline void btl_ofi_slow(struct btl_ofi_module *m)
+{
+    __atomic_store_n(&m->slow, 1, __ATOMIC_RELAXED);
+}
+
+/* Rail health (btl_ofi_health.c): watch m's interface and stalls from a
+ * thread; act on what it found (from progress: 1 if the rail failed). */
+void btl_ofi_health_watch(struct btl_ofi_module *m);
+void btl_ofi_health_stop(void);
+int btl_ofi_health(struct btl_ofi_module *m);
 
 int btl_ofi_sendi(struct btl_endpoint *ep, const void *hdr, size_t hlen, const void *data,
                   size_t dlen);

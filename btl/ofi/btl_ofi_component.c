@@ -78,6 +78,11 @@ RT_PARAM(p_window, "OFI_WINDOW", RT_PARAM_INT, "32",
 /* This process's rails, made by the component's open. */
 static struct btl_ofi_module rails[BTL_OFI_MAX_RAILS];
 static int nrails;
+/* The rails whose cards this rank published, itself published under
+ * RAILS_KEY by every rail's init: peers read only those cards (PMIx
+ * waits about 2 s for a key that never comes). */
+#define RAILS_KEY BTL_OFI_CARD_KEY "rails"
+static uint32_t published;
 
 /* Logs a failed libfabric call with the provider's name. */
 void btl_ofi_error(const struct btl_ofi_module *m, const char *what, int rc)
@@ -212,6 +217,11 @@ struct btl_ofi_want btl_ofi_wants(int multi_host)
 {
     return (struct btl_ofi_want){rt_param_string(&p_provider), rt_param_string(&p_iface),
                                  multi_host};
+}
+
+const char *btl_ofi_rails_spec(void)
+{
+    return rt_param_string(&p_rails);
 }
 
 /* Picks the provider and its rails into ch: their count, 0 when ofi is
@@ -373,6 +383,7 @@ static int make_buffers(struct btl_ofi_module *m, size_t eager)
     m->frags = calloc(ntx, sizeof(*m->frags));
     m->rbufs = calloc((size_t)nrx, sizeof(*m->rbufs));
     m->reads = calloc(nreads, sizeof(*m->reads));
+    m->nreads = (int)nreads;
     if (m->pool == MAP_FAILED || !m->frags || !m->rbufs || !m->reads) {
         if (m->pool == MAP_FAILED)
             m->pool = NULL;
@@ -447,6 +458,8 @@ static int publish(struct btl_ofi_module *m)
     snprintf(c->fabric, sizeof(c->fabric), "%s", m->info->fabric_attr->name);
     rc = rt_modex_put(m->card_key, c, sizeof(*c) + addrlen);
     free(c);
+    if (!rc)
+        published |= 1u << m->rail;
     return rc;
 }
 
@@ -462,7 +475,9 @@ static void teardown(struct btl_ofi_module *m)
                           m->av ? &m->av->fid : NULL,         m->cq ? &m->cq->fid : NULL,
                           m->domain ? &m->domain->fid : NULL, m->fabric ? &m->fabric->fid : NULL};
 
-    if (m->ep && m->choice.quirks->no_close) {
+    /* rxm (1.20) crashes closing an endpoint whose connections died
+     * under operations it still holds: a failed rail's stays open too. */
+    if (m->ep && (m->choice.quirks->no_close || m->failed)) {
         rt_info(2, "btl/ofi: %s: endpoint left open at finalize, closed by process exit",
                 m->info->fabric_attr->prov_name);
     } else {
@@ -485,6 +500,7 @@ static void teardown(struct btl_ofi_module *m)
 /* The user's program may exit() without MPI_Finalize. */
 static void at_exit(void)
 {
+    btl_ofi_health_stop();
     for (int k = 0; k < nrails; k++)
         if (rails[k].ep)
             teardown(&rails[k]);
@@ -505,6 +521,29 @@ static void read_fence(struct btl_ofi_module *m, int fence)
     m->read_fence = fence < 0 ? m->choice.link == BTL_OFI_LINK_IWARP : fence;
     if (m->read_fence && strstr(m->info->fabric_attr->prov_name, "ofi_rxm"))
         setenv("FI_OFI_RXM_USE_SRX", "1", 0);
+}
+
+/* Which of this rank's rails on m's network m is (0 for the first): rail
+ * pairs are made per network in order of rails. */
+static int occurrence(const struct btl_ofi_module *m)
+{
+    int n = 0;
+
+    for (int k = 0; k < m->rail; k++)
+        n += rails[k].info && !strcmp(rails[k].info->fabric_attr->name, m->info->fabric_attr->name);
+    return n;
+}
+
+/* The rail number both ranks give a region's key on m (btl_module.rail):
+ * the same for the rails that pair (the same network, the same
+ * occurrence), whatever their indices on either host. */
+static uint32_t rail_label(const struct btl_ofi_module *m)
+{
+    uint32_t h = 2166136261u;
+
+    for (const char *c = m->info->fabric_attr->name; *c; c++)
+        h = (h ^ (uint8_t)*c) * 16777619u;
+    return (h & ~(uint32_t)(BTL_OFI_MAX_RAILS - 1)) | (uint32_t)occurrence(m);
 }
 
 /* The module's limits from the provider's attributes and our tunables. */
@@ -577,7 +616,7 @@ static void set_limits(struct btl_ofi_module *m)
         btl->get_limit = btl->put_limit = rma_limit;
     btl->latency_ns = m->choice.quirks->latency_ns;
     btl->bandwidth_mbs = rail_bandwidth(m);
-    btl->rail = (uint32_t)m->rail;
+    btl->rail = rail_label(m);
     /* Read and write as the entry offers them, and keys travel as 8
      * bytes (btl_ofi_rma_caps). Messages are delivered as the provider
      * completes them (not BTL_CAP_ORDERED). */
@@ -623,8 +662,13 @@ static int ofi_init(struct btl_module *btl)
     /* The failed step said why. Unless the user asked for this provider
      * or interface, the job goes on without ofi: other BTLs may reach
      * every peer, and if not the pml names the one left out. */
-    if ((rc = open_endpoint(m, btl->eager_limit)) || (rc = make_buffers(m, btl->eager_limit)) ||
-        (rc = publish(m))) {
+    rc = open_endpoint(m, btl->eager_limit);
+    rc = rc ? rc : make_buffers(m, btl->eager_limit);
+    rc = rc ? rc : publish(m);
+    /* Each rail's init puts the mask again: the last put stands. */
+    if (rt_modex_put(RAILS_KEY, &published, sizeof(published)))
+        rc = rc ? rc : -EIO;
+    if (rc) {
         int asked = rt_param_string(&p_provider)[0] || rt_param_string(&p_iface)[0] ||
                     rt_param_string(&p_rails)[0];
         teardown(m);
@@ -633,6 +677,7 @@ static int ofi_init(struct btl_module *btl)
     if (!m->rail)
         memlock_check(m);
     describe(m);
+    btl_ofi_health_watch(m);
     return 0;
 }
 
@@ -644,40 +689,85 @@ static int is_local(int r)
     return 0;
 }
 
+static int has_network(const char *fabric)
+{
+    for (int k = 0; k < nrails; k++)
+        if (rails[k].info && !strcmp(rails[k].info->fabric_attr->name, fabric))
+            return 1;
+    return 0;
+}
+
+/* Rank r's card for rail m, or NULL (m does not reach r): the card of r's
+ * rail on m's network (the i-th of r's there for m, the i-th of ours),
+ * whatever its index, so hosts that list their interfaces in different
+ * orders pair their rails right. Rail 0 with no partner there, when r's
+ * rail 0 has none among our networks either, takes r's rail 0 (a routed
+ * network, as before), so the pairing is the same seen from either rank.
+ * Every card is checked; rail 0 stops the job on a provider mismatch. */
+static struct btl_ofi_card *card_for(struct btl_ofi_module *m, int r, size_t *len)
+{
+    const char *mine = m->info->fabric_attr->prov_name, *net = m->info->fabric_attr->name;
+    struct btl_ofi_card *cards[BTL_OFI_MAX_RAILS], *pick = NULL;
+    size_t lens[BTL_OFI_MAX_RAILS], mlen;
+    int n = 0, seen = 0, occ = occurrence(m);
+    char key[sizeof(m->card_key)];
+    uint32_t *mask;
+
+    if (rt_modex_get(r, RAILS_KEY, (void **)&mask, &mlen))
+        return NULL;
+    for (int k = 0; k < BTL_OFI_MAX_RAILS; k++) {
+        struct btl_ofi_card *c;
+
+        snprintf(key, sizeof(key), "%s%d", BTL_OFI_CARD_KEY, k);
+        if (mlen != sizeof(*mask) || !(*mask & (1u << k)) ||
+            rt_modex_get(r, key, (void **)&cards[n], &lens[n]))
+            continue;
+        c = cards[n];
+        if (lens[n] < sizeof(*c) || c->version != BTL_OFI_VERSION ||
+            lens[n] != sizeof(*c) + c->addrlen || c->window < 2 || c->window > BTL_OFI_MAX_WINDOW)
+            rt_fatal("btl/ofi: rank %d speaks btl/ofi protocol %u (card of %zu bytes), this "
+                     "rank %u: every rank must run the same rdmpi build",
+                     r, lens[n] >= 4 ? c->version : 0, lens[n], BTL_OFI_VERSION);
+        c->prov[sizeof(c->prov) - 1] = 0;
+        c->fabric[sizeof(c->fabric) - 1] = 0;
+        n++;
+    }
+    if (n && !m->rail && strcmp(cards[0]->prov, mine))
+        rt_fatal("btl/ofi: rank %d uses libfabric provider %s, this rank %s; every rank must "
+                 "use the same one: name it with RDMPI_OFI_PROVIDER (mpirun --provider)",
+                 r, cards[0]->prov, mine);
+    for (int j = 0; j < n && !pick; j++)
+        if (!strcmp(cards[j]->prov, mine) &&
+            !strncmp(cards[j]->fabric, net, sizeof(cards[j]->fabric) - 1) && seen++ == occ) {
+            pick = cards[j];
+            *len = lens[j];
+        }
+    if (!pick && n && !m->rail && !has_network(cards[0]->fabric)) {
+        pick = cards[0];
+        *len = lens[0];
+    }
+    if (!pick && n)
+        rt_info(1, "btl/ofi: rail %d (%s on fabric %s): rank %d has no rail on that network",
+                m->rail, mine, net, r);
+    for (int j = 0; j < n; j++)
+        if (cards[j] != pick)
+            free(cards[j]);
+    free(mask);
+    return pick;
+}
+
 /* Inserts rank r's address from its card; 0, -ENOENT when r runs without
- * ofi, or an error. */
+ * ofi or no rail of it is on m's network, or an error. */
 static int add_peer(struct btl_ofi_module *m, int r)
 {
     struct btl_module *btl = &m->base;
-    const char *mine = m->info->fabric_attr->prov_name;
     struct btl_ofi_card *c;
     fi_addr_t fa;
     size_t len;
     int rc;
 
-    if (rt_modex_get(r, m->card_key, (void **)&c, &len))
+    if (!(c = card_for(m, r, &len)))
         return -ENOENT;
-    if (len < sizeof(*c) || c->version != BTL_OFI_VERSION || len != sizeof(*c) + c->addrlen ||
-        c->window < 2 || c->window > BTL_OFI_MAX_WINDOW)
-        rt_fatal("btl/ofi: rank %d speaks btl/ofi protocol %u (card of %zu bytes), this rank "
-                 "%u: every rank must run the same rdmpi build",
-                 r, len >= 4 ? c->version : 0, len, BTL_OFI_VERSION);
-    c->prov[sizeof(c->prov) - 1] = 0;
-    c->fabric[sizeof(c->fabric) - 1] = 0;
-    /* Rail k of both ranks must be on one fabric; rail 0 tells the user. */
-    if (m->rail && (strcmp(c->prov, mine) ||
-                    strncmp(c->fabric, m->info->fabric_attr->name, sizeof(c->fabric) - 1))) {
-        rt_info(1,
-                "btl/ofi: rail %d: rank %d's is %s on fabric %s, this rank's %s on %s: "
-                "that rail does not reach it",
-                m->rail, r, c->prov, c->fabric, mine, m->info->fabric_attr->name);
-        free(c);
-        return -ENOENT;
-    }
-    if (strncmp(c->prov, mine, sizeof(c->prov) - 1))
-        rt_fatal("btl/ofi: rank %d uses libfabric provider %s, this rank %s; every rank must "
-                 "use the same one: name it with RDMPI_OFI_PROVIDER (mpirun --provider)",
-                 r, c->prov, mine);
     rc = fi_av_insert(m->av, c->addr, 1, &fa, 0, NULL);
     if (rc != 1 || fa >= (fi_addr_t)rt.size) {
         rt_warn("btl/ofi: cannot insert rank %d's address into the address vector: %s", r,
@@ -743,6 +833,7 @@ static int ofi_connect(struct btl_module *btl, uint8_t *reach)
                 p->hello_due = p->due = 1;
                 p->next_due = m->due;
                 m->due = p;
+                btl_ofi_slow(m);
             }
         }
     }
@@ -799,7 +890,8 @@ static int ofi_flush(struct btl_module *btl)
     double end = rt_wtime() + FLUSH_SECS;
     int missing;
 
-    if (!m->ep)
+    /* A failed rail is never polled again: nothing on it can finish. */
+    if (!m->ep || m->failed)
         return 0;
     m->closing = 1;
     while ((m->busy || m->outstanding) && rt_wtime() < end)
@@ -821,6 +913,7 @@ static int ofi_finalize(struct btl_module *btl)
 {
     struct btl_ofi_module *m = btl_ofi_of(btl);
 
+    btl_ofi_health_stop();
     if (m->ep || m->info)
         teardown(m);
     m->transport[0] = 0;
@@ -905,6 +998,7 @@ static int ofi_open(struct btl_component *c, struct btl_module **mods, int max)
     if (max > BTL_OFI_MAX_RAILS)
         max = BTL_OFI_MAX_RAILS;
     nrails = 0;
+    published = 0;
     if (max < 1 || (n = choose(ch, max, &list)) <= 0)
         return n < 0 ? n : 0;
     for (int k = 0; k < n; k++) {
@@ -931,6 +1025,7 @@ static int ofi_open(struct btl_component *c, struct btl_module **mods, int max)
 static void ofi_close(struct btl_component *c)
 {
     (void)c;
+    btl_ofi_health_stop();
     for (int k = 0; k < nrails; k++) {
         if (rails[k].ep || rails[k].info)
             teardown(&rails[k]);

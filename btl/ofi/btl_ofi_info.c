@@ -40,6 +40,35 @@ static void ofi_choice(struct fi_info *usable, int remote, char *buf, size_t len
         snprintf(buf, len, "ofi: %s", choice.text);
 }
 
+/* The rails MPI_Init would open for peers on other hosts (RDMPI_BTL_OFI_RAILS
+ * and the default rules), one "k: interface (fabric)" each, or why none. */
+static void ofi_rails(struct fi_info *usable, char *buf, size_t len)
+{
+    struct btl_ofi_want want = btl_ofi_wants(1);
+    struct btl_ofi_choice ch[BTL_OFI_MAX_RAILS];
+    const char *spec = btl_ofi_rails_spec();
+    size_t at = 0;
+    int n;
+
+    if (btl_ofi_select(usable, &want, &btl_ofi_host, &ch[0])) {
+        snprintf(buf, len, "none: no provider for peers on other hosts");
+        return;
+    }
+    n = btl_ofi_rails(usable, &want, &btl_ofi_host, spec, ch, BTL_OFI_MAX_RAILS);
+    if (n < 0) {
+        snprintf(buf, len, "none: RDMPI_BTL_OFI_RAILS=%s: %s", spec, ch[0].text);
+        return;
+    }
+    buf[0] = 0;
+    for (int k = 0; k < n && at < len; k++) {
+        const struct fi_info *i = ch[k].info;
+
+        at += (size_t)snprintf(buf + at, len - at, "%s%d: %s (fabric %s)", k ? "; " : "", k,
+                               ch[k].iface[0] ? ch[k].iface : i->domain_attr->name,
+                               i->fabric_attr->name);
+    }
+}
+
 static void ofi_facts(rdmpi_info_emit *emit, void *arg)
 {
     struct fi_info *all = NULL, *usable;
@@ -74,6 +103,10 @@ static void ofi_facts(rdmpi_info_emit *emit, void *arg)
     else
         ofi_choice(usable, 1, buf, sizeof(buf));
     emit("transport.inter_host", buf, arg);
+    if (ofi) {
+        ofi_rails(usable, buf, sizeof(buf));
+        emit("transport.inter_host_rails", buf, arg);
+    }
     fi_freeinfo(usable);
     fi_freeinfo(all);
 }

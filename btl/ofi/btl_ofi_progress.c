@@ -36,6 +36,7 @@ int btl_ofi_post_recv(struct btl_ofi_module *m, struct btl_ofi_rbuf *b)
     if (rc == -FI_EAGAIN) {
         b->next = m->repost;
         m->repost = b;
+        btl_ofi_slow(m);
         return 0;
     }
     if (rc)
@@ -223,6 +224,33 @@ static int on_error(struct btl_ofi_module *m)
     return 0;
 }
 
+/* Everything but the CQ: buffers to post again, queued sends, hellos,
+ * the health watcher's flags. slow is cleared first, so whatever is
+ * raised meanwhile (by this work or the watcher) sets it again. */
+static int slow_work(struct btl_ofi_module *m)
+{
+    int events = 0;
+
+    __atomic_store_n(&m->slow, 0, __ATOMIC_SEQ_CST);
+    while (m->repost) {
+        struct btl_ofi_rbuf *b = m->repost;
+        m->repost = b->next;
+        if (btl_ofi_post_recv(m, b))
+            repost_failed(m);
+        if (m->repost == b)
+            break; /* refused again; next time */
+    }
+    if (m->busy)
+        events += btl_ofi_retry_sends(m);
+    if (m->due)
+        say_hello(m);
+    if (__atomic_load_n(&m->health, __ATOMIC_SEQ_CST))
+        events += btl_ofi_health(m);
+    if (m->repost || m->busy || m->due)
+        btl_ofi_slow(m);
+    return events;
+}
+
 int btl_ofi_progress(struct btl_module *btl)
 {
     struct btl_ofi_module *m = btl_ofi_of(btl);
@@ -232,20 +260,13 @@ int btl_ofi_progress(struct btl_module *btl)
     int events = 0;
 
     /* A receive callback that polls again could overwrite the message it
-     * is handling in align_buf. */
+     * is handling in align_buf. A failed rail holds on for good. */
     if (RT_UNLIKELY(!m->ep || m->in_progress))
         return 0;
     m->in_progress = 1;
-    while (RT_UNLIKELY(m->repost != NULL)) {
-        struct btl_ofi_rbuf *b = m->repost;
-        m->repost = b->next;
-        if (btl_ofi_post_recv(m, b))
-            repost_failed(m);
-        if (m->repost == b)
-            break; /* refused again; next time */
-    }
     n = fi_cq_readfrom(m->cq, e, BATCH, src);
     if (n > 0) {
+        m->reaped += (uint64_t)n;
         for (ssize_t i = 0; i < n; i++)
             events += complete(m, &e[i], src[i]);
     } else if (n == -FI_EAVAIL) {
@@ -255,10 +276,8 @@ int btl_ofi_progress(struct btl_module *btl)
                   "btl/ofi: reading the completion queue failed on %s: %s",
                   m->info->fabric_attr->prov_name, fi_strerror((int)-n));
     }
-    if (RT_UNLIKELY(m->busy != NULL))
-        events += btl_ofi_retry_sends(m);
-    if (RT_UNLIKELY(m->due != NULL))
-        say_hello(m);
-    m->in_progress = 0;
+    if (RT_UNLIKELY(__atomic_load_n(&m->slow, __ATOMIC_RELAXED)))
+        events += slow_work(m);
+    m->in_progress--;
     return events;
 }

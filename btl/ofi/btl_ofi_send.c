@@ -237,6 +237,7 @@ void btl_ofi_send(struct btl_endpoint *ep, struct btl_desc *d)
     if (!p->qhead) {
         p->next_busy = m->busy;
         m->busy = p;
+        btl_ofi_slow(m);
     }
     f->next = NULL;
     *p->qtail = f;

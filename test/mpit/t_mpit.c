@@ -129,6 +129,25 @@ static void before_init(void)
         total += nc;
     }
     CHECK_EQ_INT(total, n, "every cvar is in one category (%d of %d)", total, n);
+    /* btl/ofi's rail parameters are its own, beside RDMPI_OFI_*, not the
+     * BTL choice's (rdmpi_btl) although their names start alike. */
+    for (int k = 0; k < 2; k++) {
+        const char *want = k ? "RDMPI_OFI_RAIL_STALL" : "RDMPI_BTL_OFI_RAILS";
+        int ci = -1, cat = -1, nc = 0, members[256], in = 0;
+
+        if (MPI_T_cvar_get_index(want, &ci) != MPI_SUCCESS) {
+            skip("%s: no btl/ofi in this build", want);
+            continue;
+        }
+        MPI_T_category_get_index("rdmpi_btl_ofi", &cat);
+        MPI_T_category_get_info(cat, NULL, NULL, NULL, NULL, &nc, NULL, NULL);
+        if (nc > 256)
+            nc = 256;
+        MPI_T_category_get_cvars(cat, nc, members);
+        for (int i = 0; i < nc; i++)
+            in += members[i] == ci;
+        CHECK_EQ_INT(in, 1, "%s is in category rdmpi_btl_ofi (%d cvars)", want, nc);
+    }
     CHECK_MPI(MPI_T_category_get_index("rdmpi_pml", &idx), "category rdmpi_pml");
     {
         int nc = 0, np = 0, pv[16], nev = -1;

@@ -3,7 +3,9 @@
  * multiple of the chunk, contiguous and vector datatypes, both directions
  * at once, every byte and every gap checked. "--loop N": N exchanges of
  * 33 MiB + 1 each way, checked, while t_rails.sh kills a rail's
- * connections under them. With a size argument (bytes,
+ * connections under them; "--mixed N": the same with a stream of small
+ * messages each way beside each exchange, every one checked, while it
+ * takes a rail's link down. With a size argument (bytes,
  * k/m suffixes) and a count it is the bandwidth measurement of
  * docs/btl-ofi.md instead: rank 0 sends that many messages of that size,
  * a window of 16 at a time, and prints MB/s (osu_bw's pattern). */
@@ -42,6 +44,46 @@ static size_t exchange(MPI_Datatype dt, int count, size_t span, size_t blen, siz
         bad += (i % stride < blen) ? r[i] != at(i, seed + (unsigned)peer) : r[i] != 0xee;
     free(s);
     free(r);
+    return bad;
+}
+
+/* SMALL messages of 1..4096 bytes each way, all posted before any wait,
+ * beside one large exchange; the wrong bytes (a small message's every
+ * byte counts, and its length) this rank received. */
+static size_t mixed(size_t big, unsigned seed)
+{
+    enum { SMALL = 64, MAXLEN = 4096 };
+    static unsigned char s[SMALL][MAXLEN], r[SMALL][MAXLEN];
+    MPI_Request rq[2 * SMALL];
+    int me, peer;
+    size_t bad = 0;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    peer = 1 - me;
+    for (int k = 0; k < SMALL; k++) {
+        size_t len = 1 + (seed * 977u + (unsigned)k * 131u) % MAXLEN;
+
+        for (size_t i = 0; i < len; i++)
+            s[k][i] = at(i, seed * 31 + (unsigned)k + (unsigned)me);
+        MPI_Irecv(r[k], MAXLEN, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &rq[k]);
+        MPI_Isend(s[k], (int)len, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &rq[SMALL + k]);
+    }
+    bad += exchange(MPI_BYTE, (int)big, big, 1, 1, seed);
+    for (int k = 0; k < SMALL; k++) {
+        size_t len = 1 + (seed * 977u + (unsigned)k * 131u) % MAXLEN;
+        MPI_Status st;
+        int got = -1;
+
+        if (MPI_Wait(&rq[k], &st) != MPI_SUCCESS) {
+            bad += len;
+            continue;
+        }
+        MPI_Get_count(&st, MPI_BYTE, &got);
+        bad += got != (int)len;
+        for (size_t i = 0; i < len && got == (int)len; i++)
+            bad += r[k][i] != at(i, seed * 31 + (unsigned)k + (unsigned)peer);
+    }
+    MPI_Waitall(SMALL, rq + SMALL, MPI_STATUSES_IGNORE);
     return bad;
 }
 
@@ -95,17 +137,20 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     if (np != 2)
         bail_out("t_rails needs 2 ranks, not %d", np);
-    if (argc > 2 && !strcmp(argv[1], "--loop")) {
+    if (argc > 2 && (!strcmp(argv[1], "--loop") || !strcmp(argv[1], "--mixed"))) {
+        const int mix = !strcmp(argv[1], "--mixed");
         size_t bad = 0;
         int n = atoi(argv[2]);
 
         if (me == 0)
             plan(1);
         for (int i = 0; i < n; i++)
-            bad += exchange(MPI_BYTE, (int)sizes[2], sizes[2], 1, 1, (unsigned)i);
+            bad += mix ? mixed(sizes[2], (unsigned)i)
+                       : exchange(MPI_BYTE, (int)sizes[2], sizes[2], 1, 1, (unsigned)i);
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
         if (me == 0)
-            CHECK_EQ_LONG(bad, 0, "%d exchanges of %zu bytes each way: wrong bytes", n, sizes[2]);
+            CHECK_EQ_LONG(bad, 0, "%d exchanges of %zu bytes each way%s: wrong bytes", n, sizes[2],
+                          mix ? " beside 64 small messages each" : "");
         MPI_Finalize();
         return me == 0 && tap_failed != 0;
     }

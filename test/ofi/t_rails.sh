@@ -6,8 +6,12 @@
 # two btl/ofi rails; t_rails's large messages (contiguous and vector, no
 # multiple of the chunk) arrive intact, and the transport report shows
 # RDMA bytes on both rails. RDMPI_BTL_OFI_RAILS=1 keeps one rail; a rail
-# whose connections are killed mid-transfer recovers onto the other. Skips,
-# saying why, without root or network namespaces.
+# whose connections are killed mid-transfer recovers onto the other, and
+# so does one whose link goes down (ip link set down) or whose path goes
+# dead without any interface showing it (blackhole routes: the stall
+# check); the only rail's link going down ends the job, naming the peer,
+# the rail and the cause. Skips, saying why, without root or network
+# namespaces.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 . "$top_srcdir/test/tap.sh"
@@ -15,7 +19,7 @@ FAKEHOST_LIB=1 . "$top_srcdir/test/fakehost/fakehost.sh"
 
 B=$top_builddir
 MPIRUN="${MPIRUN:-$B/launcher/mpirun}"
-NTESTS=8
+NTESTS=14
 plan $NTESTS
 skip_all() {
 	for _i in $(seq $NTESTS); do skip "$1"; done
@@ -96,6 +100,23 @@ r=$(rails)
 ok $? "RDMPI_BTL_OFI_RAILS=eth1: that rail alone ($(echo "$r" | tr '\n' ';'))"
 [ $rc -ne 0 ] && show
 
+# The rails listed in opposite orders on the two hosts: rank 1's rail 0
+# is eth1, rank 0's eth0. Rails pair by network (the fabric in each
+# card), not by index, so both networks carry data and every byte arrives.
+cat >"$T/swap.sh" <<'EOF2'
+#!/bin/sh
+[ "$PMI_RANK" = 1 ] && RDMPI_BTL_OFI_RAILS=eth1,eth0 && export RDMPI_BTL_OFI_RAILS
+exec "$@"
+EOF2
+chmod +x "$T/swap.sh"
+mrun -x RDMPI_BTL_OFI_RAILS=eth0,eth1 "$T/swap.sh" "$B/test/ofi/t_rails"
+r=$(rails)
+[ $rc -eq 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok' &&
+	[ "$(echo "$r" | awk '$2 > 0' | wc -l)" -eq 2 ] && echo "$r" | grep -q '^eth0 [1-9]' &&
+	echo "$r" | grep -q '^eth1 [1-9]'
+ok $? "rails in opposite orders on the two hosts pair by network: intact, bytes on both ($(echo "$r" | tr '\n' ';'))"
+[ $rc -ne 0 ] && show
+
 # A third network, eth2 (198.51.100.128/26); rails eth1 and eth2. Killing
 # every TCP connection over eth2 (ss -K) mid-transfer fails the reads in
 # flight there: rail 1 leaves the peer's list, its chunks go over eth1.
@@ -124,11 +145,102 @@ mrun -x RDMPI_BTL_OFI_RAILS=eth1,eth2 -x RDMPI_VERBOSE=1 "$B/test/ofi/t_rails" -
 wait $killer
 r=$(rails)
 [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^ok 1' &&
-	printf '%s\n' "$err" | grep -q "failed on rail 1" &&
+	printf '%s\n' "$err" | grep -q "failed on rail [0-9]* (btl ofi)" &&
 	[ "$(echo "$r" | awk '$1 == "eth1" && $2 > 0' | wc -l)" -eq 1 ]
 _r=$?
 ok $_r "eth2's connections killed mid-transfer: its chunks go over eth1, data intact ($(echo "$r" | tr '\n' ';'))"
 [ $_r -ne 0 ] && show
+
+# cut_busy CMD...: runs CMD in the background (as $killer) once rank 0
+# has a connection over eth2 and data flows, as the killer above.
+cut_busy() {
+	(
+		for _i in $(seq 300); do
+			[ -n "$(ip netns exec "$H0" ss -Htn state established dst 198.51.100.130)" ] && break
+			sleep 0.1
+		done
+		sleep 0.5
+		"$@"
+	) &
+	killer=$!
+}
+# eth2_up: both ends up again, with carrier.
+eth2_up() {
+	ip -n "$H0" link set eth2 up && ip -n "$H1" link set eth2 up
+	for _i in $(seq 50); do
+		ip -n "$H0" link show eth2 | grep -q LOWER_UP && ip -n "$H1" link show eth2 | grep -q LOWER_UP &&
+			break
+		sleep 0.1
+	done
+}
+# Rail 1's link goes down on H0 under large striped messages and a stream
+# of small ones: the interface says so (netlink) on both hosts (H1's end
+# loses its carrier), the rail fails for its peers and the chunks in flight
+# there go again over eth1; every byte of every message arrives.
+for mode in read write; do
+	cut_busy ip -n "$H0" link set eth2 down
+	mrun -x RDMPI_BTL_OFI_RAILS=eth1,eth2 -x RDMPI_VERBOSE=1 -x RDMPI_PML_RNDV=$mode \
+		"$B/test/ofi/t_rails" --mixed 40
+	wait $killer
+	r=$(rails)
+	[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^ok 1' &&
+		printf '%s\n' "$err" | grep -q "rail 1 (tcp;ofi_rxm on eth2 .*) lost rank 1: its interface eth2 went down" &&
+		[ "$(echo "$r" | awk '$1 == "eth1" && $2 > 0' | wc -l)" -eq 1 ]
+	_r=$?
+	ok $_r "eth2's link down mid-transfer ($mode rendezvous): its chunks go over eth1, large and small messages intact ($(echo "$r" | tr '\n' ';'))"
+	[ $_r -ne 0 ] && show
+	eth2_up
+done
+
+# A path that dies with both interfaces up (blackhole routes to the peer's
+# eth2 address on both hosts): reads in flight there never complete, and
+# after RDMPI_OFI_RAIL_STALL seconds of polling without a completion the
+# rail fails as above.
+cut_busy sh -c "ip -n $H0 route add blackhole 198.51.100.130/32 && ip -n $H1 route add blackhole 198.51.100.129/32"
+mrun -x RDMPI_BTL_OFI_RAILS=eth1,eth2 -x RDMPI_VERBOSE=1 -x RDMPI_OFI_RAIL_STALL=3 \
+	"$B/test/ofi/t_rails" --mixed 40
+wait $killer
+ip -n "$H0" route del blackhole 198.51.100.130/32 2>/dev/null
+ip -n "$H1" route del blackhole 198.51.100.129/32 2>/dev/null
+r=$(rails)
+[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^ok 1' &&
+	printf '%s\n' "$err" | grep -q "rail 1 (tcp;ofi_rxm on eth2 .*) lost rank [01]: [0-9]* operations in flight and none completed for 3 s" &&
+	[ "$(echo "$r" | awk '$1 == "eth1" && $2 > 0' | wc -l)" -eq 1 ]
+_r=$?
+ok $_r "a dead path with its interfaces up: the stall check fails eth2, data intact ($(echo "$r" | tr '\n' ';'))"
+[ $_r -ne 0 ] && show
+
+# The only rail's link goes down: no rail is left to rank 1, and the job
+# ends (not hangs: mrun's timeout would say 124) naming the peer, the rail
+# and the cause.
+cut_busy ip -n "$H0" link set eth2 down
+mrun -x RDMPI_BTL_OFI_RAILS=eth2 "$B/test/ofi/t_rails" --loop 60
+wait $killer
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ] &&
+	printf '%s\n' "$err" | grep -q "rail 0 (tcp;ofi_rxm on eth2 .*) lost rank [01]: its interface eth2 went down"
+_r=$?
+ok $_r "the only rail's link down mid-transfer ends the job naming the peer, the rail and the cause (rc $rc)"
+[ $_r -ne 0 ] && show
+eth2_up
+
+# A routed network: eth3 is 10.1.0.1/24 on H0 and 10.2.0.1/24 on H1, each
+# with an on-link route to the other's subnet. The two rails are on
+# different fabrics, so they pair as rail 0s (the old rule) and number
+# their keys differently; the pml takes the one key of a one-rail peer.
+ip link add eth3 netns "$H0" type veth peer name eth3 netns "$H1" &&
+	ip -n "$H0" addr add 10.1.0.1/24 dev eth3 && ip -n "$H1" addr add 10.2.0.1/24 dev eth3 &&
+	ip -n "$H0" link set eth3 up && ip -n "$H1" link set eth3 up &&
+	ip -n "$H0" route add 10.2.0.0/24 dev eth3 && ip -n "$H1" route add 10.1.0.0/24 dev eth3
+for _i in $(seq 50); do
+	ip -n "$H0" link show eth3 | grep -q LOWER_UP && ip -n "$H1" link show eth3 | grep -q LOWER_UP &&
+		break
+	sleep 0.1
+done
+mrun -x RDMPI_BTL_OFI_RAILS=eth3 "$B/test/ofi/t_rails"
+r=$(rails)
+[ $rc -eq 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok' && echo "$r" | grep -q '^eth3 [1-9]'
+ok $? "one rail across two subnets (routed): RDMA by read, every byte ($(echo "$r" | tr '\n' ';'))"
+[ $rc -ne 0 ] && show
 
 mrun -x RDMPI_BTL_OFI_RAILS=eth7 "$B/test/ofi/t_rails"
 [ $rc -ne 0 ] && printf '%s\n' "$err" | grep -q "RDMPI_BTL_OFI_RAILS=eth7: no tcp;ofi_rxm entry on eth7"

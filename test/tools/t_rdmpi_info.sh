@@ -2,7 +2,7 @@
 # rdmpi_info: each option, the parsable form, and bad command lines.
 . "$top_srcdir/test/tap.sh"
 I="$top_builddir/tools/rdmpi_info"
-plan 14
+plan 16
 
 run "$I"
 [ $rc -eq 0 ]; ok $? "no options: exit 0"
@@ -30,6 +30,22 @@ run "$I" --param btl_sm --parsable
 ok $? "--param LAYER: that layer's parameters only"
 RDMPI_SM_EAGER_LIMIT=lots run "$I" --param sm_eager_limit --parsable
 echo "$out" | grep -q "source:environment (malformed)"; ok $? "a malformed value is flagged"
+# The rails btl/ofi would open for peers on other hosts, as MPI_Init's
+# selection makes them (RDMPI_BTL_OFI_RAILS included).
+run "$I" --parsable
+if echo "$out" | grep -q "^transport.inter_host:ofi: "; then
+	echo "$out" | grep -q "^transport.inter_host_rails:0: [^ ]* (fabric [^)]*)"
+	ok $? "the rails for other hosts: $(echo "$out" | grep '^transport.inter_host_rails:')"
+	RDMPI_BTL_OFI_RAILS=1 run "$I" --parsable
+	r1=$(echo "$out" | grep '^transport.inter_host_rails:')
+	RDMPI_BTL_OFI_RAILS=nosuch0 run "$I" --parsable
+	echo "$r1" | grep -q "^transport.inter_host_rails:0: [^;]*$" &&
+		echo "$out" | grep -q "^transport.inter_host_rails:none: RDMPI_BTL_OFI_RAILS=nosuch0: "
+	ok $? "RDMPI_BTL_OFI_RAILS=1: one rail ($r1); a name matching nothing: none, and why"
+else
+	skip "btl/ofi chooses nothing for other hosts here"
+	skip "btl/ofi chooses nothing for other hosts here"
+fi
 run "$I" bogus
 [ $rc -eq 2 ] && echo "$err" | grep -q "^usage: rdmpi_info" && [ -z "$out" ]
 ok $? "rdmpi_info bogus: exit 2 with a usage line ($rc)"
