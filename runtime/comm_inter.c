@@ -3,6 +3,7 @@
  * keeps a hidden intracommunicator of its local group (`local`) for the
  * agreements that run among the local members. */
 #include "comm.h"
+#include "proc.h"
 
 #include <stdlib.h>
 
@@ -163,8 +164,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     static const char fn[] = "MPI_Intercomm_merge";
     struct rdmpi_comm *c, *nc;
     struct rdmpi_group *g;
-    /* [high, leader's world rank] of each side */
-    int err, mine[2], theirs[2], first, *w;
+    /* each side's high */
+    int err, mine[1], theirs[1], first, *w;
     uint32_t cid;
 
     RT_CHECK_INIT(fn);
@@ -178,16 +179,16 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         return rdmpi_err_comm(intercomm, MPI_ERR_ARG, fn,
                               "newintracomm is NULL; pass the address of an MPI_Comm");
     mine[0] = !!high;
-    mine[1] = c->world[0];
     if (c->rank == 0 &&
         (err = rt_comm_sendrecv(c, mine, sizeof(mine), 0, theirs, sizeof(theirs), 0, RT_TAG_COMM)))
         return rdmpi_err_comm(intercomm, err, fn, "the leaders' exchange failed");
     if ((err =
              rt_comm_bcast(c->local, NULL, c->size, c->rank, RT_TAG_COMM, theirs, sizeof(theirs))))
         return rdmpi_err_comm(intercomm, err, fn, "the local broadcast failed");
-    /* The low group goes first; on a tie, the group whose leader has the
-     * lower world rank (both sides compute the same answer). */
-    first = mine[0] != theirs[0] ? !mine[0] : mine[1] < theirs[1];
+    /* The low group goes first; on a tie, the group whose leader comes
+     * first by identity (namespace, rank: both sides compute the same
+     * answer, also when they come from different jobs). */
+    first = mine[0] != theirs[0] ? !mine[0] : rt_proc_cmp(c->world[0], c->remote_world[0]) < 0;
     if ((err = rt_cid_agree(c->local, NULL, c->size, c->rank, RT_TAG_COMM, c, 0, RT_TAG_COMM, 1,
                             &cid)))
         return rdmpi_err_comm(intercomm, err, fn, "agreeing on a context id failed");

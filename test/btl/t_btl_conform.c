@@ -777,6 +777,7 @@ static int test_module(void)
     }
     CHECK_ALL ("%s: the operations every module has, and those its flags %#x need", cur->name, f) {
         CHECK_TRUE(cur->init && cur->connect && cur->finalize && cur->endpoint);
+        CHECK_TRUE(cur->add_peers && cur->del_peer, "add_peers and del_peer (version 3)");
         CHECK_TRUE(cur->sendi && cur->alloc && cur->send && cur->progress && cur->flush);
         CHECK_TRUE(!(f & (BTL_CAP_GET | BTL_CAP_PUT)) ||
                    (cur->register_mem && cur->deregister_mem));
