@@ -3,21 +3,10 @@
  * keeps a hidden intracommunicator of its local group (`local`) for the
  * agreements that run among the local members. */
 #include "comm.h"
+#include "dpm.h"
 #include "proc.h"
 
 #include <stdlib.h>
-
-/* Members of c rotated so that the leader comes first: the trees in
- * comm_cid.c are rooted at index 0. */
-static int *rotated(const struct rdmpi_comm *c, int leader)
-{
-    int *m = malloc(((size_t)c->size + 1) * sizeof(int));
-
-    if (m)
-        for (int i = 0; i < c->size; i++)
-            m[i] = (leader + i) % c->size;
-    return m;
-}
 
 /* A new intercommunicator between local members lw[0..ln) and remote ones
  * rw[0..rn), inheriting parent's error handler. Two ids are agreed over
@@ -65,45 +54,19 @@ static int make_intercomm(struct rdmpi_comm *over, const int *m, int me, struct 
 }
 
 /* The body of MPI_Intercomm_create, its arguments checked; tag may be an
- * internal (negative) one. Returns an MPI error class. */
+ * internal (negative) one. The leaders swap their groups' identities and
+ * business cards over pc, so a member may meet processes of other jobs it
+ * never talked to (a spawned group's, say): dpm_conn.c. Returns an MPI
+ * error class. */
 static int intercomm_create(struct rdmpi_comm *c, int local_leader, struct rdmpi_comm *pc,
                             int remote_leader, int tag, MPI_Comm *newintercomm)
 {
-    int err = MPI_ERR_NO_MEM, me, rn = 0, *m = NULL, *rw = NULL;
+    struct rdmpi_comm *ic;
+    char why[256] = "";
+    int err = rt_dpm_meet_over(c, local_leader, pc, remote_leader, tag, &ic, why, sizeof(why));
 
-    if (!(m = rotated(c, local_leader)))
-        return MPI_ERR_NO_MEM;
-    me = (c->rank - local_leader + c->size) % c->size;
-    /* The leaders swap their groups' world ranks; each tells its group. */
-    if (me == 0) {
-        const int *lw = rt_comm_group(c) ? c->group->world : NULL;
-        if (!lw || (err = rt_comm_sendrecv(pc, &c->size, sizeof(int), remote_leader, &rn,
-                                           sizeof(int), remote_leader, tag)))
-            goto fail;
-        if (!(rw = malloc((size_t)rn * sizeof(int)))) {
-            err = MPI_ERR_NO_MEM;
-            goto fail;
-        }
-        if ((err = rt_comm_sendrecv(pc, lw, (size_t)c->size * sizeof(int), remote_leader, rw,
-                                    (size_t)rn * sizeof(int), remote_leader, tag)))
-            goto fail;
-    }
-    if ((err = rt_comm_bcast(c, m, c->size, me, RT_TAG_COMM, &rn, sizeof(int))))
-        goto fail;
-    if (!rw && !(rw = malloc((size_t)rn * sizeof(int)))) {
-        err = MPI_ERR_NO_MEM;
-        goto fail;
-    }
-    if ((err = rt_comm_bcast(c, m, c->size, me, RT_TAG_COMM, rw, (size_t)rn * sizeof(int))))
-        goto fail;
-    if (!rt_comm_group(c))
-        err = MPI_ERR_NO_MEM;
-    else
-        err = make_intercomm(c, m, me, pc, remote_leader, tag, c, c->group->world, c->size, rw, rn,
-                             newintercomm);
-fail:
-    free(m);
-    free(rw);
+    if (!err)
+        *newintercomm = ic->handle;
     return err;
 }
 

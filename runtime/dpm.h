@@ -33,6 +33,12 @@ void rt_port_close_all(void);
 int rt_dpm_meet(struct rdmpi_comm *c, int root, int fd, int first, int err, struct rdmpi_comm **out,
                 char *why, size_t why_len);
 
+/* The same meeting with the roots talking over pc (the other root is its
+ * rank peer; at the root only), on tag: MPI_Intercomm_create, whose groups
+ * may hold processes the other group's members never met. */
+int rt_dpm_meet_over(struct rdmpi_comm *c, int root, struct rdmpi_comm *pc, int peer, int tag,
+                     struct rdmpi_comm **out, char *why, size_t why_len);
+
 /* The two ends of a port (dpm_accept.c): the root of c waits for a
  * connection on its open port, or connects to one, then rt_dpm_meet. */
 int rt_dpm_accept(const char *port_name, struct rdmpi_comm *c, int root, struct rdmpi_comm **out,

@@ -30,8 +30,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* The roots' line: a socket, or (MPI_Intercomm_create) a communicator
+ * both roots are in, with the other's rank there and a tag. */
 struct link {
     int fd, first;
+    struct rdmpi_comm *pc;
+    int peer, tag;
 };
 
 /* Waits for fd to be ready for ev, keeping this process's progress going
@@ -96,6 +100,9 @@ int rt_dpm_get(int fd, void *buf, size_t len)
 /* mine goes out, theirs comes in; lengths may differ. */
 static int swap2(const struct link *l, const void *mine, size_t mlen, void *theirs, size_t tlen)
 {
+    if (l->pc)
+        return rt_comm_sendrecv(l->pc, mine, mlen, l->peer, theirs, tlen, l->peer, l->tag) ? -EIO
+                                                                                           : 0;
     if (l->first)
         return rt_dpm_put(l->fd, mine, mlen) || rt_dpm_get(l->fd, theirs, tlen) ? -EIO : 0;
     return rt_dpm_get(l->fd, theirs, tlen) || rt_dpm_put(l->fd, mine, mlen) ? -EIO : 0;
@@ -253,9 +260,9 @@ static int agree(struct group *g, const struct link *l, int err, int *theirs)
 {
     int both[2] = {reduce_err(g, err), MPI_SUCCESS};
 
-    if (!g->me && l->fd >= 0 && swap2(l, &both[0], sizeof(int), &both[1], sizeof(int)))
+    if (!g->me && (l->fd >= 0 || l->pc) && swap2(l, &both[0], sizeof(int), &both[1], sizeof(int)))
         both[1] = MPI_ERR_PORT;
-    if (!g->me && l->fd < 0)
+    if (!g->me && l->fd < 0 && !l->pc)
         both[1] = MPI_ERR_PORT;
     if (bcast(g, both, sizeof(both)))
         return MPI_ERR_OTHER;
@@ -303,10 +310,10 @@ static int connect_procs(const int *conn, int n)
     return MPI_SUCCESS;
 }
 
-int rt_dpm_meet(struct rdmpi_comm *c, int root, int fd, int first, int err, struct rdmpi_comm **out,
+static int meet(struct rdmpi_comm *c, int root, struct link l, int err, struct rdmpi_comm **out,
                 char *why, size_t why_len)
 {
-    struct link l = {fd, first};
+    int fd = l.fd;
     struct group g = {c, NULL, c->size, (c->rank - root + c->size) % c->size};
     uint8_t *mine = NULL, *theirs = NULL;
     size_t mlen = 0;
@@ -329,7 +336,7 @@ int rt_dpm_meet(struct rdmpi_comm *c, int root, int fd, int first, int err, stru
         if (!g.me) {
             uint64_t my[3] = {(uint64_t)(err ? err : gerr), (uint64_t)c->size, mlen};
 
-            if (fd < 0) {
+            if (fd < 0 && !l.pc) {
                 hdr[0] = err ? (uint64_t)err : MPI_ERR_PORT;
             } else if (swap2(&l, my, sizeof(my), hdr, sizeof(hdr))) {
                 hdr[0] = MPI_ERR_PORT;
@@ -413,4 +420,16 @@ fail:
     free(conn);
     free(g.m);
     return err;
+}
+
+int rt_dpm_meet(struct rdmpi_comm *c, int root, int fd, int first, int err, struct rdmpi_comm **out,
+                char *why, size_t why_len)
+{
+    return meet(c, root, (struct link){fd, first, NULL, 0, 0}, err, out, why, why_len);
+}
+
+int rt_dpm_meet_over(struct rdmpi_comm *c, int root, struct rdmpi_comm *pc, int peer, int tag,
+                     struct rdmpi_comm **out, char *why, size_t why_len)
+{
+    return meet(c, root, (struct link){-1, 0, pc, peer, tag}, MPI_SUCCESS, out, why, why_len);
 }

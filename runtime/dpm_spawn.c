@@ -45,6 +45,8 @@ void rt_dpm_init(void)
                  "port '%.200s' failed: %s",
                  port, why);
     free(port);
+    /* MPI-4.1 11.8.2: the parent intercommunicator's name. */
+    snprintf(ic->name, sizeof(ic->name), "MPI_COMM_PARENT");
     rt_dpm_parent = ic;
 }
 

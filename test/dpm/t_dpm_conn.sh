@@ -11,7 +11,7 @@ P="$top_builddir/test/dpm/t_dpm_conn"
 LD_LIBRARY_PATH="$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LD_LIBRARY_PATH
 uid=$(id -u)
-plan 22
+plan 24
 
 # clean WHAT: nothing of the last job's namespaces is left.
 clean() {
@@ -54,8 +54,31 @@ for t in sm ofi; do
     job "$t: two mpirun jobs: the client side, 3 ranks" 3 3 "$@" -- client "$f"
     [ $rc -eq 0 ] || kill $srv 2>/dev/null # its accept would wait for ever
     wait $srv
-    ok $? "$t: two mpirun jobs: the server side, 2 ranks"
-    [ $? -eq 0 ] || diag "$(cat "$f.out")"
+    st=$?
+    ok $st "$t: two mpirun jobs: the server side, 2 ranks"
+    [ $st -eq 0 ] || diag "$(cat "$f.out")"
     rm -f "$f" "$f.out"
 done
+
+# Two jobs on two fake hosts: the port's address is the server host's.
+FH="$top_srcdir/test/fakehost/fakehost.sh"
+if ! why=$("$FH" check); then
+    skip "fake hosts unavailable: $why"
+    skip "fake hosts unavailable: $why"
+    finish
+fi
+FAKEHOST_LIB=1 . "$FH"
+fakehost_up 2 "dpm$$h" || exit 1
+f=$(mktemp -u "${TMPDIR:-/tmp}/t_dpm_port.XXXXXX")
+ofi="RDMPI_BTL=ofi,self RDMPI_OFI_PROVIDER=tcp"
+ip netns exec "dpm$$h0" env $ofi "$MPIRUN" -n 2 "$P" server "$f" >"$f.out" 2>&1 &
+srv=$!
+run_limit=600 run_watched ip netns exec "dpm$$h1" env $ofi "$MPIRUN" -n 2 "$P" client "$f"
+ok $rc "two fake hosts: the client job connects to the server job's port"
+[ $rc -eq 0 ] || { diag "$out" "$err"; kill $srv 2>/dev/null; }
+wait $srv
+st=$?
+ok $st "two fake hosts: the server job accepts"
+[ $st -eq 0 ] || diag "$(cat "$f.out")"
+rm -f "$f" "$f.out"
 finish
