@@ -200,10 +200,10 @@ static int gather(struct group *g, uint8_t **blob, size_t *blen)
 {
     uint8_t *mine, *all;
     size_t len, total;
-    int err;
+    int err = MPI_SUCCESS;
 
-    if ((err = my_record(&mine, &len)))
-        return err; /* a member out of memory: the pml's wait would hang the root */
+    if (my_record(&mine, &len))
+        rt_fatal("connecting two groups: out of memory for this process's record");
     if (g->me) {
         uint64_t l = len;
 
