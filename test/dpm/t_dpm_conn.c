@@ -11,7 +11,8 @@
  *   server F / client F   two mpirun jobs meet through the port in file F
  * On each intercommunicator: point-to-point both ways (eager and
  * rendezvous sizes), a broadcast and an allreduce across, then
- * MPI_Intercomm_merge and an allreduce and barrier on the result. */
+ * MPI_Intercomm_merge and an allreduce and barrier on the result, and a
+ * window on it that every process puts into. */
 #include "../p2p/mpitest.h"
 
 #include <arpa/inet.h>
@@ -94,6 +95,25 @@ static void exercise(MPI_Comm ic, int high, const char *what)
     want = (size + rsize) * (size + rsize - 1) / 2;
     CHECK_EQ_INT(sum, want, "%s: the merged allreduce", what);
     CHECK_MPI(MPI_Barrier(m), "%s: barrier merged", what);
+    /* One-sided across: every process puts its merged rank into its slot
+     * of every other's window. */
+    {
+        int n = size + rsize, *slots = calloc((size_t)n, sizeof(int)), bad = 0;
+        MPI_Win w;
+
+        CHECK_MPI(
+            MPI_Win_create(slots, (MPI_Aint)(n * sizeof(int)), sizeof(int), MPI_INFO_NULL, m, &w),
+            "%s: window on the merged communicator", what);
+        MPI_Win_fence(0, w);
+        for (int t = 0; t < n; t++)
+            MPI_Put(&v, 1, MPI_INT, t, v, 1, MPI_INT, w);
+        MPI_Win_fence(0, w);
+        for (int t = 0; t < n; t++)
+            bad += slots[t] != t;
+        CHECK_EQ_INT(bad, 0, "%s: every put arrived in its slot", what);
+        MPI_Win_free(&w);
+        free(slots);
+    }
     MPI_Comm_free(&m);
     free(big);
 }
