@@ -16,8 +16,10 @@
 #include <stdint.h>
 
 /* Version 2: components and module instances, put_limit, alignment, the
- * DIRECT/ORDERED/ATOMIC capabilities and the error callback. */
-#define BTL_IFACE_VERSION 2
+ * DIRECT/ORDERED/ATOMIC capabilities and the error callback. Version 3:
+ * peers are process indices (runtime/proc.h), and add_peers/del_peer
+ * reach processes added after connect. */
+#define BTL_IFACE_VERSION 3
 
 /* Capability flags: the pml tests these, never the function pointers. */
 enum {
@@ -54,7 +56,8 @@ struct btl_desc {
 };
 
 /* Receive callback: `data` holds the header and payload, valid only during
- * the call. `peer` is the sender's world rank. */
+ * the call. `peer` is the sender's process index (runtime/proc.h: its
+ * world rank for MPI_COMM_WORLD's ranks). Every `peer` below is one. */
 typedef void (*btl_recv_fn)(int peer, const void *data, size_t len);
 
 /* Completion of a get/put: status 0 or a negative errno. */
@@ -126,6 +129,14 @@ struct btl_module {
     int (*connect)(struct btl_module *btl, uint8_t *reach);
     int (*finalize)(struct btl_module *btl);
     struct btl_endpoint *(*endpoint)(struct btl_module *btl, int peer);
+    /* After connect: processes first..first+n-1 were added (their cards
+     * come from rt_modex_get); sets reach[i] for process first+i when this
+     * module reaches it, and endpoint() answers for it from then on. 0 or
+     * a negative errno (reaching none of them is no error). */
+    int (*add_peers)(struct btl_module *btl, int first, int n, uint8_t *reach);
+    /* Forgets a process add_peers reached: nothing is in flight to or from
+     * it (MPI_Comm_disconnect waited), and its endpoint is gone after. */
+    void (*del_peer)(struct btl_module *btl, int peer);
 
     /* Eager path. sendi: header + data now, or -EAGAIN. alloc/send: a
      * buffer in the BTL's memory; send never fails once alloc succeeded

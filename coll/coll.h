@@ -180,6 +180,7 @@ struct coll_comm {
     uint32_t idup_seq;    /* MPI_Comm_idup calls: their internal tags */
     struct coll_shm *shm; /* the collectives' shared segment, or NULL */
     uint32_t shm_calls;   /* calls that count towards setting it up */
+    bool mixed;           /* it holds processes of other jobs (coll_oversub) */
 };
 
 static inline struct coll_comm *coll_comm(const struct rdmpi_comm *c)
@@ -332,6 +333,13 @@ static inline int coll_pow2_floor(int n)
  * ranks at start-up, since algorithm choices that depend on it must be
  * the same everywhere. */
 extern bool coll_oversubscribed;
+/* What a schedule's choices take it as: on a communicator with processes
+ * of other jobs (spawned, connected: docs/dynamic.md), whose starts agreed
+ * on it apart, always true, so every member chooses alike. */
+static inline bool coll_oversub(const struct coll_sched *s)
+{
+    return coll_oversubscribed || coll_comm(s->comm)->mixed;
+}
 
 /* A collective's algorithms by name, forced by RDMPI_COLL_<NAME>_ALGORITHM
  * or chosen by `pick` from sizes; a forced one that cannot run these

@@ -332,13 +332,17 @@ RT_PARAM(p_scale, "COLL_OVERSUBSCRIBED_SCALE", RT_PARAM_INT, "4",
          "few rounds and algorithms with few bytes are multiplied by this (each round then "
          "costs a context switch)")
 
-size_t coll_threshold(const struct rt_param *p, size_t *cache)
+size_t coll_threshold(const struct coll_sched *s, const struct rt_param *p, size_t *cache)
 {
-    if (RT_UNLIKELY(*cache == (size_t)-1)) {
-        long scale = coll_oversubscribed ? rt_param_int(&p_scale) : 1;
-        *cache = rt_param_size(p) * (size_t)(scale > 0 ? scale : 1);
+    static long scale = -1;
+
+    if (RT_UNLIKELY(*cache == (size_t)-1))
+        *cache = rt_param_size(p);
+    if (RT_UNLIKELY(scale < 0)) {
+        long v = rt_param_int(&p_scale);
+        scale = v > 0 ? v : 1;
     }
-    return *cache;
+    return coll_oversub(s) ? *cache * (size_t)scale : *cache;
 }
 
 size_t coll_sum(const MPI_Count *v, int n)

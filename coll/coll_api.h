@@ -132,7 +132,7 @@ static inline size_t coll_size_param(const struct rt_param *p, size_t *cache)
  * rank wins, read once. When ranks outnumber cores every round costs a
  * context switch, so there it is scaled by
  * RDMPI_COLL_OVERSUBSCRIBED_SCALE. */
-size_t coll_threshold(const struct rt_param *p, size_t *cache);
+size_t coll_threshold(const struct coll_sched *s, const struct rt_param *p, size_t *cache);
 
 /* The six entry points of a collective: blocking, non-blocking (Name and
  * IName) and persistent, each with int and big (_c) counts. P(CT, AT) is

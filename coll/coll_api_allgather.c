@@ -50,9 +50,9 @@ static void build(struct coll_sched *s, const struct coll_args *a)
     size_t total = (size_t)s->size * a->rcount * a->rdt->size;
     int pick = RING;
 
-    if (coll_oversubscribed)
+    if (coll_oversub(s))
         pick = LINEAR;
-    else if (total < coll_threshold(&p_large, &large))
+    else if (total < coll_threshold(s, &p_large, &large))
         pick = pow2(s, a) ? RECURSIVE_DOUBLING : BRUCK;
     coll_choose(&choice, s, a, pick)(s, a);
 }
@@ -61,8 +61,8 @@ static void vbuild(struct coll_sched *s, const struct coll_args *a)
 {
     size_t total = coll_sum(a->rcounts, s->size) * a->rdt->size;
 
-    coll_choose(&vchoice, s, a, total < coll_threshold(&p_vsmall, &vsmall) ? V_LINEAR : V_RING)(s,
-                                                                                                a);
+    coll_choose(&vchoice, s, a,
+                total < coll_threshold(s, &p_vsmall, &vsmall) ? V_LINEAR : V_RING)(s, a);
 }
 
 static int check_send(struct coll_call *call, struct coll_args *a, const void *sendbuf,

@@ -78,10 +78,9 @@ static void build(struct coll_sched *s, const struct coll_args *a)
     read_params();
     if (a->inplace)
         pick = INPLACE;
-    else if (bs <= coll_size_param(&p_bruck, &bruck) && s->size >= bruck_ranks &&
-             !coll_oversubscribed)
+    else if (bs <= coll_size_param(&p_bruck, &bruck) && s->size >= bruck_ranks && !coll_oversub(s))
         pick = BRUCK;
-    else if (bs < coll_threshold(&p_large, &large) || coll_oversubscribed)
+    else if (bs < coll_threshold(s, &p_large, &large) || coll_oversub(s))
         pick = LINEAR;
     coll_choose(&choice, s, a, pick)(s, a);
 }

@@ -39,7 +39,7 @@ static int pick(const struct coll_sched *s, size_t bytes)
 {
     if (s->size == 2)
         return BINOMIAL;
-    if (coll_oversubscribed) {
+    if (coll_oversub(s)) {
         if (RT_UNLIKELY(linear == (size_t)-1)) {
             linear = rt_param_size(&p_linear);
             linear_ranks = rt_param_int(&p_linear_ranks);

@@ -81,7 +81,7 @@ static void build(struct coll_sched *s, const struct coll_args *a)
     /* On two ranks Rabenseifner only halves the folding work, for a second
      * round trip: one exchange of whole vectors measured faster at every
      * size up to 1 MiB. */
-    if (n > 2 && bytes >= coll_threshold(&p_large, &large) && a->rcount >= (size_t)n)
+    if (n > 2 && bytes >= coll_threshold(s, &p_large, &large) && a->rcount >= (size_t)n)
         pick = p != n && s->op->commute ? RING : RABENSEIFNER;
     coll_choose(&choice, s, a, pick)(s, a);
 }

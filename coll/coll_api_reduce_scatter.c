@@ -37,7 +37,7 @@ static void build_with(struct coll_choice *c, struct coll_sched *s, const struct
     if (!bytes)
         return;
     if (s->op->commute)
-        pick = bytes < coll_threshold(&p_large, &large) ? HALVING : PAIRWISE;
+        pick = bytes < coll_threshold(s, &p_large, &large) ? HALVING : PAIRWISE;
     coll_choose(c, s, a, pick)(s, a);
 }
 

@@ -19,8 +19,14 @@ int coll_comm_next_tag(struct rdmpi_comm *c)
 
 int coll_comm_init(struct rdmpi_comm *c)
 {
-    if (!(c->coll = calloc(1, sizeof(struct coll_comm))))
+    struct coll_comm *cc;
+
+    if (!(c->coll = cc = calloc(1, sizeof(struct coll_comm))))
         return -1;
+    for (int r = 0; r < c->size && !cc->mixed; r++)
+        cc->mixed = rt_comm_world_rank(c, r) >= rt.size;
+    for (int r = 0; c->inter && r < c->remote_size && !cc->mixed; r++)
+        cc->mixed = c->remote_world[r] >= rt.size;
     return 0;
 }
 

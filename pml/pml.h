@@ -493,6 +493,17 @@ void pml_btl_error(struct btl_module *btl, int peer, int err, const char *what);
 /* Takes module m off world rank r's list of modules (pml_init.c); when it
  * was the first, the next carries r's traffic. */
 void pml_peer_unlist(int r, const struct btl_module *m);
+/* The eager credits process r's card states (pml_init.c). */
+uint32_t pml_peer_credits(int r);
+/* Routes each peer has room for: the modules opened (pml_init.c). */
+extern int pml_route_width;
+struct pml_route *pml_routes_of(int r);
+/* Modules that reached no peer at connect, after pml_btls[pml_nbtls]:
+ * unpolled until an added process needs one. */
+extern int pml_nparked;
+/* Processes added to the process table (pml_procs.c): rt_proc's hooks. */
+int pml_procs_add(int first, int n);
+void pml_proc_drop(int idx);
 /* r's counters follow its first module (pml_stats.c). */
 void pml_stats_rebind(int r);
 void pml_fail_req(struct pml_req *r);

@@ -1,8 +1,8 @@
-/* MPI_Comm_disconnect. Without dynamic processes every communicator's
- * members stay connected through MPI_COMM_WORLD anyway, so disconnecting
- * is freeing, after this rank's operations on the communicator are done
- * (sends whose requests were freed, buffered sends, non-blocking
- * collectives) and every member has come to the call. */
+/* MPI_Comm_disconnect: freeing, after this rank's operations on the
+ * communicator are done (sends whose requests were freed, buffered sends,
+ * non-blocking collectives) and every member has come to the call; the
+ * free drops processes of other jobs nothing reaches any more
+ * (runtime/proc.c, pml_procs.c). */
 #include "pml_check.h"
 
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect

@@ -1,6 +1,7 @@
 /* The hang report: what this rank waits for, printed on SIGUSR1 from its
  * progress loop (mpirun --timeout sends it before ending the job). */
 #include "pml.h"
+#include "proc.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -59,7 +60,7 @@ void pml_dump(FILE *out)
         if (pc)
             dump_comm(out, pc);
     }
-    for (int w = 0; w < rt.size; w++)
+    for (int w = 0; w < rt_proc_count(); w++)
         if (pml_peers[w].npending) {
             char left[32] = "no limit of";
 

@@ -7,6 +7,7 @@
 #include "comm.h"
 #include "errors.h"
 #include "pml.h"
+#include "proc.h"
 
 static bool fatal_on(MPI_Comm h)
 {
@@ -102,10 +103,11 @@ static void lost(struct btl_module *btl, int w, const char *what)
 void pml_btl_error(struct btl_module *btl, int peer, int err, const char *what)
 {
     (void)err;
-    if (peer >= 0 && peer < rt.size) {
+    if (peer >= 0 && peer < rt_proc_count()) {
         lost(btl, peer, what);
         return;
     }
-    for (int w = 0; w < rt.size; w++)
-        lost(btl, w, what);
+    for (int w = 0; w < rt_proc_count(); w++)
+        if (pml_peers[w].nroutes)
+            lost(btl, w, what);
 }

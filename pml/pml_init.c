@@ -3,6 +3,7 @@
  * drains the network at finalize. */
 #include "modex.h"
 #include "param.h"
+#include "proc.h"
 #include "pml.h"
 #include "session.h"
 
@@ -46,7 +47,9 @@ static int pml_init(void)
     if ((rc = rt_modex_put(CARD_KEY, &card, sizeof(card))))
         return rc;
 
-    pml_peers = calloc((size_t)rt.size, sizeof(*pml_peers));
+    /* Indexed by process index, reserved for every one (runtime/proc.h):
+     * peers added later never move the table (its lists link into it). */
+    pml_peers = rt_proc_array(sizeof(*pml_peers));
     if (!pml_peers)
         return -1;
     if ((rc = btl_open_all(&pml_btls, &pml_nbtls, pml_btl_error)))
@@ -58,7 +61,7 @@ static int pml_init(void)
     return 0;
 }
 
-static uint32_t peer_credits(int r)
+uint32_t pml_peer_credits(int r)
 {
     struct pml_card *c;
     size_t len;
@@ -75,8 +78,16 @@ static uint32_t peer_credits(int r)
     return n;
 }
 
-/* Every peer's routes, pml_nbtls (as opened) per peer. */
+/* Every peer's routes, pml_route_width (the modules opened) per peer,
+ * for every process index. */
 static struct pml_route *route_block;
+int pml_route_width;
+int pml_nparked;
+
+struct pml_route *pml_routes_of(int r)
+{
+    return route_block + (size_t)r * (size_t)pml_route_width;
+}
 
 void pml_peer_unlist(int r, const struct btl_module *m)
 {
@@ -117,14 +128,14 @@ static int pml_connect(void)
     uint8_t *reach = calloc((size_t)rt.size, 1);
     int rc = 0;
 
-    route_block =
-        calloc((size_t)rt.size * (size_t)(pml_nbtls ? pml_nbtls : 1), sizeof(*route_block));
+    pml_route_width = pml_nbtls ? pml_nbtls : 1;
+    route_block = rt_proc_array((size_t)pml_route_width * sizeof(*route_block));
     if (!reach || !route_block) {
         free(reach);
         return -1;
     }
     for (int r = 0; r < rt.size; r++)
-        pml_peers[r].routes = route_block + (size_t)r * (size_t)pml_nbtls;
+        pml_peers[r].routes = route_block + (size_t)r * (size_t)pml_route_width;
     /* Modules come in btl_open_all's order, so each peer's routes do. */
     for (int i = 0; i < pml_nbtls; i++) {
         struct btl_module *m = pml_btls[i];
@@ -139,10 +150,12 @@ static int pml_connect(void)
         }
     }
     /* Only modules that carry some peer's traffic (its first, or a rail of
-     * the first's kind) are polled; the others close now and leave every
-     * list. */
-    int used = 0;
-    for (int i = 0; i < pml_nbtls; i++) {
+     * the first's kind) are polled; the others leave every list and are
+     * parked after them, unpolled, for processes added later
+     * (pml_procs.c), until finalize. */
+    int used = 0, total = pml_nbtls;
+    struct btl_module *parked[BTL_MAX_MODULES];
+    for (int i = 0; i < total; i++) {
         struct btl_module *m = pml_btls[i];
 
         if (in_use(m)) {
@@ -151,8 +164,10 @@ static int pml_connect(void)
         }
         for (int r = 0; r < rt.size; r++)
             pml_peer_unlist(r, m);
-        m->finalize(m);
+        parked[i - used] = m;
     }
+    memcpy(pml_btls + used, parked, (size_t)(total - used) * sizeof(*parked));
+    pml_nparked = total - used;
     for (int r = 0; r < rt.size; r++)
         if (pml_peers[r].nroutes) {
             pml_peers[r].btl = pml_peers[r].routes[0].btl;
@@ -165,7 +180,7 @@ static int pml_connect(void)
                      "the BTLs tried were those in RDMPI_BTL (default: all); "
                      "add ofi for ranks on other hosts",
                      r, rt.rank, rt.hostname);
-        pml_peers[r].credits = peer_credits(r);
+        pml_peers[r].credits = pml_peer_credits(r);
         /* A BTL's peer_msgs is the smallest any rank it reaches stated,
          * so both sides of a pair see the same window. */
         pml_peers[r].msg_window =
@@ -180,6 +195,8 @@ static int pml_connect(void)
             rt_info(1, "btl %s: eager limit %zu, %s", pml_btls[i]->name, pml_btls[i]->eager_limit,
                     pml_btls[i]->flags & BTL_CAP_GET ? "rendezvous by RDMA read"
                                                      : "rendezvous by copy pipeline");
+    rt_proc_connect_hook = pml_procs_add;
+    rt_proc_drop_hook = pml_proc_drop;
     rt_progress_set_dump(pml_dump);
     rt_progress_set_sleep(pml_sleep);
 out:
@@ -203,14 +220,17 @@ static int pml_finalize(void)
     for (int i = 0; i < pml_nbtls; i++)
         if (pml_btls[i]->flush)
             pml_btls[i]->flush(pml_btls[i]);
-    for (int i = 0; i < pml_nbtls; i++)
+    rt_proc_connect_hook = NULL;
+    rt_proc_drop_hook = NULL;
+    for (int i = 0; i < pml_nbtls + pml_nparked; i++)
         pml_btls[i]->finalize(pml_btls[i]);
+    pml_nparked = 0;
     btl_close_all();
     pml_comm_finalize();
     pml_stripe_fini();
-    free(pml_peers);
+    rt_proc_array_free(pml_peers, sizeof(*pml_peers));
     pml_peers = NULL;
-    free(route_block);
+    rt_proc_array_free(route_block, (size_t)pml_route_width * sizeof(*route_block));
     route_block = NULL;
     return 0;
 }

@@ -2,6 +2,7 @@
  * resources: control messages first (they unblock peers), then sends, then
  * RDMA reads. */
 #include "pml.h"
+#include "proc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ void pml_progress_routes(void)
     for (int i = 0; i < pml_nbtls; i++) {
         bool first = false;
 
-        for (int r = 0; r < rt.size && !first; r++)
+        for (int r = 0; r < rt_proc_count() && !first; r++)
             first = pml_peers[r].btl == pml_btls[i];
         if (first)
             firsts[nfirsts++] = pml_btls[i];

@@ -118,6 +118,11 @@ int rt_from_group_check(MPI_Errhandler h, MPI_Info info, const char *fn);
  * the id used when `keep` is set. */
 int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
                  struct rdmpi_comm *bridge, int bridge_peer, int btag, int keep, uint32_t *cid);
+/* The same with the leaders' swap done by `swap` (len bytes each way; an
+ * MPI error class), e.g. over the socket of MPI_Comm_accept/connect. */
+typedef int (*rt_cid_swap_fn)(void *ctx, const void *mine, void *theirs, size_t len);
+int rt_cid_agree_swap(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
+                      rt_cid_swap_fn swap, void *ctx, int keep, uint32_t *cid);
 void rt_cid_release(uint32_t cid);
 
 /* The pieces of that agreement, for the non-blocking one

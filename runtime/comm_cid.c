@@ -133,8 +133,29 @@ void rt_cid_reserve(uint32_t c)
  * and try again. No agreement ever waits for another, so threads creating
  * communicators in different orders on different ranks cannot block each
  * other. */
+/* The bridge of rt_cid_agree: the leaders swap over a communicator. */
+struct comm_bridge {
+    struct rdmpi_comm *c;
+    int peer, tag;
+};
+
+static int comm_swap(void *ctx, const void *mine, void *theirs, size_t len)
+{
+    struct comm_bridge *b = ctx;
+
+    return rt_comm_sendrecv(b->c, mine, len, b->peer, theirs, len, b->peer, b->tag);
+}
+
 int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
                  struct rdmpi_comm *bridge, int bridge_peer, int btag, int keep, uint32_t *cid)
+{
+    struct comm_bridge b = {bridge, bridge_peer, btag};
+
+    return rt_cid_agree_swap(over, members, n, me, tag, bridge ? comm_swap : NULL, &b, keep, cid);
+}
+
+int rt_cid_agree_swap(struct rdmpi_comm *over, const int *members, int n, int me, int tag,
+                      rt_cid_swap_fn swap, void *ctx, int keep, uint32_t *cid)
 {
     uint32_t mask[CID_WORDS + 1];
     unsigned spins = 0, seed = (unsigned)rt.rank * 2654435761u ^ (unsigned)tag;
@@ -148,17 +169,16 @@ int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int
         if ((err = reduce_band(over, members, n, me, tag, mask)))
             return err;
         if (me == 0) {
-            if (bridge) { /* both leaders pick from the same ids */
+            if (swap) { /* both leaders pick from the same ids */
                 uint32_t theirs[CID_WORDS + 1];
 
-                if ((err = rt_comm_sendrecv(bridge, mask, sizeof(theirs), bridge_peer, theirs,
-                                            sizeof(theirs), bridge_peer, btag)))
+                if ((err = swap(ctx, mask, theirs, sizeof(theirs))))
                     return err;
                 for (int w = 0; w < CID_WORDS; w++)
                     mask[w] &= theirs[w];
             }
             /* Leaders of an intercommunicator must agree: no random there. */
-            mask[CID_WORDS] = rt_cid_pick(mask, attempt && !bridge, &seed);
+            mask[CID_WORDS] = rt_cid_pick(mask, attempt && !swap, &seed);
         }
         if ((err = rt_comm_bcast(over, members, n, me, tag, mask, sizeof(mask))))
             return err;
@@ -170,11 +190,10 @@ int rt_cid_agree(struct rdmpi_comm *over, const int *members, int n, int me, int
         memset(mask, 0, sizeof(mask));
         mask[0] = (uint32_t)held;
         err = reduce_band(over, members, n, me, tag, mask);
-        if (!err && me == 0 && bridge) {
+        if (!err && me == 0 && swap) {
             uint32_t theirs[CID_WORDS + 1];
 
-            err = rt_comm_sendrecv(bridge, mask, sizeof(theirs), bridge_peer, theirs,
-                                   sizeof(theirs), bridge_peer, btag);
+            err = swap(ctx, mask, theirs, sizeof(theirs));
             mask[0] &= theirs[0];
         }
         if (!err)

@@ -2,7 +2,9 @@
  * MPI_Comm_* constructors that call these are in comm_api.c. */
 #include "comm.h"
 
+#include "dpm.h"
 #include "obj.h"
+#include "proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +48,10 @@ static struct rdmpi_comm *comm_new(struct rdmpi_group *g, struct rdmpi_group *rg
     }
     c->remote_size = rg->size;
     c->remote_world = rg->world;
+    /* Added processes stay reachable while a communicator holds them. */
+    rt_proc_retain(c->world, c->size);
+    if (c->inter)
+        rt_proc_retain(c->remote_world, c->remote_size);
     c->errh = parent->errh;
     rt_errh_retain(c->errh);
     c->session = parent->session;
@@ -83,11 +89,17 @@ struct rdmpi_comm *rt_intercomm_new(struct rdmpi_group *g, struct rdmpi_group *r
 
 void rt_comm_destroy(struct rdmpi_comm *c)
 {
+    rt_dpm_forget(c);
     if (c->local)
         rt_comm_destroy(c->local);
-    /* The pml keeps the id while requests still use the communicator. */
-    if (!rt_layers_comm_fini(c))
+    /* The pml keeps the id while requests still use the communicator; its
+     * added processes then stay reachable too (disconnect waits for them). */
+    if (!rt_layers_comm_fini(c)) {
         rt_cid_release(c->cid);
+        rt_proc_release(c->world, c->size);
+        if (c->inter)
+            rt_proc_release(c->remote_world, c->remote_size);
+    }
     if (c->info != MPI_INFO_NULL)
         PMPI_Info_free(&c->info);
     if (c->errh)

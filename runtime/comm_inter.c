@@ -3,20 +3,10 @@
  * keeps a hidden intracommunicator of its local group (`local`) for the
  * agreements that run among the local members. */
 #include "comm.h"
+#include "dpm.h"
+#include "proc.h"
 
 #include <stdlib.h>
-
-/* Members of c rotated so that the leader comes first: the trees in
- * comm_cid.c are rooted at index 0. */
-static int *rotated(const struct rdmpi_comm *c, int leader)
-{
-    int *m = malloc(((size_t)c->size + 1) * sizeof(int));
-
-    if (m)
-        for (int i = 0; i < c->size; i++)
-            m[i] = (leader + i) % c->size;
-    return m;
-}
 
 /* A new intercommunicator between local members lw[0..ln) and remote ones
  * rw[0..rn), inheriting parent's error handler. Two ids are agreed over
@@ -64,45 +54,19 @@ static int make_intercomm(struct rdmpi_comm *over, const int *m, int me, struct 
 }
 
 /* The body of MPI_Intercomm_create, its arguments checked; tag may be an
- * internal (negative) one. Returns an MPI error class. */
+ * internal (negative) one. The leaders swap their groups' identities and
+ * business cards over pc, so a member may meet processes of other jobs it
+ * never talked to (a spawned group's, say): dpm_conn.c. Returns an MPI
+ * error class. */
 static int intercomm_create(struct rdmpi_comm *c, int local_leader, struct rdmpi_comm *pc,
                             int remote_leader, int tag, MPI_Comm *newintercomm)
 {
-    int err = MPI_ERR_NO_MEM, me, rn = 0, *m = NULL, *rw = NULL;
+    struct rdmpi_comm *ic;
+    char why[256] = "";
+    int err = rt_dpm_meet_over(c, local_leader, pc, remote_leader, tag, &ic, why, sizeof(why));
 
-    if (!(m = rotated(c, local_leader)))
-        return MPI_ERR_NO_MEM;
-    me = (c->rank - local_leader + c->size) % c->size;
-    /* The leaders swap their groups' world ranks; each tells its group. */
-    if (me == 0) {
-        const int *lw = rt_comm_group(c) ? c->group->world : NULL;
-        if (!lw || (err = rt_comm_sendrecv(pc, &c->size, sizeof(int), remote_leader, &rn,
-                                           sizeof(int), remote_leader, tag)))
-            goto fail;
-        if (!(rw = malloc((size_t)rn * sizeof(int)))) {
-            err = MPI_ERR_NO_MEM;
-            goto fail;
-        }
-        if ((err = rt_comm_sendrecv(pc, lw, (size_t)c->size * sizeof(int), remote_leader, rw,
-                                    (size_t)rn * sizeof(int), remote_leader, tag)))
-            goto fail;
-    }
-    if ((err = rt_comm_bcast(c, m, c->size, me, RT_TAG_COMM, &rn, sizeof(int))))
-        goto fail;
-    if (!rw && !(rw = malloc((size_t)rn * sizeof(int)))) {
-        err = MPI_ERR_NO_MEM;
-        goto fail;
-    }
-    if ((err = rt_comm_bcast(c, m, c->size, me, RT_TAG_COMM, rw, (size_t)rn * sizeof(int))))
-        goto fail;
-    if (!rt_comm_group(c))
-        err = MPI_ERR_NO_MEM;
-    else
-        err = make_intercomm(c, m, me, pc, remote_leader, tag, c, c->group->world, c->size, rw, rn,
-                             newintercomm);
-fail:
-    free(m);
-    free(rw);
+    if (!err)
+        *newintercomm = ic->handle;
     return err;
 }
 
@@ -163,8 +127,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     static const char fn[] = "MPI_Intercomm_merge";
     struct rdmpi_comm *c, *nc;
     struct rdmpi_group *g;
-    /* [high, leader's world rank] of each side */
-    int err, mine[2], theirs[2], first, *w;
+    /* each side's high */
+    int err, mine[1], theirs[1], first, *w;
     uint32_t cid;
 
     RT_CHECK_INIT(fn);
@@ -178,16 +142,16 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         return rdmpi_err_comm(intercomm, MPI_ERR_ARG, fn,
                               "newintracomm is NULL; pass the address of an MPI_Comm");
     mine[0] = !!high;
-    mine[1] = c->world[0];
     if (c->rank == 0 &&
         (err = rt_comm_sendrecv(c, mine, sizeof(mine), 0, theirs, sizeof(theirs), 0, RT_TAG_COMM)))
         return rdmpi_err_comm(intercomm, err, fn, "the leaders' exchange failed");
     if ((err =
              rt_comm_bcast(c->local, NULL, c->size, c->rank, RT_TAG_COMM, theirs, sizeof(theirs))))
         return rdmpi_err_comm(intercomm, err, fn, "the local broadcast failed");
-    /* The low group goes first; on a tie, the group whose leader has the
-     * lower world rank (both sides compute the same answer). */
-    first = mine[0] != theirs[0] ? !mine[0] : mine[1] < theirs[1];
+    /* The low group goes first; on a tie, the group whose leader comes
+     * first by identity (namespace, rank: both sides compute the same
+     * answer, also when they come from different jobs). */
+    first = mine[0] != theirs[0] ? !mine[0] : rt_proc_cmp(c->world[0], c->remote_world[0]) < 0;
     if ((err = rt_cid_agree(c->local, NULL, c->size, c->rank, RT_TAG_COMM, c, 0, RT_TAG_COMM, 1,
                             &cid)))
         return rdmpi_err_comm(intercomm, err, fn, "agreeing on a context id failed");

@@ -239,18 +239,3 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
         return rdmpi_err_comm(comm, err, fn, "copying the communicator's hints failed");
     return MPI_SUCCESS;
 }
-
-/* Processes are never spawned by MPI_Comm_spawn (unsupported), so there
- * is never a parent. */
-#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
-int PMPI_Comm_get_parent(MPI_Comm *parent)
-{
-    RT_API_ENTER();
-    static const char fn[] = "MPI_Comm_get_parent";
-
-    RT_CHECK_INIT(fn);
-    if (!parent)
-        return out_null(MPI_COMM_SELF, fn, "parent");
-    *parent = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-}

@@ -1,10 +1,12 @@
 /* MPI_Init and MPI_Finalize: bring the layers up in order, and down. */
 #include "comm.h"
 #include "datatype.h"
+#include "dpm.h"
 #include "errors.h"
 #include "log.h"
 #include "modex.h"
 #include "param.h"
+#include "proc.h"
 #include "rt.h"
 
 #include <pmix.h>
@@ -180,6 +182,8 @@ void rt_down(void)
     /* Layers drain their traffic (FINs, credits) before the last fence, so
      * no peer waits on a message we never send. */
     finalize_layers(layers);
+    rt_port_close_all();
+    rt_proc_finalize();
     rt_progress_clear(); /* the sources added on first use */
     rt_modex_fence();
     rt_comm_finalize();
@@ -201,6 +205,7 @@ static int do_init(int required, int *provided, const char *fn)
     if (provided)
         *provided = rt.thread_level;
     rt.initialized = 1;
+    rt_dpm_init(); /* a spawned process meets its parents */
     return MPI_SUCCESS;
 }
 

@@ -1,5 +1,6 @@
 #include "modex.h"
 #include "log.h"
+#include "proc.h"
 #include "rt.h"
 
 #include <dlfcn.h>
@@ -199,11 +200,61 @@ void rt_modex_finalize(void)
         atexit(finalize_at_exit);
 }
 
+/* Our own cards, kept for rt_modex_own; a key put again replaces its card. */
+static struct own_card {
+    char *key;
+    void *data;
+    size_t len;
+} * own;
+static int nown;
+
+static int keep_own(const char *key, const void *data, size_t len)
+{
+    struct own_card *o = NULL, *t;
+    void *copy = malloc(len ? len : 1);
+
+    if (!copy)
+        return -ENOMEM;
+    memcpy(copy, data, len);
+    for (int i = 0; i < nown && !o; i++)
+        if (!strcmp(own[i].key, key))
+            o = &own[i];
+    if (!o) {
+        char *k = strdup(key);
+
+        if (!k || !(t = realloc(own, ((size_t)nown + 1) * sizeof(*own)))) {
+            free(k);
+            free(copy);
+            return -ENOMEM;
+        }
+        own = t;
+        o = &own[nown++];
+        o->key = k;
+        o->data = NULL;
+    }
+    free(o->data);
+    o->data = copy;
+    o->len = len;
+    return 0;
+}
+
+int rt_modex_own(int i, const char **key, const void **data, size_t *len)
+{
+    if (i < 0 || i >= nown)
+        return -ENOENT;
+    *key = own[i].key;
+    *data = own[i].data;
+    *len = own[i].len;
+    return 0;
+}
+
 int rt_modex_put(const char *key, const void *data, size_t len)
 {
     pmix_value_t v;
     pmix_status_t rc;
 
+    if (keep_own(key, data, len))
+        return -ENOMEM;
     if (!pmix_up)
         return 0;
     v.type = PMIX_BYTE_OBJECT;
@@ -261,6 +312,8 @@ int rt_modex_get(int rank, const char *key, void **data, size_t *len)
     pmix_status_t rc;
     void *copy;
 
+    if (rank >= rt.size)
+        return rt_proc_card(rank, key, data, len);
     if (!pmix_up)
         return -ENOENT;
     PMIX_LOAD_PROCID(&who, self.nspace, (pmix_rank_t)rank);

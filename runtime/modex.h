@@ -15,6 +15,9 @@ int rt_modex_put(const char *key, const void *data, size_t len);
 int rt_modex_exchange(void);
 /* *data is malloc'd for the caller. */
 int rt_modex_get(int rank, const char *key, void **data, size_t *len);
+/* This process's own cards, the i-th of those put (0 on success, -ENOENT
+ * past the last): the connect exchange carries them to other jobs. */
+int rt_modex_own(int i, const char **key, const void **data, size_t *len);
 /* A barrier across the job through the PMIx server (no data). */
 int rt_modex_fence(void);
 /* Asks the launcher to end the job; returns only if there is none. */

@@ -164,6 +164,7 @@ struct btl_ofi_peer {
      * so its messages go by fi_senddata: a dead connection then fails a
      * send completion and ends the job instead of hanging it. */
     int suspect;
+    int gone;                            /* dropped (del_peer): what it still sends is dropped */
     uint32_t reads;                      /* our RDMA reads from it in flight */
     struct btl_ofi_frag *qhead, **qtail; /* sends held back, in order */
     struct btl_ofi_peer *next_busy;      /* on the list of peers with a queue */
@@ -199,7 +200,8 @@ struct btl_ofi_module {
 
     struct btl_ofi_peer *peers; /* by world rank; addr FI_ADDR_NOTAVAIL: not reached */
     int *rank_of;               /* world rank by fi_addr */
-    int nav;                    /* addresses inserted */
+    int nav;                    /* fi_addr bound: the highest inserted + 1 */
+    int one_way;                /* pairs connect one way (one_way_connect) */
 
     uint8_t *pool; /* send buffers, receive buffers, scratch */
     size_t pool_size;

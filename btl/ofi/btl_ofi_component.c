@@ -5,6 +5,7 @@
 #include "btl_ofi.h"
 #include "log.h"
 #include "modex.h"
+#include "proc.h"
 #include "param.h"
 #include "rt.h"
 
@@ -490,8 +491,8 @@ static void teardown(struct btl_ofi_module *m)
     free(m->frags);
     free(m->rbufs);
     free(m->reads);
-    free(m->peers);
-    free(m->rank_of);
+    rt_proc_array_free(m->peers, sizeof(*m->peers));
+    rt_proc_array_free(m->rank_of, sizeof(*m->rank_of));
     fi_freeinfo(m->info);
     m->info = NULL;
     memset(&m->fabric, 0, sizeof(*m) - offsetof(struct btl_ofi_module, fabric));
@@ -681,14 +682,6 @@ static int ofi_init(struct btl_module *btl)
     return 0;
 }
 
-static int is_local(int r)
-{
-    for (int k = 0; k < rt.local_size; k++)
-        if (rt.local_peers[k] == r)
-            return 1;
-    return 0;
-}
-
 static int has_network(const char *fabric)
 {
     for (int k = 0; k < nrails; k++)
@@ -769,7 +762,7 @@ static int add_peer(struct btl_ofi_module *m, int r)
     if (!(c = card_for(m, r, &len)))
         return -ENOENT;
     rc = fi_av_insert(m->av, c->addr, 1, &fa, 0, NULL);
-    if (rc != 1 || fa >= (fi_addr_t)rt.size) {
+    if (rc != 1 || fa >= (fi_addr_t)RT_PROC_MAX) {
         rt_warn("btl/ofi: cannot insert rank %d's address into the address vector: %s", r,
                 fi_strerror(rc < 0 ? -rc : FI_EINVAL));
         free(c);
@@ -778,7 +771,8 @@ static int add_peer(struct btl_ofi_module *m, int r)
     m->rank_of[fa] = r;
     m->peers[r].addr = fa;
     m->peers[r].m = m;
-    m->nav++;
+    if (fa >= (fi_addr_t)m->nav)
+        m->nav = (int)fa + 1; /* an address removed may be handed out again */
     /* Pairs use the smaller limits: what we send must fit the peer's
      * buffers, and the pml sizes its window by peer_msgs. */
     if (c->eager_limit < btl->eager_limit)
@@ -793,6 +787,73 @@ static int add_peer(struct btl_ofi_module *m, int r)
     return 0;
 }
 
+/* Sets up process r's peer and inserts its address: 1 when reached, 0
+ * when not, or an error. */
+static int reach_peer(struct btl_ofi_module *m, int r)
+{
+    struct btl_ofi_peer *p = &m->peers[r];
+    int rc;
+
+    *p = (struct btl_ofi_peer){0}; /* a process dropped before starts afresh */
+    p->addr = FI_ADDR_NOTAVAIL;
+    p->m = m;
+    p->world = r;
+    p->qtail = &p->qhead;
+    if (m->choice.quirks->local_only && !rt_proc_is_local(r))
+        return 0;
+    if ((rc = add_peer(m, r)) == -ENOENT)
+        return 0;
+    if (rc)
+        return rc;
+    /* Each pair connects one way: the lower process's hello (an empty
+     * message) opens the connection, and the higher one sends nothing
+     * until it came. The hello leaves from progress. Lower by identity, so
+     * processes of two namespaces see the same order. */
+    if (m->one_way && r != rt.rank) {
+        if (rt_proc_cmp(r, rt.rank) < 0) {
+            p->await_hello = 1;
+        } else {
+            p->hello_due = p->due = 1;
+            p->next_due = m->due;
+            m->due = p;
+            btl_ofi_slow(m);
+        }
+    }
+    return 1;
+}
+
+static int ofi_add_peers(struct btl_module *btl, int first, int n, uint8_t *reach)
+{
+    struct btl_ofi_module *m = btl_ofi_of(btl);
+    int rc;
+
+    if (!m->ep)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        if ((rc = reach_peer(m, first + i)) < 0)
+            return rc;
+        reach[i] = (uint8_t)rc;
+    }
+    return 0;
+}
+
+/* Nothing of the pml's is in flight to or from it, but a control
+ * message it sent as the last communicator went (eager credits) may still
+ * land: its address stays in the vector, so such a message is known and
+ * dropped (consume), and it gets no endpoint and no goodbye. */
+static void ofi_del_peer(struct btl_module *btl, int peer)
+{
+    struct btl_ofi_module *m = btl_ofi_of(btl);
+    struct btl_ofi_peer *p;
+
+    if (!m->peers || (p = &m->peers[peer])->addr == FI_ADDR_NOTAVAIL)
+        return;
+    if (p->due || p->qhead)
+        rt_info(1, "btl/ofi: rail %d: process %d leaves with a hello or sends still queued",
+                m->rail, peer);
+    p->gone = 1;
+}
+
 static int ofi_connect(struct btl_module *btl, uint8_t *reach)
 {
     struct btl_ofi_module *m = btl_ofi_of(btl);
@@ -802,40 +863,18 @@ static int ofi_connect(struct btl_module *btl, uint8_t *reach)
         return 0;
     if (one_way < 0)
         one_way = m->choice.quirks->one_way_connect;
-    m->peers = calloc((size_t)rt.size, sizeof(*m->peers));
-    m->rank_of = calloc((size_t)rt.size, sizeof(*m->rank_of));
+    m->peers = rt_proc_array(sizeof(*m->peers));
+    m->rank_of = rt_proc_array(sizeof(*m->rank_of));
     if (!m->peers || !m->rank_of) {
         rt_warn("btl/ofi: out of memory for %d peers", rt.size);
         return -ENOMEM;
     }
+    m->one_way = one_way;
     for (int r = 0; r < rt.size; r++) {
-        struct btl_ofi_peer *p = &m->peers[r];
-
-        p->addr = FI_ADDR_NOTAVAIL;
-        p->m = m;
-        p->world = r;
-        p->qtail = &p->qhead;
-        if (m->choice.quirks->local_only && !is_local(r))
-            continue;
-        if ((rc = add_peer(m, r)) == -ENOENT)
-            continue;
-        if (rc)
+        if ((rc = reach_peer(m, r)) < 0)
             return rc;
-        reach[r] = 1;
-        n++;
-        /* Each pair connects one way: the lower rank's hello (an empty
-         * message) opens the connection, and the higher one sends nothing
-         * until it came. The hello leaves from progress. */
-        if (one_way && r != rt.rank) {
-            if (r < rt.rank) {
-                p->await_hello = 1;
-            } else {
-                p->hello_due = p->due = 1;
-                p->next_due = m->due;
-                m->due = p;
-                btl_ofi_slow(m);
-            }
-        }
+        reach[r] = (uint8_t)rc;
+        n += rc;
     }
     rt_info(2, "btl/ofi: rail %d reaches %d of %d ranks, eager limit %zu", m->rail, n, rt.size,
             btl->eager_limit);
@@ -846,7 +885,7 @@ static struct btl_endpoint *ofi_endpoint(struct btl_module *btl, int peer)
 {
     struct btl_ofi_module *m = btl_ofi_of(btl);
 
-    if (!m->peers || m->peers[peer].addr == FI_ADDR_NOTAVAIL)
+    if (!m->peers || m->peers[peer].addr == FI_ADDR_NOTAVAIL || m->peers[peer].gone)
         return NULL;
     return (struct btl_endpoint *)&m->peers[peer];
 }
@@ -864,10 +903,10 @@ static int say_goodbye(struct btl_ofi_module *m, double end)
     for (;;) {
         int missing = 0;
 
-        for (int r = 0; r < rt.size; r++) {
+        for (int r = 0; r < rt_proc_count(); r++) {
             struct btl_ofi_peer *p = &m->peers[r];
 
-            if (p->addr == FI_ADDR_NOTAVAIL || !p->used)
+            if (p->addr == FI_ADDR_NOTAVAIL || !p->used || p->gone)
                 continue;
             if (!p->bye_out &&
                 !btl_ofi_send_empty(p, BTL_OFI_BYE | (p->tx_msgs & BTL_OFI_COUNT_MASK)))
@@ -973,6 +1012,8 @@ static const struct btl_module ofi_template = {
     .connect = ofi_connect,
     .finalize = ofi_finalize,
     .endpoint = ofi_endpoint,
+    .add_peers = ofi_add_peers,
+    .del_peer = ofi_del_peer,
     .sendi = btl_ofi_sendi,
     .alloc = btl_ofi_alloc,
     .send = btl_ofi_send,

@@ -68,6 +68,8 @@ static int consume(struct btl_ofi_peer *p, uint32_t w, const void *data, size_t 
         }
         return 0;
     }
+    if (RT_UNLIKELY(p->gone))
+        return 0; /* a late credit from a process nobody reaches any more */
     p->rx_msgs++;
     m->count.recv_msgs++;
     m->count.recv_bytes += len;

@@ -215,6 +215,22 @@ static int self_finalize(struct btl_module *btl)
     return 0;
 }
 
+/* An added process is never this one. */
+static int self_add_peers(struct btl_module *btl, int first, int n, uint8_t *reach)
+{
+    (void)btl;
+    (void)first;
+    (void)n;
+    (void)reach;
+    return 0;
+}
+
+static void self_del_peer(struct btl_module *btl, int peer)
+{
+    (void)btl;
+    (void)peer;
+}
+
 static int self_report(struct btl_module *btl, struct btl_report *r)
 {
     (void)btl;
@@ -245,6 +261,8 @@ static const struct btl_module self_template = {
     .connect = self_connect,
     .finalize = self_finalize,
     .endpoint = self_endpoint,
+    .add_peers = self_add_peers,
+    .del_peer = self_del_peer,
     .sendi = self_sendi,
     .alloc = self_alloc,
     .send = self_send,

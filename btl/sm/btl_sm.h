@@ -99,10 +99,13 @@ struct btl_sm_out {
     uint32_t alloc_at;    /* first slot of the unsent alloc() */
     uint32_t alloc_n;     /* its slots; 0 when no alloc() is outstanding */
     struct btl_desc desc; /* what alloc() hands out */
-    int world;            /* the peer's world rank */
+    int world;            /* the peer's process index (its world rank for the world's) */
     pid_t pid;            /* the peer's pid, for CMA */
     void *seg;            /* our mapping of the peer's segment */
     size_t seg_size;
+    int late;        /* a process added after connect: its ring is the late
+                      * segment it made for us (btl_sm_late.c) */
+    char *late_name; /* that segment's name, until the first message maps it */
 };
 
 /* Receiving from one local peer: its ring, mapped when its doorbell bit
@@ -148,6 +151,13 @@ struct btl_sm_state {
     uint64_t sleeps, wakes; /* times we slept; times we woke a peer */
     uint64_t timeouts;      /* sleeps that ran out their time, nobody woke us */
     uint64_t ring_bytes;    /* of rings mapped now, ours and our peers' */
+    /* Processes added after connect (btl_sm_late.c), by process index;
+     * `late` lists those reached, which progress polls directly. */
+    struct btl_sm_out *late_out;
+    struct btl_sm_in *late_in;
+    int *late;
+    int nlate;
+    int late_cap;
 };
 extern struct btl_sm_state btl_sm;
 
@@ -209,6 +219,15 @@ int btl_sm_pair_create(struct btl_sm_out *o);
 void btl_sm_pair_attach(int i);
 void btl_sm_pair_sweep(void);
 void btl_sm_pair_close(void);
+
+/* Late peers (btl_sm_late.c): processes of other namespaces on this host. */
+int btl_sm_late_add(struct btl_module *btl, int first, int n, uint8_t *reach);
+void btl_sm_late_del(int peer);
+int btl_sm_late_attach(struct btl_sm_out *o);
+int btl_sm_late_poll(void);
+void btl_sm_late_close(void);
+/* Ring size of a late segment, and the largest entry of a ring (component). */
+#define BTL_SM_LATE_RING (256u << 10)
 
 int btl_sm_cma_probe(const struct btl_sm_out *o, uint64_t seg_addr);
 int btl_sm_get(struct btl_endpoint *ep, void *local, struct btl_reg *lreg, uint64_t raddr,

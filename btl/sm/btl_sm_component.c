@@ -133,9 +133,15 @@ static int sm_init(struct btl_module *btl)
     size_t eager = rt_param_size(&p_eager);
     int rc;
 
-    /* Alone on this host: no segment, nobody to reach. */
-    if (!nrings)
-        return 0;
+    /* Alone on this host: no segment, nobody to reach now; the card
+     * still names us, for processes added later (btl_sm_late.c). */
+    if (!nrings) {
+        if ((rc = make_name(btl_sm.name, sizeof(btl_sm.name))))
+            return rc;
+        snprintf(card.name, sizeof(card.name), "%s", btl_sm.name);
+        card.ring_bytes = BTL_SM_LATE_RING;
+        return rt_modex_put(BTL_SM_CARD_KEY, &card, sizeof(card));
+    }
     for (my_index = 0; my_index <= (int)nrings && rt.local_peers[my_index] != rt.rank; my_index++)
         ;
     if (my_index > (int)nrings) {
@@ -293,6 +299,10 @@ static int sm_connect(struct btl_module *btl, uint8_t *reach)
 static struct btl_endpoint *sm_endpoint(struct btl_module *btl, int peer)
 {
     (void)btl;
+    if (peer >= rt.size)
+        return btl_sm.late_out && btl_sm.late_out[peer].late
+                   ? (struct btl_endpoint *)&btl_sm.late_out[peer]
+                   : NULL;
     for (int i = 0; i < btl_sm.npeers; i++)
         if (btl_sm.out[i].world == peer && btl_sm.out[i].seg)
             return (struct btl_endpoint *)&btl_sm.out[i];
@@ -313,6 +323,7 @@ static int sm_flush(struct btl_module *btl)
  * mappings keep the memory alive after ours go. */
 static int sm_finalize(struct btl_module *btl)
 {
+    btl_sm_late_close();
     btl_sm_pair_close();
     for (int i = 0; btl_sm.out && i < btl_sm.npeers; i++)
         if (btl_sm.out[i].seg)
@@ -330,6 +341,12 @@ static int sm_finalize(struct btl_module *btl)
     memset(&btl_sm, 0, sizeof(btl_sm));
     (void)btl;
     return 0;
+}
+
+static void sm_del_peer(struct btl_module *btl, int peer)
+{
+    (void)btl;
+    btl_sm_late_del(peer);
 }
 
 static int sm_report(struct btl_module *btl, struct btl_report *r)
@@ -388,6 +405,8 @@ static const struct btl_module sm_template = {
     .connect = sm_connect,
     .finalize = sm_finalize,
     .endpoint = sm_endpoint,
+    .add_peers = btl_sm_late_add,
+    .del_peer = sm_del_peer,
     .sendi = btl_sm_sendi,
     .alloc = btl_sm_alloc,
     .send = btl_sm_send,

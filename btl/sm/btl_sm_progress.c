@@ -137,6 +137,8 @@ int btl_sm_progress(struct btl_module *btl)
         delivered += btl_sm_put_progress();
     if (RT_UNLIKELY(++btl_sm.sweep >= BTL_SM_SWEEP))
         btl_sm_pair_sweep();
+    if (RT_UNLIKELY(btl_sm.nlate))
+        delivered += btl_sm_late_poll();
     if (!bell_rung())
         return delivered;
     if (!poll_span(start, btl_sm.npeers, &delivered, done))
@@ -166,7 +168,8 @@ int btl_sm_wait(struct btl_module *btl, unsigned timeout_us)
     long rc;
 
     (void)btl;
-    if (!s || !btl_sm.npeers || btl_sm.puts)
+    /* Late peers' writers do not know this segment: no sleep with any. */
+    if (!s || !btl_sm.npeers || btl_sm.puts || btl_sm.nlate)
         return 1;
     rt_noise(); /* between the caller's last poll and the flag: entries land here */
     v = __atomic_load_n(&s->wake, __ATOMIC_ACQUIRE);

@@ -20,7 +20,7 @@ int btl_sm_reserve_slow(struct btl_sm_out *o, uint32_t n, uint32_t *at)
     uint32_t pad = off + n > o->nslots ? o->nslots - off : 0;
     int rc;
 
-    if (RT_UNLIKELY(!o->ring) && (rc = btl_sm_pair_create(o)))
+    if (RT_UNLIKELY(!o->ring) && (rc = o->late ? btl_sm_late_attach(o) : btl_sm_pair_create(o)))
         return rc;
     o->rcache = __atomic_load_n(o->rpub, __ATOMIC_ACQUIRE);
     if (btl_sm_after(w + pad + n + 1, o->rcache + o->nslots)) {

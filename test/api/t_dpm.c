@@ -20,13 +20,13 @@ static void ports(void)
 
     CHECK_MPI(MPI_Open_port(MPI_INFO_NULL, a), "Open_port");
     CHECK_MPI(MPI_Open_port(MPI_INFO_NULL, b), "a second Open_port");
-    snprintf(prefix, sizeof(prefix), "rdmpi-port:1:");
+    snprintf(prefix, sizeof(prefix), "rdmpi-port:2:");
     CHECK_EQ_INT(strncmp(a, prefix, strlen(prefix)), 0, "the port name '%s' has the format", a);
     CHECK_NE_INT(strcmp(a, b), 0, "two ports have two names");
     CHECK_EQ_INT(strlen(a) < MPI_MAX_PORT_NAME, 1, "the name fits MPI_MAX_PORT_NAME");
     CHECK_MPI(MPI_Close_port(a), "Close_port");
     CHECK_EQ_INT(class_of(MPI_Close_port(a)), MPI_ERR_PORT, "closing it twice: MPI_ERR_PORT");
-    CHECK_EQ_INT(class_of(MPI_Close_port("rdmpi-port:1:x:0:1:h:")), MPI_ERR_PORT,
+    CHECK_EQ_INT(class_of(MPI_Close_port("rdmpi-port:2:x:0:1:h:")), MPI_ERR_PORT,
                  "closing another process's port: MPI_ERR_PORT");
     CHECK_MPI(MPI_Close_port(b), "Close_port of the second");
 }
@@ -77,7 +77,7 @@ static void names(void)
     CHECK_MPI(MPI_Publish_name(mine, MPI_INFO_NULL, port), "Publish_name of %s", mine);
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_MPI(MPI_Lookup_name(theirs, MPI_INFO_NULL, got), "Lookup_name of %s", theirs);
-    CHECK_EQ_INT(strncmp(got, "rdmpi-port:1:", 13), 0, "%s is a port name", theirs);
+    CHECK_EQ_INT(strncmp(got, "rdmpi-port:2:", 13), 0, "%s is a port name", theirs);
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_MPI(MPI_Unpublish_name(mine, MPI_INFO_NULL, port), "Unpublish_name of %s", mine);
     CHECK_MPI(MPI_Close_port(port), "Close_port");
@@ -85,7 +85,7 @@ static void names(void)
 
 static void no_names(void)
 {
-    char port[MPI_MAX_PORT_NAME] = "rdmpi-port:1:x:0:1:h:";
+    char port[MPI_MAX_PORT_NAME] = "rdmpi-port:2:x:0:1:h:";
 
     CHECK_EQ_INT(class_of(MPI_Publish_name("t_dpm.svc", MPI_INFO_NULL, port)),
                  MPI_ERR_UNSUPPORTED_OPERATION, "no name server: Publish_name says so");

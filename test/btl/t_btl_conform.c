@@ -4,7 +4,8 @@
  *     installed, the operations its flags need, sane limits (eager_limit
  *     >= sendi_limit, room for the pml's largest header, alignment a power
  *     of two, get/put_limit > 0 with CAP_GET/CAP_PUT, a key the pml can
- *     carry), an endpoint for every rank connect says it reaches;
+ *     carry), an endpoint for every rank connect says it reaches, and
+ *     add_peers (version 3) reaching no process it has no card of;
  *   - messages, to every rank the module reaches (itself included when it
  *     does): sendi with the header split at varying points, and alloc/send
  *     asking more than it sends, of every length from 1 byte up to the
@@ -777,6 +778,7 @@ static int test_module(void)
     }
     CHECK_ALL ("%s: the operations every module has, and those its flags %#x need", cur->name, f) {
         CHECK_TRUE(cur->init && cur->connect && cur->finalize && cur->endpoint);
+        CHECK_TRUE(cur->add_peers && cur->del_peer, "add_peers and del_peer (version 3)");
         CHECK_TRUE(cur->sendi && cur->alloc && cur->send && cur->progress && cur->flush);
         CHECK_TRUE(!(f & (BTL_CAP_GET | BTL_CAP_PUT)) ||
                    (cur->register_mem && cur->deregister_mem));
@@ -801,6 +803,16 @@ static int test_module(void)
     CHECK_ALL ("%s reaches %d of %d ranks, an endpoint for each", cur->name, reached, rt.size) {
         CHECK_GT_LONG(reached, 0);
         CHECK_TRUE(eps);
+    }
+    /* Version 3: a process index past the world's with no card (none was
+     * added) is reached by no module, and gets no endpoint. */
+    CHECK_ALL ("%s: add_peers of process %d, which has no card, reaches nothing", cur->name,
+               rt.size) {
+        uint8_t r = 0;
+
+        CHECK_EQ_INT(cur->add_peers(cur, rt.size, 1, &r), 0);
+        CHECK_EQ_INT(r, 0);
+        CHECK_TRUE(cur->endpoint(cur, rt.size) == NULL);
     }
     if (cur->eager_limit > MAXMSG && rt.rank == 0)
         printf("# %s: eager limit %zu, messages tested up to %u bytes\n", cur->name,

@@ -13,7 +13,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     if (argc > 1 && !strcmp(argv[1], "null-comm"))
         MPI_Comm_size(MPI_COMM_NULL, &x);
-    else if (argc > 1 && !strcmp(argv[1], "unsupported"))
+    else if (argc > 1 && !strcmp(argv[1], "spawn-null"))
         MPI_Comm_spawn("x", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, NULL,
                        MPI_ERRCODES_IGNORE);
     else if (argc > 1 && !strcmp(argv[1], "abort"))

@@ -11,9 +11,9 @@ run "$prog" null-comm
 echo "$err" | grep -q 'MPI_Comm_size.*MPI_COMM_NULL.*MPI_ERR_COMM'; ok $? "message: $err"
 echo "$out" | grep -q 'not reached'; [ $? -ne 0 ]; ok $? "nothing runs after the error"
 
-run "$prog" unsupported
-echo "$err" | grep -q 'MPI_Comm_spawn is not implemented.*MPI_ERR_UNSUPPORTED_OPERATION'
-ok $? "unimplemented function is fatal by default: $err"
+run "$prog" spawn-null
+echo "$err" | grep -q 'MPI_Comm_spawn on MPI_COMM_WORLD: intercomm is NULL.*MPI_ERR_ARG'
+ok $? "a bad argument to MPI_Comm_spawn is fatal by default: $err"
 
 run "$prog" abort
 [ $rc -eq 7 ]; ok $? "MPI_Abort(7) exits 7 as a singleton ($rc)"

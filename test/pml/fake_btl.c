@@ -442,6 +442,22 @@ static int fake_finalize(struct btl_module *btl)
     return 0;
 }
 
+/* The process talks only to itself: an added process is never reached. */
+static int fake_add_peers(struct btl_module *btl, int first, int n, uint8_t *reach)
+{
+    (void)btl;
+    (void)first;
+    (void)n;
+    (void)reach;
+    return 0;
+}
+
+static void fake_del_peer(struct btl_module *btl, int peer)
+{
+    (void)btl;
+    (void)peer;
+}
+
 static int fake_report(struct btl_module *btl, struct btl_report *r)
 {
     const struct fake_counts *c = &fake_module_counts[mod_of(btl)];
@@ -473,6 +489,8 @@ struct btl_module fake_btl_module = {
     .connect = fake_connect,
     .finalize = fake_finalize,
     .endpoint = fake_endpoint,
+    .add_peers = fake_add_peers,
+    .del_peer = fake_del_peer,
     .sendi = fake_sendi,
     .alloc = fake_alloc,
     .send = fake_send,

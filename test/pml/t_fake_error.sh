@@ -20,6 +20,6 @@ run env -u PMIX_NAMESPACE "$t" fatal
 died "fake BTL: a [0-9]+-byte message of header type [0-9]+ to rank 0 failed: .* \(scripted\)" \
     "MPI_ERRORS_ARE_FATAL: the job ends with the BTL's message"
 run env -u PMIX_NAMESPACE "$t" version
-died "module fake has BTL interface version 1 and [0-9]+ bytes, this build version 2" \
+died "module fake has BTL interface version 2 and [0-9]+ bytes, this build version 3" \
     "a module of another interface version is refused"
 finish
