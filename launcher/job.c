@@ -364,31 +364,9 @@ static void reap(struct ln_job *job)
         ln_iof_drain(job, r);
         judge_exit(job, r);
         ln_names_proc_gone(job, i);
-        r->dereg = 1;
         if (--ns->nlive == 0)
             ln_names_ns_gone(job, r->ns);
     }
-}
-
-/* Tells the PMIx server which clients (and spawned namespaces) have
- * ended, once no process started is still connecting: libpmix 4.2 has
- * left a client hanging in PMIx_Init when another was deregistered while
- * it connected (a spawn while earlier processes exit). */
-static void deregister_ended(struct ln_job *job)
-{
-    for (int i = 0; i < job->nprocs; i++)
-        if (job->ranks[i].state == LN_RANK_RUNNING && !ln_pmix_connected(i) &&
-            !ln_pmix_finalized(i))
-            return;
-    for (int i = 0; i < job->nprocs; i++)
-        if (job->ranks[i].dereg) {
-            job->ranks[i].dereg = 0;
-            ln_pmix_client_gone(job, i);
-        }
-    /* The first namespace goes with the server, at the end. */
-    for (int k = 1; k < job->nns; k++)
-        if (!job->ns[k].nlive)
-            ln_pmix_ns_gone(job, k);
 }
 
 /* 1 if an rdmpi rank's abort message is an MPI error: "MPI_Fn: ..." or
@@ -669,7 +647,6 @@ int ln_job_run(struct ln_job *job)
         handle_events(job);
         handle_signals(job);
         check_timers(job, now);
-        deregister_ended(job);
         if (grow_poll(job, &cap, &pfd, &who))
             continue;
 

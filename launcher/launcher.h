@@ -131,7 +131,6 @@ struct ln_rank {
     pid_t pgid; /* its process group, or 0 if it shares ours */
     enum ln_rank_state state;
     int aborted;            /* it called PMIx_Abort */
-    int dereg;              /* reaped, not yet deregistered from PMIx */
     int wstatus;            /* from waitpid */
     int out_file, err_file; /* --output-filename fds before fork */
     struct ln_stream out, err;
@@ -274,9 +273,6 @@ int ln_pmix_register_clients(struct ln_job *job, int k);
 int ln_pmix_connected(int i);
 int ln_pmix_finalized(int i);
 int ln_pmix_setup_fork(struct ln_job *job, int i, char ***env);
-void ln_pmix_client_gone(struct ln_job *job, int i);
-/* The last process of namespace k was reaped: the library drops it. */
-void ln_pmix_ns_gone(struct ln_job *job, int k);
 /* Ends the PMIx server; if the library hangs there, removes the job's
  * files and exits with `code` (see FINALIZE_WAIT). */
 void ln_pmix_finalize(struct ln_job *job, int code);
