@@ -38,7 +38,7 @@ for i in $impls; do
 done
 job() { # impl: prints the job's median (ms) or "failed"
     case $1 in
-    rdmpi) set -- sh -c "$rd_mpirun -n 2 $work/spawn.rdmpi $n $spawns" ;;
+    rdmpi) set -- sh -c "$rd_mpirun --universe-size $((2 + n)) -n 2 $work/spawn.rdmpi $n $spawns" ;;
     openmpi) set -- "$MPIRUN_OPENMPI" --allow-run-as-root --oversubscribe -n 2 "$work/spawn.openmpi" "$n" "$spawns" ;;
     mpich) set -- "$MPIRUN_MPICH" -n 2 "$work/spawn.mpich" "$n" "$spawns" ;;
     esac

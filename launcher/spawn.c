@@ -280,6 +280,19 @@ static pmix_status_t make_app(const struct ln_job *job, const struct ln_event *e
                            : PMIX_ERR_JOB_FAILED_TO_LAUNCH;
 }
 
+/* The processes that take room in the universe: those running that have
+ * not finalized (children that disconnected and called MPI_Finalize are
+ * done with MPI, though their exit may come after the parent's next
+ * spawn, as in a loop of spawn and disconnect). */
+static int in_universe(const struct ln_job *job)
+{
+    int n = 0;
+
+    for (int i = 0; i < job->nprocs; i++)
+        n += job->ranks[i].state == LN_RANK_RUNNING && !ln_pmix_finalized(i);
+    return n;
+}
+
 /* Checks the request and builds its programs; *size gets its processes. */
 static pmix_status_t plan(struct ln_job *job, const struct ln_event *ev, struct ln_app **out,
                           int *size)
@@ -287,7 +300,7 @@ static pmix_status_t plan(struct ln_job *job, const struct ln_event *ev, struct 
     struct ln_app *apps;
     pmix_status_t st = PMIX_SUCCESS;
     char *caller;
-    int total = 0;
+    int total = 0, running = 0;
 
     if (ev->rank < 0)
         return PMIX_ERR_NO_PERMISSIONS;
@@ -313,11 +326,11 @@ static pmix_status_t plan(struct ln_job *job, const struct ln_event *ev, struct 
         total += apps[k].np;
     }
     free(caller);
-    if (st == PMIX_SUCCESS && job->nlive + total > job->univ_size) {
+    if (st == PMIX_SUCCESS && (running = in_universe(job)) + total > job->univ_size) {
         ln_err(
             "%d more processes asked, but %d of the universe's %d run already (MPI_UNIVERSE_SIZE; "
             "raise it with mpirun --universe-size N)",
-            total, job->nlive, job->univ_size);
+            total, running, job->univ_size);
         st = PMIX_ERR_OUT_OF_RESOURCE;
     }
     if (st != PMIX_SUCCESS) {
