@@ -123,6 +123,7 @@ static void run(uint32_t ring_bytes)
     btl_sm.in = &in;
     btl_sm.bell = bell;
     btl_sm.nbell = 1;
+    btl_sm.nbusy = 1;
     btl_sm.npeers = 1;
     btl_sm.nslots = nslots;
     btl_sm.active = &active; /* mapped: the sweep looks at it */
