@@ -43,18 +43,22 @@ struct link {
 int rt_dpm_wait_fd(int fd, short ev)
 {
     unsigned spins = 0;
+    int rc = 1;
 
-    for (;;) {
+    rt_progress_patience(1);
+    while (rc > 0) {
         struct pollfd p = {.fd = fd, .events = ev};
         int n = poll(&p, 1, 0);
 
         if (n > 0)
-            return p.revents & (ev | POLLHUP | POLLERR) ? 0 : -EIO;
-        if (n < 0 && errno != EINTR)
-            return -errno;
-        if (!rt_progress())
+            rc = p.revents & (ev | POLLHUP | POLLERR) ? 0 : -EIO;
+        else if (n < 0 && errno != EINTR)
+            rc = -errno;
+        else if (!rt_progress())
             rt_progress_idle(&spins);
     }
+    rt_progress_patience(-1);
+    return rc;
 }
 
 int rt_dpm_put(int fd, const void *buf, size_t len)
@@ -425,11 +429,21 @@ fail:
 int rt_dpm_meet(struct rdmpi_comm *c, int root, int fd, int first, int err, struct rdmpi_comm **out,
                 char *why, size_t why_len)
 {
-    return meet(c, root, (struct link){fd, first, NULL, 0, 0}, err, out, why, why_len);
+    int rc;
+
+    rt_progress_patience(1);
+    rc = meet(c, root, (struct link){fd, first, NULL, 0, 0}, err, out, why, why_len);
+    rt_progress_patience(-1);
+    return rc;
 }
 
 int rt_dpm_meet_over(struct rdmpi_comm *c, int root, struct rdmpi_comm *pc, int peer, int tag,
                      struct rdmpi_comm **out, char *why, size_t why_len)
 {
-    return meet(c, root, (struct link){-1, 0, pc, peer, tag}, MPI_SUCCESS, out, why, why_len);
+    int rc;
+
+    rt_progress_patience(1);
+    rc = meet(c, root, (struct link){-1, 0, pc, peer, tag}, MPI_SUCCESS, out, why, why_len);
+    rt_progress_patience(-1);
+    return rc;
 }

@@ -155,6 +155,7 @@ void rt_up(int required, const char *fn)
      * line buffering; so do we. */
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, NULL, _IOLBF, 0);
+    rt_progress_catch_dump();
     if ((rc = rt_modex_init()))
         rt_fatal("%s: could not reach the launcher (error %d)", fn, rc);
     rt.ncpus = count_cpus();

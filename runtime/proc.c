@@ -13,6 +13,7 @@
 
 static struct rt_proc **added; /* index - rt.size -> entry */
 static int nadded, cap;
+static int nlocal; /* of them on this host */
 
 int (*rt_proc_connect_hook)(int first, int n);
 void (*rt_proc_drop_hook)(int idx);
@@ -103,6 +104,8 @@ int rt_proc_add(const char *nspace, uint32_t rank, const char *host, const void 
     snprintf(p->host, sizeof(p->host), "%s", host);
     p->rank = rank;
     p->local = !strcmp(host, rt.hostname);
+    if (p->local)
+        rt_progress_crowd(rt.local_size + ++nlocal);
     memcpy(p->cards, cards, cards_len);
     p->cards_len = cards_len;
     added[nadded++] = p;
@@ -215,5 +218,5 @@ void rt_proc_finalize(void)
     }
     free(added);
     added = NULL;
-    nadded = cap = 0;
+    nadded = cap = nlocal = 0;
 }

@@ -51,9 +51,17 @@ static void on_sigusr1(int sig)
 
 void rt_progress_set_dump(void (*fn)(FILE *out))
 {
+    dump_fn = fn;
+    rt_progress_catch_dump();
+}
+
+/* Before PMIx_Init: mpirun may ask a process for its hang report (its
+ * --timeout) while it is still starting, and SIGUSR1's default would kill
+ * it; the report then comes from its first progress loop. */
+void rt_progress_catch_dump(void)
+{
     struct sigaction sa, old;
 
-    dump_fn = fn;
     if (sigaction(SIGUSR1, NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
         sa.sa_handler = on_sigusr1;
         sigemptyset(&sa.sa_mask);
@@ -63,6 +71,7 @@ void rt_progress_set_dump(void (*fn)(FILE *out))
 }
 static int nsources;
 static int yield_on;
+static int patient; /* blocking dynamic-process calls under way */
 static unsigned spin_limit;
 static int sleep_on;
 static unsigned sleep_max_us;
@@ -126,7 +135,29 @@ void rt_progress_setup(void)
 
 void rt_progress_update(void)
 {
-    __atomic_store_n(&rt_idle_work, yield_on || sleep_on || rt_mt || dump_asked, __ATOMIC_RELAXED);
+    __atomic_store_n(&rt_idle_work, yield_on || sleep_on || rt_mt || dump_asked || patient,
+                     __ATOMIC_RELAXED);
+}
+
+/* Dynamic processes start and run beside the job, and the count of ranks
+ * against cores at init (RDMPI_YIELD auto) did not see them: 2 parents
+ * spinning on 2 cores while their spawned children started made a spawn
+ * of one child take 500-600 ms instead of 40. So the blocking calls that
+ * wait on such processes (spawn, accept, connect, join) yield in their
+ * idle turns, and once this host holds more processes than cores, every
+ * idle turn yields from then on, as at init. */
+void rt_progress_patience(int delta)
+{
+    patient += delta;
+    rt_progress_update();
+}
+
+void rt_progress_crowd(int local_procs)
+{
+    if (rt_param_bool(&p_yield) < 0 && local_procs > rt.ncpus && !yield_on) {
+        yield_on = 1;
+        rt_progress_update();
+    }
 }
 
 int rt_progress_sleeps(void)
@@ -243,7 +274,7 @@ void rt_progress_idle_slow(unsigned *spins)
     if (rt_mt)
         rt_api_yield();
     dump_if_asked();
-    if (yield_on && ++*spins >= spin_limit) {
+    if ((yield_on || patient) && ++*spins >= spin_limit) {
         *spins = 0;
         sched_yield();
     }

@@ -129,6 +129,14 @@ static inline void rt_progress_wait(unsigned *spins)
 }
 /* Whether blocked ranks sleep: senders must then wake them (btl/sm). */
 int rt_progress_sleeps(void);
+/* Idle turns yield while a blocking dynamic-process call runs (+1 as it
+ * starts, -1 as it ends), and for good once this host holds more than
+ * its cores in processes, added ones included (rt_progress_crowd). */
+void rt_progress_patience(int delta);
+/* Installs the SIGUSR1 hang-report handler (at init, before the launcher
+ * is reached; rt_progress_set_dump installs it too). */
+void rt_progress_catch_dump(void);
+void rt_progress_crowd(int local_procs);
 /* The pml's sleep: blocks up to timeout_us until a peer may have sent
  * something; returns 0 without sleeping when other work is pending. */
 void rt_progress_set_sleep(int (*fn)(unsigned timeout_us));
