@@ -140,12 +140,12 @@ int rt_dpm_connect(const char *port_name, struct rdmpi_comm *c, int root, struct
     return err;
 }
 
-#pragma weak MPI_Comm_accept = PMPI_Comm_accept
-int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
-                     MPI_Comm *newcomm)
+/* MPI_Comm_accept and MPI_Comm_connect: the same checks, then op. */
+static int accept_or_connect(int (*op)(const char *, struct rdmpi_comm *, int, struct rdmpi_comm **,
+                                       char *, size_t),
+                             const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                             MPI_Comm *newcomm, const char *fn)
 {
-    RT_API_ENTER();
-    static const char fn[] = "MPI_Comm_accept";
     struct rdmpi_comm *c, *ic;
     char why[512] = "";
     int err;
@@ -153,10 +153,19 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
     RT_CHECK_INIT(fn);
     if ((err = check_args(info, root, comm, newcomm, fn, &c)))
         return err;
-    if ((err = rt_dpm_accept(port_name, c, root, &ic, why, sizeof(why))))
+    if ((err = op(port_name, c, root, &ic, why, sizeof(why))))
         return rdmpi_err_comm(comm, err, fn, "%s", why);
     *newcomm = ic->handle;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_accept = PMPI_Comm_accept
+int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                     MPI_Comm *newcomm)
+{
+    RT_API_ENTER();
+    return accept_or_connect(rt_dpm_accept, port_name, info, root, comm, newcomm,
+                             "MPI_Comm_accept");
 }
 
 #pragma weak MPI_Comm_connect = PMPI_Comm_connect
@@ -164,18 +173,8 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
                       MPI_Comm *newcomm)
 {
     RT_API_ENTER();
-    static const char fn[] = "MPI_Comm_connect";
-    struct rdmpi_comm *c, *ic;
-    char why[512] = "";
-    int err;
-
-    RT_CHECK_INIT(fn);
-    if ((err = check_args(info, root, comm, newcomm, fn, &c)))
-        return err;
-    if ((err = rt_dpm_connect(port_name, c, root, &ic, why, sizeof(why))))
-        return rdmpi_err_comm(comm, err, fn, "%s", why);
-    *newcomm = ic->handle;
-    return MPI_SUCCESS;
+    return accept_or_connect(rt_dpm_connect, port_name, info, root, comm, newcomm,
+                             "MPI_Comm_connect");
 }
 
 /* Join: the two processes swap their identities first; the lower by
