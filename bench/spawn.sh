@@ -10,6 +10,8 @@
 # BUILD is an rdmpi build tree or install prefix. Each job spawns SPAWNS
 # times (each followed by MPI_Comm_disconnect on both sides) and reports
 # the median. An MPI whose spawn fails is reported as such, not timed.
+# rdmpi's universe holds every round's children: those of one round may
+# still be finalizing when the next spawns.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -38,7 +40,7 @@ for i in $impls; do
 done
 job() { # impl: prints the job's median (ms) or "failed"
     case $1 in
-    rdmpi) set -- sh -c "$rd_mpirun --universe-size $((2 + n)) -n 2 $work/spawn.rdmpi $n $spawns" ;;
+    rdmpi) set -- sh -c "$rd_mpirun --universe-size $((2 + n * spawns)) -n 2 $work/spawn.rdmpi $n $spawns" ;;
     openmpi) set -- "$MPIRUN_OPENMPI" --allow-run-as-root --oversubscribe -n 2 "$work/spawn.openmpi" "$n" "$spawns" ;;
     mpich) set -- "$MPIRUN_MPICH" -n 2 "$work/spawn.mpich" "$n" "$spawns" ;;
     esac
