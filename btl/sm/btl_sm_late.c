@@ -182,31 +182,12 @@ int btl_sm_late_attach(struct btl_sm_out *o)
 /* One late ring: as btl_sm_progress's poll_ring, without the doorbell. */
 static int poll_in(struct btl_sm_in *in, int *delivered, unsigned done)
 {
-    uint32_t r = in->r;
+    int k;
 
-    for (int k = 0; k < 32; k++) {
-        uint64_t *e = btl_sm_slot(in->ring, r, in->nslots);
-        uint64_t h = __atomic_load_n(e, __ATOMIC_ACQUIRE);
-
-        if (!h)
-            break;
-        if ((uint32_t)h) {
-            btl_deliver(in->world, e + 1, (uint32_t)h);
-            (*delivered)++;
-        }
-        r += (uint32_t)(h >> 32) & 0xffff;
-        in->r = r;
-        if (r - in->rlast >= in->nslots / 4) {
-            __atomic_store_n(in->rpub, r, __ATOMIC_RELEASE);
-            in->rlast = r;
-        }
-        if (__atomic_load_n(&rt_req_done_count, __ATOMIC_RELAXED) != done)
-            return 1;
-    }
-    if (r != in->rlast) {
-        __atomic_store_n(in->rpub, r, __ATOMIC_RELEASE);
-        in->rlast = r;
-    }
+    if (btl_sm_take(in, 32, delivered, done, &k))
+        return 1;
+    if (in->r != in->rlast)
+        btl_sm_give_back(in, in->r);
     return 0;
 }
 

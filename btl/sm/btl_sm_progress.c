@@ -19,15 +19,6 @@
  * others. */
 #define BURST 32
 
-/* The writer learns of freed space only from `*rpub`; writing it is a
- * store to a line the writer reads, so do it once per quarter ring, and
- * when the ring runs dry so a writer waiting on a full ring sees all of it. */
-static inline void publish(struct btl_sm_in *in, uint32_t r)
-{
-    __atomic_store_n(in->rpub, r, __ATOMIC_RELEASE);
-    in->rlast = r;
-}
-
 /* The peer polled first: after a burst cut short, the next call starts
  * with the peer after it, so no peer waits behind a busy one. */
 static int first;
@@ -52,8 +43,6 @@ static void cool(struct btl_sm_in *in, int i)
 static int poll_ring(int i, int *delivered, unsigned done)
 {
     struct btl_sm_in *in = &btl_sm.in[i];
-    const uint32_t nslots = in->nslots;
-    uint32_t r;
     int k;
 
     if (RT_UNLIKELY(!in->ring)) {
@@ -61,36 +50,16 @@ static int poll_ring(int i, int *delivered, unsigned done)
         if (!in->ring)
             return 0;
     }
-    r = in->r;
-    for (k = 0; k < BURST; k++) {
-        uint64_t *e = btl_sm_slot(in->ring, r, nslots);
-        uint64_t h = __atomic_load_n(e, __ATOMIC_ACQUIRE);
-
-        if (!h)
-            break;
-        /* The entry stays ours until `r` is published past it, so the
-         * callback reads it in place. */
-        if ((uint32_t)h) {
-            btl_deliver(in->world, e + 1, (uint32_t)h);
-            (*delivered)++;
-        }
-        r += (uint32_t)(h >> 32) & 0xffff;
-        in->r = r;
-        if (r - in->rlast >= nslots / 4)
-            publish(in, r);
-        /* A request completed: let its waiter see it before more
-         * arrivals are matched (or queued as unexpected). */
-        if (__atomic_load_n(&rt_req_done_count, __ATOMIC_RELAXED) != done) {
-            in->idle = 0;
-            first = i + 1 < btl_sm.npeers ? i + 1 : 0;
-            return 1;
-        }
+    if (btl_sm_take(in, BURST, delivered, done, &k)) {
+        in->idle = 0;
+        first = i + 1 < btl_sm.npeers ? i + 1 : 0;
+        return 1;
     }
     if (k) {
         in->idle = 0;
     } else {
-        if (r != in->rlast)
-            publish(in, r);
+        if (in->r != in->rlast)
+            btl_sm_give_back(in, in->r);
         if (++in->idle >= BTL_SM_LINGER)
             cool(in, i);
     }

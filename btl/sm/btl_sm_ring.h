@@ -31,6 +31,7 @@
 #ifndef BTL_SM_RING_H
 #define BTL_SM_RING_H
 
+#include "request.h"
 #include "btl_sm.h"
 #include "rt.h"
 
@@ -95,6 +96,45 @@ static inline void btl_sm_publish(struct btl_sm_out *o, uint32_t at, uint32_t n,
     } else {
         o->zeroed = o->w; /* no claim ends there; never stale by a full index wrap */
     }
+}
+
+/* The writer learns of freed space only from `*rpub`; writing it is a
+ * store to a line the writer reads, so do it once per quarter ring, and
+ * when the ring runs dry so a writer waiting on a full ring sees all of it. */
+static inline void btl_sm_give_back(struct btl_sm_in *in, uint32_t r)
+{
+    __atomic_store_n(in->rpub, r, __ATOMIC_RELEASE);
+    in->rlast = r;
+}
+
+/* Delivers up to burst entries of in's ring; *k says how many it took. 1
+ * when a request completed: the caller returns, so that its waiter sees it
+ * before more arrivals are matched (or queued as unexpected). The entry
+ * stays ours until `r` is published past it, so the callback reads it in
+ * place. */
+static inline int btl_sm_take(struct btl_sm_in *in, int burst, int *delivered, unsigned done,
+                              int *k)
+{
+    uint32_t r = in->r;
+
+    for (*k = 0; *k < burst; (*k)++) {
+        uint64_t *e = btl_sm_slot(in->ring, r, in->nslots);
+        uint64_t h = __atomic_load_n(e, __ATOMIC_ACQUIRE);
+
+        if (!h)
+            break;
+        if ((uint32_t)h) {
+            btl_deliver(in->world, e + 1, (uint32_t)h);
+            (*delivered)++;
+        }
+        r += (uint32_t)(h >> 32) & 0xffff;
+        in->r = r;
+        if (r - in->rlast >= in->nslots / 4)
+            btl_sm_give_back(in, r);
+        if (__atomic_load_n(&rt_req_done_count, __ATOMIC_RELAXED) != done)
+            return 1;
+    }
+    return 0;
 }
 
 #endif
